@@ -1,0 +1,45 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient } from "./generated/prisma/client";
+
+/** Where the data lives: a PostgreSQL server, or embedded PGlite in a folder (or in memory). */
+export type DatabaseTarget = { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string | null };
+
+export interface Database {
+  readonly target: DatabaseTarget;
+  readonly prisma: PrismaClient;
+  /** The adapter factory, for the schema engine (migrations). */
+  readonly adapter: SqlMigrationAwareDriverAdapterFactory;
+  close(): Promise<void>;
+}
+
+export function describeTarget(target: DatabaseTarget): string {
+  if (target.kind === "pglite") return target.dataDir ? `embedded PGlite in ${target.dataDir}` : "embedded PGlite in memory";
+  const url = new URL(target.url);
+  return `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
+}
+
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  if (target.kind === "postgres") {
+    const adapter = new PrismaPg({ connectionString: target.url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+    const prisma = new PrismaClient({ adapter });
+    return { target, prisma, adapter, close: () => prisma.$disconnect() };
+  }
+  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
+  const pglite = new PGlite(target.dataDir ?? undefined);
+  await pglite.waitReady;
+  const adapter = new PrismaPGlite(pglite);
+  const prisma = new PrismaClient({ adapter });
+  return {
+    target,
+    prisma,
+    adapter,
+    close: async () => {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}

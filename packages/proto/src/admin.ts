@@ -1,0 +1,1 @@
+export * from "./gen/vigil/admin/v1/admin_pb";

@@ -1,0 +1,1 @@
+export * from "./gen/grpc/health/v1/health_pb";
