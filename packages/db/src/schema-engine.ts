@@ -7,6 +7,11 @@ import {
 import type { SchemaEngine } from "@prisma/schema-engine-wasm";
 
 type Bindings = typeof import("@prisma/schema-engine-wasm");
+type WasmExports = Record<string, unknown>;
+// The global exists in Node; this package compiles without the DOM typings that declare it.
+declare const WebAssembly: {
+  instantiate(bytes: Uint8Array, imports: Record<string, unknown>): Promise<{ instance: { exports: WasmExports } }>;
+};
 
 let bindings: Promise<Bindings> | undefined;
 
@@ -18,11 +23,11 @@ let bindings: Promise<Bindings> | undefined;
 function loadBindings(): Promise<Bindings> {
   bindings ??= (async () => {
     const glue = (await import("@prisma/schema-engine-wasm/schema_engine_bg")) as unknown as Bindings & {
-      __wbg_set_wasm(exports: WebAssembly.Exports): void;
+      __wbg_set_wasm(exports: WasmExports): void;
     };
     const wasmFile = join(dirname(require.resolve("@prisma/schema-engine-wasm")), "schema_engine_bg.wasm");
     const { instance } = await WebAssembly.instantiate(readFileSync(wasmFile), {
-      "./schema_engine_bg.js": glue as unknown as WebAssembly.ModuleImports,
+      "./schema_engine_bg.js": glue,
     });
     glue.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();

@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+import { existsSync } from "node:fs";
+import net from "node:net";
+import { Command } from "commander";
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { applyMigrations, openDatabase } from "@vigil/db";
+import { AdminService, type ApiKey } from "@vigil/proto/admin";
+import { adminSocketPath, loadConfig } from "../config";
+import { lockDataDir } from "../data-dir-lock";
+import { createLogger } from "../logger";
+import { errorsAndLogging } from "../rpc-interceptors";
+import { adminService } from "./admin-service";
+import { Administration } from "./operations";
+import { adminSocketClient } from "./socket";
+
+type AdminClient = Client<typeof AdminService>;
+
+const socketAnswers = (path: string) =>
+  new Promise<boolean>((resolve) => {
+    if (!existsSync(path)) return resolve(false);
+    const socket = net.connect(path, () => (socket.end(), resolve(true)));
+    socket.once("error", () => resolve(false));
+  });
+
+/**
+ * Runs `work` against the service's data: through the running service's admin
+ * socket when it holds the embedded database, otherwise on the database itself.
+ */
+async function withAdmin<T>(work: (admin: AdminClient) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const socket = adminSocketPath(config.dataDir);
+  if (config.database.kind === "pglite" && (await socketAnswers(socket))) return work(adminSocketClient(socket));
+
+  const unlock = config.database.kind === "pglite" ? await lockDataDir(config.dataDir) : async () => {};
+  const db = await openDatabase(config.database);
+  try {
+    await applyMigrations(db);
+    const logger = createLogger("silent", "admin");
+    const transport = createRouterTransport(({ service }) => service(AdminService, adminService(new Administration(db.prisma))), {
+      router: { interceptors: [errorsAndLogging(logger)] },
+    });
+    return await work(createClient(AdminService, transport));
+  } finally {
+    await db.close();
+    await unlock();
+  }
+}
+
+const date = (t: Timestamp | undefined) => (t ? timestampDate(t).toISOString() : "");
+const scopesOf = (key: ApiKey) => (key.scopes.length ? key.scopes.join(",") : "none (legacy: acts as write)");
+
+function print(json: boolean, value: unknown, lines: string[]): void {
+  console.log(json ? JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2) : lines.join("\n"));
+}
+
+const program = new Command("vigil-admin")
+  .description("Administer Vigil workspaces and API keys (works while the service runs)")
+  .option("--json", "print JSON instead of text");
+const json = () => Boolean(program.opts().json);
+
+const workspace = program.command("workspace").description("workspaces");
+workspace
+  .command("create")
+  .requiredOption("--name <name>", "display name")
+  .requiredOption("--slug <slug>", "unique short name: lower-case letters, digits, hyphens")
+  .option("--plan <plan>", "plan name", "free")
+  .action(async (o: { name: string; slug: string; plan: string }) => {
+    const { workspace: w } = await withAdmin((a) => a.createWorkspace(o));
+    print(json(), w, [`created workspace ${w!.slug} (${w!.name}, plan ${w!.plan})`]);
+  });
+workspace.command("list").action(async () => {
+  const { workspaces } = await withAdmin((a) => a.listWorkspaces({}));
+  print(json(), workspaces, workspaces.map((w) => `${w.slug}\t${w.name}\t${w.plan}\t${date(w.createdAt)}`));
+});
+
+const key = program.command("key").description("API keys");
+key
+  .command("create")
+  .requiredOption("--workspace <slug>", "workspace slug")
+  .requiredOption("--scope <scope>", "read, write, or none for a legacy key that acts as write")
+  .option("--name <name>", "a note to recognise the key by", "")
+  .action(async (o: { workspace: string; scope: string; name: string }) => {
+    const created = await withAdmin((a) => a.createApiKey({ workspaceSlug: o.workspace, scope: o.scope, name: o.name }));
+    const k = created.apiKey!;
+    print(json(), created, [
+      `created API key ${k.id} for ${k.workspaceSlug} with scopes ${scopesOf(k)}`,
+      `key (shown once, send it in the x-service-key header): ${created.key}`,
+    ]);
+  });
+key
+  .command("list")
+  .requiredOption("--workspace <slug>", "workspace slug")
+  .action(async (o: { workspace: string }) => {
+    const { apiKeys } = await withAdmin((a) => a.listApiKeys({ workspaceSlug: o.workspace }));
+    print(
+      json(),
+      apiKeys,
+      apiKeys.map((k) => `${k.id}\t${k.prefix}…\t${scopesOf(k)}\t${k.revokedAt ? `revoked ${date(k.revokedAt)}` : "active"}\t${k.name}`),
+    );
+  });
+key
+  .command("revoke")
+  .argument("<id>", "key id")
+  .action(async (id: string) => {
+    const { apiKey } = await withAdmin((a) => a.revokeApiKey({ id }));
+    print(json(), apiKey, [`revoked API key ${apiKey!.id} at ${date(apiKey!.revokedAt)}`]);
+  });
+
+program.parseAsync().catch((error: unknown) => {
+  console.error(`vigil-admin: ${error instanceof ConnectError ? error.rawMessage : (error as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { Prisma, type ApiKeyRow, type PrismaClient, type WorkspaceRow } from "@vigil/db";
+import { ValidationError, parseOrThrow } from "@vigil/domain";
+import { newApiKeySecret, type ScopeChoice } from "../auth/api-keys";
+
+const workspaceSchema = z.object({
+  name: z.string().min(1, "must not be empty").max(256, "must be at most 256 characters"),
+  slug: z
+    .string()
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, "must be 1 to 64 lower-case letters, digits or inner hyphens"),
+  plan: z.string().min(1, "must not be empty").max(64, "must be at most 64 characters").default("free"),
+});
+
+const scopeSchema = z.enum(["read", "write", "none"], { error: "must be read, write or none" });
+
+export type ApiKeyWithWorkspace = ApiKeyRow & { workspace: WorkspaceRow };
+
+/** Workspace and API-key administration, shared by the admin socket and the offline command. */
+export class Administration {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async createWorkspace(input: { name: string; slug: string; plan?: string | undefined }): Promise<WorkspaceRow> {
+    const data = parseOrThrow(workspaceSchema, { ...input, plan: input.plan || undefined }, "");
+    try {
+      return await this.prisma.workspace.create({ data });
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+        throw ValidationError.of("slug", `${data.slug} is already taken`);
+      }
+      throw error;
+    }
+  }
+
+  listWorkspaces(): Promise<WorkspaceRow[]> {
+    return this.prisma.workspace.findMany({ orderBy: { createdAt: "asc" } });
+  }
+
+  /** Creates a key and returns its secret, the only time it exists outside the caller's hands. */
+  async createApiKey(input: { workspaceSlug: string; scope: string; name?: string }): Promise<{ apiKey: ApiKeyWithWorkspace; key: string }> {
+    const scope: ScopeChoice = parseOrThrow(scopeSchema, input.scope, "scope");
+    const workspace = await this.workspaceBySlug(input.workspaceSlug);
+    const { key, prefix, secretHash } = newApiKeySecret();
+    const apiKey = await this.prisma.apiKey.create({
+      data: { workspaceId: workspace.id, name: input.name ?? "", prefix, secretHash, scopes: scope === "none" ? [] : [scope] },
+      include: { workspace: true },
+    });
+    return { apiKey, key };
+  }
+
+  async listApiKeys(workspaceSlug: string): Promise<ApiKeyWithWorkspace[]> {
+    const workspace = await this.workspaceBySlug(workspaceSlug);
+    return this.prisma.apiKey.findMany({ where: { workspaceId: workspace.id }, orderBy: { createdAt: "asc" }, include: { workspace: true } });
+  }
+
+  async revokeApiKey(id: string): Promise<ApiKeyWithWorkspace> {
+    const key = await this.prisma.apiKey.findUnique({ where: { id }, include: { workspace: true } });
+    if (!key) throw ValidationError.of("id", `no API key ${id}`);
+    if (key.revokedAt) return key;
+    return this.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() }, include: { workspace: true } });
+  }
+
+  private async workspaceBySlug(slug: string): Promise<WorkspaceRow> {
+    const workspace = await this.prisma.workspace.findUnique({ where: { slug } });
+    if (!workspace) throw ValidationError.of("workspace", `no workspace with slug ${slug}`);
+    return workspace;
+  }
+}

@@ -1,0 +1,60 @@
+import http from "node:http";
+import http2 from "node:http2";
+import net, { type AddressInfo, type Socket } from "node:net";
+import type { Request, Response } from "./json";
+
+const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n");
+
+export interface Listener {
+  address(): AddressInfo;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves HTTP/1.1 and cleartext HTTP/2 (h2c with prior knowledge, as gRPC
+ * clients speak it) on one port. Node's HTTP/2 server cannot fall back to
+ * HTTP/1.1 without TLS, so each connection's first bytes pick the server.
+ */
+export async function listenHttp1AndH2c(
+  handler: (req: Request, res: Response) => void,
+  options: { port: number; host: string },
+): Promise<Listener> {
+  const http1 = http.createServer(handler as http.RequestListener);
+  http1.keepAliveTimeout = 65_000;
+  const h2c = http2.createServer({}, handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
+  const sockets = new Set<Socket>();
+  const sessions = new Set<http2.Http2Session>();
+  h2c.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+    socket.once("data", (first: Buffer) => {
+      socket.pause();
+      socket.unshift(first);
+      const isH2 = first.subarray(0, H2_PREFACE.length).equals(H2_PREFACE.subarray(0, Math.min(first.length, H2_PREFACE.length)));
+      (isH2 ? h2c : http1).emit("connection", socket);
+      socket.resume();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+
+  return {
+    address: () => server.address() as AddressInfo,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const session of sessions) session.close();
+        http1.closeIdleConnections();
+        // Give in-flight requests a moment, then drop what is left.
+        setTimeout(() => sockets.forEach((socket) => socket.destroy()), 2_000).unref();
+      }),
+  };
+}

@@ -1,0 +1,55 @@
+import FindMyWay, { type HTTPVersion } from "find-my-way";
+import type { PrismaClient } from "@vigil/db";
+import { API_KEY_HEADER, resolveActor, type Actor } from "../auth/api-keys";
+import { revokeApiKey } from "../auth/revoke";
+import type { Logger } from "../logger";
+import { HttpError, sendError, sendJson, type Request, type Response } from "./json";
+
+type Handler = (req: Request, res: Response, params: Record<string, string | undefined>) => Promise<void>;
+
+/** The plain HTTP endpoints beside the RPC API: identity, key revocation and health. */
+export function httpRoutes(prisma: PrismaClient, logger: Logger): (req: Request, res: Response) => void {
+  const router = FindMyWay<HTTPVersion.V1>({
+    ignoreTrailingSlash: true,
+    defaultRoute: (req, res) => sendError(res, new HttpError("not_found", `no endpoint ${req.method} ${req.url}`)),
+  });
+
+  const authenticated = async (req: Request): Promise<Actor> => {
+    const header = req.headers[API_KEY_HEADER];
+    const actor = await resolveActor(prisma, Array.isArray(header) ? header[0] : header);
+    if (!actor) throw new HttpError("unauthenticated", `missing, unknown or revoked API key in the ${API_KEY_HEADER} header`);
+    return actor;
+  };
+
+  const route = (method: "GET" | "DELETE", path: string, handler: Handler) =>
+    router.on(method, path, (req, res, params) => {
+      handler(req, res, params).catch((error: unknown) => {
+        if (error instanceof HttpError) return sendError(res, error);
+        logger.error({ err: error, method, path }, "http endpoint failed");
+        sendError(res, new HttpError("internal", "internal error"));
+      });
+    });
+
+  route("GET", "/v1/whoami", async (req, res) => {
+    const { workspace, ...actor } = await authenticated(req);
+    sendJson(res, 200, { name: workspace.name, slug: workspace.slug, plan: workspace.plan, actor });
+  });
+
+  route("DELETE", "/v1/api-key/:id", async (req, res, params) => {
+    const actor = await authenticated(req);
+    const revoked = await revokeApiKey(prisma, actor, params.id ?? "");
+    sendJson(res, 200, { id: revoked.id, revoked: true, revokedAt: revoked.revokedAt.toISOString() });
+  });
+
+  route("GET", "/healthz", async (_req, res) => {
+    try {
+      await prisma.$queryRaw`SELECT 1`;
+    } catch (error) {
+      logger.warn({ err: error }, "health check: database unreachable");
+      throw new HttpError("unavailable", "database unreachable");
+    }
+    sendJson(res, 200, { status: "ok" });
+  });
+
+  return (req, res) => router.lookup(req as never, res as never);
+}

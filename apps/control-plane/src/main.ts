@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+import { applyMigrations, describeTarget, openDatabase } from "@vigil/db";
+import { Administration } from "./admin/operations";
+import { serveAdminSocket } from "./admin/socket";
+import { bootstrapFirstStart } from "./bootstrap";
+import { adminSocketPath, loadConfig } from "./config";
+import { lockDataDir } from "./data-dir-lock";
+import { createLogger } from "./logger";
+import { startApiServer } from "./server";
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const embedded = config.database.kind === "pglite";
+  const unlock = embedded ? await lockDataDir(config.dataDir) : async () => {};
+  const db = await openDatabase(config.database);
+  const applied = await applyMigrations(db);
+  logger.info({ database: describeTarget(config.database), applied }, "database ready");
+
+  if (embedded) {
+    const first = await bootstrapFirstStart(db.prisma);
+    // The key goes to the terminal once, never into the JSON logs.
+    if (first) {
+      process.stderr.write(
+        `\nFirst start: created workspace "${first.slug}" and a write API key (id ${first.keyId}).\n` +
+          `It is shown only now; send it in the x-service-key header:\n\n    ${first.key}\n\n`,
+      );
+    }
+  }
+
+  const api = await startApiServer({ prisma: db.prisma, logger, port: config.port, host: config.host });
+  const closeAdmin = embedded
+    ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma), logger)
+    : async () => {};
+  logger.info({ port: api.address().port, host: config.host }, "control plane listening");
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    await Promise.all([api.close(), closeAdmin()]);
+    await db.close();
+    await unlock();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`vigil control plane failed to start: ${(error as Error).message}\n`);
+  process.exit(1);
+});

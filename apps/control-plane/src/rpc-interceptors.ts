@@ -1,0 +1,24 @@
+import { Code, type Interceptor } from "@connectrpc/connect";
+import { toConnectError } from "./errors";
+import type { Logger } from "./logger";
+
+/** Turns domain errors into Connect errors and logs every call as one JSON line. */
+export function errorsAndLogging(logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    const started = performance.now();
+    const log = (code: string, error?: unknown) => {
+      const entry = { rpc: `${req.service.typeName}/${req.method.name}`, code, ms: +(performance.now() - started).toFixed(2) };
+      if (error) logger.error({ ...entry, err: error }, "rpc failed");
+      else logger.info(entry, "rpc");
+    };
+    try {
+      const res = await next(req);
+      log("ok");
+      return res;
+    } catch (error) {
+      const connectError = toConnectError(error);
+      log(Code[connectError.code] ?? String(connectError.code), connectError.code === Code.Internal ? error : undefined);
+      throw connectError;
+    }
+  };
+}

@@ -1,0 +1,48 @@
+import type { DescService } from "@bufbuild/protobuf";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import type { PrismaClient } from "@vigil/db";
+import { LIMITS } from "@vigil/domain";
+import { MonitorService } from "@vigil/proto";
+import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
+import { authInterceptor } from "./auth/interceptor";
+import { httpRoutes } from "./http/routes";
+import { listenHttp1AndH2c, type Listener } from "./http/listener";
+import type { Logger } from "./logger";
+import { MonitorRepository } from "./monitors/repository";
+import { monitorService } from "./monitors/service";
+import { addServerReflection } from "./grpc/reflection";
+import { errorsAndLogging } from "./rpc-interceptors";
+
+export interface ApiServerOptions {
+  prisma: PrismaClient;
+  logger: Logger;
+  port: number;
+  host: string;
+  /** Extra RPC routes on the same server (benchmarks compare against a trivial handler this way). */
+  extraRoutes?: (router: ConnectRouter) => void;
+}
+
+/**
+ * The public API on one port: MonitorService over Connect, gRPC and gRPC-Web
+ * (HTTP/1.1 and h2c), gRPC reflection and health, and the plain HTTP endpoints.
+ */
+export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
+  const { prisma, logger } = options;
+  const reflected: DescService[] = [MonitorService, Health];
+  const handler = connectNodeAdapter({
+    readMaxBytes: LIMITS.requestBodyBytes,
+    interceptors: [errorsAndLogging(logger)],
+    routes: (router) => {
+      // Service options replace the adapter's interceptors rather than adding to them.
+      router.service(MonitorService, monitorService(new MonitorRepository(prisma)), {
+        interceptors: [errorsAndLogging(logger), authInterceptor(prisma)],
+      });
+      router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });
+      addServerReflection(router, reflected);
+      options.extraRoutes?.(router);
+    },
+    fallback: httpRoutes(prisma, logger) as never,
+  });
+  return listenHttp1AndH2c(handler, { port: options.port, host: options.host });
+}

@@ -1,0 +1,80 @@
+import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { applyMigrations, openDatabase, type Database } from "@vigil/db";
+import { MonitorService } from "@vigil/proto";
+import { createTestDatabase } from "../../../../test/postgres";
+import { Administration } from "../../src/admin/operations";
+import { API_KEY_HEADER } from "../../src/auth/api-keys";
+import { createLogger } from "../../src/logger";
+import { startApiServer } from "../../src/server";
+
+export type Backend = "pglite" | "postgres";
+export const BACKENDS: Backend[] = ["pglite", "postgres"];
+export type Protocol = "connect" | "grpc" | "grpc-web";
+
+export interface WorkspaceKeys {
+  slug: string;
+  write: { id: string; key: string };
+  read: { id: string; key: string };
+  legacy: { id: string; key: string };
+}
+
+/** A migrated database on either backend, closed (and dropped) by close(). */
+export async function openTestDatabase(backend: Backend): Promise<Database & { dispose(): Promise<void> }> {
+  if (backend === "pglite") {
+    const db = await openDatabase({ kind: "pglite", dataDir: null });
+    await applyMigrations(db);
+    return { ...db, dispose: () => db.close() };
+  }
+  const { url, drop } = await createTestDatabase();
+  const db = await openDatabase({ kind: "postgres", url });
+  return { ...db, dispose: () => db.close().then(drop) };
+}
+
+/** A real API server on a loopback port, backed by a fresh database. */
+export async function startTestApi(backend: Backend) {
+  const db = await openTestDatabase(backend);
+  const listener = await startApiServer({ prisma: db.prisma, logger: createLogger("silent"), port: 0, host: "127.0.0.1" });
+  const baseUrl = `http://127.0.0.1:${listener.address().port}`;
+  const admin = new Administration(db.prisma);
+  let workspaces = 0;
+
+  const withKey = (key: string | undefined): Interceptor => (next) => (req) => {
+    if (key !== undefined) req.header.set(API_KEY_HEADER, key);
+    return next(req);
+  };
+
+  const transport = (key: string | undefined, protocol: Protocol): Transport => {
+    const interceptors = [withKey(key)];
+    if (protocol === "grpc") return createGrpcTransport({ baseUrl, interceptors });
+    if (protocol === "grpc-web") return createGrpcWebTransport({ baseUrl, httpVersion: "1.1", interceptors });
+    return createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors });
+  };
+
+  return {
+    backend,
+    baseUrl,
+    db,
+    admin,
+    client: (key: string | undefined, protocol: Protocol = "connect"): Client<typeof MonitorService> =>
+      createClient(MonitorService, transport(key, protocol)),
+    /** A new workspace with a write, a read and a legacy (scope-less) key. */
+    async workspace(): Promise<WorkspaceKeys> {
+      const slug = `ws-${++workspaces}`;
+      await admin.createWorkspace({ name: `Workspace ${workspaces}`, slug });
+      const key = async (scope: string) => {
+        const { apiKey, key } = await admin.createApiKey({ workspaceSlug: slug, scope });
+        return { id: apiKey.id, key };
+      };
+      return { slug, write: await key("write"), read: await key("read"), legacy: await key("none") };
+    },
+    /** Plain HTTP, for the /v1 endpoints and raw protocol checks. */
+    fetch: (path: string, init?: RequestInit) => fetch(baseUrl + path, init),
+    async close() {
+      await listener.close();
+      await db.dispose();
+    },
+  };
+}
+
+export type TestApi = Awaited<ReturnType<typeof startTestApi>>;

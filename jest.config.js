@@ -1,0 +1,25 @@
+/** One Jest run for the whole workspace: TypeScript through SWC, workspace packages from source. */
+const swc = [
+  "@swc/jest",
+  {
+    jsc: { target: "es2022", parser: { syntax: "typescript" } },
+    // Keep import() as is: Prisma's client and the schema engine load ES modules that way.
+    module: { type: "commonjs", ignoreDynamic: true },
+  },
+];
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: "node",
+  transform: { "^.+\\.ts$": swc },
+  moduleNameMapper: {
+    // Generated code imports its TypeScript siblings as .js.
+    "^(\\.{1,2}/.*)\\.js$": "$1",
+    "^@vigil/([^/]+)$": "<rootDir>/packages/$1/src/index.ts",
+    "^@vigil/([^/]+)/(.+)$": "<rootDir>/packages/$1/src/$2.ts",
+  },
+  testMatch: ["<rootDir>/{apps,packages}/*/test/**/*.test.ts"],
+  globalSetup: "<rootDir>/test/global-setup.ts",
+  testTimeout: 30_000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,10 @@
+export * from "./comparators";
+export * from "./limits";
+export * from "./monitor-config";
+export * from "./pagination";
+export * from "./periodicity";
+export * from "./regions";
+export { isDomainName, isHttpUrl, parseHostPort } from "./rules";
+export * from "./validation";
+export * from "./proto/enums";
+export * from "./proto/monitor-messages";

@@ -1,0 +1,126 @@
+import { z } from "zod";
+import { HTTP_METHODS, NUMBER_COMPARATORS, RECORD_COMPARATORS, RECORD_TYPES, STRING_COMPARATORS } from "./comparators";
+import { DEFAULTS, LIMITS, defaultDegradedAt } from "./limits";
+import { PERIODICITIES, type Periodicity } from "./periodicity";
+import { REGION_IDS, type RegionId } from "./regions";
+import {
+  boolean,
+  domainName,
+  headerName,
+  headerValue,
+  hostPort,
+  httpUrl,
+  integer,
+  isHttpUrl,
+  list,
+  nonEmptyText,
+  oneOf,
+  set,
+  text,
+} from "./rules";
+import { parseOrThrow } from "./validation";
+
+const header = z.object({ key: headerName(), value: headerValue() });
+
+const statusCodeAssertion = z.object({
+  target: integer(LIMITS.statusCode),
+  comparator: oneOf(NUMBER_COMPARATORS),
+});
+const bodyAssertion = z.object({ target: text(), comparator: oneOf(STRING_COMPARATORS) });
+const headerAssertion = z.object({ key: headerName(), target: text(), comparator: oneOf(STRING_COMPARATORS) });
+const recordAssertion = z.object({
+  record: oneOf(RECORD_TYPES),
+  target: text(),
+  comparator: oneOf(RECORD_COMPARATORS),
+});
+
+const openTelemetry = z.object({
+  endpoint: nonEmptyText(LIMITS.targetMaxChars).refine(isHttpUrl, "must be an http:// or https:// OTLP endpoint URL"),
+  headers: list(header, LIMITS.headersPerMonitor).default([]),
+});
+
+/** Fields every kind of monitor has, with the contract's defaults. */
+const common = {
+  name: nonEmptyText(LIMITS.nameMaxChars),
+  periodicity: oneOf(PERIODICITIES as [Periodicity, ...Periodicity[]]),
+  timeout: integer(LIMITS.timeoutMs).default(DEFAULTS.timeoutMs),
+  retry: integer(LIMITS.retry).default(DEFAULTS.retry),
+  degradedAt: integer(LIMITS.degradedAtMs).optional(),
+  regions: set(oneOf(REGION_IDS as [RegionId, ...RegionId[]])).default([]),
+  active: boolean().default(DEFAULTS.active),
+  public: boolean().default(DEFAULTS.public),
+  description: text(LIMITS.descriptionMaxChars).default(DEFAULTS.description),
+  openTelemetry: openTelemetry.nullable().default(null),
+};
+
+const withDegradedAt = <T extends { timeout: number; degradedAt?: number | undefined }>(config: T) => ({
+  ...config,
+  degradedAt: config.degradedAt ?? defaultDegradedAt(config.timeout),
+});
+
+export const httpMonitorSchema = z
+  .object({
+    ...common,
+    url: httpUrl(LIMITS.targetMaxChars),
+    method: oneOf(HTTP_METHODS).default(DEFAULTS.method),
+    body: text().default(DEFAULTS.body),
+    headers: list(header, LIMITS.headersPerMonitor).default([]),
+    followRedirects: boolean().default(DEFAULTS.followRedirects),
+    statusCodeAssertions: list(statusCodeAssertion, LIMITS.assertionsPerList).default([]),
+    bodyAssertions: list(bodyAssertion, LIMITS.assertionsPerList).default([]),
+    headerAssertions: list(headerAssertion, LIMITS.assertionsPerList).default([]),
+  })
+  .transform(withDegradedAt);
+
+export const tcpMonitorSchema = z.object({ ...common, uri: hostPort(LIMITS.targetMaxChars) }).transform(withDegradedAt);
+
+export const dnsMonitorSchema = z
+  .object({
+    ...common,
+    uri: domainName(LIMITS.targetMaxChars),
+    recordAssertions: list(recordAssertion, LIMITS.assertionsPerList).default([]),
+  })
+  .transform(withDegradedAt);
+
+export type HttpMonitorConfig = z.output<typeof httpMonitorSchema>;
+export type TcpMonitorConfig = z.output<typeof tcpMonitorSchema>;
+export type DnsMonitorConfig = z.output<typeof dnsMonitorSchema>;
+export type Header = z.output<typeof header>;
+export type OpenTelemetryConfig = z.output<typeof openTelemetry>;
+export type StatusCodeAssertion = z.output<typeof statusCodeAssertion>;
+export type BodyAssertion = z.output<typeof bodyAssertion>;
+export type HeaderAssertion = z.output<typeof headerAssertion>;
+export type RecordAssertion = z.output<typeof recordAssertion>;
+
+export type MonitorKind = "http" | "tcp" | "dns";
+export interface MonitorConfigByKind {
+  http: HttpMonitorConfig;
+  tcp: TcpMonitorConfig;
+  dns: DnsMonitorConfig;
+}
+export type MonitorConfig = MonitorConfigByKind[MonitorKind];
+
+const schemas = { http: httpMonitorSchema, tcp: tcpMonitorSchema, dns: dnsMonitorSchema } as const;
+
+/**
+ * A monitor's configuration as a client sent it: any field may be missing
+ * (its default applies) or hold a value of the wrong kind (it is reported).
+ */
+export type MonitorInput = Record<string, unknown>;
+
+/**
+ * Validates a whole configuration and fills in every default. Used for a
+ * create, and for an update on the stored configuration merged with the
+ * changes, so both follow exactly the same rules.
+ * @throws ValidationError naming each field under `monitor.`
+ */
+export function parseMonitorConfig<K extends MonitorKind>(kind: K, input: MonitorInput): MonitorConfigByKind[K] {
+  return parseOrThrow(schemas[kind], input, "monitor") as MonitorConfigByKind[K];
+}
+
+/** Field names of each kind, as the API and the provider (in camelCase) spell them. */
+export const MONITOR_FIELDS: { [K in MonitorKind]: readonly (keyof MonitorConfigByKind[K])[] } = {
+  http: Object.keys(httpMonitorSchema.in.shape) as (keyof HttpMonitorConfig)[],
+  tcp: Object.keys(tcpMonitorSchema.in.shape) as (keyof TcpMonitorConfig)[],
+  dns: Object.keys(dnsMonitorSchema.in.shape) as (keyof DnsMonitorConfig)[],
+};

@@ -1,0 +1,184 @@
+import { create, type DescMessage } from "@bufbuild/protobuf";
+import { timestampFromDate, type FieldMask } from "@bufbuild/protobuf/wkt";
+import {
+  DNSMonitorSchema,
+  HTTPMonitorSchema,
+  TCPMonitorSchema,
+  type DNSMonitor,
+  type Header as HeaderMessage,
+  type HTTPMonitor,
+  type OpenTelemetryConfig as OpenTelemetryMessage,
+  type TCPMonitor,
+} from "@vigil/proto";
+import type { MonitorStatus } from "../comparators";
+import {
+  MONITOR_FIELDS,
+  type Header,
+  type MonitorConfigByKind,
+  type MonitorInput,
+  type MonitorKind,
+  type OpenTelemetryConfig,
+} from "../monitor-config";
+import { ValidationError } from "../validation";
+import {
+  httpMethodCodec,
+  monitorStatusCodec,
+  numberComparatorCodec,
+  periodicityCodec,
+  recordComparatorCodec,
+  regionCodec,
+  stringComparatorCodec,
+} from "./enums";
+
+export interface MonitorMessageByKind {
+  http: HTTPMonitor;
+  tcp: TCPMonitor;
+  dns: DNSMonitor;
+}
+
+/** A stored monitor: its configuration plus what the service keeps about it. */
+export interface MonitorRecord<K extends MonitorKind = MonitorKind> {
+  id: string;
+  kind: K;
+  config: MonitorConfigByKind[K];
+  status: MonitorStatus;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const descriptors: { [K in MonitorKind]: DescMessage } = {
+  http: HTTPMonitorSchema,
+  tcp: TCPMonitorSchema,
+  dns: DNSMonitorSchema,
+};
+
+const int = (value: bigint | undefined) => (value === undefined ? undefined : Number(value));
+const headersIn = (headers: HeaderMessage[]) => headers.map(({ key, value }) => ({ key, value }));
+const openTelemetryIn = (config: OpenTelemetryMessage | undefined) =>
+  config && { endpoint: config.endpoint, headers: headersIn(config.headers) };
+
+/** The configuration fields of a monitor message, decoded; absent ones are undefined. */
+export function monitorInputFromMessage<K extends MonitorKind>(kind: K, message: MonitorMessageByKind[K]): MonitorInput {
+  const common = {
+    name: message.name,
+    periodicity: periodicityCodec.decode(message.periodicity),
+    timeout: int(message.timeout),
+    retry: int(message.retry),
+    degradedAt: int(message.degradedAt),
+    regions: message.regions.map(regionCodec.decode),
+    active: message.active,
+    public: message.public,
+    description: message.description,
+    openTelemetry: openTelemetryIn(message.openTelemetry),
+  };
+  if (kind === "tcp") return { ...common, uri: (message as TCPMonitor).uri };
+  if (kind === "dns") {
+    const dns = message as DNSMonitor;
+    return {
+      ...common,
+      uri: dns.uri,
+      recordAssertions: dns.recordAssertions.map((a) => ({
+        record: a.record,
+        target: a.target,
+        comparator: recordComparatorCodec.decode(a.comparator),
+      })),
+    };
+  }
+  const http = message as HTTPMonitor;
+  return {
+    ...common,
+    url: http.url,
+    method: httpMethodCodec.decode(http.method),
+    body: http.body,
+    headers: headersIn(http.headers),
+    followRedirects: http.followRedirects,
+    statusCodeAssertions: http.statusCodeAssertions.map((a) => ({
+      target: Number(a.target),
+      comparator: numberComparatorCodec.decode(a.comparator),
+    })),
+    bodyAssertions: http.bodyAssertions.map((a) => ({ target: a.target, comparator: stringComparatorCodec.decode(a.comparator) })),
+    headerAssertions: http.headerAssertions.map((a) => ({
+      key: a.key,
+      target: a.target,
+      comparator: stringComparatorCodec.decode(a.comparator),
+    })),
+  };
+}
+
+/**
+ * The fields an update changes. With an update mask, exactly the fields it
+ * names (proto or JSON spelling); without one, the fields the message carries:
+ * scalars that are present, enums other than UNSPECIFIED, non-empty lists and
+ * a set openTelemetry.
+ */
+export function fieldsToUpdate<K extends MonitorKind>(kind: K, message: MonitorMessageByKind[K], mask: FieldMask | undefined): string[] {
+  const allowed = new Set<string>(MONITOR_FIELDS[kind] as readonly string[]);
+  const fields = descriptors[kind].fields.filter((field) => allowed.has(field.localName));
+  if (mask && mask.paths.length > 0) {
+    return mask.paths.map((path) => {
+      const field = fields.find((f) => f.name === path || f.localName === path || f.jsonName === path);
+      if (!field) throw ValidationError.of("updateMask", `names ${path}, which is not a field of a ${kind.toUpperCase()} monitor that can be updated`);
+      return field.localName;
+    });
+  }
+  const record = message as unknown as Record<string, unknown>;
+  return fields
+    .filter((field) => {
+      const value = record[field.localName];
+      if (field.fieldKind === "list") return (value as unknown[]).length > 0;
+      if (field.fieldKind === "enum") return value !== 0;
+      return value !== undefined;
+    })
+    .map((field) => field.localName);
+}
+
+const headersOut = (headers: Header[]) => headers.map(({ key, value }) => ({ key, value }));
+const openTelemetryOut = (config: OpenTelemetryConfig | null) =>
+  config ? { endpoint: config.endpoint, headers: headersOut(config.headers) } : undefined;
+
+/** The API message of a stored monitor, every field set. */
+export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>): MonitorMessageByKind[K] {
+  const config: MonitorConfigByKind[MonitorKind] = record.config;
+  const common = {
+    id: record.id,
+    name: config.name,
+    periodicity: periodicityCodec.encode(config.periodicity),
+    timeout: BigInt(config.timeout),
+    retry: BigInt(config.retry),
+    degradedAt: BigInt(config.degradedAt),
+    regions: config.regions.map(regionCodec.encode),
+    active: config.active,
+    public: config.public,
+    description: config.description,
+    openTelemetry: openTelemetryOut(config.openTelemetry),
+    status: monitorStatusCodec.encode(record.status),
+    createdAt: timestampFromDate(record.createdAt),
+    updatedAt: timestampFromDate(record.updatedAt),
+  };
+  if (record.kind === "dns") {
+    const dns = config as MonitorConfigByKind["dns"];
+    return create(DNSMonitorSchema, {
+      ...common,
+      uri: dns.uri,
+      recordAssertions: dns.recordAssertions.map((a) => ({ ...a, comparator: recordComparatorCodec.encode(a.comparator) })),
+    }) as MonitorMessageByKind[K];
+  }
+  if (record.kind === "tcp") {
+    return create(TCPMonitorSchema, { ...common, uri: (config as MonitorConfigByKind["tcp"]).uri }) as MonitorMessageByKind[K];
+  }
+  const http = config as MonitorConfigByKind["http"];
+  return create(HTTPMonitorSchema, {
+    ...common,
+    url: http.url,
+    method: httpMethodCodec.encode(http.method),
+    body: http.body,
+    headers: headersOut(http.headers),
+    followRedirects: http.followRedirects,
+    statusCodeAssertions: http.statusCodeAssertions.map((a) => ({
+      target: BigInt(a.target),
+      comparator: numberComparatorCodec.encode(a.comparator),
+    })),
+    bodyAssertions: http.bodyAssertions.map((a) => ({ ...a, comparator: stringComparatorCodec.encode(a.comparator) })),
+    headerAssertions: http.headerAssertions.map((a) => ({ ...a, comparator: stringComparatorCodec.encode(a.comparator) })),
+  }) as MonitorMessageByKind[K];
+}

@@ -1,0 +1,34 @@
+import type { z } from "zod";
+
+export interface FieldViolation {
+  /** Path of the field in the request, e.g. `monitor.headers[3].key`. */
+  field: string;
+  /** The rule it breaks, e.g. `must be at most 256 characters`. */
+  rule: string;
+}
+
+/** Input that breaks a rule of the contract; answered as invalid_argument / HTTP 400. */
+export class ValidationError extends Error {
+  constructor(readonly violations: FieldViolation[]) {
+    super(violations.map((v) => `${v.field}: ${v.rule}`).join("; "));
+    this.name = "ValidationError";
+  }
+
+  static of(field: string, rule: string): ValidationError {
+    return new ValidationError([{ field, rule }]);
+  }
+}
+
+export function fieldPath(prefix: string, path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (out, key) => (typeof key === "number" ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)),
+    prefix,
+  );
+}
+
+/** Parses with a zod schema; violations name fields under `prefix`. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ValidationError(result.error.issues.map((issue) => ({ field: fieldPath(prefix, issue.path), rule: issue.message })));
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs every test: installs and builds, starts PostgreSQL for the data-layer
+# tests, then Jest. Extra arguments go to Jest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+VIGIL_TEST_POSTGRES_URL=${VIGIL_TEST_POSTGRES_URL:-$(bash scripts/ensure-postgres.sh)}
+export VIGIL_TEST_POSTGRES_URL
+# Prisma's client and the schema engine load ES modules with import().
+export NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning ${NODE_OPTIONS:-}"
+exec pnpm exec jest --ci "$@"

@@ -1,0 +1,47 @@
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
+import { Client } from "pg";
+
+/** The database every test database is copied from: migrated once per run. */
+export const TEMPLATE_DATABASE = "vigil_test_template";
+
+/** The test PostgreSQL server: VIGIL_TEST_POSTGRES_URL, or the machine's server, started on demand. */
+export function postgresServerUrl(): string {
+  process.env.VIGIL_TEST_POSTGRES_URL ??= execFileSync("bash", [resolve(__dirname, "../scripts/ensure-postgres.sh")], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  }).trim();
+  return process.env.VIGIL_TEST_POSTGRES_URL;
+}
+
+export const databaseUrl = (server: string, name: string) => {
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: postgresServerUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function recreateDatabase(name: string, template?: string): Promise<string> {
+  await onServer(async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await client.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`);
+  });
+  return databaseUrl(postgresServerUrl(), name);
+}
+
+/** A fresh, migrated database for one test file; drop() removes it. */
+export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `vigil_test_${randomBytes(6).toString("hex")}`;
+  const url = await recreateDatabase(name, TEMPLATE_DATABASE);
+  return { url, drop: () => onServer((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => {}) };
+}
