@@ -20,6 +20,7 @@ module.exports = {
   },
   testMatch: ["<rootDir>/{apps,packages}/*/test/**/*.test.ts"],
   globalSetup: "<rootDir>/test/global-setup.ts",
+  globalTeardown: "<rootDir>/test/global-teardown.ts",
   testTimeout: 30_000,
   maxWorkers: 2,
 };

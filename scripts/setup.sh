@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { echo "[setup] $*" >&2; }
+export TURBO_TELEMETRY_DISABLED=1
 
 if ! command -v pnpm >/dev/null 2>&1; then
   log "installing pnpm"

@@ -3,8 +3,11 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { Client } from "pg";
 
-/** The database every test database is copied from: migrated once per run. */
-export const TEMPLATE_DATABASE = "vigil_test_template";
+/** The database every test database is copied from: migrated once per run, named per run so runs can overlap. */
+export function templateDatabase(): string {
+  process.env.VIGIL_TEST_TEMPLATE ??= `vigil_test_template_${process.pid}`;
+  return process.env.VIGIL_TEST_TEMPLATE;
+}
 
 /** The test PostgreSQL server: VIGIL_TEST_POSTGRES_URL, or the machine's server, started on demand. */
 export function postgresServerUrl(): string {
@@ -31,9 +34,13 @@ async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
+export async function dropDatabase(name: string): Promise<void> {
+  await onServer((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
 export async function recreateDatabase(name: string, template?: string): Promise<string> {
+  await dropDatabase(name);
   await onServer(async (client) => {
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await client.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`);
   });
   return databaseUrl(postgresServerUrl(), name);
@@ -42,6 +49,6 @@ export async function recreateDatabase(name: string, template?: string): Promise
 /** A fresh, migrated database for one test file; drop() removes it. */
 export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `vigil_test_${randomBytes(6).toString("hex")}`;
-  const url = await recreateDatabase(name, TEMPLATE_DATABASE);
-  return { url, drop: () => onServer((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => {}) };
+  const url = await recreateDatabase(name, templateDatabase());
+  return { url, drop: () => dropDatabase(name) };
 }

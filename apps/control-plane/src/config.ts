@@ -3,10 +3,12 @@ import { z } from "zod";
 import type { DatabaseTarget } from "@vigil/db";
 
 /** Every environment variable the control plane reads, with its default. */
+const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
-  DATABASE_URL: z.string().url().optional(),
+  DATABASE_URL: z.preprocess(unsetIfEmpty, z.url().optional()),
   DATA_DIR: z.string().min(1).default(".vigil/data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestDatabase } from "../../../test/postgres";
+import { runNode, startService, type ServiceProcess } from "./support/processes";
+
+/** The built service as a user runs it: start, first-start key, admin command while it runs, restart. */
+describe("the service on embedded PGlite", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "vigil-data-"));
+  const env = { DATA_DIR: dataDir, DATABASE_URL: "" };
+  const admin = (...args: string[]) => runNode("admin/main.js", args, env);
+  let service: ServiceProcess;
+  let firstKey: string;
+
+  const whoami = (key: string) =>
+    fetch(`http://127.0.0.1:${service.port}/v1/whoami`, { headers: { "x-service-key": key } }).then(async (res) => ({
+      status: res.status,
+      body: await res.json(),
+    }));
+
+  beforeAll(async () => {
+    service = await startService(env);
+  });
+  afterAll(async () => {
+    if (service.child.exitCode === null) await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("creates a default workspace and a write key on first start and prints the key once, outside the logs", async () => {
+    const match = /First start: .*\n.*\n\n\s+(vgl_\S+)/.exec(service.stderr());
+    expect(match).not.toBeNull();
+    firstKey = match![1]!;
+    expect(service.stdout()).not.toContain(firstKey);
+    const me = await whoami(firstKey);
+    expect(me).toEqual({ status: 200, body: { name: "Default", slug: "default", plan: "free", actor: expect.objectContaining({ scopes: ["write"] }) } });
+    for (const line of service.stdout().trim().split("\n")) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it("administers workspaces and keys through the running service", async () => {
+    expect(admin("workspace", "create", "--name", "Acme", "--slug", "acme", "--plan", "team")).toMatchObject({ code: 0 });
+    const created = admin("key", "create", "--workspace", "acme", "--scope", "read", "--name", "dashboards");
+    expect(created.code).toBe(0);
+    const key = /(vgl_\S+)/.exec(created.stdout)![1]!;
+    const me = await whoami(key);
+    expect(me.body).toMatchObject({ slug: "acme", plan: "team", actor: { scopes: ["read"] } });
+
+    const legacy = JSON.parse(admin("--json", "key", "create", "--workspace", "acme", "--scope", "none").stdout);
+    expect((await whoami(legacy.key)).body.actor).toEqual({ type: "apiKey", keyId: legacy.apiKey.id, scopes: ["write"] });
+
+    const listed = JSON.parse(admin("--json", "key", "list", "--workspace", "acme").stdout) as { id: string; scopes: string[] }[];
+    expect(listed.map((k) => k.scopes)).toEqual([["read"], []]);
+    expect(JSON.stringify(listed)).not.toContain(key);
+
+    expect(admin("key", "revoke", me.body.actor.keyId)).toMatchObject({ code: 0 });
+    expect((await whoami(key)).status).toBe(401);
+  });
+
+  it("explains bad admin input and exits non-zero", () => {
+    const duplicate = admin("workspace", "create", "--name", "Again", "--slug", "acme");
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain("slug: acme is already taken");
+    const badScope = admin("key", "create", "--workspace", "acme", "--scope", "admin");
+    expect(badScope.stderr).toContain("scope: must be read, write or none");
+    expect(admin("key", "list", "--workspace", "nope").stderr).toContain("no workspace with slug nope");
+  });
+
+  it("refuses a second service on the same data folder", async () => {
+    await expect(startService({ ...env })).rejects.toThrow(/in use by another Vigil process/);
+  });
+
+  it("keeps its data across a restart, and the admin command works while it is stopped", async () => {
+    expect(await service.stop()).toBe(0);
+    const offline = admin("--json", "workspace", "list");
+    expect(offline.code).toBe(0);
+    expect(JSON.parse(offline.stdout).map((w: { slug: string }) => w.slug)).toEqual(["default", "acme"]);
+
+    service = await startService(env);
+    expect(service.stderr()).not.toContain("First start");
+    expect((await whoami(firstKey)).status).toBe(200);
+  });
+});
+
+describe("the service on PostgreSQL", () => {
+  it("applies migrations at start, creates no key by itself, and is administered directly", async () => {
+    const { url, drop } = await createTestDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), "vigil-data-"));
+    const env = { DATABASE_URL: url, DATA_DIR: dataDir };
+    const service = await startService(env);
+    try {
+      expect(service.stderr()).not.toContain("First start");
+      const created = runNode("admin/main.js", ["--json", "workspace", "create", "--name", "Ops", "--slug", "ops"], env);
+      expect(created.code).toBe(0);
+      const { key } = JSON.parse(runNode("admin/main.js", ["--json", "key", "create", "--workspace", "ops", "--scope", "write"], env).stdout);
+      const res = await fetch(`http://127.0.0.1:${service.port}/v1/whoami`, { headers: { "x-service-key": key } });
+      expect((await res.json()).slug).toBe("ops");
+      const health = await fetch(`http://127.0.0.1:${service.port}/healthz`);
+      expect(await health.json()).toEqual({ status: "ok" });
+    } finally {
+      await service.stop();
+      await drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,55 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { resolve } from "node:path";
+
+const dist = resolve(__dirname, "../../dist");
+
+export interface ServiceProcess {
+  child: ChildProcessWithoutNullStreams;
+  port: number;
+  stdout(): string;
+  stderr(): string;
+  stop(): Promise<number | null>;
+}
+
+/** Starts the built control plane (`node dist/main.js`) and waits until it listens. */
+export function startService(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [resolve(dist, "main.js")], {
+    env: { ...process.env, NODE_OPTIONS: "", PORT: "0", HOST: "127.0.0.1", ...env },
+  });
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolvePromise, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const listening = out
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { msg: string; port?: number })
+        .find((entry) => entry.msg === "control plane listening");
+      if (listening?.port) {
+        resolvePromise({
+          child,
+          port: listening.port,
+          stdout: () => out,
+          stderr: () => err,
+          stop: () =>
+            new Promise((done) => {
+              child.once("exit", (code) => done(code));
+              child.kill("SIGTERM");
+            }),
+        });
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`service exited with ${code}: ${err}`)));
+  });
+}
+
+/** Runs a command of the service to completion, e.g. the admin command. */
+export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv) {
+  const result = spawnSync(process.execPath, [resolve(dist, script), ...args], {
+    env: { ...process.env, NODE_OPTIONS: "", ...env },
+    encoding: "utf8",
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
