@@ -17,6 +17,7 @@ type Request = MessageInitShape<typeof reflectionV1.ServerReflectionRequestSchem
 
 let server: http2.Http2Server;
 let baseUrl: string;
+const sessions = new Set<http2.ServerHttp2Session>();
 
 beforeAll(async () => {
   const routes = (router: ConnectRouter) => {
@@ -27,12 +28,20 @@ beforeAll(async () => {
     });
   };
   server = http2.createServer(connectNodeAdapter({ routes }));
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  // Connect's client transport keeps its HTTP/2 session open after the last
+  // call, and server.close() waits for every session to end.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const session of sessions) session.close();
+  await closed;
 });
 
 describe.each([
@@ -43,7 +52,7 @@ describe.each([
   // Sends every request on one stream, waiting for each answer before the
   // next request, the way grpcurl and buf curl converse.
   async function converse(...requests: Request[]) {
-    const client = createClient(service, createGrpcTransport({ baseUrl, httpVersion: "2" }));
+    const client = createClient(service, createGrpcTransport({ baseUrl }));
     let answered: () => void = () => {};
     async function* send() {
       for (const request of requests) {

@@ -16,6 +16,24 @@ declare const WebAssembly: {
 let bindings: Promise<Bindings> | undefined;
 
 /**
+ * The engine arms timers (timeouts of its own) that outlive a migration; left
+ * as they are, they keep a finished command or test process alive.
+ */
+function withUnrefTimers(glue: Record<string, unknown>): Record<string, unknown> {
+  const imports = { ...glue };
+  for (const [name, value] of Object.entries(glue)) {
+    if (name.startsWith("__wbg_setTimeout") && typeof value === "function") {
+      imports[name] = (...args: unknown[]) => {
+        const timer = value(...args) as { unref?: () => void };
+        timer.unref?.();
+        return timer;
+      };
+    }
+  }
+  return imports;
+}
+
+/**
  * Loads Prisma's schema engine compiled to WebAssembly. The package's entry
  * imports the .wasm file as an ES module, which Node 20 only allows behind a
  * flag, so the module is instantiated here from its JS glue instead.
@@ -27,7 +45,7 @@ function loadBindings(): Promise<Bindings> {
     };
     const wasmFile = join(dirname(require.resolve("@prisma/schema-engine-wasm")), "schema_engine_bg.wasm");
     const { instance } = await WebAssembly.instantiate(readFileSync(wasmFile), {
-      "./schema_engine_bg.js": glue,
+      "./schema_engine_bg.js": withUnrefTimers(glue as unknown as Record<string, unknown>),
     });
     glue.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();

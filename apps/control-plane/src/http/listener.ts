@@ -36,8 +36,13 @@ export async function listenHttp1AndH2c(
       socket.pause();
       socket.unshift(first);
       const isH2 = first.subarray(0, H2_PREFACE.length).equals(H2_PREFACE.subarray(0, Math.min(first.length, H2_PREFACE.length)));
-      (isH2 ? h2c : http1).emit("connection", socket);
-      socket.resume();
+      if (isH2) {
+        // The HTTP/2 session reads the socket natively, taking the bytes put back first.
+        h2c.emit("connection", socket);
+      } else {
+        http1.emit("connection", socket);
+        socket.resume();
+      }
     });
   });
 
