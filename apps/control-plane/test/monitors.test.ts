@@ -196,6 +196,19 @@ describe.each(BACKENDS)("monitors on %s", (backend) => {
       expect(monitor).toMatchObject({ timeout: 2000n, degradedAt: before.degradedAt });
     });
 
+    it("recomputes degradedAt, or removes openTelemetry, when the mask names them without a value", async () => {
+      const { monitor: created } = await client.createTCPMonitor({
+        monitor: { name: "o", uri: "example.com:1", periodicity, degradedAt: 10n, openTelemetry: { endpoint: "http://127.0.0.1:4318/v1/metrics" } },
+      });
+      const { monitor } = await client.updateTCPMonitor({
+        id: created!.id,
+        monitor: { timeout: 8000n },
+        updateMask: mask("timeout", "degraded_at", "openTelemetry"),
+      });
+      expect(monitor).toMatchObject({ timeout: 8000n, degradedAt: 4000n });
+      expect(monitor!.openTelemetry).toBeUndefined();
+    });
+
     it("rejects updating a monitor through another kind's method", async () => {
       const http = await newMonitor();
       const error = ConnectError.from(await client.updateTCPMonitor({ id: http.id, monitor: { name: "x" } }).catch((e) => e));
