@@ -1,17 +1,9 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Periodicity } from "@vigil/proto";
+import { codeOf } from "./support/codes";
 import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 
 const periodicity = Periodicity.PERIODICITY_1M;
-
-async function codeOf(call: Promise<unknown>): Promise<Code | "ok"> {
-  try {
-    await call;
-    return "ok";
-  } catch (error) {
-    return ConnectError.from(error).code;
-  }
-}
 
 describe.each(BACKENDS)("authentication and scopes on %s", (backend) => {
   let api: TestApi;

@@ -11,19 +11,11 @@ import {
   Region,
   StringComparator,
 } from "@vigil/proto";
+import { codeOf } from "./support/codes";
 import { BACKENDS, startTestApi, type TestApi } from "./support/api";
 
 const periodicity = Periodicity.PERIODICITY_5M;
 const mask = (...paths: string[]) => create(FieldMaskSchema, { paths });
-
-async function codeOf(call: Promise<unknown>): Promise<Code | "ok"> {
-  try {
-    await call;
-    return "ok";
-  } catch (error) {
-    return ConnectError.from(error).code;
-  }
-}
 
 describe.each(BACKENDS)("monitors on %s", (backend) => {
   let api: TestApi;

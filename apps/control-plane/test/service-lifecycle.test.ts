@@ -80,6 +80,23 @@ describe("the service on embedded PGlite", () => {
   });
 });
 
+describe("the migrate command", () => {
+  it("applies pending migrations once, on PGlite and on PostgreSQL", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vigil-data-"));
+    const { url, drop } = await createTestDatabase();
+    try {
+      const fresh = runNode("migrate-cli.js", [], { DATA_DIR: dataDir, DATABASE_URL: "" });
+      expect(fresh).toMatchObject({ code: 0, stdout: expect.stringMatching(/embedded PGlite in .*: applied \d+_init/) });
+      expect(runNode("migrate-cli.js", [], { DATA_DIR: dataDir, DATABASE_URL: "" }).stdout).toContain("up to date");
+      // The test database is a copy of a migrated template.
+      expect(runNode("migrate-cli.js", [], { DATABASE_URL: url }).stdout).toMatch(/PostgreSQL at 127\.0\.0\.1:\d+\/vigil_test_\w+: up to date/);
+    } finally {
+      await drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("the service on PostgreSQL", () => {
   it("applies migrations at start, creates no key by itself, and is administered directly", async () => {
     const { url, drop } = await createTestDatabase();

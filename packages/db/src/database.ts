@@ -24,25 +24,7 @@ export function describeTarget(target: DatabaseTarget): string {
 }
 
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  if (target.kind === "postgres") {
-    // One pool for the client and the schema engine, so close() ends every connection.
-    const pool = new pg.Pool({ connectionString: target.url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
-    const adapter = new PrismaPg(pool);
-    const prisma = new PrismaClient({ adapter });
-    return {
-      target,
-      prisma,
-      adapter,
-      close: async () => {
-        await prisma.$disconnect();
-        await pool.end();
-      },
-    };
-  }
-  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
-  const pglite = new PGlite(target.dataDir ?? undefined);
-  await pglite.waitReady;
-  const adapter = new PrismaPGlite(pglite);
+  const { adapter, release } = await connect(target);
   const prisma = new PrismaClient({ adapter });
   return {
     target,
@@ -50,7 +32,19 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
     adapter,
     close: async () => {
       await prisma.$disconnect();
-      await pglite.close();
+      await release();
     },
   };
+}
+
+async function connect(target: DatabaseTarget): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; release(): Promise<void> }> {
+  if (target.kind === "postgres") {
+    // One pool for the client and the schema engine, so close() ends every connection.
+    const pool = new pg.Pool({ connectionString: target.url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+    return { adapter: new PrismaPg(pool), release: () => pool.end() };
+  }
+  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
+  const pglite = new PGlite(target.dataDir ?? undefined);
+  await pglite.waitReady;
+  return { adapter: new PrismaPGlite(pglite), release: () => pglite.close() };
 }
