@@ -32,6 +32,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const reflected: DescService[] = [MonitorService, Health];
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
+    // An unknown JSON key or enum name is a mistake to report, not something to drop silently.
+    jsonOptions: { ignoreUnknownFields: false },
     interceptors: [errorsAndLogging(logger)],
     routes: (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.

@@ -34,8 +34,15 @@ const recordAssertion = z.object({
   comparator: oneOf(RECORD_COMPARATORS),
 });
 
+/**
+ * An empty endpoint leaves the choice to the agent's OTLP defaults (its
+ * OTEL_EXPORTER_OTLP_* settings, else a collector on localhost:4318), as an
+ * OpenTelemetry exporter does when it is given no endpoint.
+ */
 const openTelemetry = z.object({
-  endpoint: nonEmptyText(LIMITS.targetMaxChars).refine(isHttpUrl, "must be an http:// or https:// OTLP endpoint URL"),
+  endpoint: text(LIMITS.targetMaxChars)
+    .refine((value) => value === "" || isHttpUrl(value), "must be an http:// or https:// OTLP endpoint URL")
+    .default(""),
   headers: list(header, LIMITS.headersPerMonitor).default([]),
 });
 

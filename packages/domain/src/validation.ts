@@ -30,5 +30,8 @@ export function fieldPath(prefix: string, path: readonly PropertyKey[]): string 
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix: string): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new ValidationError(result.error.issues.map((issue) => ({ field: fieldPath(prefix, issue.path), rule: issue.message })));
+  const violations = result.error.issues.map((issue) => ({ field: fieldPath(prefix, issue.path), rule: issue.message }));
+  // Several checks of one field may fail with the same rule (a huge number is neither safe nor in range).
+  const unique = violations.filter((v, i) => violations.findIndex((w) => w.field === v.field && w.rule === v.rule) === i);
+  throw new ValidationError(unique);
 }
