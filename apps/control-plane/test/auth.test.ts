@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Periodicity } from "@vigil/proto";
 import { codeOf } from "./support/codes";
-import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
+import { BACKENDS, jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 
 const periodicity = Periodicity.PERIODICITY_1M;
 
@@ -93,10 +93,10 @@ describe.each(BACKENDS)("authentication and scopes on %s", (backend) => {
       });
     const anonymous = await call();
     expect(anonymous.status).toBe(401);
-    expect((await anonymous.json()).code).toBe("unauthenticated");
+    expect((await jsonOf(anonymous)).code).toBe("unauthenticated");
     const readOnly = await call(ws.read.key);
     expect(readOnly.status).toBe(403);
-    expect((await readOnly.json()).code).toBe("permission_denied");
+    expect((await jsonOf(readOnly)).code).toBe("permission_denied");
   });
 
   describe("GET /v1/whoami", () => {
@@ -109,7 +109,7 @@ describe.each(BACKENDS)("authentication and scopes on %s", (backend) => {
     ] as const)("describes the workspace and a %s key", async (kind, scopes) => {
       const res = await whoami(ws[kind].key);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({
+      expect(await jsonOf(res)).toEqual({
         name: "Workspace 1",
         slug: ws.slug,
         plan: "free",
@@ -122,7 +122,7 @@ describe.each(BACKENDS)("authentication and scopes on %s", (backend) => {
         const res = await whoami(key);
         expect(res.status).toBe(401);
         expect(res.headers.get("content-type")).toContain("application/json");
-        expect(await res.json()).toEqual({ code: "unauthenticated", message: expect.stringContaining("x-service-key") });
+        expect(await jsonOf(res)).toEqual({ code: "unauthenticated", message: expect.stringContaining("x-service-key") });
       }
     });
   });
@@ -134,7 +134,7 @@ describe.each(BACKENDS)("authentication and scopes on %s", (backend) => {
       const keys = await api.workspace();
       const res = await revoke(keys.write.key, keys.read.id);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ id: keys.read.id, revoked: true, revokedAt: expect.any(String) });
+      expect(await jsonOf(res)).toEqual({ id: keys.read.id, revoked: true, revokedAt: expect.any(String) });
       expect(await codeOf(api.client(keys.read.key).listMonitors({}))).toBe(Code.Unauthenticated);
       expect((await api.fetch("/v1/whoami", { headers: { "x-service-key": keys.read.key } })).status).toBe(401);
       // The writer itself is untouched.
@@ -145,7 +145,7 @@ describe.each(BACKENDS)("authentication and scopes on %s", (backend) => {
       const keys = await api.workspace();
       const denied = await revoke(keys.read.key, keys.write.id);
       expect(denied.status).toBe(403);
-      expect((await denied.json()).code).toBe("permission_denied");
+      expect((await jsonOf(denied)).code).toBe("permission_denied");
       expect(await codeOf(api.client(keys.write.key).listMonitors({}))).toBe("ok");
 
       const self = await revoke(keys.read.key, keys.read.id);
@@ -160,7 +160,7 @@ describe.each(BACKENDS)("authentication and scopes on %s", (backend) => {
       for (const id of [theirs.read.id, "no-such-key"]) {
         const res = await revoke(mine.write.key, id);
         expect(res.status).toBe(404);
-        expect((await res.json()).code).toBe("not_found");
+        expect((await jsonOf(res)).code).toBe("not_found");
       }
       expect(await codeOf(api.client(theirs.read.key).listMonitors({}))).toBe("ok");
     });

@@ -2,7 +2,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { MonitorService, Periodicity } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
-import { startTestApi, type TestApi } from "./support/api";
+import { jsonOf, startTestApi, type TestApi } from "./support/api";
 
 /** One port serves Connect, gRPC and gRPC-Web over HTTP/1.1 and h2c. */
 describe("protocols on one port", () => {
@@ -44,7 +44,7 @@ describe("protocols on one port", () => {
     expect((await health.check({})).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
     const res = await api.fetch("/healthz");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "ok" });
+    expect(await jsonOf(res)).toEqual({ status: "ok" });
   });
 
   it("serves side-effect-free methods over Connect GET as well", async () => {
@@ -53,12 +53,12 @@ describe("protocols on one port", () => {
       headers: header,
     });
     expect(res.status).toBe(200);
-    expect((await res.json()).totalSize).toBeGreaterThan(0);
+    expect((await jsonOf(res)).totalSize).toBeGreaterThan(0);
   });
 
   it("answers unknown paths with a JSON 404", async () => {
     const res = await api.fetch("/v1/nothing-here");
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ code: "not_found", message: "no endpoint GET /v1/nothing-here" });
+    expect(await jsonOf(res)).toEqual({ code: "not_found", message: "no endpoint GET /v1/nothing-here" });
   });
 });

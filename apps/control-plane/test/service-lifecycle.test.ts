@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "../../../test/postgres";
+import { jsonOf } from "./support/api";
 import { runNode, startService, type ServiceProcess } from "./support/processes";
 
 /** The built service as a user runs it: start, first-start key, admin command while it runs, restart. */
@@ -15,7 +16,7 @@ describe("the service on embedded PGlite", () => {
   const whoami = (key: string) =>
     fetch(`http://127.0.0.1:${service.port}/v1/whoami`, { headers: { "x-service-key": key } }).then(async (res) => ({
       status: res.status,
-      body: await res.json(),
+      body: await jsonOf(res),
     }));
 
   beforeAll(async () => {
@@ -109,9 +110,9 @@ describe("the service on PostgreSQL", () => {
       expect(created.code).toBe(0);
       const { key } = JSON.parse(runNode("admin/main.js", ["--json", "key", "create", "--workspace", "ops", "--scope", "write"], env).stdout);
       const res = await fetch(`http://127.0.0.1:${service.port}/v1/whoami`, { headers: { "x-service-key": key } });
-      expect((await res.json()).slug).toBe("ops");
+      expect((await jsonOf(res)).slug).toBe("ops");
       const health = await fetch(`http://127.0.0.1:${service.port}/healthz`);
-      expect(await health.json()).toEqual({ status: "ok" });
+      expect(await jsonOf(health)).toEqual({ status: "ok" });
     } finally {
       await service.stop();
       await drop();

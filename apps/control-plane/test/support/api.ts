@@ -78,3 +78,7 @@ export async function startTestApi(backend: Backend) {
 }
 
 export type TestApi = Awaited<ReturnType<typeof startTestApi>>;
+
+/** A JSON response body, for assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const jsonOf = (res: Response): Promise<any> => res.json();
