@@ -41,7 +41,8 @@ function toRecord(row: MonitorRow): MonitorRecord {
   };
 }
 
-function toColumns(kind: MonitorKind, config: MonitorConfigByKind[MonitorKind]) {
+/** The columns of a monitor row for a validated configuration of its kind. */
+export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[MonitorKind]) {
   const json = (value: unknown) => value as Prisma.InputJsonValue;
   const http = kind === "http" ? (config as MonitorConfigByKind["http"]) : undefined;
   const dns = kind === "dns" ? (config as MonitorConfigByKind["dns"]) : undefined;
@@ -72,7 +73,7 @@ export class MonitorRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
   async create<K extends MonitorKind>(workspaceId: string, kind: K, config: MonitorConfigByKind[K]): Promise<MonitorRecord<K>> {
-    const row = await this.prisma.monitor.create({ data: { workspaceId, kind, ...toColumns(kind, config) } });
+    const row = await this.prisma.monitor.create({ data: { workspaceId, kind, ...monitorColumns(kind, config) } });
     return toRecord(row) as MonitorRecord<K>;
   }
 
@@ -93,7 +94,7 @@ export class MonitorRepository {
   ): Promise<MonitorRecord<K> | null> {
     const { count } = await this.prisma.monitor.updateMany({
       where: { id: expected.id, workspaceId, updatedAt: expected.updatedAt },
-      data: toColumns(expected.kind, config),
+      data: monitorColumns(expected.kind, config),
     });
     if (count === 0) return null;
     return (await this.find(workspaceId, expected.id)) as MonitorRecord<K> | null;

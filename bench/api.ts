@@ -1,0 +1,364 @@
+// API throughput benchmark (issue 2): GetMonitor and ListMonitors(limit=100) against the
+// trivial Health/Check handler on the same server, on PostgreSQL and on PGlite.
+// Usage: pnpm bench:api, with optional BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3),
+// BENCH_BACKENDS (postgres,pglite), VIGIL_TEST_POSTGRES_URL (else scripts/ensure-postgres.sh), BENCH_CPU_PROF.
+// Progress goes to stderr; the results table to stdout and, when both backends ran, into docs/benchmarks.md.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
+import { dropDatabase, recreateDatabase } from "../test/postgres";
+import { seedWorkspace } from "./seed";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,pglite").split(",") as Backend[];
+const CONNECTIONS = 32;
+const MONITORS = 10_000;
+const PG_DATABASE = "vigil_bench";
+/** CPU % of one core taken by other processes during a measured run beyond which it is repeated (up to 3 times). */
+const RETRY_ABOVE_REST_CPU = 25;
+const ROOT = path.resolve(__dirname, "..");
+const DOCS = path.join(ROOT, "docs/benchmarks.md");
+
+type Backend = "postgres" | "pglite";
+
+interface Endpoint {
+  name: string;
+  path: string;
+  /** Called for every request, so GetMonitor can ask for a different monitor each time. */
+  body: () => string;
+  check: (response: any) => string | null;
+}
+
+interface Figures {
+  backend: Backend;
+  endpoint: string;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  cpu: Cpu;
+}
+
+/** CPU time over wall time in the measured window, in % of one core (so up to 100 x cores in all). */
+interface Cpu {
+  server: number;
+  postgres: number;
+  loadGenerator: number;
+  /** Whatever else ran: the kernel's share of loopback traffic, and other work on the machine. */
+  rest: number;
+}
+
+const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
+
+function endpoints(monitorIds: string[]): Endpoint[] {
+  const randomId = () => monitorIds[Math.floor(Math.random() * monitorIds.length)];
+  return [
+    {
+      name: "Health/Check (baseline)",
+      path: "/grpc.health.v1.Health/Check",
+      body: () => "{}",
+      check: (r) => (r.status === "SERVING" ? null : "not SERVING"),
+    },
+    {
+      name: "GetMonitor",
+      path: "/monitor.v1.MonitorService/GetMonitor",
+      body: () => JSON.stringify({ id: randomId() }),
+      check: (r) => ((r.monitor?.http ?? r.monitor?.tcp ?? r.monitor?.dns)?.id ? null : `no monitor in ${JSON.stringify(r)}`),
+    },
+    {
+      name: "ListMonitors(limit=100)",
+      path: "/monitor.v1.MonitorService/ListMonitors",
+      body: () => JSON.stringify({ limit: 100 }),
+      check: (r) => {
+        const page = (r.httpMonitors?.length ?? 0) + (r.tcpMonitors?.length ?? 0) + (r.dnsMonitors?.length ?? 0);
+        return page === 100 && Number(r.totalSize) === MONITORS ? null : `page of ${page}, totalSize ${r.totalSize}`;
+      },
+    },
+  ];
+}
+
+// ---- databases -------------------------------------------------------------------------------
+
+/** A new, empty database for the backend, and how to remove it afterwards. */
+async function createDatabase(backend: Backend): Promise<{ target: DatabaseTarget; remove: () => Promise<void> }> {
+  if (backend === "pglite") {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "vigil-bench-pglite-"));
+    return { target: { kind: "pglite", dataDir }, remove: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const url = await recreateDatabase(PG_DATABASE);
+  return { target: { kind: "postgres", url }, remove: () => dropDatabase(PG_DATABASE) };
+}
+
+/** Migrates and seeds, then closes: the server process opens the database on its own. */
+async function prepare(target: DatabaseTarget) {
+  const db = await openDatabase(target);
+  try {
+    await applyMigrations(db);
+    const started = Date.now();
+    const seeded = await seedWorkspace(db.prisma, MONITORS);
+    // Fresh planner statistics, as a long-lived database would have them.
+    await db.prisma.$executeRawUnsafe("ANALYZE");
+    const version = (await db.prisma.$queryRawUnsafe<{ server_version: string }[]>("SHOW server_version"))[0]!.server_version;
+    log(`seeded ${seeded.monitorIds.length} monitors in ${((Date.now() - started) / 1000).toFixed(1)} s (server ${version})`);
+    return { ...seeded, version };
+  } finally {
+    await db.close();
+  }
+}
+
+// ---- the server process ----------------------------------------------------------------------
+
+async function startServer(target: DatabaseTarget): Promise<{ child: ChildProcess; port: number }> {
+  // BENCH_CPU_PROF=<dir> leaves a V8 CPU profile of the server per backend, to see where the time goes.
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(__dirname, "api-server.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, BENCH_DATABASE: JSON.stringify(target) },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("message", (message: { port: number }) => resolve(message.port));
+    child.once("exit", (code) => reject(new Error(`the server process exited (${code}) before listening`)));
+  });
+  return { child, port };
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  // Disconnecting asks it to close the listener and the database.
+  child.disconnect();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---- load ------------------------------------------------------------------------------------
+
+// CPU accounting from /proc (Linux; clock ticks of 1/100 s), to tell where the time went and
+// whether something else on the machine was competing with the run.
+function processTicks(pid: number | string): { comm: string; ticks: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+  return { comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(") ")), ticks: Number(fields[11]) + Number(fields[12]) };
+}
+
+function postgresTicks(): number {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = processTicks(pid);
+      if (stat.comm === "postgres") ticks += stat.ticks;
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return ticks;
+}
+
+/** Busy and total ticks of the whole machine, over all cores. */
+function machineTicks(): { busy: number; total: number } {
+  const values = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = values.reduce((a, b) => a + b, 0);
+  return { busy: total - values[3]! - values[4]!, total };
+}
+
+function cpuMeter(serverPid: number): () => Cpu {
+  const snapshot = () => ({
+    server: processTicks(serverPid).ticks,
+    postgres: postgresTicks(),
+    self: process.cpuUsage(),
+    machine: machineTicks(),
+  });
+  const before = snapshot();
+  return () => {
+    const after = snapshot();
+    const { length: cores } = os.cpus();
+    // Machine ticks count every core, so they are the clock for all the shares.
+    const elapsed = (after.machine.total - before.machine.total) / cores;
+    // Clamped: a process that ends during the window takes its ticks with it.
+    const share = (ticks: number) => Math.max(0, (100 * ticks) / elapsed);
+    const self = process.cpuUsage(before.self);
+    const cpu = {
+      server: share(after.server - before.server),
+      postgres: share(after.postgres - before.postgres),
+      loadGenerator: share((self.user + self.system) / 10_000),
+    };
+    const busy = share(after.machine.busy - before.machine.busy);
+    return { ...cpu, rest: Math.max(0, busy - cpu.server - cpu.postgres - cpu.loadGenerator) };
+  };
+}
+
+/**
+ * Other work on the machine (tests, builds) would skew the figures: wait a little for it to pass.
+ * This also lets the server finish the requests the warm-up left in flight before measuring.
+ */
+async function waitForQuietMachine(): Promise<void> {
+  for (let waited = 0; ; waited++) {
+    const before = machineTicks();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const after = machineTicks();
+    const busy = (100 * (after.busy - before.busy)) / (after.total - before.total);
+    if (busy < 15) return;
+    if (waited === 60) return log(`WARNING: the machine stays ${busy.toFixed(0)} % busy without the benchmark; figures will be low`);
+    if (waited % 10 === 0) log(`machine ${busy.toFixed(0)} % busy before the run; waiting for it to settle`);
+  }
+}
+
+const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+async function load(port: number, key: string, endpoint: Endpoint, seconds: number) {
+  const latencies: number[] = [];
+  // Without a callback autocannon returns its event emitter, which is also a promise of the result.
+  const instance = autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    // autocannon gives up on a request after 10 s by default; PGlite's slowest answers take longer,
+    // and the point is to measure them, not to count them as errors.
+    timeout: 120,
+    requests: [
+      {
+        method: "POST",
+        path: endpoint.path,
+        headers: { "content-type": "application/json", "x-service-key": key },
+        setupRequest: (request) => ({ ...request, body: endpoint.body() }),
+      },
+    ],
+  }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
+  // autocannon's own histogram keeps whole milliseconds, coarse for the baseline's few-ms latencies.
+  instance.on("response", (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
+  const result = await instance;
+  const failures = result.errors + result.timeouts + result.non2xx;
+  if (failures > 0) {
+    throw new Error(
+      `${endpoint.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx ` +
+        `(status codes ${JSON.stringify(result.statusCodeStats)})`,
+    );
+  }
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    requests: result.requests.total,
+    seconds: result.duration,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1]!,
+  };
+}
+
+async function measure(backend: Backend, child: ChildProcess, port: number, key: string, endpoint: Endpoint): Promise<Figures> {
+  // One call first, to see that the endpoint answers what it should, not just 200.
+  const response = await fetch(`http://127.0.0.1:${port}${endpoint.path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-service-key": key },
+    body: endpoint.body(),
+  });
+  const problem = response.ok ? endpoint.check(await response.json()) : `HTTP ${response.status}: ${await response.text()}`;
+  if (problem) throw new Error(`${backend} ${endpoint.name}: ${problem}`);
+
+  log(`${backend} ${endpoint.name}: warm-up ${WARMUP_SECONDS} s`);
+  await load(port, key, endpoint, WARMUP_SECONDS);
+
+  // Work that starts on the machine mid-run takes cores from the server: such a run is repeated.
+  for (let attempt = 1; ; attempt++) {
+    await waitForQuietMachine();
+    log(`${backend} ${endpoint.name}: measuring ${SECONDS} s`);
+    const cpu = cpuMeter(child.pid!);
+    const { seconds, ...run } = await load(port, key, endpoint, SECONDS);
+    const figures: Figures = { backend, endpoint: endpoint.name, rps: run.requests / seconds, ...run, cpu: cpu() };
+    const { rps, p50, p99, max } = figures;
+    log(`${backend} ${endpoint.name}: ${rps.toFixed(0)} req/s, p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(0)} ms`);
+    const disturbed = figures.cpu.rest > RETRY_ABOVE_REST_CPU;
+    if (disturbed && attempt === 3) log("WARNING: still disturbed after 3 runs; keeping this one (see the rest column)");
+    if (!disturbed || attempt === 3) return figures;
+    log(`other work took ${figures.cpu.rest.toFixed(0)} % of a core during this run: measuring again`);
+  }
+}
+
+async function benchmark(backend: Backend): Promise<{ figures: Figures[]; version: string }> {
+  log(`${backend}: creating and seeding the database`);
+  const { target, remove } = await createDatabase(backend);
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  try {
+    const { key, monitorIds, version } = await prepare(target);
+    server = await startServer(target);
+    const figures: Figures[] = [];
+    for (const endpoint of endpoints(monitorIds)) figures.push(await measure(backend, server.child, server.port, key, endpoint));
+    return { figures, version };
+  } finally {
+    if (server) await stopServer(server.child);
+    await remove();
+  }
+}
+
+// ---- report ----------------------------------------------------------------------------------
+
+function table(all: Figures[]): string {
+  const rows = all.map((f) => {
+    const baseline = all.find((b) => b.backend === f.backend && b.endpoint.startsWith("Health"))!;
+    const share = f === baseline ? "100 % (baseline)" : `${((100 * f.rps) / baseline.rps).toFixed(1)} %`;
+    const cpu = [f.cpu.server, f.cpu.postgres, f.cpu.loadGenerator, f.cpu.rest].map((v) => v.toFixed(0)).join(" / ");
+    return `| ${f.backend} | ${f.endpoint} | ${f.rps.toFixed(0)} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.max.toFixed(0)} | ${share} | ${f.requests} | ${cpu} |`;
+  });
+  return [
+    "| Backend | Endpoint | req/s | p50 (ms) | p99 (ms) | max (ms) | Share of baseline req/s | Requests (0 errors) | CPU %: server / PostgreSQL / load generator / rest |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows,
+  ].join("\n");
+}
+
+function machine(versions: Record<string, string>): string {
+  const cpu = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown";
+  const ram = (os.totalmem() / 2 ** 30).toFixed(1);
+  const databases = Object.entries(versions).map(([backend, version]) => `${backend} (Postgres ${version})`).join(", ");
+  return `${cpu}, ${os.cpus().length} cores, ${ram} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}; ${databases}`;
+}
+
+const START = "<!-- bench:api:start (written by bench/api.ts) -->";
+const END = "<!-- bench:api:end -->";
+
+/** Replaces the generated part of the "API throughput (issue 2)" section, keeping the rest of the file. */
+function writeDocs(generated: string): void {
+  const block = `${START}\n${generated}\n${END}`;
+  const current = existsSync(DOCS) ? readFileSync(DOCS, "utf8") : "# Benchmarks\n";
+  const next = current.includes(START)
+    ? current.slice(0, current.indexOf(START)) + block + current.slice(current.indexOf(END) + END.length)
+    : `${current.trimEnd()}\n\n## API throughput (issue 2)\n\n${block}\n`;
+  writeFileSync(DOCS, next);
+}
+
+async function main(): Promise<void> {
+  const all: Figures[] = [];
+  const versions: Record<string, string> = {};
+  for (const backend of BACKENDS) {
+    const { figures, version } = await benchmark(backend);
+    all.push(...figures);
+    versions[backend] = version;
+  }
+  const generated = [
+    `Run on ${new Date().toISOString().slice(0, 10)}: ${machine(versions)}.`,
+    "",
+    `Command: \`BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} pnpm bench:api\` ` +
+      `(${MONITORS} monitors in the workspace, ${CONNECTIONS} connections, HTTP/1.1 Connect JSON, ` +
+      `PostgreSQL pool ${process.env.DATABASE_POOL_SIZE ?? 10} connections).`,
+    "",
+    table(all),
+  ].join("\n");
+  process.stdout.write(`${table(all)}\n`);
+  if (BACKENDS.length === 2) {
+    writeDocs(generated);
+    log(`wrote ${path.relative(ROOT, DOCS)}`);
+  } else {
+    log("only some backends ran: docs/benchmarks.md left as it was");
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
