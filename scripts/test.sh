@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+echo "[test] typechecking sources, tests and benchmarks" >&2
+pnpm exec tsc -p tsconfig.json
 VIGIL_TEST_POSTGRES_URL=${VIGIL_TEST_POSTGRES_URL:-$(bash scripts/ensure-postgres.sh)}
 export VIGIL_TEST_POSTGRES_URL
 # Prisma's client and the schema engine load ES modules with import().
