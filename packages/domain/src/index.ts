@@ -1,3 +1,4 @@
+export * from "./assertions";
 export * from "./comparators";
 export * from "./limits";
 export * from "./monitor-config";

@@ -1,0 +1,49 @@
+/** Final verdict of a check: the last attempt decides. */
+export type CheckStatus = "success" | "degraded" | "error";
+
+/**
+ * Phases of one attempt in milliseconds (sub-millisecond precision), null
+ * when the phase did not happen (no DNS lookup for an IP address, no TLS for
+ * http://, no connect when an earlier phase failed).
+ */
+export interface Timing {
+  dnsMs: number | null;
+  connectMs: number | null;
+  tlsMs: number | null;
+  firstByteMs: number | null;
+  transferMs: number | null;
+}
+
+/** One try at the target. */
+export interface Attempt {
+  ok: boolean;
+  /** Time from the start of the attempt to its end (success or failure). */
+  latencyMs: number;
+  timing: Timing;
+  /** HTTP status, for HTTP checks that got an answer. */
+  statusCode: number | null;
+  /** Why the attempt failed; null when ok. */
+  error: string | null;
+}
+
+/** The outcome of a check, after retries. */
+export interface CheckOutcome {
+  status: CheckStatus;
+  startedAt: Date;
+  latencyMs: number;
+  timing: Timing;
+  statusCode: number | null;
+  error: string | null;
+  /** Attempts made, 1 to retry + 1. */
+  attempts: number;
+}
+
+/** How this agent runs checks; the same for every monitor it checks. */
+export interface CheckEnvironment {
+  /** DNS servers ("127.0.0.1:5353") for DNS checks and for resolving host names; the system's when absent. */
+  dnsServers?: string[];
+  /** Aborts the check (the agent is shutting down hard). */
+  signal?: AbortSignal;
+}
+
+export const NO_TIMING: Timing = { dnsMs: null, connectMs: null, tlsMs: null, firstByteMs: null, transferMs: null };

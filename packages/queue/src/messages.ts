@@ -1,0 +1,54 @@
+import type { CheckOutcome, CheckStatus, Timing } from "@vigil/checks";
+import type { MonitorConfigByKind, MonitorKind, RegionId } from "@vigil/domain";
+
+export type Trigger = "scheduled" | "manual";
+
+/** A check job: everything an agent needs, so agents never read the database. */
+export type CheckJobData = {
+  [K in MonitorKind]: { monitorId: string; kind: K; config: MonitorConfigByKind[K]; trigger: Trigger };
+}[MonitorKind];
+
+/** A check's result on its way to the control plane. */
+export interface ResultMessage {
+  /** Unique per check run, so a result delivered twice is stored once. */
+  id: string;
+  monitorId: string;
+  region: RegionId;
+  trigger: Trigger;
+  startedAt: string;
+  latencyMs: number;
+  timing: Timing;
+  statusCode: number | null;
+  status: CheckStatus;
+  error: string | null;
+  attempts: number;
+}
+
+export function resultMessage(id: string, job: CheckJobData, region: RegionId, outcome: CheckOutcome): ResultMessage {
+  return {
+    id,
+    monitorId: job.monitorId,
+    region,
+    trigger: job.trigger,
+    startedAt: outcome.startedAt.toISOString(),
+    latencyMs: outcome.latencyMs,
+    timing: outcome.timing,
+    statusCode: outcome.statusCode,
+    status: outcome.status,
+    error: outcome.error,
+    attempts: outcome.attempts,
+  };
+}
+
+/** Stream entries carry the message as one JSON field. */
+export const RESULT_FIELD = "result";
+export const encodeResult = (message: ResultMessage): [string, string] => [RESULT_FIELD, JSON.stringify(message)];
+export function decodeResult(fields: string[]): ResultMessage | null {
+  const index = fields.indexOf(RESULT_FIELD);
+  if (index < 0 || index + 1 >= fields.length) return null;
+  try {
+    return JSON.parse(fields[index + 1]!) as ResultMessage;
+  } catch {
+    return null;
+  }
+}
