@@ -1,5 +1,7 @@
 export * from "./assertions";
 export * from "./comparators";
+export * from "./latency-histogram";
+export * from "./status";
 export * from "./limits";
 export * from "./monitor-config";
 export * from "./pagination";

@@ -1,0 +1,141 @@
+import type { Prisma, PrismaClient } from "@vigil/db";
+import { latencyBucket, overallStatus, regionStatusOf, type MonitorStatus } from "@vigil/domain";
+import type { ResultMessage } from "@vigil/queue";
+
+type Tx = Prisma.TransactionClient;
+
+const hourOf = (iso: string) => {
+  const d = new Date(iso);
+  d.setUTCMinutes(0, 0, 0);
+  return d.toISOString();
+};
+
+/** Adds up values under a key, so each aggregate row is written once per batch. */
+function tally<V>(entries: Iterable<[string, V]>, add: (into: V, value: V) => V): Map<string, V> {
+  const out = new Map<string, V>();
+  for (const [key, value] of entries) {
+    const prior = out.get(key);
+    out.set(key, prior === undefined ? value : add(prior, value));
+  }
+  return out;
+}
+
+/**
+ * Stores a batch of results exactly once: a result whose id is already stored
+ * (a redelivery) or whose monitor was deleted is skipped, and only the newly
+ * stored ones are added to the hourly counts and latency buckets and move the
+ * region statuses. One transaction, so a failed batch leaves no trace and can
+ * be retried whole.
+ */
+export async function storeResults(prisma: PrismaClient, results: ResultMessage[]): Promise<number> {
+  if (results.length === 0) return 0;
+  return prisma.$transaction(async (tx) => {
+    const inserted = await insertNew(tx, results);
+    if (inserted.length === 0) return 0;
+    await addCounts(tx, inserted);
+    await addLatencies(tx, inserted);
+    await moveRegionStatuses(tx, inserted);
+    await refreshMonitorStatuses(tx, [...new Set(inserted.map((r) => r.monitorId))]);
+    return inserted.length;
+  });
+}
+
+async function insertNew(tx: Tx, results: ResultMessage[]): Promise<ResultMessage[]> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO check_results (id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, attempts)
+    SELECT r.* FROM unnest(
+      ${results.map((r) => r.id)}::text[], ${results.map((r) => r.monitorId)}::text[], ${results.map((r) => r.region)}::text[],
+      ${results.map((r) => r.trigger)}::text[], ${results.map((r) => r.startedAt)}::timestamp(3)[],
+      ${results.map((r) => r.latencyMs)}::float8[], ${results.map((r) => JSON.stringify(r.timing))}::jsonb[],
+      ${results.map((r) => r.statusCode)}::int[], ${results.map((r) => r.status)}::text[],
+      ${results.map((r) => r.error)}::text[], ${results.map((r) => r.attempts)}::int[]
+    ) AS r(id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, attempts)
+    WHERE EXISTS (SELECT 1 FROM monitors m WHERE m.id = r.monitor_id)
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id`;
+  const ids = new Set(rows.map((row) => row.id));
+  return results.filter((r) => ids.has(r.id));
+}
+
+async function addCounts(tx: Tx, results: ResultMessage[]): Promise<void> {
+  const rows = [
+    ...tally(
+      results.map((r) => [
+        `${r.monitorId}|${r.region}|${hourOf(r.startedAt)}`,
+        {
+          successful: r.status === "success" ? 1 : 0,
+          degraded: r.status === "degraded" ? 1 : 0,
+          failed: r.status === "error" ? 1 : 0,
+          lastPingAt: r.startedAt,
+        },
+      ]),
+      (a, b) => ({
+        successful: a.successful + b.successful,
+        degraded: a.degraded + b.degraded,
+        failed: a.failed + b.failed,
+        lastPingAt: a.lastPingAt > b.lastPingAt ? a.lastPingAt : b.lastPingAt,
+      }),
+    ),
+  ].map(([key, v]) => ({ key: key.split("|"), ...v }));
+  await tx.$executeRaw`
+    INSERT INTO result_counts (monitor_id, region, hour, successful, degraded, failed, last_ping_at)
+    SELECT * FROM unnest(
+      ${rows.map((r) => r.key[0])}::text[], ${rows.map((r) => r.key[1])}::text[], ${rows.map((r) => r.key[2])}::timestamp(3)[],
+      ${rows.map((r) => r.successful)}::int[], ${rows.map((r) => r.degraded)}::int[], ${rows.map((r) => r.failed)}::int[],
+      ${rows.map((r) => r.lastPingAt)}::timestamp(3)[])
+    ON CONFLICT (monitor_id, hour, region) DO UPDATE SET
+      successful = result_counts.successful + EXCLUDED.successful,
+      degraded = result_counts.degraded + EXCLUDED.degraded,
+      failed = result_counts.failed + EXCLUDED.failed,
+      last_ping_at = GREATEST(result_counts.last_ping_at, EXCLUDED.last_ping_at)`;
+}
+
+/** Latency percentiles describe checks that got an answer: failed checks are counted, not timed. */
+async function addLatencies(tx: Tx, results: ResultMessage[]): Promise<void> {
+  const answered = results.filter((r) => r.status !== "error");
+  if (answered.length === 0) return;
+  const rows = [
+    ...tally(
+      answered.map((r) => [`${r.monitorId}|${r.region}|${hourOf(r.startedAt)}|${latencyBucket(r.latencyMs)}`, 1]),
+      (a, b) => a + b,
+    ),
+  ].map(([key, count]) => ({ key: key.split("|"), count }));
+  await tx.$executeRaw`
+    INSERT INTO latency_buckets (monitor_id, region, hour, bucket, count)
+    SELECT * FROM unnest(
+      ${rows.map((r) => r.key[0])}::text[], ${rows.map((r) => r.key[1])}::text[], ${rows.map((r) => r.key[2])}::timestamp(3)[],
+      ${rows.map((r) => Number(r.key[3]))}::int[], ${rows.map((r) => r.count)}::int[])
+    ON CONFLICT (monitor_id, hour, region, bucket) DO UPDATE SET count = latency_buckets.count + EXCLUDED.count`;
+}
+
+async function moveRegionStatuses(tx: Tx, results: ResultMessage[]): Promise<void> {
+  const newest = tally(
+    results.map((r) => [`${r.monitorId}|${r.region}`, r]),
+    (a, b) => (a.startedAt >= b.startedAt ? a : b),
+  );
+  const rows = [...newest.values()];
+  await tx.$executeRaw`
+    INSERT INTO monitor_region_statuses (monitor_id, region, status, last_result_at)
+    SELECT * FROM unnest(
+      ${rows.map((r) => r.monitorId)}::text[], ${rows.map((r) => r.region)}::text[],
+      ${rows.map((r) => regionStatusOf(r.status))}::text[], ${rows.map((r) => r.startedAt)}::timestamp(3)[])
+    ON CONFLICT (monitor_id, region) DO UPDATE SET status = EXCLUDED.status, last_result_at = EXCLUDED.last_result_at
+    WHERE monitor_region_statuses.last_result_at <= EXCLUDED.last_result_at`;
+}
+
+/** Recomputes monitors' overall status from their configured regions (all regions when none are configured). */
+export async function refreshMonitorStatuses(tx: Tx | PrismaClient, monitorIds: string[]): Promise<void> {
+  if (monitorIds.length === 0) return;
+  const monitors = await tx.monitor.findMany({
+    where: { id: { in: monitorIds } },
+    select: { id: true, regions: true, regionStatuses: { select: { region: true, status: true } } },
+  });
+  const statuses = monitors.map((m) => {
+    const counted = m.regionStatuses.filter((s) => m.regions.length === 0 || m.regions.includes(s.region));
+    return overallStatus(counted.map((s) => s.status as MonitorStatus));
+  });
+  await tx.$executeRaw`
+    UPDATE monitors SET status = s.status
+    FROM unnest(${monitors.map((m) => m.id)}::text[], ${statuses}::text[]) AS s(id, status)
+    WHERE monitors.id = s.id AND monitors.status <> s.status`;
+}

@@ -1,0 +1,64 @@
+import type { PrismaClient } from "@vigil/db";
+import { TIME_RANGES, percentilesFromBuckets, type MonitorStatus, type RegionId, type TimeRange } from "@vigil/domain";
+
+export const PERCENTILES = [50, 75, 90, 95, 99] as const;
+
+export interface Summary {
+  lastPingAt: Date | null;
+  totalSuccessful: number;
+  totalDegraded: number;
+  totalFailed: number;
+  percentiles: Record<(typeof PERCENTILES)[number], number>;
+}
+
+/** The start of a range: `range` before now, down to the hour, since aggregates are hourly. */
+export function rangeStart(range: TimeRange, now: Date): Date {
+  const start = new Date(now.getTime() - TIME_RANGES[range]);
+  start.setUTCMinutes(0, 0, 0);
+  return start;
+}
+
+/**
+ * Counts and latency percentiles of a monitor over a range, from the hourly
+ * aggregates (never the raw results); `regions` empty means all regions.
+ */
+export async function monitorSummary(
+  prisma: PrismaClient,
+  monitorId: string,
+  range: TimeRange,
+  regions: RegionId[],
+  now = new Date(),
+): Promise<Summary> {
+  const from = rangeStart(range, now);
+  const [counts, buckets] = await Promise.all([
+    prisma.$queryRaw<{ successful: bigint | null; degraded: bigint | null; failed: bigint | null; last: Date | null }[]>`
+      SELECT sum(successful) AS successful, sum(degraded) AS degraded, sum(failed) AS failed, max(last_ping_at) AS last
+      FROM result_counts
+      WHERE monitor_id = ${monitorId} AND hour >= ${from}
+        AND (cardinality(${regions}::text[]) = 0 OR region = ANY(${regions}::text[]))`,
+    prisma.$queryRaw<{ bucket: number; count: bigint }[]>`
+      SELECT bucket, sum(count) AS count
+      FROM latency_buckets
+      WHERE monitor_id = ${monitorId} AND hour >= ${from}
+        AND (cardinality(${regions}::text[]) = 0 OR region = ANY(${regions}::text[]))
+      GROUP BY bucket`,
+  ]);
+  const total = counts[0];
+  return {
+    lastPingAt: total?.last ?? null,
+    totalSuccessful: Number(total?.successful ?? 0),
+    totalDegraded: Number(total?.degraded ?? 0),
+    totalFailed: Number(total?.failed ?? 0),
+    percentiles: percentilesFromBuckets(
+      buckets.map((b) => ({ bucket: Number(b.bucket), count: Number(b.count) })),
+      PERCENTILES,
+    ),
+  };
+}
+
+/** The status of each region, in the order given; unknown where no result has arrived. */
+export async function regionStatuses(prisma: PrismaClient, monitorId: string, regions: RegionId[]): Promise<{ region: RegionId; status: MonitorStatus }[]> {
+  const rows = await prisma.monitorRegionStatus.findMany({ where: { monitorId, region: { in: regions } } });
+  const byRegion = new Map(rows.map((row) => [row.region, row.status as MonitorStatus]));
+  return regions.map((region) => ({ region, status: byRegion.get(region) ?? "unknown" }));
+}

@@ -1,0 +1,100 @@
+import { Periodicity } from "@vigil/proto";
+import type { ResultMessage } from "@vigil/queue";
+import { PERCENTILE_RELATIVE_ERROR } from "@vigil/domain";
+import { storeResults } from "../src/results/store";
+import { monitorSummary, regionStatuses } from "../src/results/summary";
+import { BACKENDS, startTestApi, type TestApi } from "./support/api";
+
+const NOW = new Date();
+const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000).toISOString();
+
+let sequence = 0;
+function result(monitorId: string, overrides: Partial<ResultMessage> = {}): ResultMessage {
+  return {
+    id: `hostA-ams:job-${++sequence}`,
+    monitorId,
+    region: "hostA-ams",
+    trigger: "scheduled",
+    startedAt: minutesAgo(5),
+    latencyMs: 100,
+    timing: { dnsMs: null, connectMs: 1.5, tlsMs: null, firstByteMs: 90, transferMs: 8.5 },
+    statusCode: 200,
+    status: "success",
+    error: null,
+    attempts: 1,
+    ...overrides,
+  };
+}
+
+describe.each(BACKENDS)("storing results on %s", (backend) => {
+  let api: TestApi;
+  let monitorId: string;
+
+  beforeAll(async () => {
+    api = await startTestApi(backend);
+    const client = api.client((await api.workspace()).write.key);
+    const { monitor } = await client.createTCPMonitor({
+      monitor: { name: "db", uri: "127.0.0.1:5432", periodicity: Periodicity.PERIODICITY_30S, regions: [] },
+    });
+    monitorId = monitor!.id;
+  });
+  afterAll(() => api.close());
+
+  it("stores a batch once, however often it is delivered, and skips results of deleted monitors", async () => {
+    const batch = [result(monitorId), result(monitorId, { region: "hostB-fra", id: "hostB-fra:job-x" }), result("deleted-monitor")];
+    expect(await storeResults(api.db.prisma, batch)).toBe(2);
+    expect(await storeResults(api.db.prisma, batch)).toBe(0);
+    expect(await api.db.prisma.checkResult.count({ where: { monitorId } })).toBe(2);
+    const summary = await monitorSummary(api.db.prisma, monitorId, "1d", [], NOW);
+    expect(summary).toMatchObject({ totalSuccessful: 2, totalDegraded: 0, totalFailed: 0 });
+  });
+
+  it("moves region statuses to the newest result and the monitor to its worst region", async () => {
+    await storeResults(api.db.prisma, [
+      result(monitorId, { region: "hostC-us-east4", status: "error", error: "refused", startedAt: minutesAgo(3) }),
+      result(monitorId, { region: "hostC-us-east4", status: "degraded", startedAt: minutesAgo(4) }),
+    ]);
+    expect(await regionStatuses(api.db.prisma, monitorId, ["hostA-ams", "hostC-us-east4", "hostB-par"])).toEqual([
+      { region: "hostA-ams", status: "active" },
+      { region: "hostC-us-east4", status: "error" },
+      { region: "hostB-par", status: "unknown" },
+    ]);
+    expect((await api.db.prisma.monitor.findUniqueOrThrow({ where: { id: monitorId } })).status).toBe("error");
+
+    // An older result arriving late does not move the region back.
+    await storeResults(api.db.prisma, [result(monitorId, { region: "hostC-us-east4", status: "success", startedAt: minutesAgo(30) })]);
+    expect((await regionStatuses(api.db.prisma, monitorId, ["hostC-us-east4"]))[0]!.status).toBe("error");
+    await storeResults(api.db.prisma, [result(monitorId, { region: "hostC-us-east4", status: "success", startedAt: minutesAgo(1) })]);
+    expect((await api.db.prisma.monitor.findUniqueOrThrow({ where: { id: monitorId } })).status).toBe("active");
+  });
+
+  it("summarises counts, last ping and percentiles per range and region", async () => {
+    const client = api.client((await api.workspace()).write.key);
+    const { monitor } = await client.createTCPMonitor({ monitor: { name: "p", uri: "127.0.0.1:1", periodicity: Periodicity.PERIODICITY_1M } });
+    const id = monitor!.id;
+    // 1..100 ms in hostA-ams within the last day; 1000 ms in hostB-fra three days ago; one failure.
+    await storeResults(api.db.prisma, [
+      ...Array.from({ length: 100 }, (_, i) => result(id, { latencyMs: i + 1, startedAt: minutesAgo(10 + i) })),
+      result(id, { region: "hostB-fra", latencyMs: 1000, status: "degraded", startedAt: minutesAgo(3 * 24 * 60) }),
+      result(id, { status: "error", latencyMs: 5000, startedAt: minutesAgo(2) }),
+    ]);
+    const day = await monitorSummary(api.db.prisma, id, "1d", [], NOW);
+    expect(day).toMatchObject({ totalSuccessful: 100, totalDegraded: 0, totalFailed: 1 });
+    expect(day.lastPingAt?.toISOString()).toBe(minutesAgo(2));
+    const within = (actual: number, exact: number) =>
+      expect(Math.abs(actual - exact)).toBeLessThanOrEqual(Math.ceil(exact * PERCENTILE_RELATIVE_ERROR) + 1);
+    within(day.percentiles[50], 50);
+    within(day.percentiles[90], 90);
+    within(day.percentiles[99], 99);
+
+    const week = await monitorSummary(api.db.prisma, id, "7d", [], NOW);
+    expect(week).toMatchObject({ totalSuccessful: 100, totalDegraded: 1, totalFailed: 1 });
+    within(week.percentiles[99], 100);
+    const fra = await monitorSummary(api.db.prisma, id, "14d", ["hostB-fra"], NOW);
+    expect(fra).toMatchObject({ totalSuccessful: 0, totalDegraded: 1, totalFailed: 0 });
+    within(fra.percentiles[50], 1000);
+
+    const none = await monitorSummary(api.db.prisma, id, "1d", ["hostC-us-west2"], NOW);
+    expect(none).toEqual({ lastPingAt: null, totalSuccessful: 0, totalDegraded: 0, totalFailed: 0, percentiles: { 50: 0, 75: 0, 90: 0, 95: 0, 99: 0 } });
+  });
+});
