@@ -2,18 +2,29 @@
 // never shares its event loop (or, for PGlite, the database's thread) with it.
 import { openDatabase, type DatabaseTarget } from "@vigil/db";
 import { createLogger } from "../apps/control-plane/src/logger";
+import { startPipeline } from "../apps/control-plane/src/pipeline";
 import { startApiServer } from "../apps/control-plane/src/server";
+import { deletePrefix, redisServerUrl, testPrefix } from "../test/redis";
 
 async function main(): Promise<void> {
   const target = JSON.parse(process.env.BENCH_DATABASE ?? "") as DatabaseTarget;
   const db = await openDatabase(target);
   // Request logging would cost more than the handlers being measured.
-  const api = await startApiServer({ prisma: db.prisma, logger: createLogger("warn"), port: 0, host: "127.0.0.1" });
+  const logger = createLogger("warn");
+  const redisPrefix = testPrefix();
+  const pipeline = await startPipeline(
+    db.prisma,
+    { redisUrl: redisServerUrl(), redisPrefix, defaultRegions: ["hostA-ams"], resultRetentionDays: 14, reconcileIntervalMs: 3_600_000 },
+    logger,
+  );
+  const api = await startApiServer({ prisma: db.prisma, scheduler: pipeline.scheduler, logger, port: 0, host: "127.0.0.1" });
   process.send?.({ port: api.address().port });
 
   process.once("disconnect", () => {
     void (async () => {
       await api.close();
+      await pipeline.stop();
+      await deletePrefix(redisPrefix);
       await db.close();
       process.exit(0);
     })();

@@ -8,6 +8,7 @@ echo "[test] typechecking sources, tests and benchmarks" >&2
 pnpm exec tsc -p tsconfig.json
 VIGIL_TEST_POSTGRES_URL=${VIGIL_TEST_POSTGRES_URL:-$(bash scripts/ensure-postgres.sh)}
 export VIGIL_TEST_POSTGRES_URL
+VIGIL_TEST_REDIS_URL=${VIGIL_TEST_REDIS_URL:-$(VIGIL_REDIS_DIR=/tmp/vigil-test-redis VIGIL_REDIS_PORT=6391 REDIS_URL= bash scripts/ensure-redis.sh)}; export VIGIL_TEST_REDIS_URL
 # Prisma's client and the schema engine load ES modules with import().
 export NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning ${NODE_OPTIONS:-}"
 exec pnpm exec jest --ci "$@"

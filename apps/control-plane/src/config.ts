@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { DatabaseTarget } from "@vigil/db";
+import { REGION_IDS, isRegionId, type RegionId } from "@vigil/domain";
 
 /** Every environment variable the control plane reads, with its default. */
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
@@ -11,6 +12,17 @@ const envSchema = z.object({
   DATABASE_URL: z.preprocess(unsetIfEmpty, z.url().optional()),
   DATA_DIR: z.string().min(1).default(".vigil/data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  REDIS_URL: z.string().min(1).default("redis://127.0.0.1:6390"),
+  REDIS_PREFIX: z.string().min(1).default("vigil"),
+  DEFAULT_REGIONS: z
+    .string()
+    .default("hostA-ams")
+    .transform((value) => value.split(",").map((r) => r.trim()).filter(Boolean))
+    .refine((regions) => regions.length > 0 && regions.every(isRegionId), {
+      message: `must be a comma-separated list of region ids (${REGION_IDS.join(", ")})`,
+    }),
+  RESULT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
+  RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(5).default(300),
 });
 
 export interface ControlPlaneConfig {
@@ -20,6 +32,12 @@ export interface ControlPlaneConfig {
   database: DatabaseTarget;
   dataDir: string;
   logLevel: z.output<typeof envSchema>["LOG_LEVEL"];
+  redisUrl: string;
+  redisPrefix: string;
+  /** Where monitors without regions of their own are checked. */
+  defaultRegions: RegionId[];
+  resultRetentionDays: number;
+  reconcileIntervalMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneConfig {
@@ -36,6 +54,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
     database: e.DATABASE_URL ? { kind: "postgres", url: e.DATABASE_URL } : { kind: "pglite", dataDir },
     dataDir,
     logLevel: e.LOG_LEVEL,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    defaultRegions: e.DEFAULT_REGIONS as RegionId[],
+    resultRetentionDays: e.RESULT_RETENTION_DAYS,
+    reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
   };
 }
 

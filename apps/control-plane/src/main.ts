@@ -5,6 +5,7 @@ import { serveAdminSocket } from "./admin/socket";
 import { bootstrapFirstStart } from "./bootstrap";
 import { adminSocketPath, loadConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
+import { startPipeline } from "./pipeline";
 import { createLogger } from "./logger";
 import { startApiServer } from "./server";
 
@@ -28,7 +29,8 @@ async function main(): Promise<void> {
     }
   }
 
-  const api = await startApiServer({ prisma: db.prisma, logger, port: config.port, host: config.host });
+  const pipeline = await startPipeline(db.prisma, config, logger);
+  const api = await startApiServer({ prisma: db.prisma, scheduler: pipeline.scheduler, logger, port: config.port, host: config.host });
   const closeAdmin = embedded
     ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma), logger)
     : async () => {};
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, "shutting down");
     await Promise.all([api.close(), closeAdmin()]);
+    await pipeline.stop();
     await db.close();
     await unlock();
     process.exit(0);

@@ -13,9 +13,11 @@ import { MonitorRepository } from "./monitors/repository";
 import { monitorService } from "./monitors/service";
 import { addServerReflection } from "./grpc/reflection";
 import { errorsAndLogging } from "./rpc-interceptors";
+import type { CheckScheduler } from "./scheduling/scheduler";
 
 export interface ApiServerOptions {
   prisma: PrismaClient;
+  scheduler: CheckScheduler;
   logger: Logger;
   port: number;
   host: string;
@@ -28,7 +30,7 @@ export interface ApiServerOptions {
  * (HTTP/1.1 and h2c), gRPC reflection and health, and the plain HTTP endpoints.
  */
 export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
-  const { prisma, logger } = options;
+  const { prisma, logger, scheduler } = options;
   const reflected: DescService[] = [MonitorService, Health];
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
@@ -37,7 +39,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     interceptors: [errorsAndLogging(logger)],
     routes: (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
-      router.service(MonitorService, monitorService(new MonitorRepository(prisma)), {
+      router.service(MonitorService, monitorService(new MonitorRepository(prisma), scheduler, prisma, logger), {
         interceptors: [errorsAndLogging(logger), authInterceptor(prisma)],
       });
       router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });

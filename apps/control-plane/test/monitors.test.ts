@@ -10,6 +10,7 @@ import {
   RecordComparator,
   Region,
   StringComparator,
+  TimeRange,
 } from "@vigil/proto";
 import { codeOf } from "./support/codes";
 import { BACKENDS, startTestApi, type TestApi } from "./support/api";
@@ -267,11 +268,44 @@ describe.each(BACKENDS)("monitors on %s", (backend) => {
     });
   });
 
-  it("answers unimplemented for the check-pipeline methods of an existing monitor, not_found otherwise", async () => {
-    const { monitor } = await client.createTCPMonitor({ monitor: { name: "p", uri: "example.com:1", periodicity } });
-    expect(await codeOf(client.triggerMonitor({ id: monitor!.id }))).toBe(Code.Unimplemented);
-    expect(await codeOf(client.getMonitorStatus({ id: monitor!.id }))).toBe(Code.Unimplemented);
-    expect(await codeOf(client.getMonitorSummary({ id: monitor!.id }))).toBe(Code.Unimplemented);
-    expect(await codeOf(client.getMonitorStatus({ id: "missing" }))).toBe(Code.NotFound);
+  describe("status, summary and trigger before any result", () => {
+    it("reports every configured region as unknown, or the default region when none is configured", async () => {
+      const { monitor } = await client.createTCPMonitor({
+        monitor: { name: "s", uri: "example.com:1", periodicity, regions: [Region.HOSTB_FRA, Region.HOSTA_AMS] },
+      });
+      expect(await client.getMonitorStatus({ id: monitor!.id })).toMatchObject({
+        id: monitor!.id,
+        regions: [
+          { region: Region.HOSTB_FRA, status: MonitorStatus.UNKNOWN },
+          { region: Region.HOSTA_AMS, status: MonitorStatus.UNKNOWN },
+        ],
+      });
+      const { monitor: plain } = await client.createTCPMonitor({ monitor: { name: "d", uri: "example.com:1", periodicity } });
+      expect((await client.getMonitorStatus({ id: plain!.id })).regions).toEqual([
+        expect.objectContaining({ region: Region.HOSTA_AMS, status: MonitorStatus.UNKNOWN }),
+      ]);
+    });
+
+    it("summarises nothing yet, and requires a time range and known regions", async () => {
+      const { monitor } = await client.createTCPMonitor({ monitor: { name: "m", uri: "example.com:1", periodicity } });
+      const summary = await client.getMonitorSummary({ id: monitor!.id, timeRange: TimeRange.TIME_RANGE_7D });
+      expect(summary).toMatchObject({ id: monitor!.id, totalSuccessful: 0n, totalFailed: 0n, p50: 0n, p99: 0n, timeRange: TimeRange.TIME_RANGE_7D });
+      expect(summary.lastPingAt).toBeUndefined();
+      const noRange = ConnectError.from(await client.getMonitorSummary({ id: monitor!.id }).catch((e) => e));
+      expect([noRange.code, noRange.rawMessage]).toEqual([Code.InvalidArgument, "timeRange: is required"]);
+      const badRegion = ConnectError.from(
+        await client.getMonitorSummary({ id: monitor!.id, timeRange: TimeRange.TIME_RANGE_1D, regions: [999 as Region] }).catch((e) => e),
+      );
+      expect(badRegion.code).toBe(Code.InvalidArgument);
+      expect(badRegion.rawMessage).toContain("regions[0]: must be one of");
+    });
+
+    it("triggers an existing monitor and answers not_found otherwise", async () => {
+      const { monitor } = await client.createTCPMonitor({ monitor: { name: "t", uri: "example.com:1", periodicity } });
+      expect(await client.triggerMonitor({ id: monitor!.id })).toMatchObject({ success: true });
+      expect(await codeOf(client.triggerMonitor({ id: "missing" }))).toBe(Code.NotFound);
+      expect(await codeOf(client.getMonitorStatus({ id: "missing" }))).toBe(Code.NotFound);
+      expect(await codeOf(client.getMonitorSummary({ id: "missing", timeRange: TimeRange.TIME_RANGE_1D }))).toBe(Code.NotFound);
+    });
   });
 });

@@ -7,6 +7,7 @@ export * from "./monitor-config";
 export * from "./pagination";
 export * from "./periodicity";
 export * from "./regions";
+export * from "./summary-request";
 export { isDomainName, isHttpUrl, parseHostPort } from "./rules";
 export * from "./validation";
 export * from "./proto/enums";

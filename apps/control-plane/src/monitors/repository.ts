@@ -109,6 +109,11 @@ export class MonitorRepository {
     return { records: rows.map(toRecord), total };
   }
 
+  /** Every active monitor of every workspace, for the scheduler's reconciliation. */
+  async listActive(): Promise<MonitorRecord[]> {
+    return (await this.prisma.monitor.findMany({ where: { active: true } })).map(toRecord);
+  }
+
   async delete(workspaceId: string, id: string): Promise<boolean> {
     const { count } = await this.prisma.monitor.deleteMany({ where: { id, workspaceId } });
     return count > 0;

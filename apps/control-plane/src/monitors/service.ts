@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import type { FieldMask } from "@bufbuild/protobuf/wkt";
+import { timestampFromDate, type FieldMask } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import {
   ValidationError,
@@ -7,14 +7,23 @@ import {
   monitorInputFromMessage,
   monitorToMessage,
   parseMonitorConfig,
+  monitorStatusCodec,
   parsePage,
+  parseSummaryRequest,
+  regionCodec,
+  timeRangeCodec,
   type MonitorKind,
   type MonitorMessageByKind,
   type MonitorRecord,
 } from "@vigil/domain";
+import type { PrismaClient } from "@vigil/db";
 import { DNSMonitorSchema, HTTPMonitorSchema, MonitorService, TCPMonitorSchema } from "@vigil/proto";
 import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
+import type { Logger } from "../logger";
+import { refreshMonitorStatuses } from "../results/store";
+import { monitorSummary, regionStatuses } from "../results/summary";
+import type { CheckScheduler } from "../scheduling/scheduler";
 import type { MonitorRepository } from "./repository";
 
 const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS" } as const;
@@ -27,8 +36,24 @@ function requireId(id: string): string {
   return id;
 }
 
-export function monitorService(repo: MonitorRepository): ServiceImpl<typeof MonitorService> {
+/** How long TriggerMonitor waits for Redis before answering unavailable. */
+const TRIGGER_TIMEOUT_MS = 5_000;
+
+export function monitorService(
+  repo: MonitorRepository,
+  scheduler: CheckScheduler,
+  prisma: PrismaClient,
+  logger: Logger,
+): ServiceImpl<typeof MonitorService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
+
+  /**
+   * Schedules follow a change at once, without making the caller wait on
+   * Redis: the database already holds the change, and if Redis is out of reach
+   * the scheduler's periodic reconciliation applies it later.
+   */
+  const reschedule = (what: string, work: () => Promise<void>) =>
+    void work().catch((error: unknown) => logger.warn({ err: error }, `${what}: schedules will be reconciled later`));
 
   async function findMonitor(ctx: HandlerContext, id: string): Promise<MonitorRecord> {
     const record = await repo.find(workspaceOf(ctx), requireId(id));
@@ -39,7 +64,9 @@ export function monitorService(repo: MonitorRepository): ServiceImpl<typeof Moni
   async function createMonitor<K extends MonitorKind>(ctx: HandlerContext, kind: K, message: MonitorMessageByKind[K] | undefined) {
     if (!message) throw ValidationError.of("monitor", "is required");
     const config = parseMonitorConfig(kind, monitorInputFromMessage(kind, message));
-    return { monitor: monitorToMessage(await repo.create(workspaceOf(ctx), kind, config)) };
+    const record = await repo.create(workspaceOf(ctx), kind, config);
+    reschedule(`scheduling monitor ${record.id}`, () => scheduler.schedule(record));
+    return { monitor: monitorToMessage(record) };
   }
 
   async function updateMonitor<K extends MonitorKind>(
@@ -60,13 +87,16 @@ export function monitorService(repo: MonitorRepository): ServiceImpl<typeof Moni
       const config = parseMonitorConfig(kind, { ...current.config, ...changes });
       if (fields.length === 0) return { monitor: monitorToMessage(current as MonitorRecord<K>) };
       const saved = await repo.replaceConfig(workspaceOf(ctx), current as MonitorRecord<K>, config);
-      if (saved) return { monitor: monitorToMessage(saved) };
+      if (saved) {
+        reschedule(`rescheduling monitor ${saved.id}`, () => scheduler.schedule(saved));
+        // Its regions may have changed, and with them the regions its status comes from.
+        await refreshMonitorStatuses(prisma, [saved.id]);
+        const refreshed = (await repo.find(workspaceOf(ctx), saved.id)) as MonitorRecord<K> | null;
+        return { monitor: monitorToMessage(refreshed ?? saved) };
+      }
     }
     throw new ConnectError("the monitor kept changing while this update was applied; try again", Code.Aborted);
   }
-
-  const pipelineArrivesLater = (method: string) =>
-    new ConnectError(`${method} answers once the check pipeline is running`, Code.Unimplemented);
 
   return {
     createHTTPMonitor: (req, ctx) => createMonitor(ctx, "http", req.monitor),
@@ -91,20 +121,48 @@ export function monitorService(repo: MonitorRepository): ServiceImpl<typeof Moni
 
     async deleteMonitor(req, ctx) {
       if (!(await repo.delete(workspaceOf(ctx), requireId(req.id)))) throw notFound(`monitor ${req.id}`);
+      reschedule(`unscheduling monitor ${req.id}`, () => scheduler.unschedule(req.id));
       return { success: true };
     },
 
     async triggerMonitor(req, ctx) {
-      await findMonitor(ctx, req.id);
-      throw pipelineArrivesLater("TriggerMonitor");
+      const record = await findMonitor(ctx, req.id);
+      const timeout = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new ConnectError("the check queue is unreachable; try again", Code.Unavailable)), TRIGGER_TIMEOUT_MS).unref(),
+      );
+      await Promise.race([scheduler.trigger(record), timeout]);
+      return { success: true };
     },
+
     async getMonitorStatus(req, ctx) {
-      await findMonitor(ctx, req.id);
-      throw pipelineArrivesLater("GetMonitorStatus");
+      const record = await findMonitor(ctx, req.id);
+      const statuses = await regionStatuses(prisma, record.id, [...scheduler.regionsOf(record)]);
+      return {
+        id: record.id,
+        regions: statuses.map((s) => ({ region: regionCodec.encode(s.region), status: monitorStatusCodec.encode(s.status) })),
+      };
     },
+
     async getMonitorSummary(req, ctx) {
-      await findMonitor(ctx, req.id);
-      throw pipelineArrivesLater("GetMonitorSummary");
+      const { timeRange, regions } = parseSummaryRequest({
+        timeRange: timeRangeCodec.decode(req.timeRange),
+        regions: req.regions.map(regionCodec.decode),
+      });
+      const record = await findMonitor(ctx, req.id);
+      const summary = await monitorSummary(prisma, record.id, timeRange, regions);
+      return {
+        id: record.id,
+        timeRange: req.timeRange,
+        lastPingAt: summary.lastPingAt ? timestampFromDate(summary.lastPingAt) : undefined,
+        totalSuccessful: BigInt(summary.totalSuccessful),
+        totalDegraded: BigInt(summary.totalDegraded),
+        totalFailed: BigInt(summary.totalFailed),
+        p50: BigInt(summary.percentiles[50]),
+        p75: BigInt(summary.percentiles[75]),
+        p90: BigInt(summary.percentiles[90]),
+        p95: BigInt(summary.percentiles[95]),
+        p99: BigInt(summary.percentiles[99]),
+      };
     },
   };
 }

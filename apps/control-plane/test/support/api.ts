@@ -3,6 +3,8 @@ import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } f
 import { applyMigrations, openDatabase, type Database } from "@vigil/db";
 import { MonitorService } from "@vigil/proto";
 import { createTestDatabase } from "../../../../test/postgres";
+import { deletePrefix, redisServerUrl, testPrefix } from "../../../../test/redis";
+import { startPipeline } from "../../src/pipeline";
 import { Administration } from "../../src/admin/operations";
 import { API_KEY_HEADER } from "../../src/auth/api-keys";
 import { createLogger } from "../../src/logger";
@@ -31,10 +33,17 @@ export async function openTestDatabase(backend: Backend): Promise<Database & { d
   return { ...db, dispose: () => db.close().then(drop) };
 }
 
-/** A real API server on a loopback port, backed by a fresh database. */
+/** A real API server on a loopback port, backed by a fresh database and Redis keys of its own. */
 export async function startTestApi(backend: Backend) {
   const db = await openTestDatabase(backend);
-  const listener = await startApiServer({ prisma: db.prisma, logger: createLogger("silent"), port: 0, host: "127.0.0.1" });
+  const logger = createLogger("silent");
+  const redisPrefix = testPrefix();
+  const pipeline = await startPipeline(
+    db.prisma,
+    { redisUrl: redisServerUrl(), redisPrefix, defaultRegions: ["hostA-ams"], resultRetentionDays: 14, reconcileIntervalMs: 300_000 },
+    logger,
+  );
+  const listener = await startApiServer({ prisma: db.prisma, scheduler: pipeline.scheduler, logger, port: 0, host: "127.0.0.1" });
   const baseUrl = `http://127.0.0.1:${listener.address().port}`;
   const admin = new Administration(db.prisma);
   let workspaces = 0;
@@ -56,6 +65,8 @@ export async function startTestApi(backend: Backend) {
     baseUrl,
     db,
     admin,
+    pipeline,
+    redisPrefix,
     client: (key: string | undefined, protocol: Protocol = "connect"): Client<typeof MonitorService> =>
       createClient(MonitorService, transport(key, protocol)),
     /** A new workspace with a write, a read and a legacy (scope-less) key. */
@@ -72,6 +83,8 @@ export async function startTestApi(backend: Backend) {
     fetch: (path: string, init?: RequestInit) => fetch(baseUrl + path, init),
     async close() {
       await listener.close();
+      await pipeline.stop();
+      await deletePrefix(redisPrefix);
       await db.dispose();
     },
   };

@@ -1,0 +1,115 @@
+import type { Redis } from "ioredis";
+import type { PrismaClient } from "@vigil/db";
+import { RESULTS_GROUP, decodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
+import type { Logger } from "../logger";
+import { storeResults } from "./store";
+
+type Entry = [id: string, fields: string[]];
+type StreamReply = [stream: string, entries: Entry[]][] | null;
+
+export interface ConsumerOptions {
+  prefix: string;
+  /** Unique per control-plane process. */
+  consumer: string;
+  batchSize?: number;
+  blockMs?: number;
+  /** Entries another consumer took but has not acknowledged for this long are taken over (it died). */
+  claimIdleMs?: number;
+}
+
+/**
+ * Reads results from the Redis stream with a consumer group, stores each
+ * batch in one transaction and only then acknowledges it. Entries are
+ * delivered at least once (a crash before the acknowledgement redelivers
+ * them) and stored exactly once (storeResults skips known ids), so a
+ * control plane restarted in a burst loses and doubles nothing. Replicas share
+ * the stream: each entry goes to one of them.
+ */
+export class ResultsConsumer {
+  private readonly key: string;
+  private readonly batchSize: number;
+  private readonly blockMs: number;
+  private readonly claimIdleMs: number;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  /** Read our own unacknowledged entries (after a restart or a failed batch) before new ones. */
+  private backlog = true;
+  private lastClaim = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prisma: PrismaClient,
+    private readonly logger: Logger,
+    private readonly options: ConsumerOptions,
+  ) {
+    this.key = resultsStreamKey(options.prefix);
+    this.batchSize = options.batchSize ?? 500;
+    this.blockMs = options.blockMs ?? 1_000;
+    this.claimIdleMs = options.claimIdleMs ?? 30_000;
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Finishes the batch in hand, then stops. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    await this.ensureGroup();
+    while (!this.stopping) {
+      try {
+        const entries = await this.next();
+        if (entries.length > 0) await this.handle(entries);
+      } catch (error) {
+        this.backlog = true;
+        this.logger.error({ err: error }, "storing results failed; retrying");
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+  }
+
+  private async ensureGroup(): Promise<void> {
+    try {
+      // From the stream's start: results agents wrote before any control plane ran are stored too.
+      await this.redis.xgroup("CREATE", this.key, RESULTS_GROUP, "0", "MKSTREAM");
+    } catch (error) {
+      if (!String(error).includes("BUSYGROUP")) throw error;
+    }
+  }
+
+  private async next(): Promise<Entry[]> {
+    if (Date.now() - this.lastClaim > this.claimIdleMs / 2) {
+      this.lastClaim = Date.now();
+      const [, claimed] = (await this.redis.xautoclaim(
+        this.key, RESULTS_GROUP, this.options.consumer, this.claimIdleMs, "0-0", "COUNT", this.batchSize,
+      )) as [string, Entry[]];
+      if (claimed.length > 0) return claimed;
+    }
+    const group = ["GROUP", RESULTS_GROUP, this.options.consumer, "COUNT", this.batchSize] as const;
+    const reply = (
+      this.backlog
+        ? await this.redis.xreadgroup(...group, "STREAMS", this.key, "0")
+        : await this.redis.xreadgroup(...group, "BLOCK", this.blockMs, "STREAMS", this.key, ">")
+    ) as StreamReply;
+    const entries = reply?.[0]?.[1] ?? [];
+    if (this.backlog && entries.length === 0) this.backlog = false;
+    return entries;
+  }
+
+  private async handle(entries: Entry[]): Promise<void> {
+    const results: ResultMessage[] = [];
+    for (const [id, fields] of entries) {
+      const message = decodeResult(fields);
+      if (message) results.push(message);
+      else this.logger.warn({ entry: id }, "dropping a malformed result entry");
+    }
+    const stored = await storeResults(this.prisma, results);
+    const ids = entries.map(([id]) => id);
+    await this.redis.multi().xack(this.key, RESULTS_GROUP, ...ids).xdel(this.key, ...ids).exec();
+    this.logger.debug({ received: entries.length, stored }, "results stored");
+  }
+}

@@ -1,0 +1,108 @@
+import { createHash, randomUUID } from "node:crypto";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { PERIODICITY_MS, REGION_IDS, type MonitorRecord, type RegionId } from "@vigil/domain";
+import { checkQueueName, schedulerId, type CheckJobData, type Trigger } from "@vigil/queue";
+
+/** Scheduled checks wait behind checks asked for on demand, which carry no priority (BullMQ runs those first). */
+const SCHEDULED_PRIORITY = 10;
+const CLEANUP = { removeOnComplete: true, removeOnFail: true } as const;
+
+/**
+ * Spreads monitors of one periodicity over their period: the same monitor
+ * always gets the same offset, so every replica computes the same schedule.
+ */
+export function scheduleOffset(monitorId: string, periodMs: number): number {
+  return createHash("sha256").update(monitorId).digest().readUInt32BE(0) % periodMs;
+}
+
+const jobData = (record: MonitorRecord, trigger: Trigger) =>
+  ({ monitorId: record.id, kind: record.kind, config: record.config, trigger }) as CheckJobData;
+
+/**
+ * Keeps one BullMQ job scheduler per (active monitor, region) on that
+ * region's queue. The database is the source of truth: every change calls
+ * schedule/unschedule, and reconcile() rebuilds Redis from the monitors.
+ */
+export class CheckScheduler {
+  private readonly queues = new Map<RegionId, Queue>();
+
+  constructor(
+    private readonly connection: Redis,
+    private readonly prefix: string,
+    /** Where monitors without regions of their own are checked. */
+    readonly defaultRegions: readonly RegionId[],
+  ) {}
+
+  regionsOf(record: MonitorRecord): readonly RegionId[] {
+    return record.config.regions.length > 0 ? record.config.regions : this.defaultRegions;
+  }
+
+  /** Brings a monitor's schedulers in line with its configuration (none when inactive). */
+  async schedule(record: MonitorRecord): Promise<void> {
+    const wanted = new Set(record.config.active ? this.regionsOf(record) : []);
+    await Promise.all(
+      REGION_IDS.map((region) => (wanted.has(region) ? this.upsert(region, record) : this.remove(region, record.id))),
+    );
+  }
+
+  async unschedule(monitorId: string): Promise<void> {
+    await Promise.all(REGION_IDS.map((region) => this.remove(region, monitorId)));
+  }
+
+  /** Queues an immediate check in every region of the monitor, ahead of scheduled work. */
+  async trigger(record: MonitorRecord): Promise<void> {
+    await Promise.all(
+      this.regionsOf(record).map((region) =>
+        this.queue(region).add("check", jobData(record, "manual"), { jobId: `manual:${record.id}:${randomUUID()}`, ...CLEANUP }),
+      ),
+    );
+  }
+
+  /**
+   * Makes Redis match the given active monitors: upserts every scheduler they
+   * need and removes every other one (monitors deleted, deactivated, or moved
+   * out of a region while Redis was unreachable, or a flushed Redis).
+   */
+  async reconcile(active: MonitorRecord[]): Promise<{ upserted: number; removed: number }> {
+    let upserted = 0;
+    let removed = 0;
+    for (const region of REGION_IDS) {
+      const wanted = active.filter((record) => this.regionsOf(record).includes(region));
+      const wantedIds = new Set(wanted.map((record) => schedulerId(record.id)));
+      const existing = await this.queue(region).getJobSchedulers(0, -1);
+      const stale = existing.filter((s) => !wantedIds.has(s.key));
+      await Promise.all(stale.map((s) => this.queue(region).removeJobScheduler(s.key)));
+      await Promise.all(wanted.map((record) => this.upsert(region, record)));
+      upserted += wanted.length;
+      removed += stale.length;
+    }
+    return { upserted, removed };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+  }
+
+  queue(region: RegionId): Queue {
+    let queue = this.queues.get(region);
+    if (!queue) {
+      queue = new Queue(checkQueueName(region), { connection: this.connection, prefix: this.prefix });
+      this.queues.set(region, queue);
+    }
+    return queue;
+  }
+
+  private async upsert(region: RegionId, record: MonitorRecord): Promise<void> {
+    const every = PERIODICITY_MS[record.config.periodicity];
+    await this.queue(region).upsertJobScheduler(
+      schedulerId(record.id),
+      { every, offset: scheduleOffset(record.id, every) },
+      { name: "check", data: jobData(record, "scheduled"), opts: { priority: SCHEDULED_PRIORITY, ...CLEANUP } },
+    );
+  }
+
+  private async remove(region: RegionId, monitorId: string): Promise<void> {
+    await this.queue(region).removeJobScheduler(schedulerId(monitorId));
+  }
+}
