@@ -17,6 +17,7 @@ export interface Pipeline {
 }
 
 const PRUNE_INTERVAL_MS = 3_600_000;
+const RECONCILE_RETRY_MS = 5_000;
 
 /**
  * The control plane's side of the check pipeline: schedules in Redis kept in
@@ -45,19 +46,33 @@ export async function startPipeline(
   const safely = (what: string, work: () => Promise<unknown>) => () =>
     work().catch((error: unknown) => logger.error({ err: error }, `${what} failed`));
 
-  await reconcile();
+  // The API must come up even while Redis is unreachable: reconciliation runs
+  // in the background, soon again after a failure, then at its interval.
+  let reconcileTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const reconcileLoop = async () => {
+    let next = config.reconcileIntervalMs;
+    try {
+      await reconcile();
+    } catch (error) {
+      logger.error({ err: error }, "reconciling schedules failed; retrying");
+      next = Math.min(RECONCILE_RETRY_MS, config.reconcileIntervalMs);
+    }
+    if (!stopped) reconcileTimer = setTimeout(() => void reconcileLoop(), next);
+  };
+  void reconcileLoop();
   consumer.start();
-  const timers = [
-    setInterval(safely("reconciling schedules", reconcile), config.reconcileIntervalMs),
-    setInterval(safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays)), PRUNE_INTERVAL_MS),
-  ];
-  void safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays))();
+  const prune = safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays));
+  const pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
+  void prune();
 
   return {
     scheduler,
     reconcile,
     async stop() {
-      timers.forEach(clearInterval);
+      stopped = true;
+      clearTimeout(reconcileTimer);
+      clearInterval(pruneTimer);
       await consumer.stop();
       await scheduler.close();
       streamRedis.disconnect();

@@ -1,1 +1,5 @@
 export * from "./types";
+export * from "./http";
+export * from "./tcp";
+export * from "./dns";
+export * from "./run";

@@ -66,6 +66,12 @@ export class ResultsConsumer {
         if (entries.length > 0) await this.handle(entries);
       } catch (error) {
         this.backlog = true;
+        if (String(error).includes("NOGROUP")) {
+          // Redis lost the stream (flushed or replaced): start it again; agents keep appending.
+          this.logger.warn("the results stream or its consumer group is gone; recreating it");
+          await this.ensureGroup().catch(() => {});
+          continue;
+        }
         this.logger.error({ err: error }, "storing results failed; retrying");
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { resolve } from "node:path";
+import { redisServerUrl, testPrefix } from "../../../../test/redis";
 
 const dist = resolve(__dirname, "../../dist");
 
@@ -14,7 +15,7 @@ export interface ServiceProcess {
 /** Starts the built control plane (`node dist/main.js`) and waits until it listens. */
 export function startService(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [resolve(dist, "main.js")], {
-    env: { ...process.env, NODE_OPTIONS: "", PORT: "0", HOST: "127.0.0.1", ...env },
+    env: { ...process.env, NODE_OPTIONS: "", PORT: "0", HOST: "127.0.0.1", REDIS_URL: redisServerUrl(), REDIS_PREFIX: testPrefix(), ...env },
   });
   let out = "";
   let err = "";

@@ -1,0 +1,205 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createClient, type Client } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { REGION_IDS } from "@vigil/domain";
+import { MonitorService, MonitorStatus, Periodicity, Region, TimeRange } from "@vigil/proto";
+import { connectRedis, schedulerId, type CheckJobData } from "@vigil/queue";
+import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
+import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
+import { Administration } from "../src/admin/operations";
+import { MonitorRepository } from "../src/monitors/repository";
+import { CheckScheduler } from "../src/scheduling/scheduler";
+import { createLogger } from "../src/logger";
+import { startPipeline, type Pipeline } from "../src/pipeline";
+import { startApiServer } from "../src/server";
+import { openTestDatabase } from "./support/api";
+import { eventually } from "./support/eventually";
+import type { Listener } from "../src/http/listener";
+
+/**
+ * The whole pipeline: monitors made through the RPC API, agents in two
+ * regions (real processes), a target on loopback, results flowing back.
+ */
+describe("the check pipeline end to end", () => {
+  const prefix = testPrefix();
+  const redisUrl = redisServerUrl();
+  let db: Awaited<ReturnType<typeof openTestDatabase>>;
+  let pipeline: Pipeline;
+  let listener: Listener;
+  let apiPort = 0;
+  let client: Client<typeof MonitorService>;
+  const agents: AgentProcess[] = [];
+  let hits = 0;
+  const target = http.createServer((_req, res) => {
+    hits++;
+    res.end("ok");
+  });
+  let targetUrl: string;
+
+  const startControlPlane = async () => {
+    const logger = createLogger("silent");
+    pipeline = await startPipeline(
+      db.prisma,
+      { redisUrl, redisPrefix: prefix, defaultRegions: ["hostA-ams"], resultRetentionDays: 14, reconcileIntervalMs: 300_000 },
+      logger,
+    );
+    // A restarted control plane comes back on the same port, as behind a load balancer.
+    listener = await startApiServer({ prisma: db.prisma, scheduler: pipeline.scheduler, logger, port: apiPort, host: "127.0.0.1" });
+    apiPort = listener.address().port;
+  };
+  const stopControlPlane = async () => {
+    await listener.close();
+    await pipeline.stop();
+  };
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+    targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/health`;
+    db = await openTestDatabase("postgres");
+    await startControlPlane();
+    const admin = new Administration(db.prisma);
+    await admin.createWorkspace({ name: "E2E", slug: "e2e" });
+    const { key } = await admin.createApiKey({ workspaceSlug: "e2e", scope: "write" });
+    client = createClient(
+      MonitorService,
+      createConnectTransport({
+        baseUrl: `http://127.0.0.1:${listener.address().port}`,
+        httpVersion: "1.1",
+        interceptors: [(next) => (req) => (req.header.set("x-service-key", key), next(req))],
+      }),
+    );
+    for (const region of ["hostA-ams", "hostB-fra"]) {
+      agents.push(await startAgent({ REGION: region, REDIS_URL: redisUrl, REDIS_PREFIX: prefix }));
+    }
+  });
+  afterAll(async () => {
+    await Promise.all(agents.map((agent) => agent.stop()));
+    await stopControlPlane().catch(() => {});
+    await deletePrefix(prefix);
+    await db.dispose();
+    target.close();
+  });
+
+  const storedResults = (monitorId: string) => db.prisma.checkResult.findMany({ where: { monitorId } });
+
+  it("checks an active monitor on schedule in each of its regions, and status and summary reflect the results", async () => {
+    const { monitor } = await client.createHTTPMonitor({
+      monitor: { name: "api", url: targetUrl, periodicity: Periodicity.PERIODICITY_30S, active: true, regions: [Region.HOSTA_AMS, Region.HOSTB_FRA] },
+    });
+    const id = monitor!.id;
+    // The first scheduled run comes within one period (runs are spread over it).
+    const results = await eventually(async () => {
+      const rows = await storedResults(id);
+      expect(new Set(rows.map((r) => r.region))).toEqual(new Set(["hostA-ams", "hostB-fra"]));
+      return rows;
+    }, 45_000);
+    expect(results.every((r) => r.trigger === "scheduled" && r.status === "success" && r.statusCode === 200)).toBe(true);
+
+    expect(await client.getMonitorStatus({ id })).toMatchObject({
+      regions: [
+        { region: Region.HOSTA_AMS, status: MonitorStatus.ACTIVE },
+        { region: Region.HOSTB_FRA, status: MonitorStatus.ACTIVE },
+      ],
+    });
+    const summary = await client.getMonitorSummary({ id, timeRange: TimeRange.TIME_RANGE_1D });
+    expect(summary.totalSuccessful).toBeGreaterThanOrEqual(2n);
+    expect(summary.lastPingAt).toBeDefined();
+    expect(summary.p50).toBeGreaterThanOrEqual(0n);
+    const ams = await client.getMonitorSummary({ id, timeRange: TimeRange.TIME_RANGE_1D, regions: [Region.HOSTA_AMS] });
+    expect(ams.totalSuccessful).toBeLessThan(summary.totalSuccessful);
+    expect((await client.getMonitor({ id })).monitor!.config.value!.status).toBe(MonitorStatus.ACTIVE);
+  }, 60_000);
+
+  it("runs a check on demand in every configured region, marked manual", async () => {
+    const { monitor } = await client.createTCPMonitor({
+      monitor: { name: "tcp", uri: new URL(targetUrl).host, periodicity: Periodicity.PERIODICITY_1H, regions: [Region.HOSTA_AMS, Region.HOSTB_FRA] },
+    });
+    expect(await client.triggerMonitor({ id: monitor!.id })).toMatchObject({ success: true });
+    const rows = await eventually(async () => {
+      const found = await storedResults(monitor!.id);
+      expect(found).toHaveLength(2);
+      return found;
+    });
+    expect(rows.map((r) => [r.region, r.trigger, r.status]).sort()).toEqual([
+      ["hostA-ams", "manual", "success"],
+      ["hostB-fra", "manual", "success"],
+    ]);
+  });
+
+  it("reports failures as errors in the region's status", async () => {
+    const { monitor } = await client.createTCPMonitor({
+      monitor: { name: "closed", uri: "127.0.0.1:9", periodicity: Periodicity.PERIODICITY_1H, retry: 0n },
+    });
+    await client.triggerMonitor({ id: monitor!.id });
+    await eventually(async () =>
+      expect((await client.getMonitorStatus({ id: monitor!.id })).regions).toEqual([
+        expect.objectContaining({ region: Region.HOSTA_AMS, status: MonitorStatus.ERROR }),
+      ]),
+    );
+    const [row] = await storedResults(monitor!.id);
+    expect(row).toMatchObject({ status: "error", attempts: 1, error: expect.stringContaining("refused") });
+  });
+
+  it("stops checking a deleted monitor", async () => {
+    const { monitor } = await client.createHTTPMonitor({
+      monitor: { name: "gone", url: targetUrl, periodicity: Periodicity.PERIODICITY_30S, active: true, regions: [Region.HOSTA_AMS, Region.HOSTB_FRA] },
+    });
+    await client.deleteMonitor({ id: monitor!.id });
+    await eventually(async () => {
+      for (const region of REGION_IDS) {
+        const queue = pipeline.scheduler.queue(region);
+        expect(await queue.getJobScheduler(schedulerId(monitor!.id))).toBeUndefined();
+        const jobs = await queue.getJobs(["delayed", "waiting", "prioritized"]);
+        expect(jobs.filter((job) => job.data.monitorId === monitor!.id)).toEqual([]);
+      }
+    });
+  });
+
+  it("stores every result exactly once when the control plane is down while agents keep checking", async () => {
+    const { monitor } = await client.createHTTPMonitor({
+      monitor: { name: "burst", url: `${targetUrl}?burst`, periodicity: Periodicity.PERIODICITY_1H },
+    });
+    const record = await new MonitorRepository(db.prisma).find((await db.prisma.workspace.findUniqueOrThrow({ where: { slug: "e2e" } })).id, monitor!.id);
+    await stopControlPlane();
+
+    // With the control plane gone, agents keep checking (jobs queued here directly) and results wait in Redis.
+    const hitsBefore = hits;
+    const queues = ["hostA-ams", "hostB-fra"] as const;
+    const producer = new CheckScheduler(connectRedis(redisUrl, "test"), prefix, ["hostA-ams"]);
+    for (let i = 0; i < 10; i++) {
+      for (const region of queues) {
+        await producer.queue(region).add("check", { monitorId: record!.id, kind: "http", config: record!.config, trigger: "manual" } as CheckJobData, {
+          jobId: `burst-${region}-${i}`,
+          removeOnComplete: true,
+        });
+      }
+    }
+    await producer.close();
+    await eventually(() => expect(hits - hitsBefore).toBe(20));
+    expect(await db.prisma.checkResult.count({ where: { monitorId: record!.id } })).toBe(0);
+
+    await startControlPlane();
+    await eventually(async () => expect(await db.prisma.checkResult.count({ where: { monitorId: record!.id } })).toBe(20));
+    // A restart replays nothing twice.
+    await stopControlPlane();
+    await startControlPlane();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await db.prisma.checkResult.count({ where: { monitorId: record!.id } })).toBe(20);
+    const counts = await db.prisma.resultCount.aggregate({ where: { monitorId: record!.id }, _sum: { successful: true } });
+    expect(counts._sum.successful).toBe(20);
+  });
+
+  it("rebuilds schedules after Redis is flushed, and results keep flowing", async () => {
+    const { monitor } = await client.createHTTPMonitor({
+      monitor: { name: "flush", url: `${targetUrl}?flush`, periodicity: Periodicity.PERIODICITY_30S, active: true, regions: [Region.HOSTA_AMS] },
+    });
+    await eventually(async () => expect(await pipeline.scheduler.queue("hostA-ams").getJobScheduler(schedulerId(monitor!.id))).toBeDefined());
+    await deletePrefix(prefix);
+    expect(await pipeline.scheduler.queue("hostA-ams").getJobScheduler(schedulerId(monitor!.id))).toBeUndefined();
+    await pipeline.reconcile();
+    expect(await pipeline.scheduler.queue("hostA-ams").getJobScheduler(schedulerId(monitor!.id))).toBeDefined();
+    await client.triggerMonitor({ id: monitor!.id });
+    await eventually(async () => expect(await db.prisma.checkResult.count({ where: { monitorId: monitor!.id, trigger: "manual" } })).toBe(1));
+  });
+});

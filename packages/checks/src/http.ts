@@ -1,0 +1,533 @@
+/**
+ * The HTTP check: one attempt at an http:// or https:// target. Every request
+ * goes over a connection opened for it by our own connector, so that DNS,
+ * TCP connect and TLS are timed on the socket itself; redirects are followed
+ * here rather than by undici, so that each hop is timed the same way; the
+ * response is judged by the domain's assertion rules (failedHttpAssertions).
+ */
+import { Resolver, lookup } from "node:dns/promises";
+import { connect as connectTcp, isIP, isIPv6, type Socket } from "node:net";
+import { performance } from "node:perf_hooks";
+import { pipeline, type Readable } from "node:stream";
+import { connect as connectTls } from "node:tls";
+import * as zlib from "node:zlib";
+import { LIMITS, failedHttpAssertions, type Header, type HttpMonitorConfig } from "@vigil/domain";
+import { Client, type Dispatcher, type buildConnector } from "undici";
+import { NO_TIMING, type Attempt, type CheckEnvironment, type Timing } from "./types";
+
+/** Redirects followed at most; one more fails the attempt. */
+export const MAX_REDIRECTS = 10;
+/** Bytes of the (decoded) response body read for the assertions; the rest is never read. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Sent unless the monitor sets its own: some servers refuse requests that have none. */
+const USER_AGENT = "Vigil/0.1 (synthetic monitoring)";
+/** Headers that describe the request body, dropped when a redirect drops the body (as the Fetch standard does). */
+const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding", "content-language", "content-location"]);
+/** Headers not sent on to another origin: credentials must not leak to a site the target redirects to. */
+const ORIGIN_BOUND_HEADERS = new Set(["authorization", "cookie", "proxy-authorization", "host"]);
+
+/** A failure of the target (or of the monitor's configuration), already worded for Attempt.error. */
+class TargetFailure extends Error {}
+
+/**
+ * One attempt: the request (and its redirects, when the monitor follows
+ * them), bounded as a whole by the monitor's timeout. Resolves to a failed
+ * Attempt for anything the target does; rejects only on a bug here.
+ */
+export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironment): Promise<Attempt> {
+  const started = performance.now();
+  // A timeout of 0 means "no timeout of its own": the largest one applies.
+  const timeoutMs = config.timeout === 0 ? LIMITS.timeoutMs.max : config.timeout;
+  const deadline = new Deadline(timeoutMs, env.signal);
+  const state: AttemptState = { clock: new PhaseClock(), statusCode: null };
+  const result = (error: string | null): Attempt => ({
+    ok: error === null,
+    latencyMs: performance.now() - started,
+    timing: state.clock.timing,
+    statusCode: state.statusCode,
+    error,
+  });
+
+  try {
+    const first = firstRequest(config);
+    const response = await fetchFollowingRedirects(first, state, {
+      signal: deadline.signal,
+      dnsServers: env.dnsServers,
+      followRedirects: config.followRedirects,
+    });
+    // Without status code assertions only 2xx passes (failedHttpAssertions'
+    // rule), so with followRedirects off a 3xx fails unless an assertion
+    // accepts it: a documented decision, the redirect itself is the answer.
+    const failures = failedHttpAssertions(response, config);
+    return result(failures.length === 0 ? null : failures.join("; "));
+  } catch (error) {
+    const phase = state.clock.phase;
+    state.clock.stop();
+    if (deadline.timedOut) return result(`timed out after ${timeoutMs} ms${phase ? ` ${PHASE_WORDS[phase]}` : ""}`);
+    if (deadline.signal.aborted) return result("check aborted");
+    if (isProgrammerError(error)) throw error;
+    return result(describeFailure(error, phase));
+  } finally {
+    deadline.dispose();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Requests and redirects
+
+interface HopRequest {
+  url: URL;
+  method: string;
+  headers: Header[];
+  /** Sent only when not empty. */
+  body: string;
+}
+
+interface HopContext {
+  signal: AbortSignal;
+  dnsServers: string[] | undefined;
+  followRedirects: boolean;
+}
+
+/** What the attempt reports: the phases and status of its latest hop. */
+interface AttemptState {
+  clock: PhaseClock;
+  statusCode: number | null;
+}
+
+/** The final response, as failedHttpAssertions observes it. */
+interface Received {
+  statusCode: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: string;
+  /** Where a redirect to follow points; the body is not read then. */
+  location?: string;
+}
+
+function firstRequest(config: HttpMonitorConfig): HopRequest {
+  let url: URL;
+  try {
+    url = new URL(config.url);
+  } catch {
+    throw new TargetFailure(`invalid URL ${JSON.stringify(config.url)}`);
+  }
+  url.hash = "";
+  const headers = [...config.headers];
+  if (!headers.some((h) => h.key.toLowerCase() === "user-agent")) headers.push({ key: "user-agent", value: USER_AGENT });
+  return { url, method: config.method, headers, body: config.body };
+}
+
+async function fetchFollowingRedirects(first: HopRequest, state: AttemptState, context: HopContext): Promise<Received> {
+  const visited = new Set([hopKey(first)]);
+  let request = first;
+  for (let redirects = 0; ; redirects += 1) {
+    state.clock = new PhaseClock();
+    state.statusCode = null;
+    const response = await send(request, state, context);
+    if (response.location === undefined) return response;
+    if (redirects === MAX_REDIRECTS) throw new TargetFailure(`more than ${MAX_REDIRECTS} redirects`);
+    request = redirected(request, response.statusCode, response.location);
+    // Without a cookie jar the same request gets the same answer: a loop
+    // would only end at the redirect limit, so say what it is at once.
+    const key = hopKey(request);
+    if (visited.has(key)) throw new TargetFailure(`redirect loop: ${request.method} ${request.url.href} was already requested`);
+    visited.add(key);
+  }
+}
+
+const hopKey = (request: HopRequest) => `${request.method} ${request.url.href}`;
+
+/** The request a redirect asks for, with the method and header changes browsers make. */
+function redirected(previous: HopRequest, statusCode: number, location: string): HopRequest {
+  let url: URL;
+  try {
+    url = new URL(location, previous.url);
+  } catch {
+    throw new TargetFailure(`redirect to an invalid URL ${JSON.stringify(location)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TargetFailure(`redirect to an unsupported URL ${url.href}`);
+  url.hash = "";
+  const toGet = statusCode === 303 ? previous.method !== "HEAD" : (statusCode === 301 || statusCode === 302) && previous.method === "POST";
+  let headers = previous.headers;
+  if (toGet) headers = headers.filter((h) => !BODY_HEADERS.has(h.key.toLowerCase()));
+  if (url.origin !== previous.url.origin) headers = headers.filter((h) => !ORIGIN_BOUND_HEADERS.has(h.key.toLowerCase()));
+  return { url, method: toGet ? "GET" : previous.method, headers, body: toGet ? "" : previous.body };
+}
+
+/**
+ * One request over a client of its own, so it opens (and times) a fresh
+ * connection and nothing is kept alive for a later attempt.
+ */
+async function send(request: HopRequest, state: AttemptState, context: HopContext): Promise<Received> {
+  const clock = state.clock;
+  const client = new Client(request.url.origin, {
+    connect: timedConnector(clock, context),
+    // The attempt's signal bounds every phase; undici's own timers would only race it.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+  try {
+    const response = await client.request({
+      path: request.url.pathname + request.url.search,
+      method: request.method as Dispatcher.HttpMethod,
+      headers: requestHeaders(request),
+      body: request.body === "" ? null : request.body,
+      signal: context.signal,
+    });
+    clock.enter("transferMs");
+    state.statusCode = response.statusCode;
+    response.body.on("error", noop); // Destroying it early emits an abort error nobody needs.
+    const headers = responseHeaders(response.headers);
+    const location = headers.location;
+    if (context.followRedirects && REDIRECT_STATUSES.has(response.statusCode) && location !== undefined) {
+      response.body.destroy();
+      clock.stop();
+      return { statusCode: response.statusCode, headers, body: "", location };
+    }
+    const body = request.method === "HEAD" ? "" : await readBody(response.body, headers["content-encoding"]);
+    clock.stop();
+    return { statusCode: response.statusCode, headers, body };
+  } finally {
+    await client.destroy();
+  }
+}
+
+/** The monitor's headers as undici's flat list (repeated names kept), with credentials from the URL. */
+function requestHeaders(request: HopRequest): string[] {
+  const flat = request.headers.flatMap((h) => [h.key, h.value]);
+  const { username, password } = request.url;
+  if ((username || password) && !request.headers.some((h) => h.key.toLowerCase() === "authorization")) {
+    const credentials = `${percentDecoded(username)}:${percentDecoded(password)}`;
+    flat.push("authorization", `Basic ${Buffer.from(credentials).toString("base64")}`);
+  }
+  return flat;
+}
+
+/** URL userinfo is percent-encoded; a malformed escape is sent as written. */
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function responseHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}
+
+// ---------------------------------------------------------------------------
+// The body
+
+const DECODERS = new Map<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress>([
+  // Flushing leniently accepts a body cut short, as browsers do.
+  ["gzip", () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH })],
+  ["x-gzip", () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH })],
+  ["deflate", () => zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH })],
+  ["br", () => zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })],
+]);
+
+/**
+ * The body as UTF-8 text, decoded when the monitor asked for a compressed
+ * one, and cut at MAX_BODY_BYTES: reading stops there, so a huge or endless
+ * body costs neither memory nor time, and the assertions see its beginning.
+ */
+async function readBody(body: Readable, contentEncoding: string | undefined): Promise<string> {
+  const decoder = DECODERS.get(contentEncoding?.trim().toLowerCase() ?? "")?.();
+  const source: Readable = decoder ?? body;
+  // pipeline() passes the body's errors (reset, abort) on to the decoder.
+  if (decoder) pipeline(body, decoder, noop);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      const kept = chunk.subarray(0, MAX_BODY_BYTES - size);
+      chunks.push(kept);
+      size += kept.length;
+      if (size >= MAX_BODY_BYTES) break;
+    }
+  } finally {
+    source.destroy();
+    body.destroy();
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
+}
+
+// ---------------------------------------------------------------------------
+// Connections and their timing
+
+type Phase = keyof Timing;
+
+/** Where an attempt was when it failed, for its error. */
+const PHASE_WORDS: Record<Phase, string> = {
+  dnsMs: "while resolving the host name",
+  connectMs: "while connecting",
+  tlsMs: "during the TLS handshake",
+  firstByteMs: "while waiting for the response",
+  transferMs: "while reading the response body",
+};
+
+/**
+ * Times a request's phases back to back: entering a phase ends the one
+ * before. A phase that started and then failed keeps the time spent in it
+ * (a TLS handshake that rejected the certificate took that long); phases
+ * never reached stay null.
+ */
+class PhaseClock {
+  readonly timing: Timing = { ...NO_TIMING };
+  private current: Phase | null = null;
+  private since = 0;
+  private stopped = false;
+
+  get phase(): Phase | null {
+    return this.current;
+  }
+
+  enter(phase: Phase | null): void {
+    // A connector still running after the attempt ended must not change its result.
+    if (this.stopped) return;
+    const now = performance.now();
+    if (this.current !== null) this.timing[this.current] = now - this.since;
+    this.current = phase;
+    this.since = now;
+  }
+
+  stop(): void {
+    this.enter(null);
+    this.stopped = true;
+  }
+}
+
+/**
+ * undici's connect hook: resolves, connects and handshakes by itself, so
+ * each phase is timed on the socket's own events. The clock then waits for
+ * the response headers: firstByteMs runs from the connection being ready.
+ */
+function timedConnector(clock: PhaseClock, context: HopContext): buildConnector.connector {
+  return (options, callback) => {
+    openConnection(options, clock, context).then(
+      (socket) => callback(null, socket),
+      (error: unknown) => callback(isErrorLike(error) ? (error as Error) : new Error(String(error)), null),
+    );
+  };
+}
+
+async function openConnection(options: buildConnector.Options, clock: PhaseClock, context: HopContext): Promise<Socket> {
+  const { signal } = context;
+  const host = options.hostname; // undici has taken the brackets off IPv6 literals
+  const secure = options.protocol === "https:";
+  const port = Number(options.port) || (secure ? 443 : 80);
+  let addresses = [host];
+  if (isIP(host) === 0) {
+    clock.enter("dnsMs");
+    addresses = await resolveHost(host, context.dnsServers, signal);
+  }
+  clock.enter("connectMs");
+  const socket = await connectToAny(addresses, port, signal);
+  if (!secure) {
+    clock.enter("firstByteMs");
+    return socket;
+  }
+  clock.enter("tlsMs");
+  try {
+    const servername = isIP(host) === 0 ? host : undefined; // SNI carries names only
+    // The certificate is verified as usual, against `host`.
+    const secured = await ready(connectTls({ socket, host, servername, ALPNProtocols: ["http/1.1"] }), "secureConnect", signal);
+    clock.enter("firstByteMs");
+    return secured;
+  } catch (error) {
+    socket.destroy();
+    if (signal.aborted) throw error;
+    throw new TargetFailure(describeTlsError(error, host));
+  }
+}
+
+/**
+ * The addresses of a host name, in the order to try them: from the agent's
+ * DNS servers when it has some (A records, then AAAA when there is no A
+ * record), else from the system's resolver (which reads the hosts file too).
+ */
+async function resolveHost(host: string, servers: string[] | undefined, signal: AbortSignal): Promise<string[]> {
+  try {
+    const addresses = servers?.length
+      ? await resolveWithServers(host, servers, signal)
+      : (await untilAborted(lookup(host, { all: true }), signal)).map((a) => a.address);
+    if (addresses.length === 0) throw Object.assign(new Error("no addresses"), { code: "ENODATA" });
+    return addresses;
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new TargetFailure(`DNS lookup of ${host} failed: ${codeOf(error) ?? messageOf(error)}`);
+  }
+}
+
+async function resolveWithServers(host: string, servers: string[], signal: AbortSignal): Promise<string[]> {
+  const resolver = new Resolver();
+  resolver.setServers(servers);
+  const cancel = () => resolver.cancel();
+  signal.addEventListener("abort", cancel, { once: true });
+  try {
+    const v4 = await resolver.resolve4(host).catch((error: unknown) => {
+      if (codeOf(error) === "ENODATA") return [];
+      throw error;
+    });
+    return v4.length > 0 ? v4 : await resolver.resolve6(host);
+  } finally {
+    signal.removeEventListener("abort", cancel);
+  }
+}
+
+/** A TCP connection to the first address that takes one; when none does, every address's failure is told. */
+async function connectToAny(addresses: string[], port: number, signal: AbortSignal): Promise<Socket> {
+  const failures: string[] = [];
+  for (const address of addresses) {
+    try {
+      return await ready(connectTcp({ host: address, port, noDelay: true }), "connect", signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      failures.push(describeConnectError(error, address, port));
+    }
+  }
+  throw new TargetFailure(failures.join("; "));
+}
+
+/** Waits for a socket's ready event; on an error or an abort, destroys it and rejects. */
+function ready<S extends Socket>(socket: S, event: "connect" | "secureConnect", signal: AbortSignal): Promise<S> {
+  return new Promise((resolve, reject) => {
+    const settle = (error?: unknown) => {
+      socket.off(event, onReady);
+      socket.off("error", settle);
+      signal.removeEventListener("abort", onAbort);
+      if (error === undefined) return resolve(socket);
+      socket.destroy();
+      reject(error);
+    };
+    const onReady = () => settle();
+    const onAbort = () => settle(signal.reason);
+    if (signal.aborted) return onAbort();
+    socket.once(event, onReady);
+    socket.once("error", settle);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Settles with the promise, or rejects as soon as the signal aborts (for work that cannot be cancelled). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** Aborts the attempt when its time is up or when the agent aborts it. */
+class Deadline {
+  timedOut = false;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onOuterAbort = () => this.controller.abort(this.outer?.reason);
+
+  constructor(
+    ms: number,
+    private readonly outer: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort(new TargetFailure(`timed out after ${ms} ms`));
+    }, ms);
+    if (outer?.aborted) this.onOuterAbort();
+    else outer?.addEventListener("abort", this.onOuterAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.outer?.removeEventListener("abort", this.onOuterAbort);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Errors as sentences
+
+const codeOf = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+};
+/**
+ * Duck-typed, not instanceof: errors from Node's core can come from another
+ * realm than this module's Error (under Jest's VM contexts, for one).
+ */
+const isErrorLike = (error: unknown): error is { name: string; message: string } =>
+  typeof (error as { message?: unknown } | null)?.message === "string";
+const messageOf = (error: unknown): string => (isErrorLike(error) ? error.message : String(error));
+const formatAddress = (address: string, port: number) => (isIPv6(address) ? `[${address}]:${port}` : `${address}:${port}`);
+
+function describeConnectError(error: unknown, address: string, port: number): string {
+  const where = formatAddress(address, port);
+  switch (codeOf(error)) {
+    case "ECONNREFUSED":
+      return `connection refused (${where})`;
+    case "ECONNRESET":
+      return `connection reset (${where})`;
+    case "ETIMEDOUT":
+      return `connection timed out (${where})`;
+    case "EHOSTUNREACH":
+      return `host unreachable (${where})`;
+    case "ENETUNREACH":
+      return `network unreachable (${where})`;
+    default:
+      return `could not connect to ${where}: ${messageOf(error)}`;
+  }
+}
+
+function describeTlsError(error: unknown, host: string): string {
+  const code = codeOf(error);
+  if (code === "ECONNRESET") return `connection reset during the TLS handshake with ${host}`;
+  return `TLS handshake with ${host} failed: ${messageOf(error)}${code ? ` (${code})` : ""}`;
+}
+
+/** A failure after the connection was made (or one worded where it happened). */
+function describeFailure(error: unknown, phase: Phase | null): string {
+  if (error instanceof TargetFailure) return error.message;
+  const where = phase ? ` ${PHASE_WORDS[phase]}` : "";
+  const code = codeOf(error);
+  switch (code) {
+    case "ECONNRESET":
+      return `connection reset${where}`;
+    case "EPIPE":
+    case "UND_ERR_SOCKET":
+      return `connection closed by the target${where}`;
+    case "UND_ERR_HEADERS_OVERFLOW":
+      return "response headers too large";
+    case "UND_ERR_RES_CONTENT_LENGTH_MISMATCH":
+      return "response body length does not match its Content-Length";
+    case "UND_ERR_INVALID_ARG":
+    case "UND_ERR_NOT_SUPPORTED":
+      return `invalid request: ${messageOf(error)}`;
+  }
+  if (code?.startsWith("HPE_")) return `invalid HTTP response: ${messageOf(error)}`;
+  if (code?.startsWith("Z_") || code?.startsWith("ERR__")) return `could not decode the response body: ${messageOf(error)}`;
+  return `request failed${where}: ${messageOf(error)}${code ? ` (${code})` : ""}`;
+}
+
+const PROGRAMMER_ERRORS = new Set(["TypeError", "RangeError", "ReferenceError", "SyntaxError"]);
+
+/**
+ * Errors of JavaScript itself (or Node refusing an argument) come from a bug
+ * here, not from the target: they are thrown, not reported as a failed check.
+ */
+function isProgrammerError(error: unknown): boolean {
+  return isErrorLike(error) && PROGRAMMER_ERRORS.has(error.name);
+}
+
+function noop(): void {}

@@ -1,0 +1,91 @@
+import { PERIODICITY_MS, type MonitorConfigByKind, type MonitorKind } from "@vigil/domain";
+import { dnsAttempt, effectiveTimeoutMs } from "./dns";
+import { httpAttempt } from "./http";
+import { tcpAttempt } from "./tcp";
+import type { Attempt, CheckEnvironment, CheckOutcome } from "./types";
+
+/** A check to run: a monitor kind with that kind's configuration. */
+export type CheckJob = { [K in MonitorKind]: { kind: K; config: MonitorConfigByKind[K] } }[MonitorKind];
+
+export interface RunOptions {
+  /** Wait before retry number n (1 for the first retry), in ms; defaultBackoffMs when absent. */
+  backoffMs?: (retryNumber: number) => number;
+}
+
+/** 250 ms before the first retry, doubling, at most 2 s: a blip gets time to pass without delaying the verdict much. */
+export function defaultBackoffMs(retryNumber: number): number {
+  return Math.min(250 * 2 ** Math.max(0, retryNumber - 1), 2_000);
+}
+
+/**
+ * Whether another attempt still fits in the monitor's period: its wait plus
+ * its whole timeout must end within the period, so a check never overlaps
+ * the next scheduled one.
+ */
+export function mayRetry(elapsedMs: number, backoffMs: number, timeoutMs: number, periodMs: number): boolean {
+  return elapsedMs + backoffMs + timeoutMs <= periodMs;
+}
+
+function attempt(job: CheckJob, env: CheckEnvironment): Promise<Attempt> {
+  switch (job.kind) {
+    case "http":
+      return httpAttempt(job.config, env);
+    case "tcp":
+      return tcpAttempt(job.config, env);
+    case "dns":
+      return dnsAttempt(job.config, env);
+  }
+}
+
+/**
+ * Runs a check: one attempt, then up to `retry` more after failures, while
+ * they fit in the period. The last attempt decides: a failure is "error", a
+ * success slower than degradedAt is "degraded", else "success".
+ * Target failures never reject; an abort through env.signal does (with the
+ * signal's reason), because a check cut short says nothing about the target.
+ */
+export async function runCheck(job: CheckJob, env: CheckEnvironment, options: RunOptions = {}): Promise<CheckOutcome> {
+  const backoffMs = options.backoffMs ?? defaultBackoffMs;
+  const { config } = job;
+  const timeoutMs = effectiveTimeoutMs(config.timeout);
+  const periodMs = PERIODICITY_MS[config.periodicity];
+  const startedAt = new Date();
+  const started = performance.now();
+
+  let last = await attempt(job, env);
+  let attempts = 1;
+  while (!last.ok && attempts <= config.retry) {
+    env.signal?.throwIfAborted();
+    const wait = backoffMs(attempts);
+    if (!mayRetry(performance.now() - started, wait, timeoutMs, periodMs)) break;
+    await sleep(wait, env.signal);
+    last = await attempt(job, env);
+    attempts += 1;
+  }
+  // An attempt may report an abort as a failure; it must not become the monitor's verdict.
+  env.signal?.throwIfAborted();
+
+  return {
+    status: !last.ok ? "error" : last.latencyMs > config.degradedAt ? "degraded" : "success",
+    startedAt,
+    latencyMs: last.latencyMs,
+    timing: last.timing,
+    statusCode: last.statusCode,
+    error: last.error,
+    attempts,
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
