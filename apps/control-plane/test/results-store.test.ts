@@ -2,6 +2,7 @@ import { Periodicity } from "@vigil/proto";
 import type { ResultMessage } from "@vigil/queue";
 import { PERCENTILE_RELATIVE_ERROR } from "@vigil/domain";
 import { storeResults } from "../src/results/store";
+import { pruneResults } from "../src/results/retention";
 import { monitorSummary, regionStatuses } from "../src/results/summary";
 import { BACKENDS, startTestApi, type TestApi } from "./support/api";
 
@@ -66,6 +67,24 @@ describe.each(BACKENDS)("storing results on %s", (backend) => {
     expect((await regionStatuses(api.db.prisma, monitorId, ["hostC-us-east4"]))[0]!.status).toBe("error");
     await storeResults(api.db.prisma, [result(monitorId, { region: "hostC-us-east4", status: "success", startedAt: minutesAgo(1) })]);
     expect((await api.db.prisma.monitor.findUniqueOrThrow({ where: { id: monitorId } })).status).toBe("active");
+  });
+
+  it("prunes raw results past the retention and aggregates no range can reach", async () => {
+    const client = api.client((await api.workspace()).write.key);
+    const { monitor } = await client.createTCPMonitor({ monitor: { name: "r", uri: "127.0.0.1:1", periodicity: Periodicity.PERIODICITY_1M } });
+    const id = monitor!.id;
+    const daysAgo = (d: number) => minutesAgo(d * 24 * 60);
+    await storeResults(api.db.prisma, [
+      result(id, { startedAt: daysAgo(1) }),
+      result(id, { startedAt: daysAgo(3) }),
+      result(id, { startedAt: daysAgo(16) }),
+    ]);
+    expect(await pruneResults(api.db.prisma, 2, NOW)).toBe(2);
+    expect((await api.db.prisma.checkResult.findMany({ where: { monitorId: id } })).map((r) => r.startedAt.toISOString())).toEqual([daysAgo(1)]);
+    // Summaries still see the 3-day-old result through its aggregate; the 16-day-old one is gone everywhere.
+    expect((await monitorSummary(api.db.prisma, id, "7d", [], NOW)).totalSuccessful).toBe(2);
+    expect(await api.db.prisma.resultCount.count({ where: { monitorId: id } })).toBe(2);
+    expect(await api.db.prisma.latencyBucket.count({ where: { monitorId: id, hour: { lt: new Date(daysAgo(15)) } } })).toBe(0);
   });
 
   it("summarises counts, last ping and percentiles per range and region", async () => {
