@@ -1,5 +1,6 @@
 import { promises as dns } from "node:dns";
-import { LIMITS, failedRecordAssertions, type DnsMonitorConfig, type RecordType } from "@vigil/domain";
+import { effectiveTimeoutMs, failedRecordAssertions, type DnsMonitorConfig, type RecordType } from "@vigil/domain";
+import { codeOf } from "./errors";
 import type { Attempt, CheckEnvironment } from "./types";
 import { NO_TIMING } from "./types";
 
@@ -13,11 +14,6 @@ export interface DnsLookup {
   error: string | null;
   /** Time from the first query to the last answer (or to the failure), in ms. */
   dnsMs: number;
-}
-
-/** A monitor's timeout in ms: 0 means "no timeout of its own", bounded by the largest timeout allowed. */
-export function effectiveTimeoutMs(timeout: number): number {
-  return timeout === 0 ? LIMITS.timeoutMs.max : timeout;
 }
 
 /**
@@ -41,8 +37,7 @@ export function createResolver(servers: readonly string[] | undefined, budgetMs:
 
 /** The DNS error code (ENOTFOUND, ENODATA, ESERVFAIL, ...) of a rejected lookup. */
 export function dnsErrorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : String(error);
+  return codeOf(error) ?? String(error);
 }
 
 const DNS_ERROR_HINTS: Record<string, string> = {

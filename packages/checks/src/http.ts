@@ -5,14 +5,16 @@
  * here rather than by undici, so that each hop is timed the same way; the
  * response is judged by the domain's assertion rules (failedHttpAssertions).
  */
-import { Resolver, lookup } from "node:dns/promises";
-import { connect as connectTcp, isIP, isIPv6, type Socket } from "node:net";
+import { isIP, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { pipeline, type Readable } from "node:stream";
 import { connect as connectTls } from "node:tls";
 import * as zlib from "node:zlib";
-import { LIMITS, failedHttpAssertions, type Header, type HttpMonitorConfig } from "@vigil/domain";
+import { effectiveTimeoutMs, failedHttpAssertions, type Header, type HttpMonitorConfig } from "@vigil/domain";
 import { Client, type Dispatcher, type buildConnector } from "undici";
+import { Deadline } from "./deadline";
+import { TargetFailure, codeOf, isErrorLike, messageOf } from "./errors";
+import { connectToAny, ready, resolveHost } from "./network";
 import { NO_TIMING, type Attempt, type CheckEnvironment, type Timing } from "./types";
 
 /** Redirects followed at most; one more fails the attempt. */
@@ -28,9 +30,6 @@ const BODY_HEADERS = new Set(["content-type", "content-length", "content-encodin
 /** Headers not sent on to another origin: credentials must not leak to a site the target redirects to. */
 const ORIGIN_BOUND_HEADERS = new Set(["authorization", "cookie", "proxy-authorization", "host"]);
 
-/** A failure of the target (or of the monitor's configuration), already worded for Attempt.error. */
-class TargetFailure extends Error {}
-
 /**
  * One attempt: the request (and its redirects, when the monitor follows
  * them), bounded as a whole by the monitor's timeout. Resolves to a failed
@@ -38,8 +37,7 @@ class TargetFailure extends Error {}
  */
 export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironment): Promise<Attempt> {
   const started = performance.now();
-  // A timeout of 0 means "no timeout of its own": the largest one applies.
-  const timeoutMs = config.timeout === 0 ? LIMITS.timeoutMs.max : config.timeout;
+  const timeoutMs = effectiveTimeoutMs(config.timeout);
   const deadline = new Deadline(timeoutMs, env.signal);
   const state: AttemptState = { clock: new PhaseClock(), statusCode: null };
   const result = (error: string | null): Attempt => ({
@@ -53,7 +51,7 @@ export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironme
   try {
     const first = firstRequest(config);
     const response = await fetchFollowingRedirects(first, state, {
-      signal: deadline.signal,
+      deadline,
       dnsServers: env.dnsServers,
       followRedirects: config.followRedirects,
     });
@@ -86,7 +84,7 @@ interface HopRequest {
 }
 
 interface HopContext {
-  signal: AbortSignal;
+  deadline: Deadline;
   dnsServers: string[] | undefined;
   followRedirects: boolean;
 }
@@ -175,7 +173,7 @@ async function send(request: HopRequest, state: AttemptState, context: HopContex
       method: request.method as Dispatcher.HttpMethod,
       headers: requestHeaders(request),
       body: request.body === "" ? null : request.body,
-      signal: context.signal,
+      signal: context.deadline.signal,
     });
     clock.enter("transferMs");
     state.statusCode = response.statusCode;
@@ -320,17 +318,18 @@ function timedConnector(clock: PhaseClock, context: HopContext): buildConnector.
 }
 
 async function openConnection(options: buildConnector.Options, clock: PhaseClock, context: HopContext): Promise<Socket> {
-  const { signal } = context;
+  const { deadline } = context;
+  const { signal } = deadline;
   const host = options.hostname; // undici has taken the brackets off IPv6 literals
   const secure = options.protocol === "https:";
   const port = Number(options.port) || (secure ? 443 : 80);
   let addresses = [host];
   if (isIP(host) === 0) {
     clock.enter("dnsMs");
-    addresses = await resolveHost(host, context.dnsServers, signal);
+    addresses = await resolveHost(host, deadline, { servers: context.dnsServers, explainErrors: false });
   }
   clock.enter("connectMs");
-  const socket = await connectToAny(addresses, port, signal);
+  const socket = await connectToAny(addresses, port, deadline);
   if (!secure) {
     clock.enter("firstByteMs");
     return socket;
@@ -349,146 +348,8 @@ async function openConnection(options: buildConnector.Options, clock: PhaseClock
   }
 }
 
-/**
- * The addresses of a host name, in the order to try them: from the agent's
- * DNS servers when it has some (A records, then AAAA when there is no A
- * record), else from the system's resolver (which reads the hosts file too).
- */
-async function resolveHost(host: string, servers: string[] | undefined, signal: AbortSignal): Promise<string[]> {
-  try {
-    const addresses = servers?.length
-      ? await resolveWithServers(host, servers, signal)
-      : (await untilAborted(lookup(host, { all: true }), signal)).map((a) => a.address);
-    if (addresses.length === 0) throw Object.assign(new Error("no addresses"), { code: "ENODATA" });
-    return addresses;
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new TargetFailure(`DNS lookup of ${host} failed: ${codeOf(error) ?? messageOf(error)}`);
-  }
-}
-
-async function resolveWithServers(host: string, servers: string[], signal: AbortSignal): Promise<string[]> {
-  const resolver = new Resolver();
-  resolver.setServers(servers);
-  const cancel = () => resolver.cancel();
-  signal.addEventListener("abort", cancel, { once: true });
-  try {
-    const v4 = await resolver.resolve4(host).catch((error: unknown) => {
-      if (codeOf(error) === "ENODATA") return [];
-      throw error;
-    });
-    return v4.length > 0 ? v4 : await resolver.resolve6(host);
-  } finally {
-    signal.removeEventListener("abort", cancel);
-  }
-}
-
-/** A TCP connection to the first address that takes one; when none does, every address's failure is told. */
-async function connectToAny(addresses: string[], port: number, signal: AbortSignal): Promise<Socket> {
-  const failures: string[] = [];
-  for (const address of addresses) {
-    try {
-      return await ready(connectTcp({ host: address, port, noDelay: true }), "connect", signal);
-    } catch (error) {
-      if (signal.aborted) throw error;
-      failures.push(describeConnectError(error, address, port));
-    }
-  }
-  throw new TargetFailure(failures.join("; "));
-}
-
-/** Waits for a socket's ready event; on an error or an abort, destroys it and rejects. */
-function ready<S extends Socket>(socket: S, event: "connect" | "secureConnect", signal: AbortSignal): Promise<S> {
-  return new Promise((resolve, reject) => {
-    const settle = (error?: unknown) => {
-      socket.off(event, onReady);
-      socket.off("error", settle);
-      signal.removeEventListener("abort", onAbort);
-      if (error === undefined) return resolve(socket);
-      socket.destroy();
-      reject(error);
-    };
-    const onReady = () => settle();
-    const onAbort = () => settle(signal.reason);
-    if (signal.aborted) return onAbort();
-    socket.once(event, onReady);
-    socket.once("error", settle);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/** Settles with the promise, or rejects as soon as the signal aborts (for work that cannot be cancelled). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
-/** Aborts the attempt when its time is up or when the agent aborts it. */
-class Deadline {
-  timedOut = false;
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private readonly onOuterAbort = () => this.controller.abort(this.outer?.reason);
-
-  constructor(
-    ms: number,
-    private readonly outer: AbortSignal | undefined,
-  ) {
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.controller.abort(new TargetFailure(`timed out after ${ms} ms`));
-    }, ms);
-    if (outer?.aborted) this.onOuterAbort();
-    else outer?.addEventListener("abort", this.onOuterAbort, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  dispose(): void {
-    clearTimeout(this.timer);
-    this.outer?.removeEventListener("abort", this.onOuterAbort);
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Errors as sentences
-
-const codeOf = (error: unknown): string | undefined => {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
-};
-/**
- * Duck-typed, not instanceof: errors from Node's core can come from another
- * realm than this module's Error (under Jest's VM contexts, for one).
- */
-const isErrorLike = (error: unknown): error is { name: string; message: string } =>
-  typeof (error as { message?: unknown } | null)?.message === "string";
-const messageOf = (error: unknown): string => (isErrorLike(error) ? error.message : String(error));
-const formatAddress = (address: string, port: number) => (isIPv6(address) ? `[${address}]:${port}` : `${address}:${port}`);
-
-function describeConnectError(error: unknown, address: string, port: number): string {
-  const where = formatAddress(address, port);
-  switch (codeOf(error)) {
-    case "ECONNREFUSED":
-      return `connection refused (${where})`;
-    case "ECONNRESET":
-      return `connection reset (${where})`;
-    case "ETIMEDOUT":
-      return `connection timed out (${where})`;
-    case "EHOSTUNREACH":
-      return `host unreachable (${where})`;
-    case "ENETUNREACH":
-      return `network unreachable (${where})`;
-    default:
-      return `could not connect to ${where}: ${messageOf(error)}`;
-  }
-}
 
 function describeTlsError(error: unknown, host: string): string {
   const code = codeOf(error);

@@ -1,5 +1,5 @@
-import { PERIODICITY_MS, type MonitorConfigByKind, type MonitorKind } from "@vigil/domain";
-import { dnsAttempt, effectiveTimeoutMs } from "./dns";
+import { PERIODICITY_MS, effectiveTimeoutMs, type MonitorConfigByKind, type MonitorKind } from "@vigil/domain";
+import { dnsAttempt } from "./dns";
 import { httpAttempt } from "./http";
 import { tcpAttempt } from "./tcp";
 import type { Attempt, CheckEnvironment, CheckOutcome } from "./types";

@@ -28,14 +28,20 @@ export const DEFAULTS = {
 } as const;
 
 /**
- * degradedAt when a monitor does not set it: half of the timeout, so that a
- * check is degraded once it has used half of the time it is allowed. A timeout
- * of 0 means "no timeout of its own" and checks are then bounded by the
- * largest timeout (120000 ms), so the default is 60000 ms.
+ * The time a check is allowed, in ms: a timeout of 0 means "no timeout of its
+ * own", and a check must still end, so the largest timeout allowed bounds it.
+ */
+export function effectiveTimeoutMs(timeoutMs: number): number {
+  return timeoutMs === 0 ? LIMITS.timeoutMs.max : timeoutMs;
+}
+
+/**
+ * degradedAt when a monitor does not set it: half of the time a check is
+ * allowed, so that it is degraded once it has used half of it (60000 ms for a
+ * timeout of 0).
  * Computed once, when the monitor is created (or when an update names
  * degradedAt without a value), and stored, so clients never see it drift.
  */
 export function defaultDegradedAt(timeoutMs: number): number {
-  const effective = timeoutMs === 0 ? LIMITS.timeoutMs.max : timeoutMs;
-  return Math.floor(effective / 2);
+  return Math.floor(effectiveTimeoutMs(timeoutMs) / 2);
 }

@@ -1,0 +1,142 @@
+/**
+ * Reaching a target: the addresses of its host name, then a connection to
+ * one of them. HTTP and TCP checks share these, so that a name resolves,
+ * and a failure reads, the same in both.
+ */
+import { lookup } from "node:dns/promises";
+import { connect, isIPv6, type Socket } from "node:net";
+import type { Deadline } from "./deadline";
+import { createResolver, describeDnsError, dnsErrorCode } from "./dns";
+import { TargetFailure, codeOf, messageOf } from "./errors";
+
+export interface ResolveOptions {
+  /** The agent's DNS servers ("127.0.0.1:5353"); the system's resolver when absent or empty. */
+  servers?: readonly string[] | undefined;
+  /**
+   * false tells a DNS error by its bare code ("ENOTFOUND") instead of
+   * "ENOTFOUND (no such domain)": HTTP results have always read that way.
+   */
+  explainErrors?: boolean;
+}
+
+/**
+ * The addresses of a host name, in the order to try them. With the agent's
+ * DNS servers: their A records, else their AAAA records (an agent pinned to a
+ * resolver must not fall back to the hosts file). Otherwise the system's
+ * resolver, which reads the hosts file too. Rejects with a TargetFailure, or
+ * with the agent's reason when it aborts the check.
+ */
+export async function resolveHost(host: string, deadline: Deadline, options: ResolveOptions = {}): Promise<string[]> {
+  const { servers, explainErrors = true } = options;
+  try {
+    deadline.signal.throwIfAborted();
+    const addresses =
+      servers !== undefined && servers.length > 0
+        ? await resolveWithServers(host, servers, deadline)
+        : (await untilAborted(lookup(host, { all: true }), deadline.signal)).map((a) => a.address);
+    if (addresses.length === 0) throw Object.assign(new Error("no addresses"), { code: "ENODATA" });
+    return addresses;
+  } catch (error) {
+    const code = dnsErrorCode(error);
+    // c-ares is told to give up with the deadline (createResolver), so its ETIMEOUT is the attempt's timeout too.
+    if (deadline.timedOut || code === "ETIMEOUT") throw new TargetFailure(`timed out after ${deadline.ms} ms (DNS lookup of ${host})`);
+    if (deadline.signal.aborted) throw deadline.signal.reason;
+    throw new TargetFailure(`DNS lookup of ${host} failed: ${explainErrors ? describeDnsError(code) : code}`);
+  }
+}
+
+async function resolveWithServers(host: string, servers: readonly string[], deadline: Deadline): Promise<string[]> {
+  const resolver = createResolver(servers, deadline.remainingMs());
+  const cancel = () => resolver.cancel();
+  deadline.signal.addEventListener("abort", cancel, { once: true });
+  try {
+    const v4 = await resolver.resolve4(host).catch((error: unknown) => {
+      if (dnsErrorCode(error) === "ENODATA") return [];
+      throw error;
+    });
+    return v4.length > 0 ? v4 : await resolver.resolve6(host);
+  } finally {
+    deadline.signal.removeEventListener("abort", cancel);
+  }
+}
+
+/** Settles with the promise, or rejects as soon as the signal aborts: getaddrinfo cannot be cancelled, its late answer is ignored. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/**
+ * A TCP connection to the first of `addresses` that takes one, so that
+ * "localhost" works whether the service listens on 127.0.0.1 or ::1. Each
+ * address gets an equal share of the time left, so one that never answers
+ * cannot use it all. Rejects with a TargetFailure telling why the last
+ * address failed, or with the agent's reason when it aborts the check.
+ */
+export async function connectToAny(addresses: readonly string[], port: number, deadline: Deadline): Promise<Socket> {
+  let lastFailure = "no address to connect to";
+  for (const [index, address] of addresses.entries()) {
+    const where = endpoint(address, port);
+    // The last address waits for the deadline itself: running out of time there is the attempt's timeout.
+    const shareMs = index === addresses.length - 1 ? undefined : deadline.remainingMs() / (addresses.length - index);
+    try {
+      return await ready(connect({ host: address, port, noDelay: true }), "connect", deadline.signal, shareMs);
+    } catch (error) {
+      if (deadline.timedOut) throw new TargetFailure(`timed out after ${deadline.ms} ms (connecting to ${where})`);
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+      lastFailure = error instanceof NoAnswer ? `no answer within ${Math.round(shareMs ?? 0)} ms (${where})` : describeConnectError(error, where);
+    }
+  }
+  throw new TargetFailure(lastFailure);
+}
+
+/** An address that did not answer within its share of the time. */
+class NoAnswer extends Error {}
+
+/**
+ * Waits for a socket's ready event; on an error, an abort, or no answer
+ * within `limitMs` (NoAnswer), destroys it and rejects.
+ */
+export function ready<S extends Socket>(socket: S, event: "connect" | "secureConnect", signal: AbortSignal, limitMs?: number): Promise<S> {
+  return new Promise((resolve, reject) => {
+    const settle = (error?: unknown) => {
+      clearTimeout(timer);
+      socket.off(event, onReady);
+      socket.off("error", settle);
+      signal.removeEventListener("abort", onAbort);
+      if (error === undefined) return resolve(socket);
+      socket.destroy();
+      reject(error);
+    };
+    const onReady = () => settle();
+    const onAbort = () => settle(signal.reason);
+    const timer = limitMs === undefined ? undefined : setTimeout(() => settle(new NoAnswer()), limitMs);
+    if (signal.aborted) return onAbort();
+    socket.once(event, onReady);
+    socket.once("error", settle);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** "127.0.0.1:80", "[::1]:80". */
+const endpoint = (address: string, port: number) => (isIPv6(address) ? `[${address}]:${port}` : `${address}:${port}`);
+
+const CONNECT_ERRORS: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ETIMEDOUT: "connection timed out",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  EADDRNOTAVAIL: "address not available",
+};
+
+/** "connection refused (127.0.0.1:80)": what happened, then where. */
+function describeConnectError(error: unknown, where: string): string {
+  const code = codeOf(error);
+  const what = code === undefined ? undefined : CONNECT_ERRORS[code];
+  return `${what ?? `connection failed: ${code ?? messageOf(error)}`} (${where})`;
+}
