@@ -166,7 +166,8 @@ describe("the check pipeline end to end", () => {
     // With the control plane gone, agents keep checking (jobs queued here directly) and results wait in Redis.
     const hitsBefore = hits;
     const queues = ["hostA-ams", "hostB-fra"] as const;
-    const producer = new CheckScheduler(connectRedis(redisUrl, "test"), prefix, ["hostA-ams"]);
+    const producerRedis = connectRedis(redisUrl, "test");
+    const producer = new CheckScheduler(producerRedis, prefix, ["hostA-ams"]);
     for (let i = 0; i < 10; i++) {
       for (const region of queues) {
         await producer.queue(region).add("check", { monitorId: record!.id, kind: "http", config: record!.config, trigger: "manual" } as CheckJobData, {
@@ -176,6 +177,7 @@ describe("the check pipeline end to end", () => {
       }
     }
     await producer.close();
+    await producerRedis.quit();
     await eventually(() => expect(hits - hitsBefore).toBe(20));
     expect(await db.prisma.checkResult.count({ where: { monitorId: record!.id } })).toBe(0);
 
@@ -200,6 +202,9 @@ describe("the check pipeline end to end", () => {
     await pipeline.reconcile();
     expect(await pipeline.scheduler.queue("hostA-ams").getJobScheduler(schedulerId(monitor!.id))).toBeDefined();
     await client.triggerMonitor({ id: monitor!.id });
-    await eventually(async () => expect(await db.prisma.checkResult.count({ where: { monitorId: monitor!.id, trigger: "manual" } })).toBe(1));
+    await eventually(
+      async () => expect(await db.prisma.checkResult.count({ where: { monitorId: monitor!.id, trigger: "manual" } })).toBe(1),
+      30_000,
+    );
   });
 });

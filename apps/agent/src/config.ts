@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { DEFAULT_PREFIX } from "@vigil/queue";
+import { REGION_IDS, isRegionId, type RegionId } from "@vigil/domain";
+
+const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
+const milliseconds = () => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional());
+
+/** "127.0.0.1:5353, 10.0.0.2" -> ["127.0.0.1:5353", "10.0.0.2"]; empty or unset -> the system's resolvers. */
+const serverList = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(",")
+        .map((server) => server.trim())
+        .filter((server) => server !== ""),
+    )
+    .optional(),
+);
+
+/** Every environment variable the agent reads, with its default. */
+const envSchema = z.object({
+  REGION: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string({ error: `is required: one of ${REGION_IDS.join(", ")}` })
+      .refine(isRegionId, { error: (issue) => `"${String(issue.input)}" is not a region; use one of ${REGION_IDS.join(", ")}` }),
+  ),
+  REDIS_URL: z.preprocess(unsetIfEmpty, z.url().default("redis://127.0.0.1:6390")),
+  REDIS_PREFIX: z.preprocess(unsetIfEmpty, z.string().min(1).default(DEFAULT_PREFIX)),
+  CONCURRENCY: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(1000).default(20)),
+  DNS_SERVERS: serverList,
+  HEALTH_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65_535).default(8081)),
+  HEALTH_HOST: z.preprocess(unsetIfEmpty, z.string().min(1).default("0.0.0.0")),
+  LOG_LEVEL: z.preprocess(
+    unsetIfEmpty,
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ),
+  // Advanced: how fast a job whose agent died runs again elsewhere (BullMQ's
+  // lockDuration and stalledInterval, both 30 s by default). Shorter values
+  // recover sooner but cost more Redis traffic; tests use them.
+  LOCK_DURATION_MS: milliseconds(),
+  STALLED_INTERVAL_MS: milliseconds(),
+});
+
+export interface AgentConfig {
+  region: RegionId;
+  redisUrl: string;
+  redisPrefix: string;
+  concurrency: number;
+  /** DNS servers for DNS checks and host names; the system's when undefined. */
+  dnsServers: string[] | undefined;
+  healthPort: number;
+  healthHost: string;
+  logLevel: z.output<typeof envSchema>["LOG_LEVEL"];
+  lockDurationMs: number | undefined;
+  stalledIntervalMs: number | undefined;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+    throw new Error(`invalid environment: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    region: e.REGION as RegionId,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    concurrency: e.CONCURRENCY,
+    dnsServers: e.DNS_SERVERS && e.DNS_SERVERS.length > 0 ? e.DNS_SERVERS : undefined,
+    healthPort: e.HEALTH_PORT,
+    healthHost: e.HEALTH_HOST,
+    logLevel: e.LOG_LEVEL,
+    lockDurationMs: e.LOCK_DURATION_MS,
+    stalledIntervalMs: e.STALLED_INTERVAL_MS,
+  };
+}

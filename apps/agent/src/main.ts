@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+import { connectRedis } from "@vigil/queue";
+import { loadConfig } from "./config";
+import { startHealthServer } from "./health";
+import { createLogger } from "./logger";
+import { logConnectionChanges, shutDown } from "./shutdown";
+import { startCheckWorker } from "./worker";
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const redis = connectRedis(config.redisUrl, `vigil-agent:${config.region}`);
+  logConnectionChanges(redis, logger);
+
+  const checks = startCheckWorker(config, redis, logger);
+  const health = await startHealthServer(
+    { region: config.region, connected: checks.connected, running: checks.running },
+    config.healthPort,
+    config.healthHost,
+  );
+  logger.info({ healthPort: health.port }, "health endpoint listening");
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // A job cut short here stays locked and runs again on another agent once it stalls.
+      logger.warn({ signal }, "second signal: exiting at once");
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal, running: checks.running() }, "shutting down: finishing the checks in progress");
+    try {
+      await shutDown(checks, redis, logger);
+      await health.close();
+    } catch (error) {
+      logger.error({ err: error }, "shutdown failed");
+      process.exit(1);
+    }
+    logger.info("agent stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", (signal) => void stop(signal));
+  process.on("SIGINT", (signal) => void stop(signal));
+
+  // Redis may not be up yet: the worker waits for it, and a signal still stops the agent meanwhile.
+  await checks.worker.waitUntilReady();
+  logger.info(
+    {
+      region: config.region,
+      concurrency: config.concurrency,
+      queue: checks.queueName,
+      prefix: config.redisPrefix,
+      healthPort: health.port,
+    },
+    "agent started",
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`vigil agent failed to start: ${(error as Error).message}\n`);
+  process.exit(1);
+});

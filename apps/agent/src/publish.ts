@@ -1,0 +1,55 @@
+import type { Redis } from "ioredis";
+import { encodeResult, type ResultMessage } from "@vigil/queue";
+
+export interface PublishOptions {
+  /** Gives up (with the last error) once aborted: the agent is shutting down hard. */
+  signal?: AbortSignal | undefined;
+  /** Called before each new try, for logging. */
+  onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
+  /** Longest wait between tries. */
+  maxDelayMs?: number;
+}
+
+/**
+ * Appends a result to the results stream, trying again until Redis takes it.
+ *
+ * The connection (see connectRedis) already holds commands while Redis is
+ * unreachable, so this loop is for the errors Redis itself answers with
+ * (OOM, MISCONF when it cannot persist, READONLY during a fail-over, LOADING
+ * after a restart). The job is only finished after this resolves, so a result
+ * is never lost: at worst it is appended twice (a reply lost to a dropped
+ * connection, or a job re-run after its agent died) under the same id, which
+ * the control plane stores once.
+ */
+export async function publishResult(
+  redis: Redis,
+  streamKey: string,
+  message: ResultMessage,
+  { signal, onRetry, maxDelayMs = 5_000 }: PublishOptions = {},
+): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const entryId = await redis.xadd(streamKey, "*", ...encodeResult(message));
+      // XADD with "*" always returns the new entry's id (null only with NOMKSTREAM).
+      return entryId ?? "";
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const delayMs = Math.min(100 * 2 ** (attempt - 1), maxDelayMs);
+      onRetry?.(error, attempt, delayMs);
+      await sleep(delayMs, signal);
+    }
+  }
+}
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,371 @@
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { REGION_IDS, parseMonitorConfig, type RegionId } from "@vigil/domain";
+import { checkQueueName, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
+import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
+import { runAgentToExit, startAgent, type AgentProcess } from "./support/processes";
+import { privateRedisServer, type RedisServer } from "./support/redis-server";
+import { closedPort, slowHttpTarget, tcpTarget, type Target } from "./support/targets";
+
+/**
+ * The built agent against a real Redis. Every key of this file lives under its
+ * own prefix, so test files and runs never see each other's queues or results.
+ */
+const redisUrl = redisServerUrl();
+const prefix = testPrefix();
+const redis = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+const queues = new Map<RegionId, Queue<CheckJobData>>();
+const agents: AgentProcess[] = [];
+const targets: Target[] = [];
+
+const agentEnv = (region: RegionId | undefined, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  REGION: region,
+  REDIS_URL: redisUrl,
+  REDIS_PREFIX: prefix,
+  CONCURRENCY: "5",
+  LOG_LEVEL: "info",
+  ...extra,
+});
+
+async function agent(region: RegionId, extra: NodeJS.ProcessEnv = {}): Promise<AgentProcess> {
+  const started = await startAgent(agentEnv(region, extra));
+  agents.push(started);
+  return started;
+}
+
+async function target<T extends Target>(started: Promise<T>): Promise<T> {
+  const value = await started;
+  targets.push(value);
+  return value;
+}
+
+function queue(region: RegionId): Queue<CheckJobData> {
+  let existing = queues.get(region);
+  if (!existing) {
+    existing = new Queue<CheckJobData>(checkQueueName(region), { connection: redis, prefix });
+    queues.set(region, existing);
+  }
+  return existing;
+}
+
+const tcpJob = (monitorId: string, port: number): CheckJobData => ({
+  monitorId,
+  kind: "tcp",
+  trigger: "manual",
+  config: parseMonitorConfig("tcp", { name: monitorId, uri: `127.0.0.1:${port}`, periodicity: "1m", retry: 0, timeout: 2000 }),
+});
+
+const httpJob = (monitorId: string, port: number): CheckJobData => ({
+  monitorId,
+  kind: "http",
+  trigger: "scheduled",
+  config: parseMonitorConfig("http", {
+    name: monitorId,
+    url: `http://127.0.0.1:${port}/`,
+    periodicity: "1m",
+    retry: 0,
+    timeout: 10_000,
+  }),
+});
+
+/** Adds a job the way the control plane does: removed from Redis once it is done. */
+const addJob = (region: RegionId, jobId: string, data: CheckJobData) =>
+  queue(region).add("check", data, { jobId, removeOnComplete: true, removeOnFail: true });
+
+async function results(): Promise<ResultMessage[]> {
+  const entries = await redis.xrange(resultsStreamKey(prefix), "-", "+");
+  return entries.map(([, fields]) => decodeResult(fields)).filter((message): message is ResultMessage => message !== null);
+}
+
+const resultsFor = async (monitorIds: string[]) =>
+  (await results()).filter((message) => monitorIds.includes(message.monitorId));
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const waitForResult = (monitorId: string, timeoutMs?: number) =>
+  waitFor(`the result of ${monitorId}`, async () => (await resultsFor([monitorId]))[0], timeoutMs);
+
+/** Job ids an agent finished, from its debug logs. */
+const checksDoneBy = (process: AgentProcess) =>
+  process.logs().filter((entry) => entry.msg === "check done").map((entry) => entry.jobId as string);
+
+beforeAll(async () => {
+  await redis.connect();
+});
+
+afterAll(async () => {
+  await Promise.all(agents.map((started) => started.stop("SIGKILL")));
+  await Promise.all(targets.map((started) => started.close()));
+  await Promise.all([...queues.values()].map((existing) => existing.close()));
+  await redis.quit();
+  await deletePrefix(prefix);
+});
+
+describe("configuration", () => {
+  it("refuses an unknown region and lists the valid ones", async () => {
+    const run = await runAgentToExit(agentEnv(undefined, { REGION: "mars" }));
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('"mars" is not a region');
+    for (const region of REGION_IDS) expect(run.stderr).toContain(region);
+  });
+
+  it("refuses to start without a region", async () => {
+    const run = await runAgentToExit(agentEnv(undefined));
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("REGION: is required");
+    expect(run.stderr).toContain("hostC-asia-southeast1");
+  });
+});
+
+describe("one agent", () => {
+  const region: RegionId = "hostA-ams";
+  let running: AgentProcess;
+
+  beforeAll(async () => {
+    running = await agent(region);
+  });
+  afterAll(() => running.stop());
+
+  it("logs its start and answers health probes", async () => {
+    const started = running.logs().find((entry) => entry.msg === "agent started");
+    expect(started).toMatchObject({ region, concurrency: 5, queue: "checks-hostA-ams" });
+    const response = await fetch(`http://127.0.0.1:${running.healthPort}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok", region, running: 0 });
+  });
+
+  it("consumes only its own region's queue", async () => {
+    const listener = await target(tcpTarget());
+    await addJob("hostB-fra", "fra-1", tcpJob("region-fra", listener.port));
+    await addJob(region, "ams-1", tcpJob("region-ams", listener.port));
+
+    await waitForResult("region-ams");
+    // Give a wrongly subscribed agent time to take the other job too.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const found = await resultsFor(["region-ams", "region-fra"]);
+    expect(found.map((message) => message.id)).toEqual(["hostA-ams:ams-1"]);
+    expect(await queue("hostB-fra").getWaitingCount()).toBe(1);
+  });
+
+  it("publishes a TCP check's result with a stable id", async () => {
+    const listener = await target(tcpTarget());
+    await addJob(region, "tcp-ok-1", tcpJob("tcp-ok", listener.port));
+
+    const message = await waitForResult("tcp-ok");
+    expect(message).toMatchObject({
+      id: "hostA-ams:tcp-ok-1",
+      monitorId: "tcp-ok",
+      region,
+      trigger: "manual",
+      status: "success",
+      attempts: 1,
+      error: null,
+      statusCode: null,
+    });
+    expect(typeof message.latencyMs).toBe("number");
+    expect(new Date(message.startedAt).toISOString()).toBe(message.startedAt);
+    expect(listener.hits()).toBeGreaterThanOrEqual(1);
+    // Done jobs leave nothing behind in the queue.
+    await waitFor("the job to be removed", async () => (await queue(region).getJob("tcp-ok-1")) === undefined);
+  });
+
+  it("reports a closed port as an error", async () => {
+    const port = await closedPort();
+    await addJob(region, "tcp-closed-1", tcpJob("tcp-closed", port));
+
+    const message = await waitForResult("tcp-closed");
+    expect(message).toMatchObject({ id: "hostA-ams:tcp-closed-1", status: "error", attempts: 1 });
+    expect(message.error).toEqual(expect.any(String));
+  });
+});
+
+describe("several agents", () => {
+  it("share a region's work", async () => {
+    const region: RegionId = "hostB-par";
+    const slow = await target(slowHttpTarget(200));
+    const env = { CONCURRENCY: "1", LOG_LEVEL: "debug" };
+    const [first, second] = await Promise.all([agent(region, env), agent(region, env)]);
+
+    const monitorIds = Array.from({ length: 20 }, (_, index) => `shared-${index}`);
+    await queue(region).addBulk(
+      monitorIds.map((monitorId) => ({
+        name: "check",
+        data: httpJob(monitorId, slow.port),
+        opts: { jobId: monitorId, removeOnComplete: true, removeOnFail: true },
+      })),
+    );
+
+    const found = await waitFor("20 results", async () => {
+      const current = await resultsFor(monitorIds);
+      return current.length >= 20 && current;
+    }, 30_000);
+    expect(found).toHaveLength(20);
+    expect(new Set(found.map((message) => message.id)).size).toBe(20);
+    expect(found.every((message) => message.status === "success" && message.region === region)).toBe(true);
+    const byFirst = checksDoneBy(first!);
+    const bySecond = checksDoneBy(second!);
+    expect(byFirst.length).toBeGreaterThan(0);
+    expect(bySecond.length).toBeGreaterThan(0);
+    expect(byFirst.length + bySecond.length).toBe(20);
+  }, 60_000);
+});
+
+describe("shutdown", () => {
+  it("finishes the check in progress on SIGTERM, publishes it and exits 0", async () => {
+    const region: RegionId = "hostB-sfo";
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const slow = await target(slowHttpTarget(1_500, () => arrived()));
+    const running = await agent(region);
+
+    await addJob(region, "graceful-1", httpJob("graceful", slow.port));
+    await requestArrived;
+    const code = await running.stop("SIGTERM");
+
+    expect(code).toBe(0);
+    const found = await resultsFor(["graceful"]);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ id: "hostB-sfo:graceful-1", status: "success" });
+    const messages = running.logs().map((entry) => entry.msg);
+    expect(messages).toEqual(expect.arrayContaining(["shutting down: finishing the checks in progress", "agent stopped"]));
+    expect(running.logs().find((entry) => entry.msg.startsWith("shutting down"))?.running).toBe(1);
+  });
+
+  it("exits at once on a second signal, leaving the job to be run again", async () => {
+    const region: RegionId = "hostB-was";
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const slow = await target(slowHttpTarget(10_000, () => arrived()));
+    const running = await agent(region);
+
+    await addJob(region, "impatient-1", httpJob("impatient", slow.port));
+    await requestArrived;
+    running.child.kill("SIGTERM");
+    await waitFor("the shutdown to begin", async () => running.logs().some((entry) => entry.msg.startsWith("shutting down")));
+    expect(await running.stop("SIGINT")).toBe(1);
+
+    expect(await resultsFor(["impatient"])).toHaveLength(0);
+    // Still locked by the gone agent, so the stalled-job check will put it back.
+    expect(await queue(region).getActiveCount()).toBe(1);
+  });
+
+  it("runs a killed agent's job again on another agent once it stalls", async () => {
+    const region: RegionId = "hostB-tyo";
+    // Short locks and stall checks, so recovery takes seconds rather than a minute.
+    const env = { CONCURRENCY: "1", LOCK_DURATION_MS: "1000", STALLED_INTERVAL_MS: "500" };
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const slow = await target(slowHttpTarget(1_500, () => arrived()));
+    const doomed = await agent(region, env);
+
+    await addJob(region, "stalled-1", httpJob("stalled", slow.port));
+    await requestArrived;
+    await doomed.stop("SIGKILL");
+    expect(await resultsFor(["stalled"])).toHaveLength(0);
+
+    const rescuer = await agent(region, env);
+    const message = await waitForResult("stalled", 20_000);
+    expect(message).toMatchObject({ id: "hostB-tyo:stalled-1", status: "success", region });
+    expect(slow.hits()).toBe(2);
+    expect(rescuer.logs().some((entry) => entry.msg === "stalled check job put back in the queue")).toBe(true);
+    // Nothing is left stuck: the job is gone from every state.
+    await waitFor("the queue to be empty", async () => {
+      const counts = await queue(region).getJobCounts("active", "wait", "delayed", "failed", "completed");
+      return Object.values(counts).every((count) => count === 0);
+    });
+    expect(await resultsFor(["stalled"])).toHaveLength(1);
+  }, 60_000);
+});
+
+describe("Redis trouble", () => {
+  const region: RegionId = "hostC-us-west2";
+  let server: RedisServer;
+  let client: Redis;
+  let checks: Queue<CheckJobData>;
+
+  beforeAll(async () => {
+    server = await privateRedisServer();
+    client = new Redis(server.url, { maxRetriesPerRequest: null });
+    client.on("error", () => {});
+    checks = new Queue<CheckJobData>(checkQueueName(region), { connection: client, prefix });
+    // The restart test stops this server on purpose.
+    checks.on("error", () => {});
+  });
+  afterAll(async () => {
+    await checks.close();
+    client.disconnect();
+    await server.destroy();
+  });
+
+  const health = async (running: AgentProcess) => (await fetch(`http://127.0.0.1:${running.healthPort}/healthz`)).status;
+  const privateResults = async (monitorId: string) =>
+    (await client.xrange(resultsStreamKey(prefix), "-", "+"))
+      .map(([, fields]) => decodeResult(fields))
+      .filter((message) => message?.monitorId === monitorId);
+
+  it("keeps a check's result through a Redis restart", async () => {
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const slow = await target(slowHttpTarget(1_500, () => arrived()));
+    const running = await agent(region, { REDIS_URL: server.url });
+    await checks.add("check", httpJob("restart", slow.port), { jobId: "restart-1", removeOnComplete: true, removeOnFail: true });
+
+    await requestArrived;
+    await server.stop();
+    await waitFor("health to report the outage", async () => (await health(running)) === 503);
+    // The check ends while Redis is down; its result waits for Redis to come back.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(running.logs().some((entry) => entry.msg === "check done")).toBe(false);
+    await server.start();
+
+    const found = await waitFor("the result after the restart", async () => {
+      const current = await privateResults("restart");
+      return current.length > 0 && current;
+    });
+    expect(new Set(found.map((message) => message?.id))).toEqual(new Set(["hostC-us-west2:restart-1"]));
+    expect(found[0]).toMatchObject({ status: "success", region });
+    await waitFor("health to recover", async () => (await health(running)) === 200);
+    expect(await running.stop()).toBe(0);
+  }, 60_000);
+
+  it("retries a result that Redis refuses until it takes it", async () => {
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const slow = await target(slowHttpTarget(500, () => arrived()));
+    const running = await agent(region, { REDIS_URL: server.url });
+    await checks.add("check", httpJob("refused", slow.port), { jobId: "refused-1", removeOnComplete: true, removeOnFail: true });
+
+    await requestArrived;
+    // Out of memory: Redis answers writes such as XADD with an OOM error.
+    await client.config("SET", "maxmemory", "1");
+    try {
+      await waitFor("a failed publication", async () =>
+        running.logs().some((entry) => entry.msg === "publishing a result failed; trying again"),
+      );
+      expect(await privateResults("refused")).toHaveLength(0);
+    } finally {
+      await client.config("SET", "maxmemory", "0");
+    }
+    const message = await waitFor("the result", async () => (await privateResults("refused"))[0]);
+    expect(message).toMatchObject({ id: "hostC-us-west2:refused-1", status: "success" });
+    expect(await running.stop()).toBe(0);
+  }, 60_000);
+
+  it("reports 503 while Redis is unreachable and still stops on SIGTERM", async () => {
+    const port = await closedPort();
+    const running = await startAgent(agentEnv(region, { REDIS_URL: `redis://127.0.0.1:${port}` }), {
+      until: "health endpoint listening",
+    });
+    agents.push(running);
+    expect(await health(running)).toBe(503);
+    expect(await running.stop("SIGTERM")).toBe(0);
+  });
+});
