@@ -1,7 +1,7 @@
 // The server under test, started by bench/api.ts in its own process so that the load generator
 // never shares its event loop (or, for PGlite, the database's thread) with it.
 import { openDatabase, type DatabaseTarget } from "@vigil/db";
-import { createLogger } from "../apps/control-plane/src/logger";
+import { createLogger } from "@vigil/logging";
 import { startPipeline } from "../apps/control-plane/src/pipeline";
 import { startApiServer } from "../apps/control-plane/src/server";
 import { deletePrefix, redisServerUrl, testPrefix } from "../test/redis";
@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const target = JSON.parse(process.env.BENCH_DATABASE ?? "") as DatabaseTarget;
   const db = await openDatabase(target);
   // Request logging would cost more than the handlers being measured.
-  const logger = createLogger("warn");
+  const logger = createLogger("warn", "bench");
   const redisPrefix = testPrefix();
   const pipeline = await startPipeline(
     db.prisma,

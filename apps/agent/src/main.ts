@@ -2,13 +2,13 @@
 import { connectRedis } from "@vigil/queue";
 import { loadConfig } from "./config";
 import { startHealthServer } from "./health";
-import { createLogger } from "./logger";
+import { createLogger } from "@vigil/logging";
 import { logConnectionChanges, shutDown } from "./shutdown";
 import { startCheckWorker } from "./worker";
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, "agent");
   const redis = connectRedis(config.redisUrl, `vigil-agent:${config.region}`);
   logConnectionChanges(redis, logger);
 

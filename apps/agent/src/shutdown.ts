@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Logger } from "./logger";
+import type { Logger } from "@vigil/logging";
 import type { CheckWorker } from "./worker";
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

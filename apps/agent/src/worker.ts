@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import { runCheck } from "@vigil/checks";
 import { checkQueueName, resultMessage, resultsStreamKey, type CheckJobData } from "@vigil/queue";
 import type { AgentConfig } from "./config";
-import type { Logger } from "./logger";
+import type { Logger } from "@vigil/logging";
 import { publishResult } from "./publish";
 
 export interface CheckWorker {

@@ -6,12 +6,12 @@ import { bootstrapFirstStart } from "./bootstrap";
 import { adminSocketPath, loadConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
 import { startPipeline } from "./pipeline";
-import { createLogger } from "./logger";
+import { createLogger } from "@vigil/logging";
 import { startApiServer } from "./server";
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, "control-plane");
   const embedded = config.database.kind === "pglite";
   const unlock = embedded ? await lockDataDir(config.dataDir) : async () => {};
   const db = await openDatabase(config.database);

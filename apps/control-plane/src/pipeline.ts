@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@vigil/db";
 import { connectRedis } from "@vigil/queue";
 import type { ControlPlaneConfig } from "./config";
-import type { Logger } from "./logger";
+import type { Logger } from "@vigil/logging";
 import { MonitorRepository } from "./monitors/repository";
 import { ResultsConsumer } from "./results/consumer";
 import { pruneResults } from "./results/retention";

@@ -1,6 +1,6 @@
 import { Code, type Interceptor } from "@connectrpc/connect";
 import { toConnectError } from "./errors";
-import type { Logger } from "./logger";
+import type { Logger } from "@vigil/logging";
 
 /** Turns domain errors into Connect errors and logs every call as one JSON line. */
 export function errorsAndLogging(logger: Logger): Interceptor {

@@ -8,7 +8,7 @@ import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { authInterceptor } from "./auth/interceptor";
 import { httpRoutes } from "./http/routes";
 import { listenHttp1AndH2c, type Listener } from "./http/listener";
-import type { Logger } from "./logger";
+import type { Logger } from "@vigil/logging";
 import { MonitorRepository } from "./monitors/repository";
 import { monitorService } from "./monitors/service";
 import { addServerReflection } from "./grpc/reflection";

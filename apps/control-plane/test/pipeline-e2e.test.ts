@@ -10,7 +10,7 @@ import { startAgent, type AgentProcess } from "../../agent/test/support/processe
 import { Administration } from "../src/admin/operations";
 import { MonitorRepository } from "../src/monitors/repository";
 import { CheckScheduler } from "../src/scheduling/scheduler";
-import { createLogger } from "../src/logger";
+import { createLogger } from "@vigil/logging";
 import { startPipeline, type Pipeline } from "../src/pipeline";
 import { startApiServer } from "../src/server";
 import { openTestDatabase } from "./support/api";
@@ -38,7 +38,7 @@ describe("the check pipeline end to end", () => {
   let targetUrl: string;
 
   const startControlPlane = async () => {
-    const logger = createLogger("silent");
+    const logger = createLogger("silent", "test");
     pipeline = await startPipeline(
       db.prisma,
       { redisUrl, redisPrefix: prefix, defaultRegions: ["hostA-ams"], resultRetentionDays: 14, reconcileIntervalMs: 300_000 },

@@ -4,7 +4,7 @@ import { MonitorService, Periodicity, Region } from "@vigil/proto";
 import { schedulerId } from "@vigil/queue";
 import { deletePrefix, redisServerUrl } from "../../../test/redis";
 import { startPipeline } from "../src/pipeline";
-import { createLogger } from "../src/logger";
+import { createLogger } from "@vigil/logging";
 import { eventually } from "./support/eventually";
 import { startTestApi, type TestApi } from "./support/api";
 
@@ -92,7 +92,7 @@ describe("scheduling checks in Redis", () => {
         startPipeline(
           api.db.prisma,
           { redisUrl: redisServerUrl(), redisPrefix: api.redisPrefix, defaultRegions: ["hostA-ams"], resultRetentionDays: 14, reconcileIntervalMs: 300_000 },
-          createLogger("silent"),
+          createLogger("silent", "test"),
         ),
       ),
     );

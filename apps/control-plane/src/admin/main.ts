@@ -8,7 +8,7 @@ import { applyMigrations, openDatabase } from "@vigil/db";
 import { AdminService, type ApiKey } from "@vigil/proto/admin";
 import { adminSocketPath, loadConfig } from "../config";
 import { lockDataDir } from "../data-dir-lock";
-import { createLogger } from "../logger";
+import { createLogger } from "@vigil/logging";
 import { errorsAndLogging } from "../rpc-interceptors";
 import { adminService } from "./admin-service";
 import { Administration } from "./operations";

@@ -3,7 +3,7 @@ import http from "node:http";
 import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
 import { createClient, type Client } from "@connectrpc/connect";
 import { AdminService } from "@vigil/proto/admin";
-import type { Logger } from "../logger";
+import type { Logger } from "@vigil/logging";
 import { errorsAndLogging } from "../rpc-interceptors";
 import { adminService } from "./admin-service";
 import type { Administration } from "./operations";

@@ -2,7 +2,7 @@ import FindMyWay, { type HTTPVersion } from "find-my-way";
 import type { PrismaClient } from "@vigil/db";
 import { API_KEY_HEADER, resolveActor, type Actor } from "../auth/api-keys";
 import { revokeApiKey } from "../auth/revoke";
-import type { Logger } from "../logger";
+import type { Logger } from "@vigil/logging";
 import { HttpError, sendError, sendJson, type Request, type Response } from "./json";
 
 type Handler = (req: Request, res: Response, params: Record<string, string | undefined>) => Promise<void>;

@@ -20,7 +20,7 @@ import type { PrismaClient } from "@vigil/db";
 import { DNSMonitorSchema, HTTPMonitorSchema, MonitorService, TCPMonitorSchema } from "@vigil/proto";
 import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
-import type { Logger } from "../logger";
+import type { Logger } from "@vigil/logging";
 import { refreshMonitorStatuses } from "../results/store";
 import { monitorSummary, regionStatuses } from "../results/summary";
 import type { CheckScheduler } from "../scheduling/scheduler";

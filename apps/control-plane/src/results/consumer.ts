@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { PrismaClient } from "@vigil/db";
 import { RESULTS_GROUP, decodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
-import type { Logger } from "../logger";
+import type { Logger } from "@vigil/logging";
 import { storeResults } from "./store";
 
 type Entry = [id: string, fields: string[]];

@@ -7,7 +7,7 @@ import { deletePrefix, redisServerUrl, testPrefix } from "../../../../test/redis
 import { startPipeline } from "../../src/pipeline";
 import { Administration } from "../../src/admin/operations";
 import { API_KEY_HEADER } from "../../src/auth/api-keys";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "@vigil/logging";
 import { startApiServer } from "../../src/server";
 
 export type Backend = "pglite" | "postgres";
@@ -36,7 +36,7 @@ export async function openTestDatabase(backend: Backend): Promise<Database & { d
 /** A real API server on a loopback port, backed by a fresh database and Redis keys of its own. */
 export async function startTestApi(backend: Backend) {
   const db = await openTestDatabase(backend);
-  const logger = createLogger("silent");
+  const logger = createLogger("silent", "test");
   const redisPrefix = testPrefix();
   const pipeline = await startPipeline(
     db.prisma,

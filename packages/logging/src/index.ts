@@ -2,8 +2,8 @@ import pino, { type Logger } from "pino";
 
 export type { Logger };
 
-/** Structured JSON logs on stdout; API keys and passwords never reach them. */
-export function createLogger(level: string, name = "control-plane"): Logger {
+/** JSON lines on stdout, one shape for every Vigil app; API keys and passwords never reach them. */
+export function createLogger(level: string, name: string): Logger {
   return pino({
     name,
     level,
