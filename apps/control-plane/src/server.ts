@@ -35,7 +35,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
     // An unknown JSON key or enum name is a mistake to report, not something to drop silently.
-    jsonOptions: { ignoreUnknownFields: false },
+    // Zero values are written too ("totalFailed": "0"), so JSON readers see every field.
+    jsonOptions: { ignoreUnknownFields: false, alwaysEmitImplicit: true },
     interceptors: [errorsAndLogging(logger)],
     routes: (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
