@@ -87,6 +87,25 @@ describe.each(BACKENDS)("storing results on %s", (backend) => {
     expect(await api.db.prisma.latencyBucket.count({ where: { monitorId: id, hour: { lt: new Date(daysAgo(15)) } } })).toBe(0);
   });
 
+  it("combines whole days from the daily buckets with the hours of the partial days", async () => {
+    const client = api.client((await api.workspace()).write.key);
+    const { monitor } = await client.createTCPMonitor({ monitor: { name: "d", uri: "127.0.0.1:1", periodicity: Periodicity.PERIODICITY_1M } });
+    const id = monitor!.id;
+    const day = 24 * 60;
+    await storeResults(api.db.prisma, [
+      result(id, { latencyMs: 10, startedAt: minutesAgo(4 * day) }),
+      result(id, { latencyMs: 20, startedAt: minutesAgo(3 * day) }),
+      result(id, { latencyMs: 30, startedAt: minutesAgo(2 * day) }),
+      result(id, { latencyMs: 40, startedAt: minutesAgo(30) }),
+      result(id, { latencyMs: 50, startedAt: minutesAgo(7 * day - 30) }),
+    ]);
+    const week = await monitorSummary(api.db.prisma, id, "7d", [], NOW);
+    expect(week.totalSuccessful).toBe(5);
+    expect([week.percentiles[50], week.percentiles[75], week.percentiles[99]]).toEqual([30, 40, 50]);
+    const day1 = await monitorSummary(api.db.prisma, id, "1d", [], NOW);
+    expect([day1.totalSuccessful, day1.percentiles[50]]).toEqual([1, 40]);
+  });
+
   it("summarises counts, last ping and percentiles per range and region", async () => {
     const client = api.client((await api.workspace()).write.key);
     const { monitor } = await client.createTCPMonitor({ monitor: { name: "p", uri: "127.0.0.1:1", periodicity: Periodicity.PERIODICITY_1M } });

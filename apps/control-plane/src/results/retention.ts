@@ -13,6 +13,7 @@ export async function pruneResults(prisma: PrismaClient, retentionDays: number, 
     prisma.checkResult.deleteMany({ where: { startedAt: { lt: rawBefore } } }),
     prisma.resultCount.deleteMany({ where: { hour: { lt: aggregatesBefore } } }),
     prisma.latencyBucket.deleteMany({ where: { hour: { lt: aggregatesBefore } } }),
+    prisma.dailyLatencyBucket.deleteMany({ where: { day: { lt: aggregatesBefore } } }),
   ]);
   return raw.count;
 }

@@ -9,6 +9,7 @@ const hourOf = (iso: string) => {
   d.setUTCMinutes(0, 0, 0);
   return d.toISOString();
 };
+const dayOf = (iso: string) => `${iso.slice(0, 10)}T00:00:00.000Z`;
 
 /** Adds up values under a key, so each aggregate row is written once per batch. */
 function tally<V>(entries: Iterable<[string, V]>, add: (into: V, value: V) => V): Map<string, V> {
@@ -90,22 +91,34 @@ async function addCounts(tx: Tx, results: ResultMessage[]): Promise<void> {
       last_ping_at = GREATEST(result_counts.last_ping_at, EXCLUDED.last_ping_at)`;
 }
 
-/** Latency percentiles describe checks that got an answer: failed checks are counted, not timed. */
+/**
+ * Latency percentiles describe checks that got an answer: failed checks are
+ * counted, not timed. Buckets are kept per hour and per day (see summary.ts).
+ */
 async function addLatencies(tx: Tx, results: ResultMessage[]): Promise<void> {
   const answered = results.filter((r) => r.status !== "error");
   if (answered.length === 0) return;
-  const rows = [
-    ...tally(
-      answered.map((r) => [`${r.monitorId}|${r.region}|${hourOf(r.startedAt)}|${latencyBucket(r.latencyMs)}`, 1]),
-      (a, b) => a + b,
-    ),
-  ].map(([key, count]) => ({ key: key.split("|"), count }));
+  const rowsPer = (period: (iso: string) => string) =>
+    [
+      ...tally(
+        answered.map((r) => [`${r.monitorId}|${r.region}|${period(r.startedAt)}|${latencyBucket(r.latencyMs)}`, 1]),
+        (a, b) => a + b,
+      ),
+    ].map(([key, count]) => ({ key: key.split("|"), count }));
+  const hourly = rowsPer(hourOf);
   await tx.$executeRaw`
     INSERT INTO latency_buckets (monitor_id, region, hour, bucket, count)
     SELECT * FROM unnest(
-      ${rows.map((r) => r.key[0])}::text[], ${rows.map((r) => r.key[1])}::text[], ${rows.map((r) => r.key[2])}::timestamp(3)[],
-      ${rows.map((r) => Number(r.key[3]))}::int[], ${rows.map((r) => r.count)}::int[])
+      ${hourly.map((r) => r.key[0])}::text[], ${hourly.map((r) => r.key[1])}::text[], ${hourly.map((r) => r.key[2])}::timestamp(3)[],
+      ${hourly.map((r) => Number(r.key[3]))}::int[], ${hourly.map((r) => r.count)}::int[])
     ON CONFLICT (monitor_id, hour, region, bucket) DO UPDATE SET count = latency_buckets.count + EXCLUDED.count`;
+  const daily = rowsPer(dayOf);
+  await tx.$executeRaw`
+    INSERT INTO daily_latency_buckets (monitor_id, region, day, bucket, count)
+    SELECT * FROM unnest(
+      ${daily.map((r) => r.key[0])}::text[], ${daily.map((r) => r.key[1])}::text[], ${daily.map((r) => r.key[2])}::timestamp(3)[],
+      ${daily.map((r) => Number(r.key[3]))}::int[], ${daily.map((r) => r.count)}::int[])
+    ON CONFLICT (monitor_id, day, region, bucket) DO UPDATE SET count = daily_latency_buckets.count + EXCLUDED.count`;
 }
 
 async function moveRegionStatuses(tx: Tx, results: ResultMessage[]): Promise<void> {

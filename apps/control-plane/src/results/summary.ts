@@ -1,7 +1,8 @@
-import type { PrismaClient } from "@vigil/db";
+import { Prisma, type PrismaClient } from "@vigil/db";
 import { TIME_RANGES, percentilesFromBuckets, type MonitorStatus, type RegionId, type TimeRange } from "@vigil/domain";
 
 export const PERCENTILES = [50, 75, 90, 95, 99] as const;
+const DAY = 86_400_000;
 
 export interface Summary {
   lastPingAt: Date | null;
@@ -30,17 +31,26 @@ export async function monitorSummary(
   now = new Date(),
 ): Promise<Summary> {
   const from = rangeStart(range, now);
+  // Whole UTC days inside the range come from the daily buckets; the partial
+  // first and last days from the hourly ones. A range within two days reads hours only.
+  const firstDay = new Date(Math.ceil(from.getTime() / DAY) * DAY);
+  const lastDay = new Date(Math.floor(now.getTime() / DAY) * DAY);
+  const [daysFrom, daysTo] = firstDay < lastDay ? [firstDay, lastDay] : [now, now];
+  const inRegions = Prisma.sql`(cardinality(${regions}::text[]) = 0 OR region = ANY(${regions}::text[]))`;
   const [counts, buckets] = await Promise.all([
     prisma.$queryRaw<{ successful: bigint | null; degraded: bigint | null; failed: bigint | null; last: Date | null }[]>`
       SELECT sum(successful) AS successful, sum(degraded) AS degraded, sum(failed) AS failed, max(last_ping_at) AS last
       FROM result_counts
-      WHERE monitor_id = ${monitorId} AND hour >= ${from}
-        AND (cardinality(${regions}::text[]) = 0 OR region = ANY(${regions}::text[]))`,
+      WHERE monitor_id = ${monitorId} AND hour >= ${from} AND ${inRegions}`,
     prisma.$queryRaw<{ bucket: number; count: bigint }[]>`
-      SELECT bucket, sum(count) AS count
-      FROM latency_buckets
-      WHERE monitor_id = ${monitorId} AND hour >= ${from}
-        AND (cardinality(${regions}::text[]) = 0 OR region = ANY(${regions}::text[]))
+      SELECT bucket, sum(count) AS count FROM (
+        SELECT bucket, count FROM latency_buckets
+        WHERE monitor_id = ${monitorId} AND ${inRegions}
+          AND hour >= ${from} AND (hour < ${daysFrom} OR hour >= ${daysTo})
+        UNION ALL
+        SELECT bucket, count FROM daily_latency_buckets
+        WHERE monitor_id = ${monitorId} AND ${inRegions} AND day >= ${daysFrom} AND day < ${daysTo}
+      ) AS buckets
       GROUP BY bucket`,
   ]);
   const total = counts[0];
