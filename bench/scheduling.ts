@@ -1,0 +1,347 @@
+// Scheduling benchmark (issue 3): 10,000 active monitors at 30 s in one region, scheduled by
+// CheckScheduler.reconcile (one BullMQ job scheduler each, as the control plane does from the
+// database), run for BENCH_MINUTES by a BullMQ Worker on the region's queue that runs no checks: it
+// records, per job, the lag between the run's scheduled time and its actual start, and which slot of
+// which monitor it was. Reports lag percentiles, missed/duplicate runs and how evenly the starts are
+// spread; then, as context, the same worker's ceiling (plain jobs queued at once and drained).
+// Usage: pnpm bench:scheduling, with optional BENCH_MINUTES (5), BENCH_MONITORS (10000),
+// BENCH_CONCURRENCY (100), BENCH_GRACE_SECONDS (10), BENCH_DRAIN_JOBS (20000), VIGIL_TEST_REDIS_URL
+// (else a Redis on port 6391 via scripts/ensure-redis.sh).
+// Progress goes to stderr; the results to stdout and, for the issue's scenario (10,000 monitors,
+// at least 5 minutes), into docs/benchmarks.md.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { applyMigrations, openDatabase } from "@vigil/db";
+import { PERIODICITY_MS, type MonitorRecord, type RegionId } from "@vigil/domain";
+import { checkQueueName, connectRedis, type CheckJobData } from "@vigil/queue";
+import type { Redis } from "ioredis";
+import { MonitorRepository } from "../apps/control-plane/src/monitors/repository";
+import { CheckScheduler, scheduleOffset } from "../apps/control-plane/src/scheduling/scheduler";
+import { deletePrefix, redisServerUrl } from "../test/redis";
+import { benchPrefix, cpuMeter, fmt, log, machine, percentile, redisTicks, sleep, sortedCopy, writeDocsBlock, type Cpu } from "./pipeline/common";
+import { Worker, type Job } from "./pipeline/deps";
+import { seedActiveMonitors } from "./pipeline/monitors";
+
+const MINUTES = Number(process.env.BENCH_MINUTES ?? 5);
+const MONITORS = Number(process.env.BENCH_MONITORS ?? 10_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 100);
+/** Runs of slots up to the end of the window may start this much later and still count. */
+const GRACE_MS = Number(process.env.BENCH_GRACE_SECONDS ?? 10) * 1000;
+const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 20_000);
+const REGION: RegionId = "hostA-ams";
+const PERIOD_MS = PERIODICITY_MS["30s"];
+const PROGRESS_MS = 30_000;
+
+/** One run of a scheduled job, as the worker saw it. */
+interface Runs {
+  monitor: number[];
+  slot: number[];
+  start: number[];
+  /** Jobs whose timestamp + delay differs from the slot in their id (the delay was clamped at 0). */
+  clamped: number;
+}
+
+async function seed(): Promise<{ records: MonitorRecord[]; seconds: number }> {
+  const started = performance.now();
+  const db = await openDatabase({ kind: "pglite", dataDir: null });
+  try {
+    await applyMigrations(db);
+    await seedActiveMonitors(db.prisma, MONITORS, { periodicity: "30s", regions: [REGION] });
+    // What the control plane's reconciliation reads.
+    const records = await new MonitorRepository(db.prisma).listActive();
+    return { records, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    await db.close();
+  }
+}
+
+const usedMemory = async (redis: Redis) => Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1] ?? NaN);
+
+function lagStats(runs: Runs, from = 0): { p50: number; p99: number; p999: number; max: number; n: number } {
+  const lags = sortedCopy(runs.start.slice(from).map((start, i) => start - runs.slot[from + i]!));
+  return { p50: percentile(lags, 50), p99: percentile(lags, 99), p999: percentile(lags, 99.9), max: lags[lags.length - 1] ?? NaN, n: lags.length };
+}
+
+async function main(): Promise<void> {
+  log(`seeding ${MONITORS} active monitors (30 s, ${REGION}) in an in-memory PGlite`);
+  const { records, seconds: seedSeconds } = await seed();
+  log(`seeded and listed ${records.length} active monitors in ${seedSeconds.toFixed(1)} s`);
+  const index = new Map(records.map((record, i) => [record.id, i]));
+
+  const redisUrl = redisServerUrl();
+  const redisPort = new URL(redisUrl).port;
+  const prefix = benchPrefix();
+  const controlPlane = connectRedis(redisUrl, "vigil-control-plane");
+  const agent = connectRedis(redisUrl, "vigil-bench-agent");
+  const scheduler = new CheckScheduler(controlPlane, prefix, [REGION]);
+  const runs: Runs = { monitor: [], slot: [], start: [], clamped: 0 };
+  let drained = 0;
+  let worker: Worker<CheckJobData, void> | undefined;
+
+  try {
+    const redisVersion = /redis_version:(\S+)/.exec(await controlPlane.info("server"))?.[1] ?? "unknown";
+    const memoryBefore = await usedMemory(controlPlane);
+
+    // The agent's worker settings, without the check: record the start and finish at once.
+    const processor = async (job: Job<CheckJobData, void>): Promise<void> => {
+      const start = Date.now();
+      if (!job.repeatJobKey) {
+        drained++;
+        return;
+      }
+      // A scheduler's job id is `repeat:<scheduler id>:<slot millis>`: the time the scheduler computed.
+      const slot = Number(job.id!.slice(job.id!.lastIndexOf(":") + 1));
+      if (job.timestamp + (job.opts.delay ?? 0) !== slot) runs.clamped++;
+      runs.monitor.push(index.get(job.data.monitorId) ?? -1);
+      runs.slot.push(slot);
+      runs.start.push(start);
+    };
+    worker = new Worker<CheckJobData, void>(checkQueueName(REGION), processor, {
+      connection: agent,
+      prefix,
+      concurrency: CONCURRENCY,
+      name: "bench-agent",
+      removeOnComplete: { count: 0 },
+      removeOnFail: { count: 0 },
+    });
+    worker.on("error", (error) => log(`worker error: ${error}`));
+    worker.on("failed", (job, error) => log(`job ${job?.id} failed: ${error}`));
+    await worker.waitUntilReady();
+
+    // Schedules from the database, as the control plane does at start.
+    log(`reconciling ${records.length} schedulers on ${checkQueueName(REGION)} (prefix ${prefix})`);
+    const meter = cpuMeter({ redis: redisTicks(redisPort) });
+    const reconcileStarted = performance.now();
+    const reconciled = await scheduler.reconcile(records);
+    const reconcileSeconds = (performance.now() - reconcileStarted) / 1000;
+    const windowStart = Date.now();
+    const windowEnd = windowStart + MINUTES * 60_000;
+    const memoryScheduled = await usedMemory(controlPlane);
+    log(`reconciled in ${reconcileSeconds.toFixed(1)} s (${reconciled.upserted} upserted, ${reconciled.removed} removed); measuring for ${MINUTES} min`);
+
+    let reported = 0;
+    for (let next = windowStart + PROGRESS_MS; next <= windowEnd + GRACE_MS; next += PROGRESS_MS) {
+      await sleep(Math.max(0, Math.min(next, windowEnd + GRACE_MS) - Date.now()));
+      const lag = lagStats(runs, reported);
+      const counts = await scheduler.queue(REGION).getJobCounts("delayed", "prioritized", "waiting", "active");
+      log(
+        `${((Date.now() - windowStart) / 1000).toFixed(0)} s: ${fmt(runs.start.length)} runs (${fmt(lag.n)} in the last 30 s), ` +
+          `lag p50 ${lag.p50} ms, p99 ${lag.p99} ms, max ${lag.max} ms; queue ${JSON.stringify(counts)}`,
+      );
+      reported = runs.start.length;
+    }
+    if (Date.now() < windowEnd + GRACE_MS) await sleep(windowEnd + GRACE_MS - Date.now());
+    const cpu = meter();
+    const elapsed = Date.now() - windowStart;
+
+    // Context: the same worker's ceiling, with plain jobs (scheduled priority) queued all at once.
+    log(`worker ceiling: queueing ${DRAIN_JOBS} plain jobs at once`);
+    const drainTemplate = records[0]!;
+    const drainStarted = performance.now();
+    for (let from = 0; from < DRAIN_JOBS; from += 1_000) {
+      await scheduler.queue(REGION).addBulk(
+        Array.from({ length: Math.min(1_000, DRAIN_JOBS - from) }, () => ({
+          name: "check",
+          data: { monitorId: drainTemplate.id, kind: drainTemplate.kind, config: drainTemplate.config, trigger: "manual" } as CheckJobData,
+          opts: { priority: 10, removeOnComplete: true, removeOnFail: true },
+        })),
+      );
+    }
+    while (drained < DRAIN_JOBS) await sleep(10);
+    const drainSeconds = (performance.now() - drainStarted) / 1000;
+    log(`worker ceiling: ${fmt(DRAIN_JOBS / drainSeconds)} jobs/s`);
+
+    const report = analyse(runs, records, windowStart, windowEnd, elapsed);
+    const markdown = render({
+      ...report,
+      cpu,
+      reconcileSeconds,
+      reconciled: reconciled.upserted,
+      seedSeconds,
+      memory: { before: memoryBefore, scheduled: memoryScheduled },
+      drain: { jobs: DRAIN_JOBS, seconds: drainSeconds },
+    });
+    process.stdout.write(`${markdown}\n`);
+    if (MONITORS === 10_000 && MINUTES >= 5) {
+      writeDocsBlock(
+        "scheduling",
+        "Scheduling (issue 3)",
+        "bench/scheduling.ts",
+        [
+          `Run on ${new Date().toISOString().slice(0, 10)}: ${machine(`Redis ${redisVersion}, BullMQ ${bullmqVersion()}`)}.`,
+          "",
+          `Command: \`BENCH_MINUTES=${MINUTES} BENCH_CONCURRENCY=${CONCURRENCY} BENCH_GRACE_SECONDS=${GRACE_MS / 1000} pnpm bench:scheduling\` ` +
+            `(${MONITORS} active HTTP monitors at 30 s in ${REGION}, one worker with concurrency ${CONCURRENCY} that runs no check).`,
+          "",
+          markdown,
+        ].join("\n"),
+      );
+    } else {
+      log("not the issue's scenario (10,000 monitors, 5 minutes or more): docs/benchmarks.md left as it was");
+    }
+  } finally {
+    await worker?.close();
+    await scheduler.close();
+    agent.disconnect();
+    await controlPlane.quit();
+    await deletePrefix(prefix);
+    log(`deleted the keys under ${prefix}`);
+  }
+}
+
+function bullmqVersion(): string {
+  const manifest = path.join(__dirname, "../apps/control-plane/node_modules/bullmq/package.json");
+  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+}
+
+interface Report {
+  elapsed: number;
+  expected: number;
+  counted: number;
+  missed: number;
+  duplicates: number;
+  offSchedule: number;
+  beforeWindow: number;
+  beforeLagP50: number;
+  beforeLagMax: number;
+  clamped: number;
+  monitorsMissing: number;
+  lag: { p50: number; p99: number; p999: number; max: number; n: number };
+  late: { over1s: number; over5s: number };
+  spread: {
+    /** Starts per second of the 30-s period (start mod 30 s), averaged per period. */
+    periodMax: number;
+    periodMin: number;
+    periodMean: number;
+    /** Starts in each wall-clock second of the window. */
+    wallMax: number;
+    wallMean: number;
+    /** Scheduled slots per second of the period, from the monitors' offsets alone. */
+    offsetMax: number;
+    offsetMean: number;
+  };
+}
+
+function analyse(runs: Runs, records: MonitorRecord[], windowStart: number, windowEnd: number, elapsed: number): Report {
+  // Every slot k * 30 s + offset in (windowStart, windowEnd] must have run once.
+  const offsets = records.map((record) => scheduleOffset(record.id, PERIOD_MS));
+  const expectedSlots = offsets.map((offset) => {
+    const first = Math.floor((windowStart - offset) / PERIOD_MS) + 1;
+    const last = Math.floor((windowEnd - offset) / PERIOD_MS);
+    return { first, last, count: Math.max(0, last - first + 1) };
+  });
+  const seen = records.map(() => new Map<number, number>());
+  const inWindow: number[] = [];
+  let offSchedule = 0;
+  let beforeWindow = 0;
+  const beforeLags: number[] = [];
+  for (let i = 0; i < runs.slot.length; i++) {
+    const m = runs.monitor[i]!;
+    const slot = runs.slot[i]!;
+    if (m < 0 || (((slot - offsets[m]!) % PERIOD_MS) + PERIOD_MS) % PERIOD_MS !== 0) {
+      offSchedule++;
+      continue;
+    }
+    if (slot <= windowStart) {
+      beforeWindow++;
+      beforeLags.push(runs.start[i]! - slot);
+      continue;
+    }
+    if (slot > windowEnd) continue;
+    seen[m]!.set(slot, (seen[m]!.get(slot) ?? 0) + 1);
+    inWindow.push(i);
+  }
+  let expected = 0;
+  let missed = 0;
+  let duplicates = 0;
+  let monitorsMissing = 0;
+  expectedSlots.forEach(({ count }, m) => {
+    expected += count;
+    const ran = seen[m]!;
+    missed += count - ran.size;
+    if (ran.size < count) monitorsMissing++;
+    for (const n of ran.values()) duplicates += n - 1;
+  });
+  const lags = sortedCopy(inWindow.map((i) => runs.start[i]! - runs.slot[i]!));
+  const periodBins = new Array<number>(PERIOD_MS / 1000).fill(0);
+  const wallBins = new Array<number>(Math.ceil((windowEnd - windowStart) / 1000)).fill(0);
+  for (const i of inWindow) {
+    const start = runs.start[i]!;
+    periodBins[Math.floor((start % PERIOD_MS) / 1000)]!++;
+    const second = Math.floor((start - windowStart) / 1000);
+    if (second < wallBins.length) wallBins[second]!++;
+  }
+  const periods = (windowEnd - windowStart) / PERIOD_MS;
+  const offsetBins = new Array<number>(PERIOD_MS / 1000).fill(0);
+  for (const offset of offsets) offsetBins[Math.floor(offset / 1000)]!++;
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  return {
+    elapsed,
+    expected,
+    counted: inWindow.length,
+    missed,
+    duplicates,
+    offSchedule,
+    beforeWindow,
+    beforeLagMax: Math.max(0, ...beforeLags),
+    beforeLagP50: percentile(sortedCopy(beforeLags), 50),
+    clamped: runs.clamped,
+    monitorsMissing,
+    lag: { p50: percentile(lags, 50), p99: percentile(lags, 99), p999: percentile(lags, 99.9), max: lags[lags.length - 1] ?? NaN, n: lags.length },
+    late: { over1s: lags.filter((l) => l > 1_000).length, over5s: lags.filter((l) => l > 5_000).length },
+    spread: {
+      periodMax: Math.max(...periodBins) / periods,
+      periodMin: Math.min(...periodBins) / periods,
+      periodMean: mean(periodBins) / periods,
+      // The first and last seconds of the window hold part-seconds of runs: left out of the max.
+      wallMax: Math.max(...wallBins.slice(1, -1)),
+      wallMean: mean(wallBins.slice(1, -1)),
+      offsetMax: Math.max(...offsetBins),
+      offsetMean: mean(offsetBins),
+    },
+  };
+}
+
+function render(r: Report & {
+  cpu: Cpu;
+  reconcileSeconds: number;
+  reconciled: number;
+  seedSeconds: number;
+  memory: { before: number; scheduled: number };
+  drain: { jobs: number; seconds: number };
+}): string {
+  const needed = MONITORS / (PERIOD_MS / 1000);
+  const actual = r.counted / ((r.elapsed - GRACE_MS) / 1000);
+  const ceiling = r.drain.jobs / r.drain.seconds;
+  const rows: [string, string][] = [
+    ["Schedulers created (`CheckScheduler.reconcile` of the active monitors listed from the database)", `${fmt(r.reconciled)} in ${r.reconcileSeconds.toFixed(1)} s`],
+    ["Redis memory for the schedulers and their next jobs", `${((r.memory.scheduled - r.memory.before) / 2 ** 20).toFixed(1)} MiB`],
+    ["Measured window (from the end of the reconciliation)", `${MINUTES} min, + ${GRACE_MS / 1000} s grace for the last slots' runs`],
+    ["Runs expected in the window (slots k x 30 s + offset, per monitor)", fmt(r.expected)],
+    ["Runs recorded for those slots", fmt(r.counted)],
+    ["**Missed runs** (expected slot without a run)", `**${fmt(r.missed)}** (${fmt(r.monitorsMissing)} monitors affected)`],
+    ["Duplicate runs (a slot run twice) / runs off the monitor's schedule", `${fmt(r.duplicates)} / ${fmt(r.offSchedule)}`],
+    [
+      "Runs of slots during the reconciliation (before the window, not counted above): runs, lag p50 / max",
+      `${fmt(r.beforeWindow)}, ${r.beforeLagP50} / ${r.beforeLagMax} ms`,
+    ],
+    ["Jobs created after their slot had passed (timestamp + delay ≠ slot)", fmt(r.clamped)],
+    ["**Start lag** p50 / p99 / p99.9 / max (scheduled slot → processor start)", `**${r.lag.p50} / ${r.lag.p99} / ${r.lag.p999} / ${r.lag.max} ms**`],
+    ["Runs starting more than 1 s / 5 s late", `${fmt(r.late.over1s)} / ${fmt(r.late.over5s)}`],
+    ["Runs per second: needed / achieved in the window / worker ceiling (plain jobs, drained)", `${fmt(needed)} / ${fmt(actual)} / ${fmt(ceiling)} (${fmt(r.drain.jobs)} jobs in ${r.drain.seconds.toFixed(1)} s)`],
+    [
+      "**Spread over the 30-s period**: starts per second of the period (start mod 30 s, per period) max / mean / min",
+      `**${r.spread.periodMax.toFixed(0)} / ${r.spread.periodMean.toFixed(0)} / ${r.spread.periodMin.toFixed(0)}** (max ${(r.spread.periodMax / r.spread.periodMean).toFixed(2)}x the mean)`,
+    ],
+    ["Starts in any one wall-clock second of the window: max / mean", `${fmt(r.spread.wallMax)} / ${r.spread.wallMean.toFixed(0)} (${(r.spread.wallMax / r.spread.wallMean).toFixed(2)}x)`],
+    ["Monitors per second of the period from their offsets (sha256 of the id mod 30 s): max / mean", `${r.spread.offsetMax} / ${r.spread.offsetMean.toFixed(0)} (${(r.spread.offsetMax / r.spread.offsetMean).toFixed(2)}x)`],
+    ["CPU % over the window: bench process (worker + scheduler, Node) / Redis / rest", [r.cpu.self, r.cpu.redis ?? NaN, r.cpu.rest].map((v) => v.toFixed(0)).join(" / ")],
+  ];
+  return ["| Measure | Value |", "|---|---:|", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
