@@ -4,13 +4,15 @@
 // BENCH_BACKENDS (postgres,pglite), VIGIL_TEST_POSTGRES_URL (else scripts/ensure-postgres.sh), BENCH_CPU_PROF.
 // Progress goes to stderr; the results table to stdout and, when both backends ran, into docs/benchmarks.md.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { seedWorkspace } from "./seed";
+import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
+import { cpuMeter as machineCpuMeter, describeMachine, postgresTicks, processTicks, waitForQuietMachine } from "./support/machine";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
@@ -20,8 +22,6 @@ const MONITORS = 10_000;
 const PG_DATABASE = "vigil_bench";
 /** CPU % of one core taken by other processes during a measured run beyond which it is repeated (up to 3 times). */
 const RETRY_ABOVE_REST_CPU = 25;
-const ROOT = path.resolve(__dirname, "..");
-const DOCS = path.join(ROOT, "docs/benchmarks.md");
 
 type Backend = "postgres" | "pglite";
 
@@ -140,74 +140,13 @@ async function stopServer(child: ChildProcess): Promise<void> {
 
 // ---- load ------------------------------------------------------------------------------------
 
-// CPU accounting from /proc (Linux; clock ticks of 1/100 s), to tell where the time went and
-// whether something else on the machine was competing with the run.
-function processTicks(pid: number | string): { comm: string; ticks: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
-  return { comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(") ")), ticks: Number(fields[11]) + Number(fields[12]) };
-}
-
-function postgresTicks(): number {
-  let ticks = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = processTicks(pid);
-      if (stat.comm === "postgres") ticks += stat.ticks;
-    } catch {
-      // The process ended while the list was read.
-    }
-  }
-  return ticks;
-}
-
-/** Busy and total ticks of the whole machine, over all cores. */
-function machineTicks(): { busy: number; total: number } {
-  const values = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = values.reduce((a, b) => a + b, 0);
-  return { busy: total - values[3]! - values[4]!, total };
-}
-
+/** CPU shares of the server process, PostgreSQL, this process (the load generator) and the rest (bench/support/machine.ts). */
 function cpuMeter(serverPid: number): () => Cpu {
-  const snapshot = () => ({
-    server: processTicks(serverPid).ticks,
-    postgres: postgresTicks(),
-    self: process.cpuUsage(),
-    machine: machineTicks(),
-  });
-  const before = snapshot();
+  const meter = machineCpuMeter({ server: () => processTicks(serverPid).ticks, postgres: postgresTicks });
   return () => {
-    const after = snapshot();
-    const { length: cores } = os.cpus();
-    // Machine ticks count every core, so they are the clock for all the shares.
-    const elapsed = (after.machine.total - before.machine.total) / cores;
-    // Clamped: a process that ends during the window takes its ticks with it.
-    const share = (ticks: number) => Math.max(0, (100 * ticks) / elapsed);
-    const self = process.cpuUsage(before.self);
-    const cpu = {
-      server: share(after.server - before.server),
-      postgres: share(after.postgres - before.postgres),
-      loadGenerator: share((self.user + self.system) / 10_000),
-    };
-    const busy = share(after.machine.busy - before.machine.busy);
-    return { ...cpu, rest: Math.max(0, busy - cpu.server - cpu.postgres - cpu.loadGenerator) };
+    const { server, postgres, self, rest } = meter();
+    return { server: server!, postgres: postgres!, loadGenerator: self, rest };
   };
-}
-
-/**
- * Other work on the machine (tests, builds) would skew the figures: wait a little for it to pass.
- * This also lets the server finish the requests the warm-up left in flight before measuring.
- */
-async function waitForQuietMachine(): Promise<void> {
-  for (let waited = 0; ; waited++) {
-    const before = machineTicks();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const after = machineTicks();
-    const busy = (100 * (after.busy - before.busy)) / (after.total - before.total);
-    if (busy < 15) return;
-    if (waited === 60) return log(`WARNING: the machine stays ${busy.toFixed(0)} % busy without the benchmark; figures will be low`);
-    if (waited % 10 === 0) log(`machine ${busy.toFixed(0)} % busy before the run; waiting for it to settle`);
-  }
 }
 
 const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -266,6 +205,8 @@ async function measure(backend: Backend, child: ChildProcess, port: number, key:
 
   // Work that starts on the machine mid-run takes cores from the server: such a run is repeated.
   for (let attempt = 1; ; attempt++) {
+    // Waiting for other work on the machine to pass also lets the server finish the requests the
+    // warm-up left in flight before measuring.
     await waitForQuietMachine();
     log(`${backend} ${endpoint.name}: measuring ${SECONDS} s`);
     const cpu = cpuMeter(child.pid!);
@@ -313,23 +254,7 @@ function table(all: Figures[]): string {
 }
 
 function machine(versions: Record<string, string>): string {
-  const cpu = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown";
-  const ram = (os.totalmem() / 2 ** 30).toFixed(1);
-  const databases = Object.entries(versions).map(([backend, version]) => `${backend} (Postgres ${version})`).join(", ");
-  return `${cpu}, ${os.cpus().length} cores, ${ram} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}; ${databases}`;
-}
-
-const START = "<!-- bench:api:start (written by bench/api.ts) -->";
-const END = "<!-- bench:api:end -->";
-
-/** Replaces the generated part of the "API throughput (issue 2)" section, keeping the rest of the file. */
-function writeDocs(generated: string): void {
-  const block = `${START}\n${generated}\n${END}`;
-  const current = existsSync(DOCS) ? readFileSync(DOCS, "utf8") : "# Benchmarks\n";
-  const next = current.includes(START)
-    ? current.slice(0, current.indexOf(START)) + block + current.slice(current.indexOf(END) + END.length)
-    : `${current.trimEnd()}\n\n## API throughput (issue 2)\n\n${block}\n`;
-  writeFileSync(DOCS, next);
+  return describeMachine(Object.entries(versions).map(([backend, version]) => `${backend} (Postgres ${version})`).join(", "));
 }
 
 async function main(): Promise<void> {
@@ -351,7 +276,7 @@ async function main(): Promise<void> {
   ].join("\n");
   process.stdout.write(`${table(all)}\n`);
   if (BACKENDS.length === 2) {
-    writeDocs(generated);
+    writeDocsBlock("api", "API throughput (issue 2)", "bench/api.ts", generated);
     log(`wrote ${path.relative(ROOT, DOCS)}`);
   } else {
     log("only some backends ran: docs/benchmarks.md left as it was");

@@ -10,7 +10,7 @@
 // (BENCH_CHECKS_DIST=<dir> measures another build of it instead, to try a change; leaves the doc alone).
 // Progress goes to stderr; the tables to stdout and into docs/benchmarks.md.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import net from "node:net";
 import path from "node:path";
@@ -18,7 +18,8 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import type { CheckEnvironment, CheckJob } from "@vigil/checks";
 import { parseMonitorConfig } from "@vigil/domain";
 import { Client } from "undici";
-import { cpuAdd, cpuDelta, cpuShares, cpuSnapshot, describeMachine, waitForQuietMachine, type Cpu, type CpuSnapshot } from "./checks/machine";
+import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
+import { cpuAdd, cpuDelta, cpuShares, cpuSnapshot, describeMachine, processTicks, waitForQuietMachine, type CpuSnapshot } from "./support/machine";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
@@ -34,12 +35,26 @@ const SEGMENT_SECONDS = 2;
 /** CPU % of one core taken by other processes during a run beyond which it is measured again (3 runs at most). */
 const RETRY_ABOVE_REST_CPU = 25;
 const GOAL = 0.8;
-const ROOT = path.resolve(__dirname, "..");
-const DOCS = path.join(ROOT, "docs/benchmarks.md");
-const START = "<!-- bench:checks:start (written by bench/checks.ts) -->";
-const END = "<!-- bench:checks:end -->";
 
 const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
+
+/** CPU time over wall time in a window, in % of one core (so up to 100 x cores in all). */
+interface Cpu {
+  /** This process: the checks (or the bare loop) being measured. */
+  bench: number;
+  /** The child process serving the targets. */
+  target: number;
+  /** Whatever else ran: the kernel's share of loopback traffic, and other work on the machine. */
+  rest: number;
+}
+
+/** Raw CPU counters of this process, the target process and the machine (bench/support/machine.ts). */
+const targetCpuSnapshot = (target: Target): CpuSnapshot => cpuSnapshot({ target: () => processTicks(target.child.pid!).ticks });
+
+function targetCpuShares(delta: CpuSnapshot): Cpu {
+  const { self, target, rest } = cpuShares(delta);
+  return { bench: self, target: target!, rest };
+}
 
 /**
  * The check engine as the agent runs it: compiled by tsc into dist/. Under tsx, "@vigil/checks" resolves
@@ -107,7 +122,7 @@ interface Run {
 /** Keeps `concurrency` operations in flight for `seconds`, then waits for the last ones to end. */
 async function drive(target: Target, concurrency: number, seconds: number, operation: Operation): Promise<Run> {
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
-  const cpuBefore = cpuSnapshot(target.child.pid!);
+  const cpuBefore = targetCpuSnapshot(target);
   const started = performance.now();
   let open = true;
   let completed = 0;
@@ -130,7 +145,7 @@ async function drive(target: Target, concurrency: number, seconds: number, opera
   // The window closes when this timer runs, possibly late on a busy loop: count and CPU both stop here.
   open = false;
   const elapsed = (performance.now() - started) / 1000;
-  const cpu = cpuDelta(cpuBefore, cpuSnapshot(target.child.pid!));
+  const cpu = cpuDelta(cpuBefore, targetCpuSnapshot(target));
   loopDelay.disable();
   await Promise.all(workers);
   // The histogram holds the intervals between its timer's runs, so the timer's own period is taken off.
@@ -251,8 +266,8 @@ function summarise(protocol: string, variant: Variant, runs: Run[]): Throughput 
     rate: completed / seconds,
     completed,
     failed,
-    cpu: cpuShares(cpu),
-    cpuPerCheckUs: (cpu.selfTicks * 10_000) / completed,
+    cpu: targetCpuShares(cpu),
+    cpuPerCheckUs: (cpu.self * 10_000) / completed,
     loopDelayP99: Math.max(...runs.map((r) => r.loopDelayP99)),
   };
 }
@@ -289,7 +304,7 @@ async function measurePair(target: Target, pair: ReturnType<typeof throughputPai
 async function leastDisturbed<T>(what: string, measure: () => Promise<T>, restOf: (figures: T) => number): Promise<T> {
   let best: { figures: T; rest: number } | undefined;
   for (let attempt = 1; attempt <= 3; attempt++) {
-    await waitForQuietMachine(log);
+    await waitForQuietMachine();
     const figures = await measure();
     const rest = restOf(figures);
     if (best === undefined || rest < best.rest) best = { figures, rest };
@@ -337,7 +352,7 @@ async function measureFidelity(target: Target, delayMs: number, load: string, in
     firstByte: Float64Array.from(firstByte).sort(),
     failed: run.failed,
     loopDelayP99: run.loopDelayP99,
-    cpu: cpuShares(run.cpu),
+    cpu: targetCpuShares(run.cpu),
   };
 }
 
@@ -378,16 +393,6 @@ function fidelityTable(all: Fidelity[]): string {
   ].join("\n");
 }
 
-/** Replaces the generated part of the "Check engine (issue 3)" section, keeping the rest of the file. */
-function writeDocs(generated: string): void {
-  const block = `${START}\n${generated}\n${END}`;
-  const current = existsSync(DOCS) ? readFileSync(DOCS, "utf8") : "# Benchmarks\n";
-  const next = current.includes(START)
-    ? current.slice(0, current.indexOf(START)) + block + current.slice(current.indexOf(END) + END.length)
-    : `${current.trimEnd()}\n\n## Check engine (issue 3)\n\n${block}\n`;
-  writeFileSync(DOCS, next);
-}
-
 async function main(): Promise<void> {
   const target = await startTarget();
   try {
@@ -414,7 +419,10 @@ async function main(): Promise<void> {
 
     if (PROFILE_DIR) return log("profiled run (slowed by the profiler): docs/benchmarks.md left as it was");
     if (OTHER_ENGINE) return log("another build of the check engine: docs/benchmarks.md left as it was");
-    writeDocs(
+    writeDocsBlock(
+      "checks",
+      "Check engine (issue 3)",
+      "bench/checks.ts",
       [
         `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}; undici ${require("undici/package.json").version}.`,
         "",

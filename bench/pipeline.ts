@@ -22,24 +22,12 @@ import { storeResults } from "../apps/control-plane/src/results/store";
 import { PERCENTILES, monitorSummary, rangeStart, type Summary } from "../apps/control-plane/src/results/summary";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import {
-  benchPrefix,
-  cpuMeter,
-  fmt,
-  log,
-  machine,
-  percentile,
-  postgresTicks,
-  redisTicks,
-  sleep,
-  sortedCopy,
-  waitForQuietMachine,
-  writeDocsBlock,
-  type Cpu,
-} from "./pipeline/common";
+import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
 import { stderrLogger } from "./pipeline/deps";
 import { seedActiveMonitors } from "./pipeline/monitors";
 import { ERROR_SHARE, ResultFactory, SLOW_SHARE } from "./pipeline/results";
+import { writeDocsBlock } from "./support/doc";
+import { cpuMeter, describeMachine, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
 
 type Backend = "postgres" | "pglite";
 type Part = "ingest" | "summary";
@@ -556,7 +544,7 @@ async function main(): Promise<void> {
         "Result ingest and summaries (issue 3)",
         "bench/pipeline.ts",
         [
-          `Run on ${date}: ${machine(versions)}; Redis ${await redisVersion(redisUrl)}.`,
+          `Run on ${date}: ${describeMachine(versions)}; Redis ${await redisVersion(redisUrl)}.`,
           "",
           `Command: \`${parts}BENCH_INGEST_RESULTS=${INGEST_RESULTS} pnpm bench:pipeline\` (${INGEST_MONITORS} monitors x ${REGION_IDS.length} regions, ` +
             `results in 30-s rounds of ${INGEST_MONITORS * REGION_IDS.length}; ${(100 * ERROR_SHARE).toFixed(1)} % failed, ${(100 * SLOW_SHARE).toFixed(0)} % degraded; ` +
@@ -565,6 +553,7 @@ async function main(): Promise<void> {
           table,
         ].join("\n"),
       );
+      log("wrote the ingest block of docs/benchmarks.md");
     }
   }
   if (summarised.length > 0) {
@@ -576,7 +565,7 @@ async function main(): Promise<void> {
         "Result ingest and summaries (issue 3)",
         "bench/pipeline.ts",
         [
-          `Run on ${date}: ${machine(versions)}.`,
+          `Run on ${date}: ${describeMachine(versions)}.`,
           "",
           `Command: \`${parts}BENCH_SUMMARY_DAYS=${SUMMARY_DAYS} BENCH_SEED_BATCH=${SEED_BATCH} BENCH_SUMMARY_CALLS=${SUMMARY_CALLS} BENCH_RAW_CALLS=${RAW_CALLS} pnpm bench:pipeline\` ` +
             `(one monitor, ${SUMMARY_DAYS} days of 30-s checks in all ${REGION_IDS.length} regions; calls one after another, after 2 warm-up calls ` +
@@ -585,6 +574,7 @@ async function main(): Promise<void> {
           tables,
         ].join("\n"),
       );
+      log("wrote the summary block of docs/benchmarks.md");
     }
   }
   if (!bothBackends) log("only one backend ran: docs/benchmarks.md left as it was");

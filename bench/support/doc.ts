@@ -1,0 +1,25 @@
+// The generated blocks of docs/benchmarks.md, shared by the benchmark scripts.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+export const ROOT = path.resolve(__dirname, "../..");
+export const DOCS = path.join(ROOT, "docs/benchmarks.md");
+
+/**
+ * Replaces the generated block between `<!-- bench:<key>:start ... -->` and `<!-- bench:<key>:end -->`
+ * in docs/benchmarks.md, keeping the rest of the file (which others edit too); when the block is
+ * missing, appends a new section `## <title>` holding it at the end.
+ */
+export function writeDocsBlock(key: string, title: string, writer: string, generated: string): void {
+  const startPattern = new RegExp(`<!-- bench:${key}:start[^>]*-->`);
+  const end = `<!-- bench:${key}:end -->`;
+  const block = `<!-- bench:${key}:start (written by ${writer}) -->\n${generated}\n${end}`;
+  const current = existsSync(DOCS) ? readFileSync(DOCS, "utf8") : "# Benchmarks\n";
+  const start = startPattern.exec(current);
+  const endAt = current.indexOf(end);
+  const next =
+    start && endAt > start.index
+      ? current.slice(0, start.index) + block + current.slice(endAt + end.length)
+      : `${current.trimEnd()}\n\n## ${title}\n\n${block}\n`;
+  writeFileSync(DOCS, next);
+}

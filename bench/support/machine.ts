@@ -1,0 +1,128 @@
+// The machine the benchmarks run on: CPU accounting from /proc (Linux; clock ticks of 1/100 s), to
+// tell where the time went during a run and whether other work on the machine was competing with it,
+// waiting for that other work to pass, and the "Run on ..." line of docs/benchmarks.md.
+// Shared by bench/api.ts, bench/checks.ts, bench/pipeline.ts and bench/scheduling.ts.
+import { readdirSync, readFileSync } from "node:fs";
+import os from "node:os";
+
+const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
+
+// ---- ticks -----------------------------------------------------------------------------------
+
+/** Command name and CPU ticks (user + system) of one process. */
+export function processTicks(pid: number | string): { comm: string; ticks: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+  return { comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(") ")), ticks: Number(fields[11]) + Number(fields[12]) };
+}
+
+/** CPU ticks of this process. */
+export function selfTicks(): number {
+  const self = process.cpuUsage();
+  return (self.user + self.system) / 10_000;
+}
+
+/** Ticks of every process whose command name is `comm` and whose command line matches `filter`. */
+export function ticksOf(comm: string, filter?: (cmdline: string) => boolean): number {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = processTicks(pid);
+      if (stat.comm !== comm) continue;
+      if (filter && !filter(readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " "))) continue;
+      ticks += stat.ticks;
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return ticks;
+}
+
+export const postgresTicks = () => ticksOf("postgres");
+/** The Redis server listening on `port` (its command line names the port). */
+export const redisTicks = (port: string) => () => ticksOf("redis-server", (cmdline) => cmdline.includes(`:${port}`));
+
+/** Busy and total ticks of the whole machine, over all cores. */
+export function machineTicks(): { busy: number; total: number } {
+  const values = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = values.reduce((a, b) => a + b, 0);
+  return { busy: total - values[3]! - values[4]!, total };
+}
+
+// ---- CPU shares ------------------------------------------------------------------------------
+
+/** CPU time over wall time in % of one core (so up to 100 x cores in all): this process, the named others, and the rest of the machine. */
+export type Cpu = Record<string, number> & { self: number; rest: number };
+
+/** Raw counters: this process, the named others, the machine. Subtract two of them (cpuDelta) and pass the difference to cpuShares. */
+export interface CpuSnapshot {
+  others: Record<string, number>;
+  self: number;
+  machine: { busy: number; total: number };
+}
+
+/** `others` names other processes to account for (e.g. { postgres: postgresTicks }). */
+export function cpuSnapshot(others: Record<string, () => number>): CpuSnapshot {
+  return {
+    others: Object.fromEntries(Object.entries(others).map(([name, ticks]) => [name, ticks()])),
+    self: selfTicks(),
+    machine: machineTicks(),
+  };
+}
+
+const combine = (a: CpuSnapshot, b: CpuSnapshot, op: (x: number, y: number) => number): CpuSnapshot => ({
+  others: Object.fromEntries(Object.keys(a.others).map((name) => [name, op(a.others[name]!, b.others[name]!)])),
+  self: op(a.self, b.self),
+  machine: { busy: op(a.machine.busy, b.machine.busy), total: op(a.machine.total, b.machine.total) },
+});
+
+export const cpuDelta = (before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot => combine(after, before, (x, y) => x - y);
+
+export const cpuAdd = (a: CpuSnapshot, b: CpuSnapshot): CpuSnapshot => combine(a, b, (x, y) => x + y);
+
+export function cpuShares(delta: CpuSnapshot): Cpu {
+  // Machine ticks count every core, so they are the clock for all the shares.
+  const elapsed = delta.machine.total / os.cpus().length;
+  // Clamped: a process that ends during the window takes its ticks with it.
+  const share = (ticks: number) => Math.max(0, (100 * ticks) / elapsed);
+  const cpu: Record<string, number> = { self: share(delta.self) };
+  for (const name of Object.keys(delta.others)) cpu[name] = share(delta.others[name]!);
+  const busy = share(delta.machine.busy);
+  const accounted = Object.values(cpu).reduce((a, b) => a + b, 0);
+  return { ...cpu, rest: Math.max(0, busy - accounted) } as Cpu;
+}
+
+/** Starts measuring; the returned function gives the shares since then. */
+export function cpuMeter(others: Record<string, () => number>): () => Cpu {
+  const before = cpuSnapshot(others);
+  return () => cpuShares(cpuDelta(before, cpuSnapshot(others)));
+}
+
+// ---- the machine -----------------------------------------------------------------------------
+
+/**
+ * Other work on the machine (tests, builds) would skew the figures: waits (up to a minute) for it
+ * to pass; returns the busy % it settled at.
+ */
+export async function waitForQuietMachine(): Promise<number> {
+  for (let waited = 0; ; waited++) {
+    const before = machineTicks();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const after = machineTicks();
+    const busy = (100 * (after.busy - before.busy)) / (after.total - before.total);
+    if (busy < 15) return busy;
+    if (waited === 60) {
+      log(`WARNING: the machine stays ${busy.toFixed(0)} % busy without the benchmark; figures will be low`);
+      return busy;
+    }
+    if (waited % 10 === 0) log(`machine ${busy.toFixed(0)} % busy before the run; waiting for it to settle`);
+  }
+}
+
+/** CPU model, cores, RAM, Node and OS; then `; <extra>` when given (databases, versions). */
+export function describeMachine(extra?: string): string {
+  const cpu = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown";
+  const ram = (os.totalmem() / 2 ** 30).toFixed(1);
+  const line = `${cpu}, ${os.cpus().length} cores, ${ram} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
+  return extra === undefined ? line : `${line}; ${extra}`;
+}
