@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
+import { Prisma, applyMigrations, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
 import { PERCENTILE_RELATIVE_ERROR, REGION_IDS, type RegionId, type TimeRange } from "@vigil/domain";
 import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import { ResultsConsumer } from "../apps/control-plane/src/results/consumer";
@@ -49,6 +49,8 @@ const MAX_ATTEMPTS = 3;
 /** The 3-region filter: one region of each host. */
 const THREE_REGIONS: RegionId[] = ["hostA-ams", "hostB-fra", "hostC-us-east4"];
 const RANGES: TimeRange[] = ["1d", "7d", "14d"];
+const DAY_MS = 86_400_000;
+const TABLES = ["check_results", "result_counts", "latency_buckets", "daily_latency_buckets"];
 
 /** Warnings and errors of the consumer go to stderr; stdout is for the tables. */
 const logger = stderrLogger("warn", "bench-pipeline");
@@ -291,7 +293,7 @@ interface SummaryCase {
   range: TimeRange;
   regions: RegionId[];
   results: number;
-  aggregateRows: number;
+  aggregateRows: AggregateRows;
   aggregate: Timed;
   raw: Timed;
   summary: Summary;
@@ -360,14 +362,29 @@ async function exactPercentiles(prisma: PrismaClient, monitorId: string, from: D
   return row!.percentiles.map(Number);
 }
 
-async function aggregateRows(prisma: PrismaClient, monitorId: string, from: Date, regions: RegionId[]): Promise<number> {
-  const [row] = await prisma.$queryRaw<{ rows: bigint }[]>`
-    SELECT (SELECT count(*) FROM result_counts
-            WHERE monitor_id = ${monitorId} AND hour >= ${from} AND (cardinality(${regions}::text[]) = 0 OR region = ANY(${regions}::text[])))
-         + (SELECT count(*) FROM latency_buckets
-            WHERE monitor_id = ${monitorId} AND hour >= ${from} AND (cardinality(${regions}::text[]) = 0 OR region = ANY(${regions}::text[])))
-           AS rows`;
-  return Number(row!.rows);
+/**
+ * The aggregate rows a summary reads: hourly counts, and latency buckets split as monitorSummary
+ * splits the range (whole UTC days from the daily buckets, the partial first and last days from the
+ * hourly ones; hours only for a range within two days).
+ */
+async function aggregateRows(prisma: PrismaClient, monitorId: string, from: Date, now: Date, regions: RegionId[]): Promise<AggregateRows> {
+  const firstDay = new Date(Math.ceil(from.getTime() / DAY_MS) * DAY_MS);
+  const lastDay = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
+  const [daysFrom, daysTo] = firstDay < lastDay ? [firstDay, lastDay] : [now, now];
+  const inRegions = Prisma.sql`(cardinality(${regions}::text[]) = 0 OR region = ANY(${regions}::text[]))`;
+  const [row] = await prisma.$queryRaw<{ counts: bigint; hourly: bigint; daily: bigint }[]>`
+    SELECT (SELECT count(*) FROM result_counts WHERE monitor_id = ${monitorId} AND hour >= ${from} AND ${inRegions}) AS counts,
+           (SELECT count(*) FROM latency_buckets WHERE monitor_id = ${monitorId} AND ${inRegions}
+              AND hour >= ${from} AND (hour < ${daysFrom} OR hour >= ${daysTo})) AS hourly,
+           (SELECT count(*) FROM daily_latency_buckets WHERE monitor_id = ${monitorId} AND ${inRegions}
+              AND day >= ${daysFrom} AND day < ${daysTo}) AS daily`;
+  return { counts: Number(row!.counts), hourly: Number(row!.hourly), daily: Number(row!.daily) };
+}
+
+interface AggregateRows {
+  counts: number;
+  hourly: number;
+  daily: number;
 }
 
 async function seedHistory(backend: Backend, prisma: PrismaClient, monitorId: string, now: number): Promise<{ seeded: number; seconds: number }> {
@@ -403,9 +420,9 @@ async function summaries(backend: Backend): Promise<SummaryFigures> {
     const { seeded, seconds: seedSeconds } = await seedHistory(backend, db.prisma, monitorId!, now);
     // As autovacuum would leave a long-lived database: statistics fresh, visibility map set.
     log(`${backend} summary: VACUUM ANALYZE`);
-    for (const table of ["check_results", "result_counts", "latency_buckets"]) await db.prisma.$executeRawUnsafe(`VACUUM ANALYZE ${table}`);
+    for (const table of TABLES) await db.prisma.$executeRawUnsafe(`VACUUM ANALYZE ${table}`);
     const sizes = [];
-    for (const table of ["check_results", "result_counts", "latency_buckets"]) {
+    for (const table of TABLES) {
       const [row] = await db.prisma.$queryRawUnsafe<{ rows: bigint; bytes: bigint }[]>(
         `SELECT count(*) AS rows, pg_total_relation_size('${table}') AS bytes FROM ${table}`,
       );
@@ -448,7 +465,7 @@ async function summaries(backend: Backend): Promise<SummaryFigures> {
           range,
           regions,
           results: raw.last.successful + raw.last.degraded + raw.last.failed,
-          aggregateRows: await aggregateRows(db.prisma, monitorId!, from, regions),
+          aggregateRows: await aggregateRows(db.prisma, monitorId!, from, new Date(now), regions),
           aggregate: aggregate.timed,
           raw: raw.timed,
           summary,
@@ -477,24 +494,24 @@ const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 function summaryTables(all: SummaryFigures[]): string {
   const seeding = [
-    "| Backend | Results seeded | Seeding time | Stored/s | check_results | result_counts | latency_buckets |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| Backend | Results seeded | Seeding time | Stored/s | check_results | result_counts | latency_buckets | daily_latency_buckets |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
     ...all.map((f) => {
       const size = (table: string) => {
         const s = f.sizes.find((x) => x.table === table)!;
         return `${fmt(s.rows)} rows, ${mib(s.bytes)}`;
       };
-      return `| ${f.backend} | ${fmt(f.seeded)} | ${(f.seedSeconds / 60).toFixed(1)} min | ${fmt(f.seeded / f.seedSeconds)} | ${size("check_results")} | ${size("result_counts")} | ${size("latency_buckets")} |`;
+      return `| ${f.backend} | ${fmt(f.seeded)} | ${(f.seedSeconds / 60).toFixed(1)} min | ${fmt(f.seeded / f.seedSeconds)} | ${size("check_results")} | ${size("result_counts")} | ${size("latency_buckets")} | ${size("daily_latency_buckets")} |`;
     }),
   ].join("\n");
   const latency = [
-    "| Backend | Range | Regions | Results in range | Aggregate rows read | monitorSummary p50 / p99 / max (ms) | Raw-row baseline p50 / p99 / max (ms) | Baseline / summary (p50) | Max percentile error vs exact | Other work (CPU %) |",
+    "| Backend | Range | Regions | Results in range | Aggregate rows read: counts + hourly + daily buckets | monitorSummary p50 / p99 / max (ms) | Raw-row baseline p50 / p99 / max (ms) | Baseline / summary (p50) | Max percentile error vs exact | Other work (CPU %) |",
     "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ...all.flatMap((f) =>
       f.cases.map((c) => {
         const t = (x: Timed) => `${x.p50.toFixed(1)} / ${x.p99.toFixed(1)} / ${x.max.toFixed(1)}`;
         return (
-          `| ${f.backend} | ${c.range} | ${c.regions.length ? c.regions.join(", ") : `all ${REGION_IDS.length}`} | ${fmt(c.results)} | ${fmt(c.aggregateRows)} | ` +
+          `| ${f.backend} | ${c.range} | ${c.regions.length ? c.regions.join(", ") : `all ${REGION_IDS.length}`} | ${fmt(c.results)} | ${[c.aggregateRows.counts, c.aggregateRows.hourly, c.aggregateRows.daily].map((n) => fmt(n)).join(" + ")} | ` +
           `${t(c.aggregate)} | ${t(c.raw)} | ${(c.raw.p50 / c.aggregate.p50).toFixed(1)}x | ${(100 * c.maxRelativeError).toFixed(2)} %${c.withinBound ? "" : " (OUT OF BOUND)"} | ${c.rest.toFixed(0)}${c.attempt > 1 ? ` (run ${c.attempt})` : ""} |`
         );
       }),
