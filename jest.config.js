@@ -21,6 +21,7 @@ module.exports = {
   testMatch: ["<rootDir>/{apps,packages}/*/test/**/*.test.ts"],
   globalSetup: "<rootDir>/test/global-setup.ts",
   globalTeardown: "<rootDir>/test/global-teardown.ts",
-  testTimeout: 30_000,
+  // Generous: machines here are shared, and a slow start-up is not a failure.
+  testTimeout: 120_000,
   maxWorkers: 2,
 };
