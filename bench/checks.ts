@@ -155,8 +155,8 @@ async function drive(target: Target, concurrency: number, seconds: number, opera
 
 // ---- what is measured ------------------------------------------------------------------------
 
-/** The agent passes every check the abort signal BullMQ makes for its job (one per job); so does the benchmark. */
-const env = (): CheckEnvironment => ({ signal: new AbortController().signal });
+/** What the agent passes runCheck (apps/agent/src/worker.ts): no abort signal, the system's resolver here. */
+const AGENT_ENV: CheckEnvironment = {};
 
 /** Retry 0: a failure must show as a failure, not as a slower success. */
 function httpJob(target: Target, urlPath: string): CheckJob {
@@ -169,7 +169,7 @@ function tcpJob(target: Target): CheckJob {
 }
 
 async function check(job: CheckJob): Promise<void> {
-  const outcome = await runCheck(job, env());
+  const outcome = await runCheck(job, AGENT_ENV);
   if (outcome.status === "error") throw new Error(outcome.error ?? "error");
 }
 
@@ -336,7 +336,7 @@ async function measureFidelity(target: Target, delayMs: number, load: string, in
   const firstByte: number[] = [];
   log(`fidelity: ${delayMs} ms delay, ${load} load (${inFlight} in flight), ${seconds.toFixed(0)} s`);
   const run = await drive(target, inFlight, seconds, async () => {
-    const outcome = await runCheck(job, env());
+    const outcome = await runCheck(job, AGENT_ENV);
     if (outcome.status === "error") throw new Error(outcome.error ?? "error");
     latency.push(outcome.latencyMs);
     firstByte.push(outcome.timing.firstByteMs!);

@@ -1,9 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import { encodeResult, type ResultMessage } from "@vigil/queue";
 
 export interface PublishOptions {
-  /** Gives up (with the last error) once aborted: the agent is shutting down hard. */
-  signal?: AbortSignal | undefined;
   /** Called before each new try, for logging. */
   onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
   /** Longest wait between tries. */
@@ -25,7 +24,7 @@ export async function publishResult(
   redis: Redis,
   streamKey: string,
   message: ResultMessage,
-  { signal, onRetry, maxDelayMs = 5_000 }: PublishOptions = {},
+  { onRetry, maxDelayMs = 5_000 }: PublishOptions = {},
 ): Promise<string> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -33,23 +32,9 @@ export async function publishResult(
       // XADD with "*" always returns the new entry's id (null only with NOMKSTREAM).
       return entryId ?? "";
     } catch (error) {
-      if (signal?.aborted) throw error;
       const delayMs = Math.min(100 * 2 ** (attempt - 1), maxDelayMs);
       onRetry?.(error, attempt, delayMs);
-      await sleep(delayMs, signal);
+      await sleep(delayMs);
     }
   }
-}
-
-/** Resolves after `ms`, or at once when the signal aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

@@ -34,14 +34,16 @@ export function startCheckWorker(config: AgentConfig, connection: Redis, logger:
   const streamKey = resultsStreamKey(config.redisPrefix);
   let running = 0;
 
-  const processor = async (job: Job<CheckJobData, void>, _token?: string, signal?: AbortSignal): Promise<void> => {
+  // No abort signal: the agent never cuts a check short (a second SIGTERM exits the process), and BullMQ
+  // makes an AbortController per job only for processors that take one, whose first listener costs Node
+  // about as much CPU as a TCP check.
+  const processor = async (job: Job<CheckJobData, void>): Promise<void> => {
     if (!job.id) throw new Error("job without an id");
     running++;
     try {
-      const outcome = await runCheck(job.data, { dnsServers: config.dnsServers, signal });
+      const outcome = await runCheck(job.data, { dnsServers: config.dnsServers });
       const message = resultMessage(resultId(config.region, job.id), job.data, config.region, outcome);
       await publishResult(connection, streamKey, message, {
-        signal,
         onRetry: (error, attempt, delayMs) =>
           logger.warn({ jobId: job.id, attempt, delayMs, err: error }, "publishing a result failed; trying again"),
       });

@@ -1,17 +1,27 @@
 import { TargetFailure } from "./errors";
 
 /**
- * The time one attempt has. Its signal aborts when that time is up (timedOut
- * is then true) or when the agent aborts the check (with the agent's reason),
- * so everything the attempt waits on is cancelled through one signal and the
- * attempt can still tell a slow target from an agent shutting down.
+ * The time one attempt has. It ends when that time is up (timedOut is then
+ * true, and the reason a TargetFailure) or when the agent aborts the check
+ * (with the agent's reason), so everything the attempt waits on is cancelled
+ * through one object and the attempt can still tell a slow target from an
+ * agent shutting down.
+ *
+ * Waiters subscribe with onEnd rather than through an AbortSignal: a check
+ * runs thousands of times a second, and an AbortController plus EventTarget
+ * listeners per attempt cost more than the whole TCP connect they guard.
+ * The outer signal is listened to only once something waits.
  */
 export class Deadline {
   timedOut = false;
-  private readonly controller = new AbortController();
+  ended = false;
+  /** Why the attempt ended early; undefined while it runs. */
+  reason: unknown = undefined;
   private readonly endsAt: number;
   private readonly timer: NodeJS.Timeout;
-  private readonly onOuterAbort = () => this.controller.abort(this.outer?.reason);
+  private listeners: (() => void)[] = [];
+  private listeningToOuter = false;
+  private readonly onOuterAbort = () => this.end(this.outer?.reason);
 
   constructor(
     readonly ms: number,
@@ -20,14 +30,34 @@ export class Deadline {
     this.endsAt = performance.now() + ms;
     this.timer = setTimeout(() => {
       this.timedOut = true;
-      this.controller.abort(new TargetFailure(`timed out after ${ms} ms`));
+      this.end(new TargetFailure(`timed out after ${ms} ms`));
     }, ms);
-    if (outer?.aborted) this.onOuterAbort();
-    else outer?.addEventListener("abort", this.onOuterAbort, { once: true });
+    if (outer?.aborted) this.end(outer.reason);
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  /** Throws the reason when the attempt has ended. */
+  throwIfEnded(): void {
+    if (this.ended) throw this.reason;
+  }
+
+  /**
+   * Calls `listener` once when the attempt ends (at once when it has); the
+   * returned function unsubscribes.
+   */
+  onEnd(listener: () => void): () => void {
+    if (this.ended) {
+      listener();
+      return noop;
+    }
+    if (!this.listeningToOuter && this.outer !== undefined) {
+      this.listeningToOuter = true;
+      this.outer.addEventListener("abort", this.onOuterAbort, { once: true });
+    }
+    this.listeners.push(listener);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index >= 0) this.listeners.splice(index, 1);
+    };
   }
 
   /** Lets work that paces itself (DNS retransmission, one address's share) fit in what is left. */
@@ -37,6 +67,18 @@ export class Deadline {
 
   dispose(): void {
     clearTimeout(this.timer);
-    this.outer?.removeEventListener("abort", this.onOuterAbort);
+    if (this.listeningToOuter) this.outer?.removeEventListener("abort", this.onOuterAbort);
+    this.listeners = [];
+  }
+
+  private end(reason: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.reason = reason;
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const listener of listeners) listener();
   }
 }
+
+function noop(): void {}

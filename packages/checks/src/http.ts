@@ -11,7 +11,7 @@ import { pipeline, type Readable } from "node:stream";
 import { connect as connectTls } from "node:tls";
 import * as zlib from "node:zlib";
 import { effectiveTimeoutMs, failedHttpAssertions, type Header, type HttpMonitorConfig } from "@vigil/domain";
-import { Client, type Dispatcher, type buildConnector } from "undici";
+import { Client, errors, type Dispatcher, type buildConnector } from "undici";
 import { Deadline } from "./deadline";
 import { TargetFailure, codeOf, isErrorLike, messageOf } from "./errors";
 import { connectToAny, ready, resolveHost } from "./network";
@@ -29,6 +29,12 @@ const USER_AGENT = "Vigil/0.1 (synthetic monitoring)";
 const BODY_HEADERS = new Set(["content-type", "content-length", "content-encoding", "content-language", "content-location"]);
 /** Headers not sent on to another origin: credentials must not leak to a site the target redirects to. */
 const ORIGIN_BOUND_HEADERS = new Set(["authorization", "cookie", "proxy-authorization", "host"]);
+/**
+ * What a client closed after its request fails any leftover work with. One
+ * for all: undici would otherwise build (and capture a stack for) an error
+ * per closed client, a tenth of an attempt's CPU.
+ */
+const CLIENT_DONE = new errors.ClientDestroyedError();
 
 /**
  * One attempt: the request (and its redirects, when the monitor follows
@@ -40,9 +46,10 @@ export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironme
   const timeoutMs = effectiveTimeoutMs(config.timeout);
   const deadline = new Deadline(timeoutMs, env.signal);
   const state: AttemptState = { clock: new PhaseClock(), statusCode: null };
+  // The attempt ends with its last byte (or its failure), not when its connection has finished closing.
   const result = (error: string | null): Attempt => ({
     ok: error === null,
-    latencyMs: performance.now() - started,
+    latencyMs: (state.clock.stoppedAt ?? performance.now()) - started,
     timing: state.clock.timing,
     statusCode: state.statusCode,
     error,
@@ -64,7 +71,7 @@ export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironme
     const phase = state.clock.phase;
     state.clock.stop();
     if (deadline.timedOut) return result(`timed out after ${timeoutMs} ms${phase ? ` ${PHASE_WORDS[phase]}` : ""}`);
-    if (deadline.signal.aborted) return result("check aborted");
+    if (deadline.ended) return result("check aborted");
     if (isProgrammerError(error)) throw error;
     return result(describeFailure(error, phase));
   } finally {
@@ -157,23 +164,25 @@ function redirected(previous: HopRequest, statusCode: number, location: string):
 
 /**
  * One request over a client of its own, so it opens (and times) a fresh
- * connection and nothing is kept alive for a later attempt.
+ * connection and nothing is kept alive for a later attempt. The end of the
+ * attempt destroys the client, which fails the request wherever it is.
  */
 async function send(request: HopRequest, state: AttemptState, context: HopContext): Promise<Received> {
   const clock = state.clock;
+  const { deadline } = context;
   const client = new Client(request.url.origin, {
     connect: timedConnector(clock, context),
-    // The attempt's signal bounds every phase; undici's own timers would only race it.
+    // The deadline bounds every phase; undici's own timers would only race it.
     headersTimeout: 0,
     bodyTimeout: 0,
   });
+  const unsubscribe = deadline.onEnd(() => client.destroy(CLIENT_DONE, noop));
   try {
     const response = await client.request({
       path: request.url.pathname + request.url.search,
       method: request.method as Dispatcher.HttpMethod,
       headers: requestHeaders(request),
       body: request.body === "" ? null : request.body,
-      signal: context.deadline.signal,
     });
     clock.enter("transferMs");
     state.statusCode = response.statusCode;
@@ -186,10 +195,14 @@ async function send(request: HopRequest, state: AttemptState, context: HopContex
       return { statusCode: response.statusCode, headers, body: "", location };
     }
     const body = request.method === "HEAD" ? "" : await readBody(response.body, headers["content-encoding"]);
+    // A body cut short by the deadline may read as complete.
+    deadline.throwIfEnded();
     clock.stop();
     return { statusCode: response.statusCode, headers, body };
   } finally {
-    await client.destroy();
+    unsubscribe();
+    // Closing is not part of the check: the result does not wait for it.
+    client.destroy(CLIENT_DONE, noop);
   }
 }
 
@@ -280,9 +293,10 @@ const PHASE_WORDS: Record<Phase, string> = {
  */
 class PhaseClock {
   readonly timing: Timing = { ...NO_TIMING };
+  /** When the request ended (its last byte, or its failure). */
+  stoppedAt: number | undefined;
   private current: Phase | null = null;
   private since = 0;
-  private stopped = false;
 
   get phase(): Phase | null {
     return this.current;
@@ -290,7 +304,7 @@ class PhaseClock {
 
   enter(phase: Phase | null): void {
     // A connector still running after the attempt ended must not change its result.
-    if (this.stopped) return;
+    if (this.stoppedAt !== undefined) return;
     const now = performance.now();
     if (this.current !== null) this.timing[this.current] = now - this.since;
     this.current = phase;
@@ -299,7 +313,7 @@ class PhaseClock {
 
   stop(): void {
     this.enter(null);
-    this.stopped = true;
+    this.stoppedAt ??= this.since;
   }
 }
 
@@ -319,7 +333,6 @@ function timedConnector(clock: PhaseClock, context: HopContext): buildConnector.
 
 async function openConnection(options: buildConnector.Options, clock: PhaseClock, context: HopContext): Promise<Socket> {
   const { deadline } = context;
-  const { signal } = deadline;
   const host = options.hostname; // undici has taken the brackets off IPv6 literals
   const secure = options.protocol === "https:";
   const port = Number(options.port) || (secure ? 443 : 80);
@@ -338,12 +351,12 @@ async function openConnection(options: buildConnector.Options, clock: PhaseClock
   try {
     const servername = isIP(host) === 0 ? host : undefined; // SNI carries names only
     // The certificate is verified as usual, against `host`.
-    const secured = await ready(connectTls({ socket, host, servername, ALPNProtocols: ["http/1.1"] }), "secureConnect", signal);
+    const secured = await ready(connectTls({ socket, host, servername, ALPNProtocols: ["http/1.1"] }), "secureConnect", deadline);
     clock.enter("firstByteMs");
     return secured;
   } catch (error) {
     socket.destroy();
-    if (signal.aborted) throw error;
+    if (deadline.ended) throw error;
     throw new TargetFailure(describeTlsError(error, host));
   }
 }

@@ -29,26 +29,25 @@ export interface ResolveOptions {
 export async function resolveHost(host: string, deadline: Deadline, options: ResolveOptions = {}): Promise<string[]> {
   const { servers, explainErrors = true } = options;
   try {
-    deadline.signal.throwIfAborted();
+    deadline.throwIfEnded();
     const addresses =
       servers !== undefined && servers.length > 0
         ? await resolveWithServers(host, servers, deadline)
-        : (await untilAborted(lookup(host, { all: true }), deadline.signal)).map((a) => a.address);
+        : (await untilEnded(lookup(host, { all: true }), deadline)).map((a) => a.address);
     if (addresses.length === 0) throw Object.assign(new Error("no addresses"), { code: "ENODATA" });
     return addresses;
   } catch (error) {
     const code = dnsErrorCode(error);
     // c-ares is told to give up with the deadline (createResolver), so its ETIMEOUT is the attempt's timeout too.
     if (deadline.timedOut || code === "ETIMEOUT") throw new TargetFailure(`timed out after ${deadline.ms} ms (DNS lookup of ${host})`);
-    if (deadline.signal.aborted) throw deadline.signal.reason;
+    if (deadline.ended) throw deadline.reason;
     throw new TargetFailure(`DNS lookup of ${host} failed: ${explainErrors ? describeDnsError(code) : code}`);
   }
 }
 
 async function resolveWithServers(host: string, servers: readonly string[], deadline: Deadline): Promise<string[]> {
   const resolver = createResolver(servers, deadline.remainingMs());
-  const cancel = () => resolver.cancel();
-  deadline.signal.addEventListener("abort", cancel, { once: true });
+  const unsubscribe = deadline.onEnd(() => resolver.cancel());
   try {
     const v4 = await resolver.resolve4(host).catch((error: unknown) => {
       if (dnsErrorCode(error) === "ENODATA") return [];
@@ -56,17 +55,15 @@ async function resolveWithServers(host: string, servers: readonly string[], dead
     });
     return v4.length > 0 ? v4 : await resolver.resolve6(host);
   } finally {
-    deadline.signal.removeEventListener("abort", cancel);
+    unsubscribe();
   }
 }
 
-/** Settles with the promise, or rejects as soon as the signal aborts: getaddrinfo cannot be cancelled, its late answer is ignored. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+/** Settles with the promise, or rejects as soon as the attempt ends: getaddrinfo cannot be cancelled, its late answer is ignored. */
+function untilEnded<T>(promise: Promise<T>, deadline: Deadline): Promise<T> {
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    const unsubscribe = deadline.onEnd(() => reject(deadline.reason));
+    promise.then(resolve, reject).finally(unsubscribe);
   });
 }
 
@@ -79,15 +76,16 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
  */
 export async function connectToAny(addresses: readonly string[], port: number, deadline: Deadline): Promise<Socket> {
   let lastFailure = "no address to connect to";
-  for (const [index, address] of addresses.entries()) {
-    const where = endpoint(address, port);
+  for (let index = 0; index < addresses.length; index++) {
+    const address = addresses[index]!;
     // The last address waits for the deadline itself: running out of time there is the attempt's timeout.
     const shareMs = index === addresses.length - 1 ? undefined : deadline.remainingMs() / (addresses.length - index);
     try {
-      return await ready(connect({ host: address, port, noDelay: true }), "connect", deadline.signal, shareMs);
+      return await ready(connect({ host: address, port }), "connect", deadline, shareMs);
     } catch (error) {
+      const where = endpoint(address, port);
       if (deadline.timedOut) throw new TargetFailure(`timed out after ${deadline.ms} ms (connecting to ${where})`);
-      if (deadline.signal.aborted) throw deadline.signal.reason;
+      if (deadline.ended) throw deadline.reason;
       lastFailure = error instanceof NoAnswer ? `no answer within ${Math.round(shareMs ?? 0)} ms (${where})` : describeConnectError(error, where);
     }
   }
@@ -98,27 +96,29 @@ export async function connectToAny(addresses: readonly string[], port: number, d
 class NoAnswer extends Error {}
 
 /**
- * Waits for a socket's ready event; on an error, an abort, or no answer
- * within `limitMs` (NoAnswer), destroys it and rejects.
+ * Waits for a socket's ready event; on an error, the end of the attempt, or
+ * no answer within `limitMs` (NoAnswer), destroys it and rejects.
  */
-export function ready<S extends Socket>(socket: S, event: "connect" | "secureConnect", signal: AbortSignal, limitMs?: number): Promise<S> {
+export function ready<S extends Socket>(socket: S, event: "connect" | "secureConnect", deadline: Deadline, limitMs?: number): Promise<S> {
   return new Promise((resolve, reject) => {
+    if (deadline.ended) {
+      socket.destroy();
+      return reject(deadline.reason);
+    }
     const settle = (error?: unknown) => {
       clearTimeout(timer);
+      unsubscribe();
       socket.off(event, onReady);
       socket.off("error", settle);
-      signal.removeEventListener("abort", onAbort);
       if (error === undefined) return resolve(socket);
       socket.destroy();
       reject(error);
     };
     const onReady = () => settle();
-    const onAbort = () => settle(signal.reason);
     const timer = limitMs === undefined ? undefined : setTimeout(() => settle(new NoAnswer()), limitMs);
-    if (signal.aborted) return onAbort();
     socket.once(event, onReady);
     socket.once("error", settle);
-    signal.addEventListener("abort", onAbort, { once: true });
+    const unsubscribe = deadline.onEnd(() => settle(deadline.reason));
   });
 }
 
