@@ -5,7 +5,8 @@
 // 2. Timing fidelity: runCheck's latencyMs and firstByteMs against a target that answers after a known
 //    delay, at low load (1 in flight), at 64 in flight, and at a load that saturates the agent.
 // Usage: pnpm bench:checks, with optional BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2),
-// BENCH_CPU_PROF=<dir> (a V8 CPU profile of this process per throughput segment; leaves the doc alone).
+// BENCH_CPU_PROF=<dir> (a V8 CPU profile of this process per throughput segment; leaves the doc alone),
+// BENCH_ONLY=HTTP|TCP (that throughput pair only; leaves the doc alone).
 // Measures packages/checks/dist, so build it first: pnpm exec turbo run build --filter=@vigil/checks
 // (BENCH_CHECKS_DIST=<dir> measures another build of it instead, to try a change; leaves the doc alone).
 // Progress goes to stderr; the tables to stdout and into docs/benchmarks.md.
@@ -17,7 +18,7 @@ import path from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import type { CheckEnvironment, CheckJob } from "@vigil/checks";
 import { parseMonitorConfig } from "@vigil/domain";
-import { Client } from "undici";
+import { Client, errors } from "undici";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
 import { cpuAdd, cpuDelta, cpuShares, cpuSnapshot, describeMachine, processTicks, waitForQuietMachine, type CpuSnapshot } from "./support/machine";
 
@@ -25,6 +26,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const PROFILE_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
 const OTHER_ENGINE = process.env.BENCH_CHECKS_DIST ? path.resolve(process.env.BENCH_CHECKS_DIST) : undefined;
+/** HTTP or TCP: measures that throughput pair alone, to try a change quickly. */
+const ONLY = process.env.BENCH_ONLY?.toUpperCase();
 /** Checks in flight in the throughput runs (and the "high load" fidelity level). */
 const CONCURRENCY = 64;
 const DELAYS_MS = [50, 200];
@@ -184,7 +187,10 @@ function throughputPairs(target: Target): { protocol: string; agent: Variant; ba
   const http = httpJob(target, "/");
   const tcp = tcpJob(target);
   // The same request the HTTP check sends (it adds this user-agent), over a Client of its own, so a
-  // fresh connection each time, closed once the body is read; nothing else (no timings, no assertions).
+  // fresh connection each time, dropped once the body is read without waiting for it to close, as the
+  // check does (with one shared error, as the check does: undici would otherwise build one per client);
+  // nothing else (no timings, no assertions).
+  const done = new errors.ClientDestroyedError();
   const userAgent = ["user-agent", "Vigil/0.1 (synthetic monitoring)"];
   const bareHttp = async () => {
     const client = new Client(origin);
@@ -193,7 +199,7 @@ function throughputPairs(target: Target): { protocol: string; agent: Variant; ba
       const body = await response.body.text();
       if (response.statusCode !== 200 || body !== "ok") throw new Error(`HTTP ${response.statusCode}: ${body}`);
     } finally {
-      await client.close();
+      void client.destroy(done);
     }
   };
   const bareTcp = () =>
@@ -201,7 +207,7 @@ function throughputPairs(target: Target): { protocol: string; agent: Variant; ba
       const socket = net.connect({ host: "127.0.0.1", port: target.tcpPort });
       socket.once("error", reject);
       socket.once("connect", () => {
-        socket.destroy();
+        socket.resetAndDestroy();
         resolve();
       });
     });
@@ -214,7 +220,7 @@ function throughputPairs(target: Target): { protocol: string; agent: Variant; ba
     {
       protocol: "TCP",
       agent: { name: "runCheck TCP", operation: () => check(tcp) },
-      bare: { name: "bare net.connect + destroy", operation: bareTcp },
+      bare: { name: "bare net.connect + resetAndDestroy", operation: bareTcp },
     },
   ];
 }
@@ -397,7 +403,8 @@ async function main(): Promise<void> {
   const target = await startTarget();
   try {
     const throughput: Throughput[] = [];
-    for (const pair of throughputPairs(target)) throughput.push(...(await measurePair(target, pair)));
+    for (const pair of throughputPairs(target).filter((p) => p.protocol === (ONLY ?? p.protocol))) throughput.push(...(await measurePair(target, pair)));
+    if (ONLY) return log(`BENCH_ONLY=${ONLY}: throughput only; docs/benchmarks.md left as it was`);
     process.stdout.write(`${throughputTable(throughput)}\n\n`);
 
     // The load at which the agent is as busy as in the HTTP throughput run: as many checks waiting on

@@ -86,6 +86,23 @@ describe("tcpAttempt", () => {
     expect(await accepted(listener, before + 1)).toBe(before + 1);
   });
 
+  it("closes the connection with a reset, so the agent keeps no TIME_WAIT entry for it", async () => {
+    const ends: string[] = [];
+    const server = createServer((socket) => {
+      socket.on("end", () => ends.push("end"));
+      socket.on("error", (error: NodeJS.ErrnoException) => ends.push(error.code ?? error.message));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      expect(await tcpAttempt(tcpConfig(`127.0.0.1:${port}`), {})).toMatchObject({ ok: true });
+      for (let i = 0; i < 100 && ends.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(ends).toEqual(["ECONNRESET"]);
+    } finally {
+      server.close();
+    }
+  });
+
   it("resolves localhost with the system resolver and times that lookup", async () => {
     const attempt = await tcpAttempt(tcpConfig(`localhost:${listener.port}`), {});
     expect(attempt.ok).toBe(true);
