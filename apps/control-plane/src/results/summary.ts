@@ -33,6 +33,7 @@ export async function monitorSummary(
   const from = rangeStart(range, now);
   // Whole UTC days inside the range come from the daily buckets; the partial
   // first and last days from the hourly ones. A range within two days reads hours only.
+  // Each part is one key range per region (an OR of two would scan the hours between).
   const firstDay = new Date(Math.ceil(from.getTime() / DAY) * DAY);
   const lastDay = new Date(Math.floor(now.getTime() / DAY) * DAY);
   const [daysFrom, daysTo] = firstDay < lastDay ? [firstDay, lastDay] : [now, now];
@@ -47,11 +48,13 @@ export async function monitorSummary(
     prisma.$queryRaw<{ bucket: number; count: bigint }[]>`
       SELECT bucket, sum(count) AS count FROM (
         SELECT bucket, count FROM latency_buckets
-        WHERE monitor_id = ${monitorId} AND ${inRegions}
-          AND hour >= ${from} AND (hour < ${daysFrom} OR hour >= ${daysTo})
+        WHERE monitor_id = ${monitorId} AND ${inRegions} AND hour >= ${from} AND hour < ${daysFrom}
         UNION ALL
         SELECT bucket, count FROM daily_latency_buckets
         WHERE monitor_id = ${monitorId} AND ${inRegions} AND day >= ${daysFrom} AND day < ${daysTo}
+        UNION ALL
+        SELECT bucket, count FROM latency_buckets
+        WHERE monitor_id = ${monitorId} AND ${inRegions} AND hour >= ${daysTo}
       ) AS buckets
       GROUP BY bucket`,
   ]);
