@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_PREFIX } from "@vigil/queue";
 import { REGION_IDS, isRegionId, type RegionId } from "@vigil/domain";
+import type { OtlpProtocol } from "./metrics-export";
 
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
 const milliseconds = () => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional());
@@ -17,6 +18,13 @@ const serverList = z.preprocess(
         .filter((server) => server !== ""),
     )
     .optional(),
+);
+
+const OTLP_PROTOCOLS = ["http/protobuf", "http/json"] as const;
+/** Only OTLP over HTTP, as the contract says: "grpc" is refused at start rather than ignored. */
+const otlpProtocol = z.preprocess(
+  unsetIfEmpty,
+  z.enum(OTLP_PROTOCOLS, { error: (issue) => `"${String(issue.input)}" is not supported: use ${OTLP_PROTOCOLS.join(" or ")} (OTLP over HTTP)` }).optional(),
 );
 
 /** Every environment variable the agent reads, with its default. */
@@ -37,6 +45,13 @@ const envSchema = z.object({
     unsetIfEmpty,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ),
+  // OpenTelemetry export (monitors that set openTelemetry), with the standard OTel variable names.
+  // The exporter itself also reads OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT and _HEADERS, used for
+  // monitors whose endpoint is empty.
+  OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  OTEL_METRIC_EXPORT_INTERVAL: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(100).default(15_000)),
+  OTEL_METRIC_EXPORT_TIMEOUT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(100).default(10_000)),
   // Advanced: how fast a job whose agent died runs again elsewhere (BullMQ's
   // lockDuration and stalledInterval, both 30 s by default). Shorter values
   // recover sooner but cost more Redis traffic; tests use them.
@@ -56,6 +71,7 @@ export interface AgentConfig {
   logLevel: z.output<typeof envSchema>["LOG_LEVEL"];
   lockDurationMs: number | undefined;
   stalledIntervalMs: number | undefined;
+  otlp: { protocol: OtlpProtocol; intervalMs: number; timeoutMs: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
@@ -76,5 +92,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
     logLevel: e.LOG_LEVEL,
     lockDurationMs: e.LOCK_DURATION_MS,
     stalledIntervalMs: e.STALLED_INTERVAL_MS,
+    otlp: {
+      protocol: e.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
+      intervalMs: e.OTEL_METRIC_EXPORT_INTERVAL,
+      // The SDK refuses a timeout longer than the interval.
+      timeoutMs: Math.min(e.OTEL_METRIC_EXPORT_TIMEOUT, e.OTEL_METRIC_EXPORT_INTERVAL),
+    },
   };
 }

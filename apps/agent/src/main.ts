@@ -4,7 +4,8 @@ import { loadConfig } from "./config";
 import { startHealthServer } from "./health";
 import { createLogger } from "@vigil/logging";
 import { logConnectionChanges, shutDown } from "./shutdown";
-import { startCheckWorker } from "./worker";
+import { MetricExports } from "./metrics-export";
+import { agentName, startCheckWorker } from "./worker";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -12,7 +13,8 @@ async function main(): Promise<void> {
   const redis = connectRedis(config.redisUrl, `vigil-agent:${config.region}`);
   logConnectionChanges(redis, logger);
 
-  const checks = startCheckWorker(config, redis, logger);
+  const metrics = new MetricExports({ ...config.otlp, region: config.region, instanceId: agentName() }, logger);
+  const checks = startCheckWorker(config, redis, metrics, logger);
   const health = await startHealthServer(
     { region: config.region, connected: checks.connected, running: checks.running },
     config.healthPort,
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
     logger.info({ signal, running: checks.running() }, "shutting down: finishing the checks in progress");
     try {
       await shutDown(checks, redis, logger);
+      await metrics.shutdown();
       await health.close();
     } catch (error) {
       logger.error({ err: error }, "shutdown failed");

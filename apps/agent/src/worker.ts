@@ -5,6 +5,7 @@ import { runCheck } from "@vigil/checks";
 import { checkQueueName, resultMessage, resultsStreamKey, type CheckJobData } from "@vigil/queue";
 import type { AgentConfig } from "./config";
 import type { Logger } from "@vigil/logging";
+import type { MetricExports } from "./metrics-export";
 import { publishResult } from "./publish";
 
 export interface CheckWorker {
@@ -15,6 +16,9 @@ export interface CheckWorker {
   /** Whether the worker takes jobs: running, not shutting down, and its Redis connection is up. */
   connected(): boolean;
 }
+
+/** How this agent names itself to BullMQ and in exported metrics. */
+export const agentName = () => `agent@${hostname()}:${process.pid}`;
 
 /**
  * The id of a job's result. It depends only on the region and the job, so a
@@ -29,7 +33,7 @@ export const resultId = (region: string, jobId: string) => `${region}:${jobId}`;
  * dies mid-check leaves the job locked; BullMQ's stalled-job check (on by
  * default) then puts it back for another agent.
  */
-export function startCheckWorker(config: AgentConfig, connection: Redis, logger: Logger): CheckWorker {
+export function startCheckWorker(config: AgentConfig, connection: Redis, metrics: MetricExports, logger: Logger): CheckWorker {
   const queueName = checkQueueName(config.region);
   const streamKey = resultsStreamKey(config.redisPrefix);
   let running = 0;
@@ -42,6 +46,7 @@ export function startCheckWorker(config: AgentConfig, connection: Redis, logger:
     running++;
     try {
       const outcome = await runCheck(job.data, { dnsServers: config.dnsServers });
+      metrics.record(job.data, outcome);
       const message = resultMessage(resultId(config.region, job.id), job.data, config.region, outcome);
       await publishResult(connection, streamKey, message, {
         onRetry: (error, attempt, delayMs) =>
@@ -57,7 +62,7 @@ export function startCheckWorker(config: AgentConfig, connection: Redis, logger:
     connection,
     prefix: config.redisPrefix,
     concurrency: config.concurrency,
-    name: `agent@${hostname()}:${process.pid}`,
+    name: agentName(),
     // Whoever adds jobs says to remove them when done; these defaults apply when
     // a job does not say, so finished jobs never pile up in Redis.
     removeOnComplete: { count: 0 },

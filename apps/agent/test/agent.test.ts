@@ -5,6 +5,8 @@ import { checkQueueName, decodeResult, resultsStreamKey, type CheckJobData, type
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { runAgentToExit, startAgent, type AgentProcess } from "./support/processes";
 import { privateRedisServer, type RedisServer } from "./support/redis-server";
+import { startCollector } from "./support/collector";
+import { decodeMetricsRequest } from "./support/otlp";
 import { closedPort, slowHttpTarget, tcpTarget, type Target } from "./support/targets";
 
 /**
@@ -48,11 +50,11 @@ function queue(region: RegionId): Queue<CheckJobData> {
   return existing;
 }
 
-const tcpJob = (monitorId: string, port: number): CheckJobData => ({
+const tcpJob = (monitorId: string, port: number, fields: Record<string, unknown> = {}): CheckJobData => ({
   monitorId,
   kind: "tcp",
   trigger: "manual",
-  config: parseMonitorConfig("tcp", { name: monitorId, uri: `127.0.0.1:${port}`, periodicity: "1m", retry: 0, timeout: 2000 }),
+  config: parseMonitorConfig("tcp", { name: monitorId, uri: `127.0.0.1:${port}`, periodicity: "1m", retry: 0, timeout: 2000, ...fields }),
 });
 
 const httpJob = (monitorId: string, port: number): CheckJobData => ({
@@ -115,6 +117,12 @@ describe("configuration", () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('"mars" is not a region');
     for (const region of REGION_IDS) expect(run.stderr).toContain(region);
+  });
+
+  it("refuses OTLP over gRPC, naming the variable and what it takes", async () => {
+    const run = await runAgentToExit(agentEnv("hostA-ams", { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }));
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" is not supported: use http/protobuf or http/json');
   });
 
   it("refuses to start without a region", async () => {
@@ -184,6 +192,63 @@ describe("one agent", () => {
     const message = await waitForResult("tcp-closed");
     expect(message).toMatchObject({ id: "hostA-ams:tcp-closed-1", status: "error", attempts: 1 });
     expect(message.error).toEqual(expect.any(String));
+  });
+});
+
+describe("OpenTelemetry export", () => {
+  it("exports a check's metrics to its monitor's collector, and publishes results while a collector is down", async () => {
+    const region: RegionId = "hostC-us-east4";
+    const running = await agent(region, { OTEL_METRIC_EXPORT_INTERVAL: "200" });
+    const collector = await startCollector();
+    const listener = await target(tcpTarget());
+    const gone = await closedPort();
+    try {
+      const exported = { endpoint: collector.origin, headers: [{ key: "authorization", value: "Bearer secret-token" }] };
+      await addJob(region, "otel-1", tcpJob("otel-tcp", listener.port, { openTelemetry: exported }));
+      await addJob(region, "otel-2", tcpJob("otel-unreachable", listener.port, { openTelemetry: { endpoint: `http://127.0.0.1:${gone}` } }));
+
+      const result = await waitForResult("otel-tcp");
+      expect((await waitForResult("otel-unreachable")).status).toBe("success");
+      const point = await waitFor("the check's metrics at the collector", async () =>
+        collector.exports
+          .flatMap((sent) => decodeMetricsRequest(sent).resourceMetrics)
+          .flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics))
+          .filter((metric) => metric.name === "vigil.check.duration")
+          .flatMap((metric) => metric.histogram?.dataPoints ?? [])
+          .find((candidate) => candidate.attributes.some((a) => a.key === "vigil.monitor.id" && a.value === "otel-tcp")),
+      );
+      expect(collector.exports[0]!.headers.authorization).toBe("Bearer secret-token");
+      expect(collector.exports[0]!.headers["content-type"]).toBe("application/x-protobuf");
+      expect(Object.fromEntries(point.attributes.map((a) => [a.key, a.value]))).toMatchObject({
+        "vigil.region": region,
+        "vigil.monitor.kind": "tcp",
+        "vigil.check.status": "success",
+        "vigil.check.trigger": "manual",
+      });
+      expect(point.count).toBe(1);
+      expect(point.sum).toBeCloseTo(result.latencyMs / 1000, 9);
+      // The failed exports are logged, without the monitor's headers.
+      await waitFor("a logged export failure", async () => running.logs().some((entry) => entry.component === "opentelemetry"));
+      expect(JSON.stringify(running.logs())).not.toContain("secret-token");
+    } finally {
+      await collector.close();
+    }
+  });
+
+  it("sends the metrics it still holds when it stops", async () => {
+    const region: RegionId = "hostC-us-west2";
+    const running = await agent(region, { OTEL_METRIC_EXPORT_INTERVAL: "600000" });
+    const collector = await startCollector();
+    const listener = await target(tcpTarget());
+    try {
+      await addJob(region, "otel-stop-1", tcpJob("otel-stop", listener.port, { openTelemetry: { endpoint: collector.origin } }));
+      await waitForResult("otel-stop");
+      expect(collector.exports).toHaveLength(0);
+      expect(await running.stop("SIGTERM")).toBe(0);
+      expect(collector.exports).toHaveLength(1);
+    } finally {
+      await collector.close();
+    }
   });
 });
 

@@ -1,0 +1,193 @@
+/**
+ * OpenTelemetry export: the checks of a monitor that sets `openTelemetry` are
+ * recorded as OTLP metrics and pushed over HTTP to the monitor's endpoint, or
+ * to the agent's own OTEL_EXPORTER_OTLP_* settings when that endpoint is empty.
+ *
+ * One MeterProvider per destination (endpoint and headers), so monitors that
+ * share a collector share its exports. A destination no check has used for
+ * IDLE_MS is shut down, which sends what it still holds; so does the agent's
+ * shutdown. Export failures are logged and never touch the check's result.
+ */
+import { diag, DiagLogLevel, type Attributes, type Histogram } from "@opentelemetry/api";
+import { OTLPMetricExporter as JsonExporter } from "@opentelemetry/exporter-metrics-otlp-http";
+import { OTLPMetricExporter as ProtobufExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
+import type { CheckOutcome, Timing } from "@vigil/checks";
+import type { OpenTelemetryConfig, RegionId } from "@vigil/domain";
+import type { Logger } from "@vigil/logging";
+import type { CheckJobData } from "@vigil/queue";
+
+/** OTLP over HTTP, encoded as protobuf (the OTLP default) or JSON. */
+export type OtlpProtocol = "http/protobuf" | "http/json";
+
+export interface MetricExportSettings {
+  protocol: OtlpProtocol;
+  /** How often each destination sends what it has recorded. */
+  intervalMs: number;
+  /** How long one send may take. */
+  timeoutMs: number;
+  /** Identifies this agent in the exported resource (service.instance.id). */
+  instanceId: string;
+  region: RegionId;
+}
+
+/** A destination unused this long is shut down; the next check that names it starts it again. */
+const IDLE_MS = 10 * 60_000;
+
+/** Seconds; check latencies range from a loopback millisecond to a 120 s timeout. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 120];
+
+/** Timing field -> the `vigil.check.phase` attribute value. */
+const PHASES: [keyof Timing, string][] = [
+  ["dnsMs", "dns"],
+  ["connectMs", "connect"],
+  ["tlsMs", "tls"],
+  ["firstByteMs", "first_byte"],
+  ["transferMs", "transfer"],
+];
+
+interface Destination {
+  provider: MeterProvider;
+  duration: Histogram;
+  phaseDuration: Histogram;
+  lastUsed: number;
+}
+
+export class MetricExports {
+  private readonly destinations = new Map<string, Destination>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly settings: MetricExportSettings,
+    private readonly logger: Logger,
+  ) {
+    routeDiagnostics(logger);
+    this.sweeper = setInterval(() => void this.shutDownIdle(), Math.min(IDLE_MS, 60_000)).unref();
+  }
+
+  /** Records a finished check, when its monitor exports metrics. */
+  record(job: CheckJobData, outcome: CheckOutcome): void {
+    const target = job.config.openTelemetry;
+    if (target === null) return;
+    const destination = this.destination(target);
+    const attributes: Attributes = {
+      "vigil.monitor.id": job.monitorId,
+      "vigil.monitor.name": job.config.name,
+      "vigil.monitor.kind": job.kind,
+      "vigil.region": this.settings.region,
+      "vigil.check.trigger": job.trigger,
+      "vigil.check.status": outcome.status,
+    };
+    if (outcome.statusCode !== null) attributes["http.response.status_code"] = outcome.statusCode;
+    destination.duration.record(outcome.latencyMs / 1000, attributes);
+    for (const [field, phase] of PHASES) {
+      const ms = outcome.timing[field];
+      if (ms !== null) destination.phaseDuration.record(ms / 1000, { ...attributes, "vigil.check.phase": phase });
+    }
+  }
+
+  /** Sends what every destination holds and stops them all. */
+  async shutdown(): Promise<void> {
+    clearInterval(this.sweeper);
+    const all = [...this.destinations.values()];
+    this.destinations.clear();
+    await Promise.all(all.map((destination) => this.stop(destination)));
+  }
+
+  private destination(target: OpenTelemetryConfig): Destination {
+    const key = JSON.stringify([target.endpoint, target.headers]);
+    let destination = this.destinations.get(key);
+    if (destination === undefined) {
+      destination = this.start(target);
+      this.destinations.set(key, destination);
+    }
+    destination.lastUsed = performance.now();
+    return destination;
+  }
+
+  private start(target: OpenTelemetryConfig): Destination {
+    const { protocol, intervalMs, timeoutMs, instanceId } = this.settings;
+    const options = {
+      // Without a url the exporter takes OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT, else localhost:4318.
+      url: target.endpoint === "" ? undefined : metricsUrl(target.endpoint),
+      headers: headerRecord(target.headers),
+      timeoutMillis: timeoutMs,
+    };
+    const exporter = protocol === "http/json" ? new JsonExporter(options) : new ProtobufExporter(options);
+    const provider = new MeterProvider({
+      resource: resourceFromAttributes({ "service.name": "vigil-agent", "service.instance.id": instanceId }),
+      readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: intervalMs, exportTimeoutMillis: timeoutMs })],
+    });
+    const meter = provider.getMeter("vigil-agent");
+    const advice = { explicitBucketBoundaries: DURATION_BUCKETS };
+    return {
+      provider,
+      duration: meter.createHistogram("vigil.check.duration", {
+        unit: "s",
+        description: "Latency of a check's final attempt",
+        advice,
+      }),
+      phaseDuration: meter.createHistogram("vigil.check.phase.duration", {
+        unit: "s",
+        description: "Time a check's final attempt spent in one phase (dns, connect, tls, first_byte, transfer)",
+        advice,
+      }),
+      lastUsed: performance.now(),
+    };
+  }
+
+  private async shutDownIdle(): Promise<void> {
+    const now = performance.now();
+    for (const [key, destination] of this.destinations) {
+      if (now - destination.lastUsed < IDLE_MS) continue;
+      this.destinations.delete(key);
+      await this.stop(destination);
+    }
+  }
+
+  private async stop(destination: Destination): Promise<void> {
+    try {
+      await destination.provider.shutdown();
+    } catch (error) {
+      this.logger.warn({ err: error }, "OpenTelemetry export: sending the last metrics failed");
+    }
+  }
+}
+
+/**
+ * The URL metrics are posted to. An endpoint that already ends in /v1/metrics
+ * is used as it is; any other is a base URL that /v1/metrics is appended to,
+ * as OTEL_EXPORTER_OTLP_ENDPOINT is, so "https://collector:4318" and
+ * "https://gateway.example/otlp" both work.
+ */
+export function metricsUrl(endpoint: string): string {
+  const url = new URL(endpoint);
+  if (!url.pathname.endsWith("/v1/metrics")) url.pathname = `${url.pathname.replace(/\/+$/, "")}/v1/metrics`;
+  return url.toString();
+}
+
+/** A header given twice is sent once, its values joined with ", " as HTTP allows. */
+function headerRecord(headers: OpenTelemetryConfig["headers"]): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const { key, value } of headers) {
+    const name = key.toLowerCase();
+    record[name] = record[name] === undefined ? value : `${record[name]}, ${value}`;
+  }
+  return record;
+}
+
+/** The SDK reports failed exports through its (global) diag logger: into the agent's JSON log, warnings and up. */
+function routeDiagnostics(logger: Logger): void {
+  const otel = logger.child({ component: "opentelemetry" });
+  diag.setLogger(
+    {
+      error: (message, ...args) => otel.warn({ details: args.map(String) }, message),
+      warn: (message, ...args) => otel.warn({ details: args.map(String) }, message),
+      info: (message) => otel.debug(message),
+      debug: (message) => otel.trace(message),
+      verbose: (message) => otel.trace(message),
+    },
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+  );
+}

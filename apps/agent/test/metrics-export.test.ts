@@ -1,0 +1,136 @@
+import type { CheckOutcome } from "@vigil/checks";
+import { parseMonitorConfig, type OpenTelemetryConfig } from "@vigil/domain";
+import { createLogger } from "@vigil/logging";
+import type { CheckJobData } from "@vigil/queue";
+import { MetricExports, metricsUrl, type OtlpProtocol } from "../src/metrics-export";
+import { startCollector, type Collector, type Export } from "./support/collector";
+import { decodeMetricsRequest, type MetricsRequest } from "./support/otlp";
+
+const logger = createLogger("silent", "agent");
+const collectors: Collector[] = [];
+
+async function collector(): Promise<Collector> {
+  const started = await startCollector();
+  collectors.push(started);
+  return started;
+}
+
+afterAll(() => Promise.all(collectors.map((c) => c.close())));
+
+function exports(protocol: OtlpProtocol = "http/json"): MetricExports {
+  // A long interval: every test sends by shutting the exports down, which flushes them.
+  return new MetricExports({ protocol, intervalMs: 60_000, timeoutMs: 2_000, instanceId: "agent@test", region: "hostB-fra" }, logger);
+}
+
+const httpJob = (monitorId: string, openTelemetry: OpenTelemetryConfig | null): CheckJobData => ({
+  monitorId,
+  kind: "http",
+  trigger: "scheduled",
+  config: { ...parseMonitorConfig("http", { name: `monitor ${monitorId}`, url: "http://127.0.0.1/", periodicity: "1m" }), openTelemetry },
+});
+
+const outcome: CheckOutcome = {
+  status: "degraded",
+  startedAt: new Date(),
+  latencyMs: 1234.5,
+  timing: { dnsMs: null, connectMs: 0.5, tlsMs: null, firstByteMs: 1200, transferMs: 34 },
+  statusCode: 200,
+  error: null,
+  attempts: 1,
+};
+
+/** Every data point of `name` in the exports, with its attributes as a plain object. */
+function points(received: Export[], name: string) {
+  return received
+    .map((exported) => decodeMetricsRequest(exported))
+    .flatMap((request: MetricsRequest) => request.resourceMetrics)
+    .flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics))
+    .filter((metric) => metric.name === name)
+    .flatMap((metric) => metric.histogram?.dataPoints ?? [])
+    .map((point) => ({ ...point, attributes: Object.fromEntries(point.attributes.map((a) => [a.key, a.value])) }));
+}
+
+describe("OTLP metric export", () => {
+  it.each<OtlpProtocol>(["http/json", "http/protobuf"])("posts a check's latency and phases to the monitor's endpoint with its headers (%s)", async (protocol) => {
+    const target = await collector();
+    const metrics = exports(protocol);
+    metrics.record(httpJob("m1", { endpoint: target.origin, headers: [{ key: "Authorization", value: "Bearer t0ken" }] }), outcome);
+    await metrics.shutdown();
+
+    expect(target.exports).toHaveLength(1);
+    const [sent] = target.exports;
+    expect(sent!.path).toBe("/v1/metrics");
+    expect(sent!.headers.authorization).toBe("Bearer t0ken");
+    expect(sent!.headers["content-type"]).toBe(protocol === "http/json" ? "application/json" : "application/x-protobuf");
+
+    const request = decodeMetricsRequest(sent!);
+    const resource = Object.fromEntries(request.resourceMetrics[0]!.resource.attributes.map((a) => [a.key, a.value]));
+    expect(resource).toMatchObject({ "service.name": "vigil-agent", "service.instance.id": "agent@test" });
+
+    const [duration] = points(target.exports, "vigil.check.duration");
+    expect(duration!.attributes).toEqual({
+      "vigil.monitor.id": "m1",
+      "vigil.monitor.name": "monitor m1",
+      "vigil.monitor.kind": "http",
+      "vigil.region": "hostB-fra",
+      "vigil.check.trigger": "scheduled",
+      "vigil.check.status": "degraded",
+      "http.response.status_code": 200,
+    });
+    expect(duration!.count).toBe(1);
+    expect(duration!.sum).toBeCloseTo(1.2345, 9);
+
+    const phases = points(target.exports, "vigil.check.phase.duration");
+    const byPhase = Object.fromEntries(phases.map((p) => [p.attributes["vigil.check.phase"], p.sum]));
+    // Phases that did not happen (no DNS for an IP, no TLS for http://) are not recorded.
+    expect(byPhase).toEqual({ connect: 0.0005, first_byte: 1.2, transfer: 0.034 });
+  });
+
+  it("appends /v1/metrics to a base endpoint, as OTEL_EXPORTER_OTLP_ENDPOINT does", () => {
+    expect(metricsUrl("http://collector:4318")).toBe("http://collector:4318/v1/metrics");
+    expect(metricsUrl("https://gateway.example/otlp/")).toBe("https://gateway.example/otlp/v1/metrics");
+    expect(metricsUrl("https://gateway.example/otlp/v1/metrics")).toBe("https://gateway.example/otlp/v1/metrics");
+  });
+
+  it("sends monitors of one destination together, and monitors with other headers separately", async () => {
+    const target = await collector();
+    const metrics = exports();
+    const shared = { endpoint: `${target.origin}/v1/metrics`, headers: [{ key: "x-tenant", value: "a" }] };
+    metrics.record(httpJob("m1", shared), outcome);
+    metrics.record(httpJob("m2", shared), outcome);
+    metrics.record(httpJob("m3", { ...shared, headers: [{ key: "x-tenant", value: "b" }] }), outcome);
+    await metrics.shutdown();
+
+    const tenants = target.exports.map((sent) => sent.headers["x-tenant"]).sort();
+    expect(tenants).toEqual(["a", "b"]);
+    const ids = (tenant: string) =>
+      points(target.exports.filter((sent) => sent.headers["x-tenant"] === tenant), "vigil.check.duration").map((p) => p.attributes["vigil.monitor.id"]);
+    expect(ids("a").sort()).toEqual(["m1", "m2"]);
+    expect(ids("b")).toEqual(["m3"]);
+  });
+
+  it("exports nothing for a monitor without openTelemetry, and uses the agent's OTLP settings for an empty endpoint", async () => {
+    const agentDefault = await collector();
+    const previous = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = agentDefault.origin;
+    try {
+      const metrics = exports();
+      metrics.record(httpJob("silent", null), outcome);
+      metrics.record(httpJob("defaulted", { endpoint: "", headers: [] }), outcome);
+      await metrics.shutdown();
+    } finally {
+      if (previous === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+      else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = previous;
+    }
+    expect(agentDefault.exports.map((sent) => sent.path)).toEqual(["/v1/metrics"]);
+    expect(points(agentDefault.exports, "vigil.check.duration").map((p) => p.attributes["vigil.monitor.id"])).toEqual(["defaulted"]);
+  });
+
+  it("gives up on an unreachable endpoint without throwing", async () => {
+    const gone = await startCollector();
+    await gone.close();
+    const metrics = exports();
+    metrics.record(httpJob("m1", { endpoint: gone.origin, headers: [] }), outcome);
+    await expect(metrics.shutdown()).resolves.toBeUndefined();
+  });
+});
