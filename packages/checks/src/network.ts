@@ -116,8 +116,9 @@ export function ready<S extends Socket>(socket: S, event: "connect" | "secureCon
     };
     const onReady = () => settle();
     const timer = limitMs === undefined ? undefined : setTimeout(() => settle(new NoAnswer()), limitMs);
-    socket.once(event, onReady);
-    socket.once("error", settle);
+    // on, not once: settle removes both, and once would wrap each listener in a closure of its own.
+    socket.on(event, onReady);
+    socket.on("error", settle);
     const unsubscribe = deadline.onEnd(() => settle(deadline.reason));
   });
 }
