@@ -1,31 +1,29 @@
 // Check engine benchmark (issue 3).
 // 1. Throughput: the agent's check path (runCheck, retry 0, a fresh connection per check) against a
 //    local target, beside a bare loop doing the same requests the cheapest way (undici / net), at the
-//    same concurrency in the same run; for HTTP and for TCP. Goal: the agent reaches 80 % of the bare loop.
+//    same concurrency in the same run, each loop in a worker thread of its own; for HTTP and for TCP.
+//    Goal: the agent reaches 80 % of the bare loop.
 // 2. Timing fidelity: runCheck's latencyMs and firstByteMs against a target that answers after a known
 //    delay, at low load (1 in flight), at 64 in flight, and at a load that saturates the agent.
 // Usage: pnpm bench:checks, with optional BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2),
-// BENCH_CPU_PROF=<dir> (a V8 CPU profile of this process per throughput segment; leaves the doc alone),
+// BENCH_CPU_PROF=<dir> (a V8 CPU profile of the loop per throughput segment; leaves the doc alone),
 // BENCH_ONLY=HTTP|TCP (that throughput pair only; leaves the doc alone).
 // Measures packages/checks/dist, so build it first: pnpm exec turbo run build --filter=@vigil/checks
 // (BENCH_CHECKS_DIST=<dir> measures another build of it instead, to try a change; leaves the doc alone).
 // Progress goes to stderr; the tables to stdout and into docs/benchmarks.md.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
-import net from "node:net";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import type { CheckEnvironment, CheckJob } from "@vigil/checks";
-import { parseMonitorConfig } from "@vigil/domain";
-import { Client, errors } from "undici";
+import { Worker } from "node:worker_threads";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
 import { cpuAdd, cpuDelta, cpuShares, cpuSnapshot, describeMachine, processTicks, waitForQuietMachine, type CpuSnapshot } from "./support/machine";
+import { OTHER_ENGINE, httpJob, runCheck, AGENT_ENV } from "./checks/engine";
+import type { LoopName, LoopWorkerData, SegmentRequest, SegmentResult } from "./checks/loop-worker";
+import { runLoop, type Run } from "./checks/run-loop";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const PROFILE_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
-const OTHER_ENGINE = process.env.BENCH_CHECKS_DIST ? path.resolve(process.env.BENCH_CHECKS_DIST) : undefined;
 /** HTTP or TCP: measures that throughput pair alone, to try a change quickly. */
 const ONLY = process.env.BENCH_ONLY?.toUpperCase();
 /** Checks in flight in the throughput runs (and the "high load" fidelity level). */
@@ -59,24 +57,6 @@ function targetCpuShares(delta: CpuSnapshot): Cpu {
   return { bench: self, target: target!, rest };
 }
 
-/**
- * The check engine as the agent runs it: compiled by tsc into dist/. Under tsx, "@vigil/checks" resolves
- * to src/ (tsconfig paths), which esbuild compiles with keepNames, adding a call per closure created.
- */
-function loadCheckEngine(): typeof import("@vigil/checks") {
-  if (OTHER_ENGINE) return require(path.join(OTHER_ENGINE, "index.js"));
-  const dir = path.join(ROOT, "packages/checks");
-  const built = statSync(path.join(dir, "dist/index.js")).mtimeMs;
-  const stale = readdirSync(path.join(dir, "src")).filter((file) => statSync(path.join(dir, "src", file)).mtimeMs > built);
-  if (stale.length > 0) throw new Error(`packages/checks/dist is older than src/${stale[0]}: run pnpm exec turbo run build --filter=@vigil/checks`);
-  return require(path.join(dir, "dist/index.js"));
-}
-const { runCheck } = loadCheckEngine();
-
-// tsx turns source maps on, the agent (plain node on dist/) runs without them. With them, every
-// Error.stack read costs far more, and undici makes and reads one per closed Client (in both loops).
-process.setSourceMapsEnabled(false);
-
 // ---- the target process ----------------------------------------------------------------------
 
 interface Target {
@@ -104,126 +84,37 @@ async function stopTarget(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-// ---- load ------------------------------------------------------------------------------------
+// ---- the loops ---------------------------------------------------------------------------------
 
-const LOOP_DELAY_RESOLUTION_MS = 5;
-
-/** One operation; throws (or rejects) when it failed. */
-type Operation = () => Promise<void>;
-
-interface Run {
-  /** Operations that ended within the window (those still in flight at its end are not counted). */
-  completed: number;
-  failed: number;
-  firstError: string | null;
-  seconds: number;
-  cpu: CpuSnapshot;
-  /** Event-loop delay of this process during the window, p99 in ms. */
-  loopDelayP99: number;
+/** A loop in a worker thread of its own (bench/checks/loop-worker.ts says why). */
+interface Loop {
+  name: LoopName;
+  segment(seconds: number, profile?: string): Promise<SegmentResult>;
+  stop(): Promise<number>;
 }
 
-/** Keeps `concurrency` operations in flight for `seconds`, then waits for the last ones to end. */
-async function drive(target: Target, concurrency: number, seconds: number, operation: Operation): Promise<Run> {
-  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
-  const cpuBefore = targetCpuSnapshot(target);
-  const started = performance.now();
-  let open = true;
-  let completed = 0;
-  let failed = 0;
-  let firstError: string | null = null;
-  loopDelay.enable();
-  const worker = async () => {
-    while (open) {
-      try {
-        await operation();
-        if (open) completed += 1;
-      } catch (error) {
-        failed += 1;
-        firstError ??= (error as Error).message ?? String(error);
-      }
-    }
+function startLoop(target: Target, name: LoopName): Loop {
+  const workerData: LoopWorkerData = { loop: name, httpPort: target.httpPort, tcpPort: target.tcpPort, targetPid: target.child.pid!, concurrency: CONCURRENCY };
+  // tsx's loader is per thread: the worker registers its require hook before loading the TypeScript.
+  const file = path.join(__dirname, "checks/loop-worker.ts");
+  const worker = new Worker(`require("tsx/cjs"); require(${JSON.stringify(file)});`, { eval: true, workerData });
+  return {
+    name,
+    segment: (seconds, profile) =>
+      new Promise((resolve, reject) => {
+        worker.once("message", resolve);
+        worker.once("error", reject);
+        worker.postMessage({ seconds, profile } satisfies SegmentRequest);
+      }),
+    stop: () => worker.terminate(),
   };
-  const workers = Array.from({ length: concurrency }, worker);
-  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-  // The window closes when this timer runs, possibly late on a busy loop: count and CPU both stop here.
-  open = false;
-  const elapsed = (performance.now() - started) / 1000;
-  const cpu = cpuDelta(cpuBefore, targetCpuSnapshot(target));
-  loopDelay.disable();
-  await Promise.all(workers);
-  // The histogram holds the intervals between its timer's runs, so the timer's own period is taken off.
-  const loopDelayP99 = Math.max(0, loopDelay.percentile(99) / 1e6 - LOOP_DELAY_RESOLUTION_MS);
-  return { completed, failed, firstError, seconds: elapsed, cpu, loopDelayP99 };
 }
 
-// ---- what is measured ------------------------------------------------------------------------
-
-/** What the agent passes runCheck (apps/agent/src/worker.ts): no abort signal, the system's resolver here. */
-const AGENT_ENV: CheckEnvironment = {};
-
-/** Retry 0: a failure must show as a failure, not as a slower success. */
-function httpJob(target: Target, urlPath: string): CheckJob {
-  const url = `http://127.0.0.1:${target.httpPort}${urlPath}`;
-  return { kind: "http", config: parseMonitorConfig("http", { name: "bench", url, periodicity: "30s", retry: 0, timeout: 10_000 }) };
-}
-
-function tcpJob(target: Target): CheckJob {
-  return { kind: "tcp", config: parseMonitorConfig("tcp", { name: "bench", uri: `127.0.0.1:${target.tcpPort}`, periodicity: "30s", retry: 0, timeout: 10_000 }) };
-}
-
-async function check(job: CheckJob): Promise<void> {
-  const outcome = await runCheck(job, AGENT_ENV);
-  if (outcome.status === "error") throw new Error(outcome.error ?? "error");
-}
-
-interface Variant {
-  name: string;
-  operation: Operation;
-}
-
-/** Each pair: the agent's path, and the bare loop it is compared with. */
-function throughputPairs(target: Target): { protocol: string; agent: Variant; bare: Variant }[] {
-  const origin = `http://127.0.0.1:${target.httpPort}`;
-  const http = httpJob(target, "/");
-  const tcp = tcpJob(target);
-  // The same request the HTTP check sends (it adds this user-agent), over a Client of its own, so a
-  // fresh connection each time, dropped once the body is read without waiting for it to close, as the
-  // check does (with one shared error, as the check does: undici would otherwise build one per client);
-  // nothing else (no timings, no assertions).
-  const done = new errors.ClientDestroyedError();
-  const userAgent = ["user-agent", "Vigil/0.1 (synthetic monitoring)"];
-  const bareHttp = async () => {
-    const client = new Client(origin);
-    try {
-      const response = await client.request({ path: "/", method: "GET", headers: userAgent });
-      const body = await response.body.text();
-      if (response.statusCode !== 200 || body !== "ok") throw new Error(`HTTP ${response.statusCode}: ${body}`);
-    } finally {
-      void client.destroy(done);
-    }
-  };
-  const bareTcp = () =>
-    new Promise<void>((resolve, reject) => {
-      const socket = net.connect({ host: "127.0.0.1", port: target.tcpPort });
-      socket.once("error", reject);
-      socket.once("connect", () => {
-        socket.resetAndDestroy();
-        resolve();
-      });
-    });
-  return [
-    {
-      protocol: "HTTP",
-      agent: { name: "runCheck HTTP", operation: () => check(http) },
-      bare: { name: "bare undici (new Client per request)", operation: bareHttp },
-    },
-    {
-      protocol: "TCP",
-      agent: { name: "runCheck TCP", operation: () => check(tcp) },
-      bare: { name: "bare net.connect + resetAndDestroy", operation: bareTcp },
-    },
-  ];
-}
+/** Each pair: the agent's path, and the bare loop it is compared with, which does the same network work the cheapest way. */
+const PAIRS: { protocol: string; agent: LoopName; bare: LoopName; bareName: string }[] = [
+  { protocol: "HTTP", agent: "runCheck HTTP", bare: "bare HTTP", bareName: "bare undici (new Client per request)" },
+  { protocol: "TCP", agent: "runCheck TCP", bare: "bare TCP", bareName: "bare net.connect + resetAndDestroy" },
+];
 
 // ---- throughput ------------------------------------------------------------------------------
 
@@ -239,36 +130,27 @@ interface Throughput {
   loopDelayP99: number;
 }
 
-let profileSession: Session | undefined;
+/** A measured segment with its CPU. */
+type Segment = Run & { cpu: CpuSnapshot };
 
-/** One measured segment, profiled on its own with BENCH_CPU_PROF so that the profiles tell the variants apart. */
-async function segment(target: Target, variant: Variant, seconds: number, label: string): Promise<Run> {
-  if (!PROFILE_DIR) return drive(target, CONCURRENCY, seconds, variant.operation);
-  if (!profileSession) {
-    profileSession = new Session();
-    profileSession.connect();
-    mkdirSync(PROFILE_DIR, { recursive: true });
-  }
-  await profileSession.post("Profiler.enable");
-  await profileSession.post("Profiler.start");
-  const run = await drive(target, CONCURRENCY, seconds, variant.operation);
-  const { profile } = await profileSession.post("Profiler.stop");
-  const file = path.join(PROFILE_DIR, `checks-${label}.cpuprofile`);
-  writeFileSync(file, JSON.stringify(profile));
-  log(`wrote ${file}`);
-  return run;
+/** One measured segment; with BENCH_CPU_PROF the loop's worker profiles it on its own, so that the profiles tell the loops apart. */
+async function segment(loop: Loop, seconds: number, label: string): Promise<Segment> {
+  const profile = PROFILE_DIR === undefined ? undefined : path.join(PROFILE_DIR, `checks-${label}.cpuprofile`);
+  const { run, cpu } = await loop.segment(seconds, profile);
+  if (profile) log(`wrote ${profile}`);
+  return { ...run, cpu };
 }
 
-function summarise(protocol: string, variant: Variant, runs: Run[]): Throughput {
+function summarise(protocol: string, name: string, runs: Segment[]): Throughput {
   const completed = runs.reduce((sum, r) => sum + r.completed, 0);
   const seconds = runs.reduce((sum, r) => sum + r.seconds, 0);
   const failed = runs.reduce((sum, r) => sum + r.failed, 0);
   const firstError = runs.find((r) => r.firstError)?.firstError;
   const cpu = runs.map((r) => r.cpu).reduce(cpuAdd);
-  if (failed > 0) log(`WARNING: ${variant.name}: ${failed} failed, first: ${firstError}`);
+  if (failed > 0) log(`WARNING: ${name}: ${failed} failed, first: ${firstError}`);
   return {
     protocol,
-    name: variant.name,
+    name,
     rate: completed / seconds,
     completed,
     failed,
@@ -283,24 +165,30 @@ function summarise(protocol: string, variant: Variant, runs: Run[]): Throughput 
  * that other work on this shared machine, which comes and goes within seconds, slows both alike and
  * the ratio stays meaningful even when the absolute rates do not.
  */
-async function measurePair(target: Target, pair: ReturnType<typeof throughputPairs>[number]): Promise<[Throughput, Throughput]> {
+async function measurePair(target: Target, pair: (typeof PAIRS)[number]): Promise<[Throughput, Throughput]> {
   const slug = pair.protocol.toLowerCase();
-  log(`${pair.protocol}: warm-up ${WARMUP_SECONDS} s each`);
-  await drive(target, CONCURRENCY, WARMUP_SECONDS, pair.agent.operation);
-  await drive(target, CONCURRENCY, WARMUP_SECONDS, pair.bare.operation);
-  const segments = Math.max(1, Math.round(SECONDS / SEGMENT_SECONDS));
-  const measure = async (): Promise<[Throughput, Throughput]> => {
-    log(`${pair.protocol}: measuring ${SECONDS} s each (${CONCURRENCY} in flight, ${segments} segments each)`);
-    const runs: { agent: Run[]; bare: Run[] } = { agent: [], bare: [] };
-    for (let i = 0; i < 2 * segments; i++) {
-      const which = i % 4 === 0 || i % 4 === 3 ? "agent" : "bare";
-      runs[which].push(await segment(target, pair[which], SECONDS / segments, `${slug}-${which}-${runs[which].length + 1}`));
-    }
-    const [a, b] = [summarise(pair.protocol, pair.agent, runs.agent), summarise(pair.protocol, pair.bare, runs.bare)];
-    log(`${pair.protocol}: agent ${a.rate.toFixed(0)}/s, bare ${b.rate.toFixed(0)}/s, ratio ${((100 * a.rate) / b.rate).toFixed(1)} %`);
-    return [a, b];
-  };
-  return leastDisturbed(pair.protocol, measure, ([a, b]) => Math.max(a.cpu.rest, b.cpu.rest));
+  const loops = { agent: startLoop(target, pair.agent), bare: startLoop(target, pair.bare) };
+  try {
+    log(`${pair.protocol}: warm-up ${WARMUP_SECONDS} s each`);
+    await loops.agent.segment(WARMUP_SECONDS);
+    await loops.bare.segment(WARMUP_SECONDS);
+    const segments = Math.max(1, Math.round(SECONDS / SEGMENT_SECONDS));
+    const measure = async (): Promise<[Throughput, Throughput]> => {
+      log(`${pair.protocol}: measuring ${SECONDS} s each (${CONCURRENCY} in flight, ${segments} segments each)`);
+      const runs: { agent: Segment[]; bare: Segment[] } = { agent: [], bare: [] };
+      for (let i = 0; i < 2 * segments; i++) {
+        const which = i % 4 === 0 || i % 4 === 3 ? "agent" : "bare";
+        runs[which].push(await segment(loops[which], SECONDS / segments, `${slug}-${which}-${runs[which].length + 1}`));
+      }
+      const a = summarise(pair.protocol, pair.agent, runs.agent);
+      const b = summarise(pair.protocol, pair.bareName, runs.bare);
+      log(`${pair.protocol}: agent ${a.rate.toFixed(0)}/s, bare ${b.rate.toFixed(0)}/s, ratio ${((100 * a.rate) / b.rate).toFixed(1)} %`);
+      return [a, b];
+    };
+    return await leastDisturbed(pair.protocol, measure, ([a, b]) => Math.max(a.cpu.rest, b.cpu.rest));
+  } finally {
+    await Promise.all([loops.agent.stop(), loops.bare.stop()]);
+  }
 }
 
 /**
@@ -337,16 +225,18 @@ interface Fidelity {
 }
 
 async function measureFidelity(target: Target, delayMs: number, load: string, inFlight: number, seconds: number): Promise<Fidelity> {
-  const job = httpJob(target, `/delay/${delayMs}`);
+  const job = httpJob(target.httpPort, `/delay/${delayMs}`);
   const latency: number[] = [];
   const firstByte: number[] = [];
   log(`fidelity: ${delayMs} ms delay, ${load} load (${inFlight} in flight), ${seconds.toFixed(0)} s`);
-  const run = await drive(target, inFlight, seconds, async () => {
+  const before = targetCpuSnapshot(target);
+  let after: CpuSnapshot | undefined;
+  const run = await runLoop(inFlight, seconds, async () => {
     const outcome = await runCheck(job, AGENT_ENV);
     if (outcome.status === "error") throw new Error(outcome.error ?? "error");
     latency.push(outcome.latencyMs);
     firstByte.push(outcome.timing.firstByteMs!);
-  });
+  }, () => (after = targetCpuSnapshot(target)));
   if (run.failed > 0) log(`WARNING: ${run.failed} checks failed, first: ${run.firstError}`);
   return {
     delayMs,
@@ -358,7 +248,7 @@ async function measureFidelity(target: Target, delayMs: number, load: string, in
     firstByte: Float64Array.from(firstByte).sort(),
     failed: run.failed,
     loopDelayP99: run.loopDelayP99,
-    cpu: targetCpuShares(run.cpu),
+    cpu: targetCpuShares(cpuDelta(before, after!)),
   };
 }
 
@@ -403,7 +293,8 @@ async function main(): Promise<void> {
   const target = await startTarget();
   try {
     const throughput: Throughput[] = [];
-    for (const pair of throughputPairs(target).filter((p) => p.protocol === (ONLY ?? p.protocol))) throughput.push(...(await measurePair(target, pair)));
+    if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
+    for (const pair of PAIRS.filter((p) => p.protocol === (ONLY ?? p.protocol))) throughput.push(...(await measurePair(target, pair)));
     if (ONLY) return log(`BENCH_ONLY=${ONLY}: throughput only; docs/benchmarks.md left as it was`);
     process.stdout.write(`${throughputTable(throughput)}\n\n`);
 

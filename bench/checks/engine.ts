@@ -1,0 +1,41 @@
+// The check engine as bench/checks.ts measures it, and the jobs it runs: shared by the benchmark's
+// main thread (timing fidelity) and its loop workers (throughput).
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import type { CheckEnvironment, CheckJob } from "@vigil/checks";
+import { parseMonitorConfig } from "@vigil/domain";
+import { ROOT } from "../support/doc";
+
+/** Another build of the engine (BENCH_CHECKS_DIST=<dir>), to try a change; the doc is left alone then. */
+export const OTHER_ENGINE = process.env.BENCH_CHECKS_DIST ? path.resolve(process.env.BENCH_CHECKS_DIST) : undefined;
+
+/**
+ * The check engine as the agent runs it: compiled by tsc into dist/. Under tsx, "@vigil/checks" resolves
+ * to src/ (tsconfig paths), which esbuild compiles with keepNames, adding a call per closure created.
+ */
+function loadCheckEngine(): typeof import("@vigil/checks") {
+  if (OTHER_ENGINE) return require(path.join(OTHER_ENGINE, "index.js"));
+  const dir = path.join(ROOT, "packages/checks");
+  const built = statSync(path.join(dir, "dist/index.js")).mtimeMs;
+  const stale = readdirSync(path.join(dir, "src")).filter((file) => statSync(path.join(dir, "src", file)).mtimeMs > built);
+  if (stale.length > 0) throw new Error(`packages/checks/dist is older than src/${stale[0]}: run pnpm exec turbo run build --filter=@vigil/checks`);
+  return require(path.join(dir, "dist/index.js"));
+}
+export const { runCheck } = loadCheckEngine();
+
+// tsx turns source maps on, the agent (plain node on dist/) runs without them. With them, every
+// Error.stack read costs far more, and undici makes and reads one per closed Client (in both loops).
+process.setSourceMapsEnabled(false);
+
+/** What the agent passes runCheck (apps/agent/src/worker.ts): no abort signal, the system's resolver here. */
+export const AGENT_ENV: CheckEnvironment = {};
+
+/** Retry 0: a failure must show as a failure, not as a slower success. */
+export function httpJob(port: number, urlPath: string): CheckJob {
+  const url = `http://127.0.0.1:${port}${urlPath}`;
+  return { kind: "http", config: parseMonitorConfig("http", { name: "bench", url, periodicity: "30s", retry: 0, timeout: 10_000 }) };
+}
+
+export function tcpJob(port: number): CheckJob {
+  return { kind: "tcp", config: parseMonitorConfig("tcp", { name: "bench", uri: `127.0.0.1:${port}`, periodicity: "30s", retry: 0, timeout: 10_000 }) };
+}
