@@ -66,11 +66,18 @@ export class MetricExports {
     this.sweeper = setInterval(() => void this.shutDownIdle(), Math.min(IDLE_MS, 60_000)).unref();
   }
 
-  /** Records a finished check, when its monitor exports metrics. */
+  /** Records a finished check, when its monitor exports metrics; never throws, so the result goes out regardless. */
   record(job: CheckJobData, outcome: CheckOutcome): void {
     const target = job.config.openTelemetry;
     if (target === null) return;
-    const destination = this.destination(target);
+    try {
+      this.recordTo(this.destination(target), job, outcome);
+    } catch (error) {
+      this.logger.warn({ err: error, monitorId: job.monitorId }, "OpenTelemetry export: recording a check failed");
+    }
+  }
+
+  private recordTo(destination: Destination, job: CheckJobData, outcome: CheckOutcome): void {
     const attributes: Attributes = {
       "vigil.monitor.id": job.monitorId,
       "vigil.monitor.name": job.config.name,

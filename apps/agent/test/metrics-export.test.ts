@@ -126,6 +126,12 @@ describe("OTLP metric export", () => {
     expect(points(agentDefault.exports, "vigil.check.duration").map((p) => p.attributes["vigil.monitor.id"])).toEqual(["defaulted"]);
   });
 
+  it("never throws while recording, even for an endpoint the API would have refused", async () => {
+    const metrics = exports();
+    expect(() => metrics.record(httpJob("m1", { endpoint: "not a url", headers: [] }), outcome)).not.toThrow();
+    await expect(metrics.shutdown()).resolves.toBeUndefined();
+  });
+
   it("gives up on an unreachable endpoint without throwing", async () => {
     const gone = await startCollector();
     await gone.close();
