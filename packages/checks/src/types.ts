@@ -42,7 +42,10 @@ export interface CheckOutcome {
 export interface CheckEnvironment {
   /** DNS servers ("127.0.0.1:5353") for DNS checks and for resolving host names; the system's when absent. */
   dnsServers?: string[];
-  /** Aborts the check (the agent is shutting down hard). */
+  /**
+   * Aborts the check: it then rejects with the signal's reason. The agent passes none, as it never
+   * cuts a check short (a second SIGTERM exits the process).
+   */
   signal?: AbortSignal;
 }
 
