@@ -1,4 +1,4 @@
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { Periodicity } from "@vigil/proto";
 import { codeOf } from "./support/codes";
 import { BACKENDS, jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
