@@ -2,8 +2,10 @@
 // never shares its event loop (or, for PGlite, the database's thread) with it.
 import { openDatabase, type DatabaseTarget } from "@vigil/db";
 import { createLogger } from "@vigil/logging";
-import { startPipeline } from "../apps/control-plane/src/pipeline";
-import { startApiServer } from "../apps/control-plane/src/server";
+// The built control plane, as `node apps/control-plane/dist/main.js` runs it; bench/api.ts starts this
+// process with bench/tsconfig.dist.json, so that @vigil/* load from their dist/ too.
+import { startPipeline } from "../apps/control-plane/dist/pipeline";
+import { startApiServer } from "../apps/control-plane/dist/server";
 import { deletePrefix, redisServerUrl, testPrefix } from "../test/redis";
 
 async function main(): Promise<void> {

@@ -11,6 +11,7 @@ import autocannon from "autocannon";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { seedWorkspace } from "./seed";
+import { DIST_TSCONFIG, assertBuilt } from "./support/built";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
 import { cpuMeter as machineCpuMeter, describeMachine, postgresTicks, processTicks, waitForQuietMachine } from "./support/machine";
 
@@ -118,7 +119,7 @@ async function startServer(target: DatabaseTarget): Promise<{ child: ChildProces
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
   const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(__dirname, "api-server.ts")], {
     cwd: ROOT,
-    env: { ...process.env, BENCH_DATABASE: JSON.stringify(target) },
+    env: { ...process.env, BENCH_DATABASE: JSON.stringify(target), TSX_TSCONFIG_PATH: DIST_TSCONFIG },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -258,6 +259,7 @@ function machine(versions: Record<string, string>): string {
 }
 
 async function main(): Promise<void> {
+  assertBuilt("apps/control-plane", "packages/db", "packages/domain", "packages/proto", "packages/queue", "packages/logging");
   const all: Figures[] = [];
   const versions: Record<string, string> = {};
   for (const backend of BACKENDS) {

@@ -1,25 +1,19 @@
 // The check engine as bench/checks.ts measures it, and the jobs it runs: shared by the benchmark's
 // main thread (timing fidelity) and its loop workers (throughput).
-import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { CheckEnvironment, CheckJob } from "@vigil/checks";
 import { parseMonitorConfig } from "@vigil/domain";
+import { assertBuilt } from "../support/built";
 import { ROOT } from "../support/doc";
 
 /** Another build of the engine (BENCH_CHECKS_DIST=<dir>), to try a change; the doc is left alone then. */
 export const OTHER_ENGINE = process.env.BENCH_CHECKS_DIST ? path.resolve(process.env.BENCH_CHECKS_DIST) : undefined;
 
-/**
- * The check engine as the agent runs it: compiled by tsc into dist/. Under tsx, "@vigil/checks" resolves
- * to src/ (tsconfig paths), which esbuild compiles with keepNames, adding a call per closure created.
- */
+/** The check engine as the agent runs it: compiled by tsc into dist/ (bench/support/built.ts says why). */
 function loadCheckEngine(): typeof import("@vigil/checks") {
   if (OTHER_ENGINE) return require(path.join(OTHER_ENGINE, "index.js"));
-  const dir = path.join(ROOT, "packages/checks");
-  const built = statSync(path.join(dir, "dist/index.js")).mtimeMs;
-  const stale = readdirSync(path.join(dir, "src")).filter((file) => statSync(path.join(dir, "src", file)).mtimeMs > built);
-  if (stale.length > 0) throw new Error(`packages/checks/dist is older than src/${stale[0]}: run pnpm exec turbo run build --filter=@vigil/checks`);
-  return require(path.join(dir, "dist/index.js"));
+  assertBuilt("packages/checks");
+  return require(path.join(ROOT, "packages/checks/dist/index.js"));
 }
 export const { runCheck } = loadCheckEngine();
 
