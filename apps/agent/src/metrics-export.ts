@@ -30,9 +30,10 @@ export interface MetricExportSettings {
   /** Identifies this agent in the exported resource (service.instance.id). */
   instanceId: string;
   region: RegionId;
+  /** A destination unused this long is shut down; the next check that names it starts it again. */
+  idleMs?: number;
 }
 
-/** A destination unused this long is shut down; the next check that names it starts it again. */
 const IDLE_MS = 10 * 60_000;
 
 /** Seconds; check latencies range from a loopback millisecond to a 120 s timeout. */
@@ -57,13 +58,15 @@ interface Destination {
 export class MetricExports {
   private readonly destinations = new Map<string, Destination>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly idleMs: number;
 
   constructor(
     private readonly settings: MetricExportSettings,
     private readonly logger: Logger,
   ) {
     routeDiagnostics(logger);
-    this.sweeper = setInterval(() => void this.shutDownIdle(), Math.min(IDLE_MS, 60_000)).unref();
+    this.idleMs = settings.idleMs ?? IDLE_MS;
+    this.sweeper = setInterval(() => void this.shutDownIdle(), Math.min(this.idleMs, 60_000)).unref();
   }
 
   /** Records a finished check, when its monitor exports metrics; never throws, so the result goes out regardless. */
@@ -147,7 +150,7 @@ export class MetricExports {
   private async shutDownIdle(): Promise<void> {
     const now = performance.now();
     for (const [key, destination] of this.destinations) {
-      if (now - destination.lastUsed < IDLE_MS) continue;
+      if (now - destination.lastUsed < this.idleMs) continue;
       this.destinations.delete(key);
       await this.stop(destination);
     }

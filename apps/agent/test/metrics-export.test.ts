@@ -17,9 +17,9 @@ async function collector(): Promise<Collector> {
 
 afterAll(() => Promise.all(collectors.map((c) => c.close())));
 
-function exports(protocol: OtlpProtocol = "http/json"): MetricExports {
-  // A long interval: every test sends by shutting the exports down, which flushes them.
-  return new MetricExports({ protocol, intervalMs: 60_000, timeoutMs: 2_000, instanceId: "agent@test", region: "hostB-fra" }, logger);
+function exports(protocol: OtlpProtocol = "http/json", idleMs?: number): MetricExports {
+  // A long interval: every test sends by shutting the exports down (or letting them idle), which flushes them.
+  return new MetricExports({ protocol, intervalMs: 60_000, timeoutMs: 2_000, instanceId: "agent@test", region: "hostB-fra", idleMs }, logger);
 }
 
 const httpJob = (monitorId: string, openTelemetry: OpenTelemetryConfig | null): CheckJobData => ({
@@ -124,6 +124,18 @@ describe("OTLP metric export", () => {
     }
     expect(agentDefault.exports.map((sent) => sent.path)).toEqual(["/v1/metrics"]);
     expect(points(agentDefault.exports, "vigil.check.duration").map((p) => p.attributes["vigil.monitor.id"])).toEqual(["defaulted"]);
+  });
+
+  it("closes a destination no check has used for a while, sending what it held", async () => {
+    const target = await collector();
+    const metrics = exports("http/json", 100);
+    try {
+      metrics.record(httpJob("idle", { endpoint: target.origin, headers: [] }), outcome);
+      for (let i = 0; i < 100 && target.exports.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(points(target.exports, "vigil.check.duration").map((p) => p.attributes["vigil.monitor.id"])).toEqual(["idle"]);
+    } finally {
+      await metrics.shutdown();
+    }
   });
 
   it("never throws while recording, even for an endpoint the API would have refused", async () => {
