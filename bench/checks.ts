@@ -16,9 +16,9 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
-import { cpuAdd, cpuDelta, cpuShares, cpuSnapshot, describeMachine, processTicks, waitForQuietMachine, type CpuSnapshot } from "./support/machine";
+import { cpuAdd, cpuShares, describeMachine, waitForQuietMachine, type CpuSnapshot } from "./support/machine";
 import { OTHER_ENGINE, httpJob, runCheck, AGENT_ENV } from "./checks/engine";
-import type { LoopName, LoopWorkerData, SegmentRequest, SegmentResult } from "./checks/loop-worker";
+import type { LoopName, LoopWorkerData, SegmentRequest } from "./checks/loop-worker";
 import { runLoop, type Run } from "./checks/run-loop";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -48,9 +48,6 @@ interface Cpu {
   /** Whatever else ran: the kernel's share of loopback traffic, and other work on the machine. */
   rest: number;
 }
-
-/** Raw CPU counters of this process, the target process and the machine (bench/support/machine.ts). */
-const targetCpuSnapshot = (target: Target): CpuSnapshot => cpuSnapshot({ target: () => processTicks(target.child.pid!).ticks });
 
 function targetCpuShares(delta: CpuSnapshot): Cpu {
   const { self, target, rest } = cpuShares(delta);
@@ -88,8 +85,7 @@ async function stopTarget(child: ChildProcess): Promise<void> {
 
 /** A loop in a worker thread of its own (bench/checks/loop-worker.ts says why). */
 interface Loop {
-  name: LoopName;
-  segment(seconds: number, profile?: string): Promise<SegmentResult>;
+  segment(seconds: number, profile?: string): Promise<Run>;
   stop(): Promise<number>;
 }
 
@@ -99,11 +95,15 @@ function startLoop(target: Target, name: LoopName): Loop {
   const file = path.join(__dirname, "checks/loop-worker.ts");
   const worker = new Worker(`require("tsx/cjs"); require(${JSON.stringify(file)});`, { eval: true, workerData });
   return {
-    name,
     segment: (seconds, profile) =>
       new Promise((resolve, reject) => {
-        worker.once("message", resolve);
-        worker.once("error", reject);
+        const settle = (error: Error | undefined, run?: Run) => {
+          worker.off("message", onMessage).off("error", settle);
+          if (error) reject(error);
+          else resolve(run!);
+        };
+        const onMessage = (run: Run) => settle(undefined, run);
+        worker.on("message", onMessage).on("error", settle);
         worker.postMessage({ seconds, profile } satisfies SegmentRequest);
       }),
     stop: () => worker.terminate(),
@@ -130,18 +130,15 @@ interface Throughput {
   loopDelayP99: number;
 }
 
-/** A measured segment with its CPU. */
-type Segment = Run & { cpu: CpuSnapshot };
-
 /** One measured segment; with BENCH_CPU_PROF the loop's worker profiles it on its own, so that the profiles tell the loops apart. */
-async function segment(loop: Loop, seconds: number, label: string): Promise<Segment> {
+async function segment(loop: Loop, seconds: number, label: string): Promise<Run> {
   const profile = PROFILE_DIR === undefined ? undefined : path.join(PROFILE_DIR, `checks-${label}.cpuprofile`);
-  const { run, cpu } = await loop.segment(seconds, profile);
+  const run = await loop.segment(seconds, profile);
   if (profile) log(`wrote ${profile}`);
-  return { ...run, cpu };
+  return run;
 }
 
-function summarise(protocol: string, name: string, runs: Segment[]): Throughput {
+function summarise(protocol: string, name: string, runs: Run[]): Throughput {
   const completed = runs.reduce((sum, r) => sum + r.completed, 0);
   const seconds = runs.reduce((sum, r) => sum + r.seconds, 0);
   const failed = runs.reduce((sum, r) => sum + r.failed, 0);
@@ -175,7 +172,7 @@ async function measurePair(target: Target, pair: (typeof PAIRS)[number]): Promis
     const segments = Math.max(1, Math.round(SECONDS / SEGMENT_SECONDS));
     const measure = async (): Promise<[Throughput, Throughput]> => {
       log(`${pair.protocol}: measuring ${SECONDS} s each (${CONCURRENCY} in flight, ${segments} segments each)`);
-      const runs: { agent: Segment[]; bare: Segment[] } = { agent: [], bare: [] };
+      const runs: { agent: Run[]; bare: Run[] } = { agent: [], bare: [] };
       for (let i = 0; i < 2 * segments; i++) {
         const which = i % 4 === 0 || i % 4 === 3 ? "agent" : "bare";
         runs[which].push(await segment(loops[which], SECONDS / segments, `${slug}-${which}-${runs[which].length + 1}`));
@@ -229,14 +226,12 @@ async function measureFidelity(target: Target, delayMs: number, load: string, in
   const latency: number[] = [];
   const firstByte: number[] = [];
   log(`fidelity: ${delayMs} ms delay, ${load} load (${inFlight} in flight), ${seconds.toFixed(0)} s`);
-  const before = targetCpuSnapshot(target);
-  let after: CpuSnapshot | undefined;
   const run = await runLoop(inFlight, seconds, async () => {
     const outcome = await runCheck(job, AGENT_ENV);
     if (outcome.status === "error") throw new Error(outcome.error ?? "error");
     latency.push(outcome.latencyMs);
     firstByte.push(outcome.timing.firstByteMs!);
-  }, () => (after = targetCpuSnapshot(target)));
+  }, target.child.pid!);
   if (run.failed > 0) log(`WARNING: ${run.failed} checks failed, first: ${run.firstError}`);
   return {
     delayMs,
@@ -248,7 +243,7 @@ async function measureFidelity(target: Target, delayMs: number, load: string, in
     firstByte: Float64Array.from(firstByte).sort(),
     failed: run.failed,
     loopDelayP99: run.loopDelayP99,
-    cpu: targetCpuShares(cpuDelta(before, after!)),
+    cpu: targetCpuShares(run.cpu),
   };
 }
 

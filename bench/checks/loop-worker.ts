@@ -2,14 +2,13 @@
 // with) in a worker thread of its own. The two loops of a pair run the same undici, net and stream
 // code; in one V8 isolate, whichever ran first would shape the other's optimised code (inline
 // caches, inlining), and single runs moved by 10-20 points with the order. Each loop gets its own.
-// Asked over postMessage for a segment of N seconds, it answers with the segment's Run and CPU.
+// Asked over postMessage for a segment of N seconds, it answers with the segment's Run (CPU included).
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import net from "node:net";
 import { parentPort, workerData } from "node:worker_threads";
 import { Client, errors } from "undici";
 import type { CheckJob } from "@vigil/checks";
-import { cpuDelta, cpuSnapshot, processTicks, type CpuSnapshot } from "../support/machine";
 import { AGENT_ENV, httpJob, runCheck, tcpJob } from "./engine";
 import { runLoop, type Operation, type Run } from "./run-loop";
 
@@ -27,11 +26,6 @@ export interface LoopWorkerData {
 export interface SegmentRequest {
   seconds: number;
   profile?: string;
-}
-
-export interface SegmentResult {
-  run: Run;
-  cpu: CpuSnapshot;
 }
 
 const data = workerData as LoopWorkerData;
@@ -85,7 +79,6 @@ function operation({ loop, httpPort, tcpPort }: LoopWorkerData): Operation {
 }
 
 const run = operation(data);
-const snapshot = () => cpuSnapshot({ target: () => processTicks(data.targetPid).ticks });
 
 parentPort!.on("message", (request: SegmentRequest) => {
   void (async () => {
@@ -95,15 +88,12 @@ parentPort!.on("message", (request: SegmentRequest) => {
       await session.post("Profiler.enable");
       await session.post("Profiler.start");
     }
-    const before = snapshot();
-    let after: CpuSnapshot | undefined;
-    const segment = await runLoop(data.concurrency, request.seconds, run, () => (after = snapshot()));
+    const segment = await runLoop(data.concurrency, request.seconds, run, data.targetPid);
     if (session) {
       const { profile } = await session.post("Profiler.stop");
       writeFileSync(request.profile!, JSON.stringify(profile));
       session.disconnect();
     }
-    const result: SegmentResult = { run: segment, cpu: cpuDelta(before, after!) };
-    parentPort!.postMessage(result);
+    parentPort!.postMessage(segment satisfies Run);
   })();
 });
