@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from "@vigil/db";
+import { Prisma, type PrismaClient } from "@vigil/db";
 import { latencyBucket, overallStatus, regionStatusOf, type MonitorStatus } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
 
@@ -84,7 +84,7 @@ async function addCounts(tx: Tx, results: ResultMessage[]): Promise<void> {
       ${rows.map((r) => r.key[0])}::text[], ${rows.map((r) => r.key[1])}::text[], ${rows.map((r) => r.key[2])}::timestamp(3)[],
       ${rows.map((r) => r.successful)}::int[], ${rows.map((r) => r.degraded)}::int[], ${rows.map((r) => r.failed)}::int[],
       ${rows.map((r) => r.lastPingAt)}::timestamp(3)[])
-    ON CONFLICT (monitor_id, hour, region) DO UPDATE SET
+    ON CONFLICT (monitor_id, region, hour) DO UPDATE SET
       successful = result_counts.successful + EXCLUDED.successful,
       degraded = result_counts.degraded + EXCLUDED.degraded,
       failed = result_counts.failed + EXCLUDED.failed,
@@ -98,27 +98,31 @@ async function addCounts(tx: Tx, results: ResultMessage[]): Promise<void> {
 async function addLatencies(tx: Tx, results: ResultMessage[]): Promise<void> {
   const answered = results.filter((r) => r.status !== "error");
   if (answered.length === 0) return;
-  const rowsPer = (period: (iso: string) => string) =>
-    [
-      ...tally(
-        answered.map((r) => [`${r.monitorId}|${r.region}|${period(r.startedAt)}|${latencyBucket(r.latencyMs)}`, 1]),
-        (a, b) => a + b,
-      ),
-    ].map(([key, count]) => ({ key: key.split("|"), count }));
-  const hourly = rowsPer(hourOf);
+  await addBuckets(tx, answered, "latency_buckets", "hour", hourOf);
+  await addBuckets(tx, answered, "daily_latency_buckets", "day", dayOf);
+}
+
+/** Adds each result to its latency bucket of the period `period` gives its start (an hour or a UTC day). */
+async function addBuckets(
+  tx: Tx,
+  answered: ResultMessage[],
+  table: "latency_buckets" | "daily_latency_buckets",
+  column: "hour" | "day",
+  period: (iso: string) => string,
+): Promise<void> {
+  const rows = [
+    ...tally(
+      answered.map((r) => [`${r.monitorId}|${r.region}|${period(r.startedAt)}|${latencyBucket(r.latencyMs)}`, 1]),
+      (a, b) => a + b,
+    ),
+  ].map(([key, count]) => ({ key: key.split("|"), count }));
+  const [into, at] = [Prisma.raw(table), Prisma.raw(column)];
   await tx.$executeRaw`
-    INSERT INTO latency_buckets (monitor_id, region, hour, bucket, count)
+    INSERT INTO ${into} (monitor_id, region, ${at}, bucket, count)
     SELECT * FROM unnest(
-      ${hourly.map((r) => r.key[0])}::text[], ${hourly.map((r) => r.key[1])}::text[], ${hourly.map((r) => r.key[2])}::timestamp(3)[],
-      ${hourly.map((r) => Number(r.key[3]))}::int[], ${hourly.map((r) => r.count)}::int[])
-    ON CONFLICT (monitor_id, hour, region, bucket) DO UPDATE SET count = latency_buckets.count + EXCLUDED.count`;
-  const daily = rowsPer(dayOf);
-  await tx.$executeRaw`
-    INSERT INTO daily_latency_buckets (monitor_id, region, day, bucket, count)
-    SELECT * FROM unnest(
-      ${daily.map((r) => r.key[0])}::text[], ${daily.map((r) => r.key[1])}::text[], ${daily.map((r) => r.key[2])}::timestamp(3)[],
-      ${daily.map((r) => Number(r.key[3]))}::int[], ${daily.map((r) => r.count)}::int[])
-    ON CONFLICT (monitor_id, day, region, bucket) DO UPDATE SET count = daily_latency_buckets.count + EXCLUDED.count`;
+      ${rows.map((r) => r.key[0])}::text[], ${rows.map((r) => r.key[1])}::text[], ${rows.map((r) => r.key[2])}::timestamp(3)[],
+      ${rows.map((r) => Number(r.key[3]))}::int[], ${rows.map((r) => r.count)}::int[])
+    ON CONFLICT (monitor_id, region, ${at}, bucket) DO UPDATE SET count = ${into}.count + EXCLUDED.count`;
 }
 
 async function moveRegionStatuses(tx: Tx, results: ResultMessage[]): Promise<void> {
