@@ -1,5 +1,6 @@
 import { promises as dns } from "node:dns";
 import { effectiveTimeoutMs, failedRecordAssertions, type DnsMonitorConfig, type RecordType } from "@vigil/domain";
+import { Deadline } from "./deadline";
 import { codeOf } from "./errors";
 import type { Attempt, CheckEnvironment } from "./types";
 import { NO_TIMING } from "./types";
@@ -87,14 +88,9 @@ export async function lookupDnsRecords(
   env.signal?.throwIfAborted();
   const resolver = createResolver(env.dnsServers, timeoutMs);
   const started = performance.now();
-  let timedOut = false;
+  const deadline = new Deadline(timeoutMs, env.signal);
   // Cancelling makes every pending query reject with ECANCELLED at once.
-  const timer = setTimeout(() => {
-    timedOut = true;
-    resolver.cancel();
-  }, timeoutMs);
-  const onAbort = () => resolver.cancel();
-  env.signal?.addEventListener("abort", onAbort, { once: true });
+  deadline.onEnd(() => resolver.cancel());
 
   const records: DnsRecords = {};
   const failures: { type: RecordType; code: string }[] = [];
@@ -116,8 +112,7 @@ export async function lookupDnsRecords(
       }),
     );
   } finally {
-    clearTimeout(timer);
-    env.signal?.removeEventListener("abort", onAbort);
+    deadline.dispose();
   }
   const dnsMs = performance.now() - started;
   env.signal?.throwIfAborted();
@@ -125,7 +120,7 @@ export async function lookupDnsRecords(
   // The first failure is the real one: it cancelled the other queries.
   const [failure] = failures;
   if (failure === undefined) return { records, error: null, dnsMs };
-  if (timedOut || failure.code === "ETIMEOUT") return { records, error: `timed out after ${timeoutMs} ms (DNS lookup of ${domain})`, dnsMs };
+  if (deadline.timedOut || failure.code === "ETIMEOUT") return { records, error: `timed out after ${timeoutMs} ms (DNS lookup of ${domain})`, dnsMs };
   // NXDOMAIN is about the name, not one record type.
   const what = failure.code === "ENOTFOUND" ? domain : `${domain} (${failure.type})`;
   return { records, error: `DNS lookup of ${what} failed: ${describeDnsError(failure.code)}`, dnsMs };
