@@ -286,13 +286,11 @@ describe("several agents", () => {
 describe("shutdown", () => {
   it("finishes the check in progress on SIGTERM, publishes it and exits 0", async () => {
     const region: RegionId = "hostB-sfo";
-    let arrived!: () => void;
-    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
-    const slow = await target(slowHttpTarget(1_500, () => arrived()));
+    const slow = await target(slowHttpTarget(1_500));
     const running = await agent(region);
 
     await addJob(region, "graceful-1", httpJob("graceful", slow.port));
-    await requestArrived;
+    await slow.firstRequest;
     const code = await running.stop("SIGTERM");
 
     expect(code).toBe(0);
@@ -306,13 +304,11 @@ describe("shutdown", () => {
 
   it("exits at once on a second signal, leaving the job to be run again", async () => {
     const region: RegionId = "hostB-was";
-    let arrived!: () => void;
-    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
-    const slow = await target(slowHttpTarget(10_000, () => arrived()));
+    const slow = await target(slowHttpTarget(10_000));
     const running = await agent(region);
 
     await addJob(region, "impatient-1", httpJob("impatient", slow.port));
-    await requestArrived;
+    await slow.firstRequest;
     running.child.kill("SIGTERM");
     await waitFor("the shutdown to begin", async () => running.logs().some((entry) => entry.msg.startsWith("shutting down")));
     expect(await running.stop("SIGINT")).toBe(1);
@@ -326,13 +322,11 @@ describe("shutdown", () => {
     const region: RegionId = "hostB-tyo";
     // Short locks and stall checks, so recovery takes seconds rather than a minute.
     const env = { CONCURRENCY: "1", LOCK_DURATION_MS: "1000", STALLED_INTERVAL_MS: "500" };
-    let arrived!: () => void;
-    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
-    const slow = await target(slowHttpTarget(1_500, () => arrived()));
+    const slow = await target(slowHttpTarget(1_500));
     const doomed = await agent(region, env);
 
     await addJob(region, "stalled-1", httpJob("stalled", slow.port));
-    await requestArrived;
+    await slow.firstRequest;
     await doomed.stop("SIGKILL");
     expect(await resultsFor(["stalled"])).toHaveLength(0);
 
@@ -377,13 +371,11 @@ describe("Redis trouble", () => {
       .filter((message) => message?.monitorId === monitorId);
 
   it("keeps a check's result through a Redis restart", async () => {
-    let arrived!: () => void;
-    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
-    const slow = await target(slowHttpTarget(1_500, () => arrived()));
+    const slow = await target(slowHttpTarget(1_500));
     const running = await agent(region, { REDIS_URL: server.url });
     await checks.add("check", httpJob("restart", slow.port), { jobId: "restart-1", removeOnComplete: true, removeOnFail: true });
 
-    await requestArrived;
+    await slow.firstRequest;
     await server.stop();
     await waitFor("health to report the outage", async () => (await health(running)) === 503);
     // The check ends while Redis is down; its result waits for Redis to come back.
@@ -402,13 +394,11 @@ describe("Redis trouble", () => {
   }, 60_000);
 
   it("retries a result that Redis refuses until it takes it", async () => {
-    let arrived!: () => void;
-    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
-    const slow = await target(slowHttpTarget(500, () => arrived()));
+    const slow = await target(slowHttpTarget(500));
     const running = await agent(region, { REDIS_URL: server.url });
     await checks.add("check", httpJob("refused", slow.port), { jobId: "refused-1", removeOnComplete: true, removeOnFail: true });
 
-    await requestArrived;
+    await slow.firstRequest;
     // Out of memory: Redis answers writes such as XADD with an OOM error.
     await client.config("SET", "maxmemory", "1");
     try {

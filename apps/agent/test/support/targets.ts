@@ -55,15 +55,23 @@ export async function closedPort(): Promise<number> {
   return target.port;
 }
 
-/** Answers every HTTP request with 200 after `delayMs`; `onRequest` runs as each one arrives. */
-export function slowHttpTarget(delayMs: number, onRequest?: () => void): Promise<Target> {
+/** An HTTP target that answers late, and tells when a check has reached it. */
+export interface SlowTarget extends Target {
+  /** Resolves when the first request arrives: a check is then in progress. */
+  firstRequest: Promise<void>;
+}
+
+/** Answers every HTTP request with 200 after `delayMs`. */
+export async function slowHttpTarget(delayMs: number): Promise<SlowTarget> {
   let count = 0;
+  let arrived!: () => void;
+  const firstRequest = new Promise<void>((resolve) => (arrived = resolve));
   const server = createHttpServer((request, response) => {
     count++;
-    onRequest?.();
+    arrived();
     request.resume();
     const timer = setTimeout(() => response.end("ok"), delayMs);
     response.once("close", () => clearTimeout(timer));
   });
-  return listen(server, () => count);
+  return { ...(await listen(server, () => count)), firstRequest };
 }
