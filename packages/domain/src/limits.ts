@@ -10,6 +10,13 @@ export const LIMITS = {
   assertionsPerList: 10,
   statusCode: { min: 100, max: 599 },
   listLimit: { min: 1, max: 100 },
+  /** Notification channels: keys and tokens, e-mail addresses, Telegram chat ids, webhook headers. */
+  secretMaxChars: 1024,
+  emailMaxChars: 254,
+  chatIdMaxChars: 256,
+  webhookHeaders: 20,
+  /** Ids the API takes (monitor_ids of a channel). */
+  idMaxChars: 64,
   /** Largest request body the API reads. */
   requestBodyBytes: 1024 * 1024,
 } as const;

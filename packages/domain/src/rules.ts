@@ -5,7 +5,7 @@ import { z } from "zod";
  * Building blocks for the contract's field rules. Every message is phrased to
  * follow the field's name: "monitor.name: must be at most 256 characters".
  */
-const typed = (what: string) => ({
+export const typed = (what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : `must be ${what}`),
 });
 

@@ -5,12 +5,64 @@ export function regionStatusOf(check: "success" | "degraded" | "error"): Monitor
   return check === "success" ? "active" : check;
 }
 
-const SEVERITY: Record<MonitorStatus, number> = { unknown: 0, active: 1, degraded: 2, error: 3 };
+/**
+ * How many of a monitor's checked regions must agree before the monitor
+ * fails or degrades: "half" (at least half, the default), "majority" (more
+ * than half), "all", or a number of regions (capped at the regions checked).
+ * Always at least one, so a single-region monitor follows its region.
+ */
+export type QuorumRule = "half" | "majority" | "all" | number;
+export const DEFAULT_QUORUM: QuorumRule = "half";
+
+/** Parses the ALERT_QUORUM setting; null when it is none of the forms above. */
+export function parseQuorumRule(text: string): QuorumRule | null {
+  const value = text.trim().toLowerCase();
+  if (value === "half" || value === "majority" || value === "all") return value;
+  return /^[1-9]\d{0,2}$/.test(value) ? Number(value) : null;
+}
+
+export function quorumSize(rule: QuorumRule, checkedRegions: number): number {
+  const n = Math.max(checkedRegions, 1);
+  const size =
+    rule === "half" ? Math.ceil(n / 2) : rule === "majority" ? Math.floor(n / 2) + 1 : rule === "all" ? n : Math.min(rule, n);
+  return Math.max(size, 1);
+}
+
+/** A region without a result for this many of its monitor's periods is stale: its agents are gone. */
+export const STALE_AFTER_PERIODS = 3;
+
+export function isStale(lastResultAt: Date, asOf: Date, periodMs: number): boolean {
+  return asOf.getTime() - lastResultAt.getTime() > STALE_AFTER_PERIODS * periodMs;
+}
+
+/** What is known of one checked region: its newest result's status, or nothing (never checked, or stale). */
+export type RegionVerdict = "active" | "degraded" | "error" | "unknown";
 
 /**
- * A monitor's status is its worst region: error if any region errs, else
- * degraded if any is degraded, else active; unknown before any result.
+ * The monitor-level status from its checked regions' verdicts:
+ * error when the regions in error reach the quorum; otherwise degraded when
+ * those in error or degraded reach it; otherwise active.
+ *
+ * Regions without a verdict (stale or not yet checked) count neither toward
+ * failure nor toward recovery: the status is the one the known regions decide
+ * whatever the unknown ones would say. When they could tip it either way,
+ * the monitor keeps `previous`, so an agent going away (or coming late) never
+ * fails or recovers a monitor by itself. Before any region has a verdict
+ * that decides, a new monitor stays unknown.
  */
-export function overallStatus(regions: readonly MonitorStatus[]): MonitorStatus {
-  return regions.reduce<MonitorStatus>((worst, s) => (SEVERITY[s] > SEVERITY[worst] ? s : worst), "unknown");
+export function monitorStatusFromRegions(verdicts: readonly RegionVerdict[], rule: QuorumRule, previous: MonitorStatus): MonitorStatus {
+  const quorum = quorumSize(rule, verdicts.length);
+  const count = (...statuses: RegionVerdict[]) => verdicts.filter((v) => statuses.includes(v)).length;
+  const [failing, troubled, unknown] = [count("error"), count("error", "degraded"), count("unknown")];
+  const decide = (failingCount: number, troubledCount: number): MonitorStatus =>
+    failingCount >= quorum ? "error" : troubledCount >= quorum ? "degraded" : "active";
+  // Unknown regions as healthy as they could be, and as failing as they could be.
+  const best = decide(failing, troubled);
+  const worst = decide(failing + unknown, troubled + unknown);
+  return best === worst ? best : previous;
 }
+
+const SEVERITY: Record<MonitorStatus, number> = { unknown: 0, active: 1, degraded: 2, error: 3 };
+
+/** The worse of two statuses (error > degraded > active > unknown). */
+export const worseStatus = (a: MonitorStatus, b: MonitorStatus): MonitorStatus => (SEVERITY[b] > SEVERITY[a] ? b : a);

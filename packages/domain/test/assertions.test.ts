@@ -1,4 +1,4 @@
-import { compareNumber, compareRecords, compareString, failedHttpAssertions, overallStatus, regionStatusOf } from "../src";
+import { compareNumber, compareRecords, compareString, failedHttpAssertions, regionStatusOf } from "../src";
 
 describe("number comparators", () => {
   it.each([
@@ -94,15 +94,5 @@ describe("HTTP assertions", () => {
         headerAssertions: [{ key: "Location", target: "/new", comparator: "eq" }],
       }),
     ).toEqual([]);
-  });
-});
-
-describe("status", () => {
-  it("makes a region active after a success and a monitor as bad as its worst region", () => {
-    expect(regionStatusOf("success")).toBe("active");
-    expect(overallStatus([])).toBe("unknown");
-    expect(overallStatus(["active", "unknown"])).toBe("active");
-    expect(overallStatus(["active", "degraded"])).toBe("degraded");
-    expect(overallStatus(["degraded", "error", "active"])).toBe("error");
   });
 });

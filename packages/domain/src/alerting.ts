@@ -1,0 +1,47 @@
+import type { MonitorStatus } from "./comparators";
+
+/** The events a monitor's status transitions produce, as channels and webhooks name them. */
+export const ALERT_EVENTS = ["monitor.failed", "monitor.degraded", "monitor.recovered"] as const;
+export type AlertEventType = (typeof ALERT_EVENTS)[number];
+/** What a delivery carries: an alert event, or a message sent by SendTestNotification. */
+export type DeliveryEvent = AlertEventType | "test";
+
+/**
+ * The event a transition of the monitor-level status produces, if any: into
+ * error is monitor.failed, into degraded monitor.degraded, from error or
+ * degraded into active monitor.recovered. A new monitor's first healthy
+ * status (unknown into active) is no event.
+ */
+export function eventOfTransition(from: MonitorStatus, to: MonitorStatus): AlertEventType | null {
+  if (from === to) return null;
+  if (to === "error") return "monitor.failed";
+  if (to === "degraded") return "monitor.degraded";
+  if (to === "active" && (from === "error" || from === "degraded")) return "monitor.recovered";
+  return null;
+}
+
+/**
+ * Why a check failed, named, beside its message: so alerts, incidents and
+ * pages can say "timed out" or "refused" rather than only repeat an error.
+ */
+export const FAILURE_REASONS = [
+  // No answer within the monitor's timeout.
+  "timeout",
+  // The target's name did not resolve (DNS checks: the lookup itself failed).
+  "dns",
+  // The connection was refused, reset or unreachable.
+  "connect",
+  // The TLS handshake or certificate failed.
+  "tls",
+  // An HTTP status that the monitor's assertions (or the default 2xx rule) refuse.
+  "http_status",
+  // A body, header or record assertion failed.
+  "assertion",
+  // The address is one the deployment does not allow checks to reach.
+  "blocked",
+  // The target answered something that is not the protocol (a malformed HTTP or DNS answer, too many redirects).
+  "protocol",
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+export const isFailureReason = (value: unknown): value is FailureReason => FAILURE_REASONS.includes(value as FailureReason);

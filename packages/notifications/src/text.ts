@@ -1,0 +1,109 @@
+import type { AlertMessage, RegionReport } from "./types";
+
+/**
+ * The words of every message, so that all twelve providers say the same
+ * thing: each provider only lays these out in its own format. Every message
+ * names the monitor, what happened, where, with which error, status code and
+ * latency, since when, on recovery for how long, and links to PUBLIC_URL.
+ */
+
+const HEADLINE = {
+  "monitor.failed": "DOWN",
+  "monitor.degraded": "DEGRADED",
+  "monitor.recovered": "RECOVERED",
+  test: "TEST",
+} as const;
+
+/** A short label for the event: DOWN, DEGRADED, RECOVERED or TEST. */
+export const headline = (message: AlertMessage): string => HEADLINE[message.event];
+
+/** "DOWN: Homepage" */
+export const title = (message: AlertMessage): string => `${headline(message)}: ${message.monitor.name}`;
+
+const WHAT = {
+  "monitor.failed": "is down",
+  "monitor.degraded": "is degraded (slower than its degraded threshold)",
+  "monitor.recovered": "has recovered",
+  test: "is a test: Vigil can reach this channel",
+} as const;
+
+/** "Homepage (https://example.com) is down in hostA-ams, hostB-fra: HTTP 503 (http_status)" */
+export function summary(message: AlertMessage): string {
+  const { monitor } = message;
+  const where = message.regions.length > 0 && message.event !== "test" ? ` in ${regionList(message.regions)}` : "";
+  const cause = message.event === "monitor.recovered" || message.event === "test" ? "" : causeOf(message);
+  const lasted = message.durationMs !== null ? ` after ${formatDuration(message.durationMs)}` : "";
+  return `${monitor.name} (${monitor.target}) ${WHAT[message.event]}${where}${lasted}${cause ? `: ${cause}` : ""}`;
+}
+
+/** The error with its reason and status: "HTTP 503 (http_status)". */
+function causeOf(message: AlertMessage): string {
+  const parts: string[] = [];
+  if (message.error) parts.push(message.error);
+  else if (message.statusCode !== null) parts.push(`HTTP ${message.statusCode}`);
+  if (message.reason) parts.push(`(${message.reason})`);
+  return parts.join(" ");
+}
+
+export const regionList = (regions: RegionReport[]) => regions.map((r) => r.region).join(", ");
+
+/** The facts of a message as label and value, in reading order; absent facts are left out. */
+export function facts(message: AlertMessage): { label: string; value: string }[] {
+  const out: { label: string; value: string }[] = [
+    { label: "Monitor", value: `${message.monitor.name} (${message.monitor.kind.toUpperCase()} ${message.monitor.target})` },
+    { label: "Status", value: `${headline(message)}: ${message.monitor.name} ${WHAT[message.event]}` },
+  ];
+  if (message.regions.length > 0) out.push({ label: "Regions", value: message.regions.map(describeRegion).join("; ") });
+  if (message.error) out.push({ label: "Error", value: message.reason ? `${message.error} (${message.reason})` : message.error });
+  if (message.statusCode !== null) out.push({ label: "Status code", value: String(message.statusCode) });
+  if (message.latencyMs !== null) out.push({ label: "Latency", value: `${Math.round(message.latencyMs)} ms` });
+  if (message.incident) out.push({ label: "Started", value: formatTime(message.incident.startedAt) });
+  if (message.durationMs !== null) out.push({ label: "Duration", value: formatDuration(message.durationMs) });
+  out.push({ label: "Link", value: message.link });
+  return out;
+}
+
+/** "hostA-ams: error, HTTP 503, 120 ms" */
+function describeRegion(region: RegionReport): string {
+  const parts: string[] = [region.status];
+  if (region.statusCode !== null) parts.push(`HTTP ${region.statusCode}`);
+  if (region.error && region.status === "error") parts.push(region.reason ? `${region.error} (${region.reason})` : region.error);
+  if (region.latencyMs !== null) parts.push(`${Math.round(region.latencyMs)} ms`);
+  return `${region.region}: ${parts.join(", ")}`;
+}
+
+/** The whole message as plain text: the summary, then one fact per line. */
+export function plainText(message: AlertMessage): string {
+  return [summary(message), "", ...facts(message).map((f) => `${f.label}: ${f.value}`)].join("\n");
+}
+
+/** "2026-05-01 10:00:00 UTC" */
+export const formatTime = (date: Date): string => `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+
+/** "4m 10s", "1h 2m", "3d 4h"; "0s" for less than a second. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  const units: [number, string][] = [
+    [Math.floor(seconds / 86_400), "d"],
+    [Math.floor(seconds / 3_600) % 24, "h"],
+    [Math.floor(seconds / 60) % 60, "m"],
+    [seconds % 60, "s"],
+  ];
+  const first = units.findIndex(([n]) => n > 0);
+  if (first < 0) return "0s";
+  return units
+    .slice(first, first + 2)
+    .filter(([n]) => n > 0)
+    .map(([n, unit]) => `${n}${unit}`)
+    .join(" ");
+}
+
+/** The colour of the event: red for down, amber for degraded, green for recovered, blue for a test. */
+export const COLOURS = {
+  "monitor.failed": 0xe01e5a,
+  "monitor.degraded": 0xecb22e,
+  "monitor.recovered": 0x2eb67d,
+  test: 0x36c5f0,
+} as const;
+export const colourOf = (message: AlertMessage): number => COLOURS[message.event];
+export const hexColour = (message: AlertMessage): string => `#${colourOf(message).toString(16).padStart(6, "0")}`;
