@@ -52,6 +52,7 @@ export class ResultFactory {
         statusCode: null,
         status: "error",
         error: "timed out after 10000 ms",
+        reason: "timeout",
         attempts: 2,
       };
     }
@@ -72,6 +73,7 @@ export class ResultFactory {
       statusCode: 200,
       status: slow ? "degraded" : "success",
       error: null,
+      reason: null,
       attempts: 1,
     };
   }

@@ -90,6 +90,8 @@ export class MetricExports {
       "vigil.check.status": outcome.status,
     };
     if (outcome.statusCode !== null) attributes["http.response.status_code"] = outcome.statusCode;
+    // OpenTelemetry's name for the class of error an operation ended with, set only when it failed.
+    if (outcome.reason !== null) attributes["error.type"] = outcome.reason;
     destination.duration.record(outcome.latencyMs / 1000, attributes);
     for (const [field, phase] of PHASES) {
       const ms = outcome.timing[field];

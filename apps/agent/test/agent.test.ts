@@ -176,6 +176,7 @@ describe("one agent", () => {
       status: "success",
       attempts: 1,
       error: null,
+      reason: null,
       statusCode: null,
     });
     expect(typeof message.latencyMs).toBe("number");
@@ -190,7 +191,7 @@ describe("one agent", () => {
     await addJob(region, "tcp-closed-1", tcpJob("tcp-closed", port));
 
     const message = await waitForResult("tcp-closed");
-    expect(message).toMatchObject({ id: "hostA-ams:tcp-closed-1", status: "error", attempts: 1 });
+    expect(message).toMatchObject({ id: "hostA-ams:tcp-closed-1", status: "error", attempts: 1, reason: "connect" });
     expect(message.error).toEqual(expect.any(String));
   });
 });

@@ -36,6 +36,7 @@ const outcome: CheckOutcome = {
   timing: { dnsMs: null, connectMs: 0.5, tlsMs: null, firstByteMs: 1200, transferMs: 34 },
   statusCode: 200,
   error: null,
+  reason: null,
   attempts: 1,
 };
 
@@ -84,6 +85,24 @@ describe("OTLP metric export", () => {
     const byPhase = Object.fromEntries(phases.map((p) => [p.attributes["vigil.check.phase"], p.sum]));
     // Phases that did not happen (no DNS for an IP, no TLS for http://) are not recorded.
     expect(byPhase).toEqual({ connect: 0.0005, first_byte: 1.2, transfer: 0.034 });
+  });
+
+  it("names a failed check's reason in error.type", async () => {
+    const target = await collector();
+    const metrics = exports();
+    const failed: CheckOutcome = {
+      ...outcome,
+      status: "error",
+      statusCode: null,
+      error: "timed out after 5000 ms while waiting for the response",
+      reason: "timeout",
+    };
+    metrics.record(httpJob("m1", { endpoint: target.origin, headers: [] }), failed);
+    await metrics.shutdown();
+
+    const [duration] = points(target.exports, "vigil.check.duration");
+    expect(duration!.attributes).toMatchObject({ "vigil.check.status": "error", "error.type": "timeout" });
+    expect(duration!.attributes).not.toHaveProperty("http.response.status_code");
   });
 
   it("appends /v1/metrics to a base endpoint, as OTEL_EXPORTER_OTLP_ENDPOINT does", () => {

@@ -30,7 +30,7 @@ export class Deadline {
     this.endsAt = performance.now() + ms;
     this.timer = setTimeout(() => {
       this.timedOut = true;
-      this.end(new TargetFailure(`timed out after ${ms} ms`));
+      this.end(new TargetFailure(`timed out after ${ms} ms`, "timeout"));
     }, ms);
     if (outer?.aborted) this.end(outer.reason);
   }

@@ -1,5 +1,5 @@
 import { promises as dns } from "node:dns";
-import { effectiveTimeoutMs, failedRecordAssertions, type DnsMonitorConfig, type RecordType } from "@vigil/domain";
+import { effectiveTimeoutMs, failedRecordAssertions, type DnsMonitorConfig, type FailureReason, type RecordType } from "@vigil/domain";
 import { Deadline } from "./deadline";
 import { codeOf } from "./errors";
 import type { Attempt, CheckEnvironment } from "./types";
@@ -13,6 +13,8 @@ export interface DnsLookup {
   records: DnsRecords;
   /** Why the lookup failed (NXDOMAIN, SERVFAIL, refused, timeout); null when every type was answered. */
   error: string | null;
+  /** The error's kind (timeout; protocol for a malformed answer; else dns); null when error is. */
+  reason: FailureReason | null;
   /** Time from the first query to the last answer (or to the failure), in ms. */
   dnsMs: number;
 }
@@ -119,11 +121,15 @@ export async function lookupDnsRecords(
 
   // The first failure is the real one: it cancelled the other queries.
   const [failure] = failures;
-  if (failure === undefined) return { records, error: null, dnsMs };
-  if (deadline.timedOut || failure.code === "ETIMEOUT") return { records, error: `timed out after ${timeoutMs} ms (DNS lookup of ${domain})`, dnsMs };
+  if (failure === undefined) return { records, error: null, reason: null, dnsMs };
+  if (deadline.timedOut || failure.code === "ETIMEOUT") {
+    return { records, error: `timed out after ${timeoutMs} ms (DNS lookup of ${domain})`, reason: "timeout", dnsMs };
+  }
   // NXDOMAIN is about the name, not one record type.
   const what = failure.code === "ENOTFOUND" ? domain : `${domain} (${failure.type})`;
-  return { records, error: `DNS lookup of ${what} failed: ${describeDnsError(failure.code)}`, dnsMs };
+  // The server is the DNS check's target: an answer c-ares cannot parse is the target breaking the protocol.
+  const reason = failure.code === "EBADRESP" ? "protocol" : "dns";
+  return { records, error: `DNS lookup of ${what} failed: ${describeDnsError(failure.code)}`, reason, dnsMs };
 }
 
 /** Record types a DNS check looks up: those its assertions name, else A and AAAA. */
@@ -139,17 +145,21 @@ export function recordTypesToLookUp(config: Pick<DnsMonitorConfig, "recordAssert
  */
 export async function dnsAttempt(config: DnsMonitorConfig, env: CheckEnvironment): Promise<Attempt> {
   const lookup = await lookupDnsRecords(config.uri, recordTypesToLookUp(config), env, effectiveTimeoutMs(config.timeout));
-  const error = verdict(config, lookup);
-  return { ok: error === null, latencyMs: lookup.dnsMs, timing: { ...NO_TIMING, dnsMs: lookup.dnsMs }, statusCode: null, error };
+  let { error, reason } = lookup;
+  if (error === null) {
+    error = failedAssertions(config, lookup.records);
+    // Without assertions the rule is that the name resolves to an address.
+    if (error !== null) reason = config.recordAssertions.length === 0 ? "dns" : "assertion";
+  }
+  return { ok: error === null, latencyMs: lookup.dnsMs, timing: { ...NO_TIMING, dnsMs: lookup.dnsMs }, statusCode: null, error, reason };
 }
 
-/** Why the attempt failed, or null. */
-function verdict(config: DnsMonitorConfig, lookup: DnsLookup): string | null {
-  if (lookup.error !== null) return lookup.error;
+/** Why the records found fail the check, or null. */
+function failedAssertions(config: DnsMonitorConfig, records: DnsRecords): string | null {
   if (config.recordAssertions.length === 0) {
-    const found = (lookup.records.A?.length ?? 0) + (lookup.records.AAAA?.length ?? 0);
+    const found = (records.A?.length ?? 0) + (records.AAAA?.length ?? 0);
     return found > 0 ? null : `DNS lookup of ${config.uri} found no A or AAAA records`;
   }
-  const failed = failedRecordAssertions(lookup.records, config.recordAssertions);
+  const failed = failedRecordAssertions(records, config.recordAssertions);
   return failed.length === 0 ? null : failed.join("; ");
 }

@@ -1,5 +1,14 @@
-/** A failure of the target (or of the monitor's configuration), already worded for Attempt.error. */
-export class TargetFailure extends Error {}
+import type { FailureReason } from "@vigil/domain";
+
+/** A failure of the target (or of the monitor's configuration), already worded for Attempt.error and named for Attempt.reason. */
+export class TargetFailure extends Error {
+  constructor(
+    message: string,
+    readonly reason: FailureReason,
+  ) {
+    super(message);
+  }
+}
 
 /** The code of an error from Node or undici (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET, ...), when it has one. */
 export const codeOf = (error: unknown): string | undefined => {

@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { pipeline, type Readable } from "node:stream";
 import { connect as connectTls } from "node:tls";
 import * as zlib from "node:zlib";
-import { effectiveTimeoutMs, failedHttpAssertions, type Header, type HttpMonitorConfig } from "@vigil/domain";
+import { effectiveTimeoutMs, failedHttpAssertions, type FailureReason, type Header, type HttpMonitorConfig } from "@vigil/domain";
 import { Client, errors, type Dispatcher, type buildConnector } from "undici";
 import { Deadline } from "./deadline";
 import { TargetFailure, codeOf, isErrorLike, messageOf } from "./errors";
@@ -47,12 +47,13 @@ export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironme
   const deadline = new Deadline(timeoutMs, env.signal);
   const state: AttemptState = { clock: new PhaseClock(), statusCode: null };
   // The attempt ends with its last byte (or its failure), not when its connection has finished closing.
-  const result = (error: string | null): Attempt => ({
+  const result = (error: string | null, reason: FailureReason | null): Attempt => ({
     ok: error === null,
     latencyMs: (state.clock.stoppedAt ?? performance.now()) - started,
     timing: state.clock.timing,
     statusCode: state.statusCode,
     error,
+    reason,
   });
 
   try {
@@ -66,17 +67,30 @@ export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironme
     // rule), so with followRedirects off a 3xx fails unless an assertion
     // accepts it: a documented decision, the redirect itself is the answer.
     const failures = failedHttpAssertions(response, config);
-    return result(failures.length === 0 ? null : failures.join("; "));
+    if (failures.length === 0) return result(null, null);
+    return result(failures.join("; "), refusesStatus(response.statusCode, config) ? "http_status" : "assertion");
   } catch (error) {
     const phase = state.clock.phase;
     state.clock.stop();
-    if (deadline.timedOut) return result(`timed out after ${timeoutMs} ms${phase ? ` ${PHASE_WORDS[phase]}` : ""}`);
-    if (deadline.ended) return result("check aborted");
+    if (deadline.timedOut) return result(`timed out after ${timeoutMs} ms${phase ? ` ${PHASE_WORDS[phase]}` : ""}`, "timeout");
+    // The agent's abort ends the attempt's time as its timeout does; runCheck then rejects rather than report it.
+    if (deadline.ended) return result("check aborted", "timeout");
     if (isProgrammerError(error)) throw error;
-    return result(describeFailure(error, phase));
+    const [message, reason] = describeFailure(error, phase);
+    return result(message, reason);
   } finally {
     deadline.dispose();
   }
+}
+
+/**
+ * Whether the status alone fails the monitor: the domain's rule (its status
+ * assertions, or 2xx without them) asked with nothing else to judge. A status
+ * refused outweighs failed body or header assertions, which it usually causes.
+ */
+function refusesStatus(statusCode: number, config: HttpMonitorConfig): boolean {
+  const statusOnly = { statusCodeAssertions: config.statusCodeAssertions, bodyAssertions: [], headerAssertions: [] };
+  return failedHttpAssertions({ statusCode, body: "", headers: {} }, statusOnly).length > 0;
 }
 
 // ---------------------------------------------------------------------------
@@ -117,7 +131,8 @@ function firstRequest(config: HttpMonitorConfig): HopRequest {
   try {
     url = new URL(config.url);
   } catch {
-    throw new TargetFailure(`invalid URL ${JSON.stringify(config.url)}`);
+    // Only a configuration that bypassed the API's validation gets here: there is nothing to connect to.
+    throw new TargetFailure(`invalid URL ${JSON.stringify(config.url)}`, "connect");
   }
   url.hash = "";
   const headers = [...config.headers];
@@ -133,12 +148,12 @@ async function fetchFollowingRedirects(first: HopRequest, state: AttemptState, c
     state.statusCode = null;
     const response = await send(request, state, context);
     if (response.location === undefined) return response;
-    if (redirects === MAX_REDIRECTS) throw new TargetFailure(`more than ${MAX_REDIRECTS} redirects`);
+    if (redirects === MAX_REDIRECTS) throw new TargetFailure(`more than ${MAX_REDIRECTS} redirects`, "protocol");
     request = redirected(request, response.statusCode, response.location);
     // Without a cookie jar the same request gets the same answer: a loop
     // would only end at the redirect limit, so say what it is at once.
     const key = hopKey(request);
-    if (visited.has(key)) throw new TargetFailure(`redirect loop: ${request.method} ${request.url.href} was already requested`);
+    if (visited.has(key)) throw new TargetFailure(`redirect loop: ${request.method} ${request.url.href} was already requested`, "protocol");
     visited.add(key);
   }
 }
@@ -151,9 +166,9 @@ function redirected(previous: HopRequest, statusCode: number, location: string):
   try {
     url = new URL(location, previous.url);
   } catch {
-    throw new TargetFailure(`redirect to an invalid URL ${JSON.stringify(location)}`);
+    throw new TargetFailure(`redirect to an invalid URL ${JSON.stringify(location)}`, "protocol");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TargetFailure(`redirect to an unsupported URL ${url.href}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TargetFailure(`redirect to an unsupported URL ${url.href}`, "protocol");
   url.hash = "";
   const toGet = statusCode === 303 ? previous.method !== "HEAD" : (statusCode === 301 || statusCode === 302) && previous.method === "POST";
   let headers = previous.headers;
@@ -357,7 +372,8 @@ async function openConnection(options: buildConnector.Options, clock: PhaseClock
   } catch (error) {
     socket.destroy();
     if (deadline.ended) throw error;
-    throw new TargetFailure(describeTlsError(error, host));
+    // A reset during the handshake is a TLS failure too: it is how many servers refuse a TLS version or name.
+    throw new TargetFailure(describeTlsError(error, host), "tls");
   }
 }
 
@@ -370,28 +386,34 @@ function describeTlsError(error: unknown, host: string): string {
   return `TLS handshake with ${host} failed: ${messageOf(error)}${code ? ` (${code})` : ""}`;
 }
 
-/** A failure after the connection was made (or one worded where it happened). */
-function describeFailure(error: unknown, phase: Phase | null): string {
-  if (error instanceof TargetFailure) return error.message;
+/**
+ * A failure after the connection was made (or one worded where it happened),
+ * and its reason. What is not HTTP, in the response or in a request the
+ * client refuses to send, is protocol; a connection lost or failing in any
+ * other way is connect.
+ */
+function describeFailure(error: unknown, phase: Phase | null): [message: string, reason: FailureReason] {
+  if (error instanceof TargetFailure) return [error.message, error.reason];
   const where = phase ? ` ${PHASE_WORDS[phase]}` : "";
   const code = codeOf(error);
   switch (code) {
     case "ECONNRESET":
-      return `connection reset${where}`;
+      return [`connection reset${where}`, "connect"];
     case "EPIPE":
     case "UND_ERR_SOCKET":
-      return `connection closed by the target${where}`;
+      return [`connection closed by the target${where}`, "connect"];
     case "UND_ERR_HEADERS_OVERFLOW":
-      return "response headers too large";
+      return ["response headers too large", "protocol"];
     case "UND_ERR_RES_CONTENT_LENGTH_MISMATCH":
-      return "response body length does not match its Content-Length";
+      return ["response body length does not match its Content-Length", "protocol"];
     case "UND_ERR_INVALID_ARG":
     case "UND_ERR_NOT_SUPPORTED":
-      return `invalid request: ${messageOf(error)}`;
+      return [`invalid request: ${messageOf(error)}`, "protocol"];
   }
-  if (code?.startsWith("HPE_")) return `invalid HTTP response: ${messageOf(error)}`;
-  if (code?.startsWith("Z_") || code?.startsWith("ERR__")) return `could not decode the response body: ${messageOf(error)}`;
-  return `request failed${where}: ${messageOf(error)}${code ? ` (${code})` : ""}`;
+  // Not by its HPE_ code: undici 7 leaves the code of its parser's errors undefined.
+  if (error instanceof errors.HTTPParserError) return [`invalid HTTP response: ${messageOf(error)}`, "protocol"];
+  if (code?.startsWith("Z_") || code?.startsWith("ERR__")) return [`could not decode the response body: ${messageOf(error)}`, "protocol"];
+  return [`request failed${where}: ${messageOf(error)}${code ? ` (${code})` : ""}`, "connect"];
 }
 
 const PROGRAMMER_ERRORS = new Set(["TypeError", "RangeError", "ReferenceError", "SyntaxError"]);

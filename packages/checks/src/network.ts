@@ -39,9 +39,10 @@ export async function resolveHost(host: string, deadline: Deadline, options: Res
   } catch (error) {
     const code = dnsErrorCode(error);
     // c-ares is told to give up with the deadline (createResolver), so its ETIMEOUT is the attempt's timeout too.
-    if (deadline.timedOut || code === "ETIMEOUT") throw new TargetFailure(`timed out after ${deadline.ms} ms (DNS lookup of ${host})`);
+    if (deadline.timedOut || code === "ETIMEOUT") throw new TargetFailure(`timed out after ${deadline.ms} ms (DNS lookup of ${host})`, "timeout");
     if (deadline.ended) throw deadline.reason;
-    throw new TargetFailure(`DNS lookup of ${host} failed: ${explainErrors ? describeDnsError(code) : code}`);
+    // Even a garbled answer is "dns" here: the HTTP or TCP target itself never answered.
+    throw new TargetFailure(`DNS lookup of ${host} failed: ${explainErrors ? describeDnsError(code) : code}`, "dns");
   }
 }
 
@@ -84,12 +85,12 @@ export async function connectToAny(addresses: readonly string[], port: number, d
       return await ready(connect({ host: address, port }), "connect", deadline, shareMs);
     } catch (error) {
       const where = endpoint(address, port);
-      if (deadline.timedOut) throw new TargetFailure(`timed out after ${deadline.ms} ms (connecting to ${where})`);
+      if (deadline.timedOut) throw new TargetFailure(`timed out after ${deadline.ms} ms (connecting to ${where})`, "timeout");
       if (deadline.ended) throw deadline.reason;
       lastFailure = error instanceof NoAnswer ? `no answer within ${Math.round(shareMs ?? 0)} ms (${where})` : describeConnectError(error, where);
     }
   }
-  throw new TargetFailure(lastFailure);
+  throw new TargetFailure(lastFailure, "connect");
 }
 
 /** An address that did not answer within its share of the time. */

@@ -72,6 +72,7 @@ export async function runCheck(job: CheckJob, env: CheckEnvironment, options: Ru
     timing: last.timing,
     statusCode: last.statusCode,
     error: last.error,
+    reason: last.reason,
     attempts,
   };
 }

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { effectiveTimeoutMs, parseHostPort, type TcpMonitorConfig } from "@vigil/domain";
+import { effectiveTimeoutMs, parseHostPort, type FailureReason, type TcpMonitorConfig } from "@vigil/domain";
 import { Deadline } from "./deadline";
 import { TargetFailure } from "./errors";
 import { connectToAny, resolveHost } from "./network";
@@ -14,7 +14,8 @@ import { NO_TIMING } from "./types";
 export async function tcpAttempt(config: TcpMonitorConfig, env: CheckEnvironment): Promise<Attempt> {
   env.signal?.throwIfAborted();
   const target = parseHostPort(config.uri);
-  if (target === null) return failed(0, null, null, `invalid target ${JSON.stringify(config.uri)}: expected host:port`);
+  // Only a configuration that bypassed the API's validation gets here: there is nothing to connect to.
+  if (target === null) return failed(0, null, null, `invalid target ${JSON.stringify(config.uri)}: expected host:port`, "connect");
   const deadline = new Deadline(effectiveTimeoutMs(config.timeout), env.signal);
   const started = performance.now();
   let dnsMs: number | null = null;
@@ -36,15 +37,15 @@ export async function tcpAttempt(config: TcpMonitorConfig, env: CheckEnvironment
     } finally {
       connectMs = performance.now() - connectStarted;
     }
-    return { ok: true, latencyMs: (dnsMs ?? 0) + connectMs, timing: { ...NO_TIMING, dnsMs, connectMs }, statusCode: null, error: null };
+    return { ok: true, latencyMs: (dnsMs ?? 0) + connectMs, timing: { ...NO_TIMING, dnsMs, connectMs }, statusCode: null, error: null, reason: null };
   } catch (error) {
     if (!(error instanceof TargetFailure)) throw error;
-    return failed((dnsMs ?? 0) + (connectMs ?? 0), dnsMs, connectMs, error.message);
+    return failed((dnsMs ?? 0) + (connectMs ?? 0), dnsMs, connectMs, error.message, error.reason);
   } finally {
     deadline.dispose();
   }
 }
 
-function failed(latencyMs: number, dnsMs: number | null, connectMs: number | null, error: string): Attempt {
-  return { ok: false, latencyMs, timing: { ...NO_TIMING, dnsMs, connectMs }, statusCode: null, error };
+function failed(latencyMs: number, dnsMs: number | null, connectMs: number | null, error: string, reason: FailureReason): Attempt {
+  return { ok: false, latencyMs, timing: { ...NO_TIMING, dnsMs, connectMs }, statusCode: null, error, reason };
 }

@@ -1,3 +1,5 @@
+import type { FailureReason } from "@vigil/domain";
+
 /** Final verdict of a check: the last attempt decides. */
 export type CheckStatus = "success" | "degraded" | "error";
 
@@ -24,6 +26,8 @@ export interface Attempt {
   statusCode: number | null;
   /** Why the attempt failed; null when ok. */
   error: string | null;
+  /** The error's kind, named; null when ok. */
+  reason: FailureReason | null;
 }
 
 /** The outcome of a check, after retries. */
@@ -34,6 +38,7 @@ export interface CheckOutcome {
   timing: Timing;
   statusCode: number | null;
   error: string | null;
+  reason: FailureReason | null;
   /** Attempts made, 1 to retry + 1. */
   attempts: number;
 }

@@ -22,6 +22,7 @@ beforeAll(async () => {
     "big.example.test": { TXT: Array.from({ length: 20 }, (_, i) => `${"x".repeat(120)}-${i}`) },
     "slow.example.test": { A: ["192.0.2.9"], delayMs: 3000 },
     "broken.example.test": { servfail: true },
+    "garbled.example.test": { A: ["192.0.2.1"], malformed: true },
   });
 });
 
@@ -76,6 +77,7 @@ describe("dnsAttempt with record assertions", () => {
     const attempt = await check("example.test", { record, comparator, target });
     expect(attempt.ok).toBe(passes);
     expect(attempt.error).toEqual(passes ? null : expect.stringMatching(new RegExp(`^${record} records \\[.*\\] do not satisfy ${comparator} `)));
+    expect(attempt.reason).toBe(passes ? null : "assertion");
     expect(attempt.statusCode).toBeNull();
     expect(attempt.timing.dnsMs).toEqual(expect.any(Number));
     expect(attempt.timing).toMatchObject({ connectMs: null, tlsMs: null, firstByteMs: null, transferMs: null });
@@ -124,13 +126,17 @@ describe("dnsAttempt with record assertions", () => {
 
   it("fails a name that does not exist (NXDOMAIN), even for neq", async () => {
     const attempt = await check("nope.example.test", { record: "A", comparator: "neq", target: "192.0.2.1" });
-    expect(attempt.ok).toBe(false);
-    expect(attempt.error).toBe("DNS lookup of nope.example.test failed: ENOTFOUND (no such domain)");
+    expect(attempt).toMatchObject({ ok: false, error: "DNS lookup of nope.example.test failed: ENOTFOUND (no such domain)", reason: "dns" });
   });
 
   it("fails on SERVFAIL", async () => {
     const attempt = await check("broken.example.test", { record: "TXT", comparator: "not_contains", target: "x" });
-    expect(attempt).toMatchObject({ ok: false, error: "DNS lookup of broken.example.test (TXT) failed: ESERVFAIL (server failure)" });
+    expect(attempt).toMatchObject({ ok: false, error: "DNS lookup of broken.example.test (TXT) failed: ESERVFAIL (server failure)", reason: "dns" });
+  });
+
+  it("fails a malformed answer as a protocol failure", async () => {
+    const attempt = await check("garbled.example.test", { record: "A", comparator: "eq", target: "192.0.2.1" });
+    expect(attempt).toMatchObject({ ok: false, error: "DNS lookup of garbled.example.test (A) failed: EBADRESP (malformed answer)", reason: "protocol" });
   });
 
   it("reads TXT answers too large for UDP (the resolver retries over TCP)", async () => {
@@ -143,16 +149,17 @@ describe("dnsAttempt with record assertions", () => {
 
 describe("dnsAttempt without assertions", () => {
   it("requires an A or AAAA record, following a CNAME chain", async () => {
-    expect(await check("example.test")).toMatchObject({ ok: true, error: null });
-    expect(await check("alias.example.test")).toMatchObject({ ok: true, error: null });
+    expect(await check("example.test")).toMatchObject({ ok: true, error: null, reason: null });
+    expect(await check("alias.example.test")).toMatchObject({ ok: true, error: null, reason: null });
   });
 
-  it("fails a name without addresses, and a name that does not exist", async () => {
+  it("fails a name without addresses, and a name that does not exist, as not resolving", async () => {
     expect(await check("only-txt.example.test")).toMatchObject({
       ok: false,
       error: "DNS lookup of only-txt.example.test found no A or AAAA records",
+      reason: "dns",
     });
-    expect(await check("nope.example.test")).toMatchObject({ ok: false, error: expect.stringContaining("ENOTFOUND") });
+    expect(await check("nope.example.test")).toMatchObject({ ok: false, error: expect.stringContaining("ENOTFOUND"), reason: "dns" });
   });
 });
 
@@ -161,7 +168,7 @@ describe("timeouts and aborts", () => {
     const started = performance.now();
     const attempt = await dnsAttempt(dnsConfig("slow.example.test", [], { timeout: 300 }), { dnsServers: [dns.server] });
     const elapsed = performance.now() - started;
-    expect(attempt).toMatchObject({ ok: false, error: "timed out after 300 ms (DNS lookup of slow.example.test)" });
+    expect(attempt).toMatchObject({ ok: false, error: "timed out after 300 ms (DNS lookup of slow.example.test)", reason: "timeout" });
     expect(attempt.timing.dnsMs).toEqual(expect.any(Number));
     // Loose bounds (shared machines): not before the timeout, and well before the 3 s answer.
     expect(elapsed).toBeGreaterThanOrEqual(250);
@@ -189,6 +196,7 @@ describe("lookupDnsRecords", () => {
         TXT: ["v=spf1 include:_spf.example.test -all", "hello world"],
       },
       error: null,
+      reason: null,
       dnsMs: expect.any(Number),
     });
   });

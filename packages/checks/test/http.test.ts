@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from "node:net";
 import tls from "node:tls";
 import { gzipSync } from "node:zlib";
 import { parseMonitorConfig, type HttpMonitorConfig, type MonitorInput } from "@vigil/domain";
@@ -102,13 +103,13 @@ async function attemptSeen(config: HttpMonitorConfig, env: CheckEnvironment = no
 describe("status codes", () => {
   it("passes a 200", async () => {
     const attempt = await httpAttempt(monitor(`${target.origin}/ok`), noEnv);
-    expect(attempt).toMatchObject({ ok: true, statusCode: 200, error: null });
+    expect(attempt).toMatchObject({ ok: true, statusCode: 200, error: null, reason: null });
     expect(attempt.latencyMs).toBeGreaterThan(0);
   });
 
   it("fails a 500 when there are no status assertions", async () => {
     const attempt = await httpAttempt(monitor(`${target.origin}/status/500`), noEnv);
-    expect(attempt).toMatchObject({ ok: false, statusCode: 500, error: "status 500 is not 2xx" });
+    expect(attempt).toMatchObject({ ok: false, statusCode: 500, error: "status 500 is not 2xx", reason: "http_status" });
   });
 
   it.each([204, 299])("passes a %i: any 2xx is success", async (code) => {
@@ -119,13 +120,20 @@ describe("status codes", () => {
   it("judges a 3xx itself when redirects are not followed: it fails unless a status assertion accepts it", async () => {
     const url = `${target.origin}/redirect/moved`;
     const plain = await httpAttempt(monitor(url, { followRedirects: false }), noEnv);
-    expect(plain).toMatchObject({ ok: false, statusCode: 301, error: "status 301 is not 2xx" });
+    expect(plain).toMatchObject({ ok: false, statusCode: 301, error: "status 301 is not 2xx", reason: "http_status" });
 
     const accepted = await httpAttempt(
       monitor(url, { followRedirects: false, statusCodeAssertions: [{ target: 301, comparator: "eq" }] }),
       noEnv,
     );
-    expect(accepted).toMatchObject({ ok: true, statusCode: 301, error: null });
+    expect(accepted).toMatchObject({ ok: true, statusCode: 301, error: null, reason: null });
+  });
+
+  it("names a refused status as the reason when the body assertions fail too", async () => {
+    const config = monitor(`${target.origin}/status/503`, { bodyAssertions: [{ target: "fine", comparator: "contains" }] });
+    const attempt = await httpAttempt(config, noEnv);
+    expect(attempt).toMatchObject({ ok: false, statusCode: 503, reason: "http_status" });
+    expect(attempt.error).toBe('status 503 is not 2xx; body does not satisfy contains "fine"');
   });
 });
 
@@ -175,7 +183,7 @@ describe("requests", () => {
   it("reports a header the HTTP client refuses to send as a failed attempt, without throwing", async () => {
     const config = monitor(`${target.origin}/ok`, { headers: [{ key: "Transfer-Encoding", value: "chunked" }] });
     const attempt = await httpAttempt(config, noEnv);
-    expect(attempt).toMatchObject({ ok: false, statusCode: null });
+    expect(attempt).toMatchObject({ ok: false, statusCode: null, reason: "protocol" });
     expect(attempt.error).toMatch(/^invalid request: .*transfer-encoding/);
   });
 });
@@ -193,7 +201,7 @@ describe("assertions", () => {
     expect(await httpAttempt(passing, noEnv)).toMatchObject({ ok: true, error: null });
 
     const failing = monitor(url(), { statusCodeAssertions: [{ target: 200, comparator: "neq" }] });
-    expect(await httpAttempt(failing, noEnv)).toMatchObject({ ok: false, statusCode: 200, error: "status 200 is not neq 200" });
+    expect(await httpAttempt(failing, noEnv)).toMatchObject({ ok: false, statusCode: 200, error: "status 200 is not neq 200", reason: "http_status" });
   });
 
   it("applies body comparators and joins the failures", async () => {
@@ -213,7 +221,11 @@ describe("assertions", () => {
         { target: "hello world", comparator: "neq" },
       ],
     });
-    expect((await httpAttempt(failing, noEnv)).error).toBe('body does not satisfy empty ""; body does not satisfy neq "hello world"');
+    expect(await httpAttempt(failing, noEnv)).toMatchObject({
+      statusCode: 200,
+      error: 'body does not satisfy empty ""; body does not satisfy neq "hello world"',
+      reason: "assertion",
+    });
 
     const empty = monitor(`${target.origin}/empty`, { bodyAssertions: [{ target: "", comparator: "empty" }] });
     expect(await httpAttempt(empty, noEnv)).toMatchObject({ ok: true });
@@ -231,7 +243,7 @@ describe("assertions", () => {
     expect(await httpAttempt(passing, noEnv)).toMatchObject({ ok: true, error: null });
 
     const failing = monitor(url(), { headerAssertions: [{ key: "content-length", target: "100", comparator: "gt" }] });
-    expect((await httpAttempt(failing, noEnv)).error).toBe('header content-length "11" does not satisfy gt "100"');
+    expect(await httpAttempt(failing, noEnv)).toMatchObject({ error: 'header content-length "11" does not satisfy gt "100"', reason: "assertion" });
   });
 });
 
@@ -276,7 +288,7 @@ describe("redirects", () => {
 
   it("fails a redirect loop", async () => {
     const attempt = await httpAttempt(monitor(`${target.origin}/redirect/loop`), noEnv);
-    expect(attempt).toMatchObject({ ok: false, statusCode: 302 });
+    expect(attempt).toMatchObject({ ok: false, statusCode: 302, reason: "protocol" });
     expect(attempt.error).toMatch(/^redirect loop: GET http:\/\/127\.0\.0\.1:\d+\/redirect\/loop was already requested$/);
   });
 
@@ -286,7 +298,7 @@ describe("redirects", () => {
     expect(ten.seen).toHaveLength(MAX_REDIRECTS + 1);
 
     const eleven = await httpAttempt(monitor(`${target.origin}/chain/${MAX_REDIRECTS + 1}`), noEnv);
-    expect(eleven).toMatchObject({ ok: false, error: "more than 10 redirects" });
+    expect(eleven).toMatchObject({ ok: false, error: "more than 10 redirects", reason: "protocol" });
   });
 
   it("judges a redirect without Location as the answer", async () => {
@@ -308,7 +320,7 @@ describe("timeouts and aborts", () => {
     const started = Date.now();
     const attempt = await httpAttempt(monitor(`${target.origin}/stall-body`, { timeout: 300 }), noEnv);
     const took = Date.now() - started;
-    expect(attempt).toMatchObject({ ok: false, statusCode: 200, error: "timed out after 300 ms while reading the response body" });
+    expect(attempt).toMatchObject({ ok: false, statusCode: 200, error: "timed out after 300 ms while reading the response body", reason: "timeout" });
     expect(attempt.timing.transferMs).toBeGreaterThan(0);
     expect(took).toBeGreaterThanOrEqual(250);
     expect(took).toBeLessThan(5_000);
@@ -317,7 +329,7 @@ describe("timeouts and aborts", () => {
   it("times out a target that never answers", async () => {
     const started = Date.now();
     const attempt = await httpAttempt(monitor(`${target.origin}/never`, { timeout: 300 }), noEnv);
-    expect(attempt).toMatchObject({ ok: false, statusCode: null, error: "timed out after 300 ms while waiting for the response" });
+    expect(attempt).toMatchObject({ ok: false, statusCode: null, error: "timed out after 300 ms while waiting for the response", reason: "timeout" });
     expect(attempt.latencyMs).toBeGreaterThanOrEqual(250);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
@@ -327,7 +339,8 @@ describe("timeouts and aborts", () => {
     setTimeout(() => controller.abort(), 100);
     const started = Date.now();
     const attempt = await httpAttempt(monitor(`${target.origin}/never`, { timeout: 0 }), { signal: controller.signal });
-    expect(attempt).toMatchObject({ ok: false, error: "check aborted" });
+    // runCheck rejects rather than report it; the attempt alone reads like a timeout.
+    expect(attempt).toMatchObject({ ok: false, error: "check aborted", reason: "timeout" });
     expect(Date.now() - started).toBeLessThan(5_000);
 
     const already = await httpAttempt(monitor(`${target.origin}/ok`), { signal: AbortSignal.abort() });
@@ -338,20 +351,36 @@ describe("timeouts and aborts", () => {
 describe("network failures", () => {
   it("reports a connection closed before the response", async () => {
     const attempt = await httpAttempt(monitor(`${target.origin}/destroy`), noEnv);
-    expect(attempt).toMatchObject({ ok: false, statusCode: null });
+    expect(attempt).toMatchObject({ ok: false, statusCode: null, reason: "connect" });
     expect(attempt.error).toMatch(/^connection (closed by the target|reset) while waiting for the response$/);
   });
 
   it("reports a connection reset", async () => {
     const attempt = await httpAttempt(monitor(`${target.origin}/reset`), noEnv);
-    expect(attempt).toMatchObject({ ok: false, statusCode: null, error: "connection reset while waiting for the response" });
+    expect(attempt).toMatchObject({ ok: false, statusCode: null, error: "connection reset while waiting for the response", reason: "connect" });
   });
 
   it("reports a refused connection with the address", async () => {
     const port = await closedPort();
     const attempt = await httpAttempt(monitor(`http://127.0.0.1:${port}/`), noEnv);
-    expect(attempt).toMatchObject({ ok: false, statusCode: null, error: `connection refused (127.0.0.1:${port})` });
+    expect(attempt).toMatchObject({ ok: false, statusCode: null, error: `connection refused (127.0.0.1:${port})`, reason: "connect" });
     expect(attempt.timing).toMatchObject({ dnsMs: null, tlsMs: null, firstByteMs: null, transferMs: null });
+  });
+
+  it("reports an answer that is not HTTP as a protocol failure", async () => {
+    const banner = createServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.end("SSH-2.0-OpenSSH_9.6\r\n");
+      socket.resume(); // Reads the request, and so the client's close, which lets the server close.
+    });
+    await new Promise<void>((resolve) => banner.listen(0, "127.0.0.1", resolve));
+    try {
+      const attempt = await httpAttempt(monitor(`http://127.0.0.1:${(banner.address() as AddressInfo).port}/`), noEnv);
+      expect(attempt).toMatchObject({ ok: false, statusCode: null, reason: "protocol" });
+      expect(attempt.error).toMatch(/^invalid HTTP response: /);
+    } finally {
+      await new Promise((resolve) => banner.close(resolve));
+    }
   });
 });
 
@@ -371,13 +400,13 @@ describe("DNS", () => {
 
   it("reports a name that does not exist", async () => {
     const attempt = await httpAttempt(monitor(`http://missing.vigil.test:${target.port}/`), { dnsServers: [dns.server] });
-    expect(attempt).toMatchObject({ ok: false, statusCode: null, error: "DNS lookup of missing.vigil.test failed: ENOTFOUND" });
+    expect(attempt).toMatchObject({ ok: false, statusCode: null, error: "DNS lookup of missing.vigil.test failed: ENOTFOUND", reason: "dns" });
     expect(attempt.timing).toMatchObject({ connectMs: null, tlsMs: null, firstByteMs: null });
   });
 
   it("counts the lookup in the timeout", async () => {
     const attempt = await httpAttempt(monitor(`http://slow.vigil.test:${target.port}/`, { timeout: 300 }), { dnsServers: [dns.server] });
-    expect(attempt).toMatchObject({ ok: false, error: "timed out after 300 ms while resolving the host name" });
+    expect(attempt).toMatchObject({ ok: false, error: "timed out after 300 ms while resolving the host name", reason: "timeout" });
     expect(attempt.latencyMs).toBeLessThan(2_000);
   });
 });
@@ -393,7 +422,12 @@ describe("the 1 MiB body cap", () => {
 
     expect(BIG_BODY.indexOf("LATE-MARKER")).toBeGreaterThan(MAX_BODY_BYTES);
     const late = monitor(url, { bodyAssertions: [{ target: "LATE-MARKER", comparator: "contains" }] });
-    expect(await httpAttempt(late, noEnv)).toMatchObject({ ok: false, statusCode: 200, error: 'body does not satisfy contains "LATE-MARKER"' });
+    expect(await httpAttempt(late, noEnv)).toMatchObject({
+      ok: false,
+      statusCode: 200,
+      error: 'body does not satisfy contains "LATE-MARKER"',
+      reason: "assertion",
+    });
   });
 
   it("decodes a body the monitor asked to be compressed", async () => {
@@ -446,7 +480,7 @@ const certificate = selfSignedCertificate();
 
   it("verifies certificates: a self-signed one fails, with the phases up to the handshake", async () => {
     const attempt = await httpAttempt(monitor(`${secure.origin}/`), noEnv);
-    expect(attempt).toMatchObject({ ok: false, statusCode: null });
+    expect(attempt).toMatchObject({ ok: false, statusCode: null, reason: "tls" });
     expect(attempt.error).toMatch(/^TLS handshake with 127\.0\.0\.1 failed: .*certificate/);
     expect(attempt.timing.connectMs).toBeGreaterThan(0);
     expect(attempt.timing.tlsMs).toBeGreaterThan(0);
@@ -459,7 +493,7 @@ const certificate = selfSignedCertificate();
     jest.spyOn(tls, "connect").mockImplementation(((options: tls.ConnectionOptions) =>
       connect({ ...options, ca: certificate!.cert })) as typeof tls.connect);
     const attempt = await httpAttempt(monitor(`https://localhost:${secure.port}/`, { bodyAssertions: [{ target: "secure", comparator: "eq" }] }), noEnv);
-    expect(attempt).toMatchObject({ ok: true, statusCode: 200, error: null });
+    expect(attempt).toMatchObject({ ok: true, statusCode: 200, error: null, reason: null });
     expect(attempt.timing.dnsMs).not.toBeNull();
     expect(attempt.timing.connectMs).toBeGreaterThan(0);
     expect(attempt.timing.tlsMs).toBeGreaterThan(0);

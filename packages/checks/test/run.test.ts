@@ -66,7 +66,7 @@ describe("runCheck retries", () => {
 
   it("makes retry + 1 attempts on a target that keeps failing; the last one decides", async () => {
     const outcome = await runCheck(dnsJob("gone-2.test", { retry: 2, ...onlyA }), env, fast);
-    expect(outcome).toMatchObject({ status: "error", attempts: 3, statusCode: null });
+    expect(outcome).toMatchObject({ status: "error", attempts: 3, statusCode: null, reason: "dns" });
     expect(outcome.error).toBe("DNS lookup of gone-2.test failed: ENOTFOUND (no such domain)");
     expect(dns.queriesFor("gone-2.test")).toBe(3);
   });
@@ -74,7 +74,8 @@ describe("runCheck retries", () => {
   it("succeeds on a target that fails twice and then answers", async () => {
     const before = new Date();
     const outcome = await runCheck(dnsJob("flaky.test", { retry: 3, ...onlyA }), env, fast);
-    expect(outcome).toMatchObject({ status: "success", attempts: 3, error: null, statusCode: null });
+    // The failed attempts' reason does not outlive them.
+    expect(outcome).toMatchObject({ status: "success", attempts: 3, error: null, reason: null, statusCode: null });
     expect(dns.queriesFor("flaky.test")).toBe(3);
     // Latency and timing are the final attempt's; startedAt is when the first one began.
     expect(outcome.timing.dnsMs).toEqual(expect.any(Number));
@@ -102,7 +103,7 @@ describe("runCheck retries", () => {
     const { server, port } = await listening(createServer());
     await close(server);
     const outcome = await runCheck(tcpJob(`127.0.0.1:${port}`, { retry: 2 }), {}, fast);
-    expect(outcome).toMatchObject({ status: "error", attempts: 3, error: `connection refused (127.0.0.1:${port})` });
+    expect(outcome).toMatchObject({ status: "error", attempts: 3, error: `connection refused (127.0.0.1:${port})`, reason: "connect" });
   });
 
   it("asks the backoff schedule for retry 1, 2, ... and waits that long", async () => {
@@ -137,7 +138,7 @@ describe("runCheck period budget", () => {
 describe("runCheck degraded threshold", () => {
   it("is degraded when the successful final attempt is slower than degradedAt", async () => {
     const outcome = await runCheck(dnsJob("slowish.test", { degradedAt: 50 }), env, fast);
-    expect(outcome).toMatchObject({ status: "degraded", attempts: 1, error: null });
+    expect(outcome).toMatchObject({ status: "degraded", attempts: 1, error: null, reason: null });
     expect(outcome.latencyMs).toBeGreaterThan(50);
   });
 
@@ -148,7 +149,7 @@ describe("runCheck degraded threshold", () => {
 
   it("is an error, not degraded, when the final attempt fails slowly", async () => {
     const outcome = await runCheck(dnsJob("slowish.test", { degradedAt: 50, retry: 0, timeout: 50 }), env, fast);
-    expect(outcome.status).toBe("error");
+    expect(outcome).toMatchObject({ status: "error", reason: "timeout" });
   });
 });
 
@@ -180,9 +181,9 @@ describe("runCheck HTTP", () => {
         kind: "http" as const,
         config: parseMonitorConfig("http", { name: "http", periodicity: "1m", url: `http://127.0.0.1:${port}${path}`, timeout: 5000, retry: 1 }),
       });
-      expect(await runCheck(job("/up"), {}, fast)).toMatchObject({ status: "success", statusCode: 200, attempts: 1 });
+      expect(await runCheck(job("/up"), {}, fast)).toMatchObject({ status: "success", statusCode: 200, attempts: 1, reason: null });
       expect(requests).toBe(1);
-      expect(await runCheck(job("/down"), {}, fast)).toMatchObject({ status: "error", statusCode: 503, attempts: 2 });
+      expect(await runCheck(job("/down"), {}, fast)).toMatchObject({ status: "error", statusCode: 503, attempts: 2, reason: "http_status" });
       expect(requests).toBe(3);
     } finally {
       await close(server);

@@ -77,7 +77,7 @@ describe("tcpAttempt", () => {
   it("connects to an IPv4 address without a DNS lookup", async () => {
     const before = listener.accepted;
     const attempt = await tcpAttempt(tcpConfig(`127.0.0.1:${listener.port}`), {});
-    expect(attempt).toMatchObject({ ok: true, error: null, statusCode: null });
+    expect(attempt).toMatchObject({ ok: true, error: null, reason: null, statusCode: null });
     expect(attempt.timing.dnsMs).toBeNull();
     expect(attempt.timing.connectMs).toEqual(expect.any(Number));
     expect(attempt.timing.connectMs).toBeGreaterThan(0);
@@ -113,7 +113,7 @@ describe("tcpAttempt", () => {
   it("resolves a name through the configured DNS servers", async () => {
     const before = dns.queriesFor("svc.test");
     const attempt = await tcpAttempt(tcpConfig(`svc.test:${listener.port}`), { dnsServers: [dns.server] });
-    expect(attempt).toMatchObject({ ok: true, error: null });
+    expect(attempt).toMatchObject({ ok: true, error: null, reason: null });
     expect(attempt.timing.dnsMs).toEqual(expect.any(Number));
     expect(attempt.timing.connectMs).toEqual(expect.any(Number));
     expect(dns.queriesFor("svc.test")).toBeGreaterThan(before);
@@ -123,20 +123,20 @@ describe("tcpAttempt", () => {
     const ok = await tcpAttempt(tcpConfig(`multi.test:${listener.port}`), { dnsServers: [dns.server] });
     expect(ok).toMatchObject({ ok: true, error: null });
     const refused = await tcpAttempt(tcpConfig(`allrefuse.test:${listener.port}`), { dnsServers: [dns.server] });
-    expect(refused.error).toBe(`connection refused (127.0.0.3:${listener.port})`);
+    expect(refused).toMatchObject({ error: `connection refused (127.0.0.3:${listener.port})`, reason: "connect" });
   });
 
   it("reports a refused connection with the address", async () => {
     const port = await closedPort();
     const attempt = await tcpAttempt(tcpConfig(`127.0.0.1:${port}`), {});
-    expect(attempt).toMatchObject({ ok: false, error: `connection refused (127.0.0.1:${port})`, statusCode: null });
+    expect(attempt).toMatchObject({ ok: false, error: `connection refused (127.0.0.1:${port})`, reason: "connect", statusCode: null });
     expect(attempt.timing.dnsMs).toBeNull();
     expect(attempt.timing.connectMs).toEqual(expect.any(Number));
   });
 
   it("fails a name that does not exist, naming the lookup", async () => {
     const attempt = await tcpAttempt(tcpConfig(`nope.test:${listener.port}`), { dnsServers: [dns.server] });
-    expect(attempt.ok).toBe(false);
+    expect(attempt).toMatchObject({ ok: false, reason: "dns" });
     expect(attempt.error).toMatch(/^DNS lookup of nope\.test failed: ENOTFOUND/);
     expect(attempt.timing.dnsMs).toEqual(expect.any(Number));
     expect(attempt.timing.connectMs).toBeNull();
@@ -145,16 +145,17 @@ describe("tcpAttempt", () => {
   it("fails on SERVFAIL and on a name without addresses", async () => {
     const broken = await tcpAttempt(tcpConfig(`broken.test:${listener.port}`), { dnsServers: [dns.server] });
     expect(broken.error).toMatch(/^DNS lookup of broken\.test failed: ESERVFAIL/);
+    expect(broken.reason).toBe("dns");
     const empty = await tcpAttempt(tcpConfig(`empty.test:${listener.port}`), { dnsServers: [dns.server] });
     expect(empty.error).toMatch(/^DNS lookup of empty\.test failed: ENODATA/);
+    expect(empty.reason).toBe("dns");
   });
 
   it("times out when the DNS answer comes after the timeout, which covers DNS and connect", async () => {
     const started = performance.now();
     const attempt = await tcpAttempt(tcpConfig(`slow.test:${listener.port}`, { timeout: 200 }), { dnsServers: [dns.server] });
     const elapsed = performance.now() - started;
-    expect(attempt.ok).toBe(false);
-    expect(attempt.error).toBe("timed out after 200 ms (DNS lookup of slow.test)");
+    expect(attempt).toMatchObject({ ok: false, error: "timed out after 200 ms (DNS lookup of slow.test)", reason: "timeout" });
     expect(attempt.timing.connectMs).toBeNull();
     // Loose bounds: the lookup was given up on, long before the 3 s answer.
     expect(elapsed).toBeGreaterThanOrEqual(150);
@@ -204,7 +205,7 @@ describe("tcpAttempt", () => {
       if (v6 === null) return console.warn("skipped: cannot bind ::1");
       const port = await closedPort();
       const attempt = await tcpAttempt(tcpConfig(`[::1]:${port}`), {});
-      expect(attempt.error).toBe(`connection refused ([::1]:${port})`);
+      expect(attempt).toMatchObject({ error: `connection refused ([::1]:${port})`, reason: "connect" });
     });
   });
 });

@@ -1,5 +1,5 @@
 import type { CheckOutcome, CheckStatus, Timing } from "@vigil/checks";
-import type { MonitorConfigByKind, MonitorKind, RegionId } from "@vigil/domain";
+import { isFailureReason, type FailureReason, type MonitorConfigByKind, type MonitorKind, type RegionId } from "@vigil/domain";
 
 export type Trigger = "scheduled" | "manual";
 
@@ -21,6 +21,8 @@ export interface ResultMessage {
   statusCode: number | null;
   status: CheckStatus;
   error: string | null;
+  /** The error's kind; null on success. */
+  reason: FailureReason | null;
   attempts: number;
 }
 
@@ -36,6 +38,7 @@ export function resultMessage(id: string, job: CheckJobData, region: RegionId, o
     statusCode: outcome.statusCode,
     status: outcome.status,
     error: outcome.error,
+    reason: outcome.reason,
     attempts: outcome.attempts,
   };
 }
@@ -47,7 +50,10 @@ export function decodeResult(fields: string[]): ResultMessage | null {
   const index = fields.indexOf(RESULT_FIELD);
   if (index < 0 || index + 1 >= fields.length) return null;
   try {
-    return JSON.parse(fields[index + 1]!) as ResultMessage;
+    const message = JSON.parse(fields[index + 1]!) as ResultMessage;
+    // Agents older than failure reasons send none, and a newer one may send a reason this version does not know.
+    if (!isFailureReason(message.reason)) message.reason = null;
+    return message;
   } catch {
     return null;
   }

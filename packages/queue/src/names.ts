@@ -14,3 +14,6 @@ export const RESULTS_GROUP = "control-plane";
 
 /** The job scheduler of one monitor in one region's queue. */
 export const schedulerId = (monitorId: string) => `monitor:${monitorId}`;
+
+/** The control plane's queue of notification deliveries (one job per delivery, its id the delivery's). */
+export const NOTIFICATION_QUEUE = "notifications";

@@ -21,6 +21,8 @@ export interface ZoneEntry {
   servfail?: boolean;
   /** Answers NXDOMAIN to the first N queries for this name, then normally: a flaky target. */
   failFirst?: number;
+  /** Answers over UDP with the message's last byte cut off: a header promising more than the message holds. */
+  malformed?: boolean;
 }
 
 /** Names are matched without case and without the trailing dot. Unknown names get NXDOMAIN. */
@@ -72,8 +74,8 @@ export async function startDnsServer(zone: Zone): Promise<TestDnsServer> {
   let queries = 0;
   let tcpQueries = 0;
 
-  /** The answer to one query, and how long to wait before sending it. */
-  function answer(query: packet.DecodedPacket): { response: packet.Packet; delayMs: number } {
+  /** The answer to one query, how long to wait before sending it, and whether to garble it. */
+  function answer(query: packet.DecodedPacket): { response: packet.Packet; delayMs: number; malformed?: boolean } {
     const question = query.questions?.[0];
     const reply = (rcode: number, answers: packet.Answer[] = []): packet.Packet => ({
       type: "response",
@@ -107,7 +109,7 @@ export async function startDnsServer(zone: Zone): Promise<TestDnsServer> {
       owner = current.CNAME;
       current = entries.get(normalize(owner));
     }
-    return { response: reply(RCODE.NOERROR, answers), delayMs };
+    return { response: reply(RCODE.NOERROR, answers), delayMs, malformed: entry.malformed };
   }
 
   function later(delayMs: number, send: () => void): void {
@@ -128,12 +130,13 @@ export async function startDnsServer(zone: Zone): Promise<TestDnsServer> {
       return; // Not DNS: ignore, as a server would.
     }
     queries += 1;
-    const { response, delayMs } = answer(query);
+    const { response, delayMs, malformed } = answer(query);
     const opt = query.additionals?.find((r): r is packet.OptAnswer => r.type === "OPT");
     const limit = Math.max(CLASSIC_UDP_LIMIT, opt?.udpPayloadSize ?? 0);
     let bytes = packet.encode(response);
     // Too large for UDP: send the truncated header so the resolver asks again over TCP.
     if (bytes.length > limit) bytes = packet.encode({ ...response, flags: (response.flags ?? 0) | packet.TRUNCATED_RESPONSE, answers: [] });
+    if (malformed) bytes = bytes.subarray(0, bytes.length - 1);
     later(delayMs, () => udp.send(bytes, from.port, from.address));
   });
 

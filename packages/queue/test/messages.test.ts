@@ -1,0 +1,42 @@
+import type { CheckOutcome } from "@vigil/checks";
+import { parseMonitorConfig } from "@vigil/domain";
+import { decodeResult, encodeResult, resultMessage, type CheckJobData } from "../src/messages";
+
+const job: CheckJobData = {
+  monitorId: "m1",
+  kind: "tcp",
+  trigger: "scheduled",
+  config: parseMonitorConfig("tcp", { name: "tcp", periodicity: "1m", uri: "127.0.0.1:9" }),
+};
+
+const refused: CheckOutcome = {
+  status: "error",
+  startedAt: new Date("2025-01-02T03:04:05.000Z"),
+  latencyMs: 1.5,
+  timing: { dnsMs: null, connectMs: 1.5, tlsMs: null, firstByteMs: null, transferMs: null },
+  statusCode: null,
+  error: "connection refused (127.0.0.1:9)",
+  reason: "connect",
+  attempts: 1,
+};
+
+/** The stream fields of a message as an agent of another version would write it. */
+const fieldsOf = (message: Record<string, unknown>) => ["result", JSON.stringify(message)];
+
+describe("result messages", () => {
+  it("carry the outcome's failure reason through encoding and decoding", () => {
+    const message = resultMessage("hostA-ams:1", job, "hostA-ams", refused);
+    expect(message).toMatchObject({ status: "error", error: "connection refused (127.0.0.1:9)", reason: "connect" });
+    expect(decodeResult(encodeResult(message))).toEqual(message);
+  });
+
+  it("read a message from an agent that sends no reason as having none", () => {
+    const { reason: _, ...older } = resultMessage("hostA-ams:2", job, "hostA-ams", refused);
+    expect(decodeResult(fieldsOf(older))).toEqual({ ...older, reason: null });
+  });
+
+  it("read a reason this version does not know as none", () => {
+    const newer = { ...resultMessage("hostA-ams:3", job, "hostA-ams", refused), reason: "quantum" };
+    expect(decodeResult(fieldsOf(newer))?.reason).toBeNull();
+  });
+});
