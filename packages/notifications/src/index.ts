@@ -4,3 +4,5 @@ export * from "./text";
 export * from "./types";
 export { PROVIDERS, providerOf } from "./registry";
 export { testMessage, monitorLink } from "./test-message";
+export { newSigningSecret } from "./providers/webhook";
+export { closeEmailTransports } from "./providers/email";

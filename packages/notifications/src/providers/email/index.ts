@@ -1,0 +1,117 @@
+import nodemailer, { type NodemailerError, type Transporter } from "nodemailer";
+import addressparser from "nodemailer/lib/addressparser";
+import { DeliveryError } from "../../errors";
+import { escapeHtml } from "../../html";
+import { hostOf } from "../../http";
+import { incidentKey } from "../../incident-key";
+import { facts, hexColour, plainText, summary, title } from "../../text";
+import type { AlertMessage, Provider } from "../../types";
+import { refuseUnconfigured } from "../../unconfigured";
+
+const transports = new Map<string, Transporter>();
+
+/**
+ * One pooled transport per SMTP URL: an event goes to many channels at once,
+ * and a pool sends them over a few reused connections instead of one
+ * handshake (and TLS and login) per message.
+ */
+function transportFor(smtpUrl: string, timeoutMs: number): Transporter {
+  let transport = transports.get(smtpUrl);
+  if (!transport) {
+    transport = nodemailer.createTransport({
+      url: smtpUrl,
+      pool: true,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+    });
+    transports.set(smtpUrl, transport);
+  }
+  return transport;
+}
+
+/** Closes the pooled SMTP connections, at shutdown. */
+export function closeEmailTransports(): void {
+  for (const transport of transports.values()) transport.close();
+  transports.clear();
+}
+
+/** The domain of EMAIL_FROM: Message-IDs are "<unique@sender's domain>" (RFC 5322 §3.6.4). */
+function domainOf(from: string): string {
+  const [sender] = addressparser(from, { flatten: true });
+  return /@([^@\s]+)$/.exec(sender?.address ?? "")?.[1] ?? "localhost";
+}
+
+/**
+ * Message-IDs that need no stored state. The message that opens a thread
+ * (the alert that opened the incident, whose time is the incident's start,
+ * or a test) takes the incident's root id; every later message of the
+ * incident (a degradation after a failure, the recovery) gets an id of its
+ * own and In-Reply-To and References pointing at the root, so mail clients
+ * show it under the first alert. A retry sends the same ids.
+ */
+function threadingOf(message: AlertMessage, channelId: string, domain: string) {
+  const root = `<${incidentKey(message)}-${channelId}@${domain}>`;
+  const opening =
+    message.incident === null ||
+    (message.event !== "monitor.recovered" && message.occurredAt.getTime() === message.incident.startedAt.getTime());
+  if (opening) return { messageId: root };
+  return { messageId: `<${incidentKey(message)}-${channelId}-${message.id}@${domain}>`, inReplyTo: root, references: [root] };
+}
+
+/** The HTML part: the title in the event's colour, the summary and a table of every fact, all escaped. */
+function htmlOf(message: AlertMessage): string {
+  const rows = facts(message).map(({ label, value }) => {
+    const shown = value === message.link ? `<a href="${escapeHtml(value)}">${escapeHtml(value)}</a>` : escapeHtml(value);
+    return `<tr><th align="left" valign="top" style="padding:2px 16px 2px 0">${escapeHtml(label)}</th><td style="padding:2px 0">${shown}</td></tr>`;
+  });
+  return [
+    "<!DOCTYPE html>",
+    '<html><body style="font-family:sans-serif;font-size:14px">',
+    `<h2 style="color:${hexColour(message)}">${escapeHtml(title(message))}</h2>`,
+    `<p>${escapeHtml(summary(message))}</p>`,
+    `<table cellspacing="0" cellpadding="0">${rows.join("")}</table>`,
+    "</body></html>",
+  ].join("\n");
+}
+
+// Failures of the connection rather than answers of the server: worth another try.
+const CONNECTION_FAILURES = new Set(["ECONNECTION", "ETIMEDOUT", "ESOCKET", "EDNS"]);
+
+/**
+ * SMTP 4xx answers are temporary by definition (greylisting, a full queue)
+ * and retried, as are lost connections and timeouts; 5xx answers (unknown
+ * recipient, relaying denied, bad login) and anything else are final.
+ */
+function deliveryErrorOf(error: NodemailerError, smtpUrl: string): DeliveryError {
+  const code = error.responseCode;
+  const retryable = code !== undefined ? code >= 400 && code < 500 : CONNECTION_FAILURES.has(error.code ?? "");
+  return new DeliveryError(`${hostOf(smtpUrl)}: ${error.message}`, retryable);
+}
+
+export const email: Provider<"email"> = {
+  type: "email",
+  missingSettings: (settings) => (settings.smtpUrl ? [] : ["SMTP_URL"]),
+  async send(message, channel, { settings }) {
+    refuseUnconfigured(email.missingSettings(settings));
+    const smtpUrl = settings.smtpUrl ?? "";
+    try {
+      await transportFor(smtpUrl, settings.requestTimeoutMs).sendMail({
+        from: settings.emailFrom,
+        to: channel.config.email,
+        subject: `[Vigil] ${title(message)}`,
+        text: plainText(message),
+        html: htmlOf(message),
+        ...threadingOf(message, channel.id, domainOf(settings.emailFrom)),
+        headers: {
+          // Out-of-office and delivery-report robots must not answer an alert (RFC 3834; Microsoft's own header).
+          "Auto-Submitted": "auto-generated",
+          "X-Auto-Response-Suppress": "OOF, DR, RN, NRN, AutoReply",
+        },
+      });
+    } catch (error) {
+      throw deliveryErrorOf(error as NodemailerError, smtpUrl);
+    }
+    return { statusCode: null };
+  },
+};

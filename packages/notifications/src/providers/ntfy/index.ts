@@ -1,0 +1,44 @@
+import type { DeliveryEvent } from "@vigil/domain";
+import { post } from "../../http";
+import { plainText, title } from "../../text";
+import type { Provider } from "../../types";
+
+const DEFAULT_SERVER = "https://ntfy.sh";
+
+/** ntfy priorities: 5 max (a failure), 4 high, 3 default. */
+const PRIORITY: Record<DeliveryEvent, number> = {
+  "monitor.failed": 5,
+  "monitor.degraded": 4,
+  "monitor.recovered": 3,
+  test: 3,
+};
+
+/** Emoji short codes: ntfy shows them as an emoji before the title. */
+const TAGS: Record<DeliveryEvent, string[]> = {
+  "monitor.failed": ["rotating_light"],
+  "monitor.degraded": ["warning"],
+  "monitor.recovered": ["white_check_mark"],
+  test: ["test_tube"],
+};
+
+/** A JSON publish goes to the server's root, with the topic in the body. */
+const publishUrl = (serverUrl: string) => `${(serverUrl || DEFAULT_SERVER).replace(/\/+$/, "")}/`;
+
+export const ntfy: Provider<"ntfy"> = {
+  type: "ntfy",
+  missingSettings: () => [],
+  async send(message, channel, context) {
+    const { topic, serverUrl, token } = channel.config;
+    const payload = {
+      topic,
+      title: title(message),
+      message: plainText(message),
+      priority: PRIORITY[message.event],
+      tags: TAGS[message.event],
+      click: message.link,
+    };
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    const answer = await post(publishUrl(serverUrl), { json: payload, headers }, context);
+    return { statusCode: answer.status };
+  },
+};

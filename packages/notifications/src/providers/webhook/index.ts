@@ -1,0 +1,91 @@
+import { randomBytes } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { DeliveryError } from "../../errors";
+import { post } from "../../http";
+import { plainText } from "../../text";
+import type { AlertMessage, Channel, Provider } from "../../types";
+
+/** A new channel's Standard Webhooks signing secret: whsec_ and 32 random bytes in base64. */
+export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+
+/**
+ * Vigil's webhook body, version 1 (docs/alerting.md): a Standard Webhooks
+ * envelope whose `type` is the event. Fields are only ever added to a
+ * version; a change of meaning gets a new `version`.
+ */
+function webhookEnvelope(message: AlertMessage) {
+  const { incident } = message;
+  return {
+    type: message.event,
+    version: 1,
+    id: message.id,
+    timestamp: message.occurredAt.toISOString(),
+    data: {
+      // Spelled out field by field: the envelope must not change when AlertMessage does.
+      monitor: { id: message.monitor.id, name: message.monitor.name, kind: message.monitor.kind, target: message.monitor.target },
+      status: message.status,
+      incident: incident && {
+        id: incident.id,
+        startedAt: incident.startedAt.toISOString(),
+        resolvedAt: incident.resolvedAt?.toISOString() ?? null,
+      },
+      regions: message.regions.map((r) => ({
+        region: r.region,
+        status: r.status,
+        error: r.error,
+        reason: r.reason,
+        statusCode: r.statusCode,
+        latencyMs: r.latencyMs,
+      })),
+      error: message.error,
+      reason: message.reason,
+      statusCode: message.statusCode,
+      latencyMs: message.latencyMs,
+      durationMs: message.durationMs,
+      link: message.link,
+      text: plainText(message),
+    },
+  };
+}
+
+/** Headers Vigil sets itself: a channel's headers cannot change how the body is framed or signed. */
+const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "transfer-encoding", "webhook-id", "webhook-timestamp", "webhook-signature"]);
+
+function channelHeaders(headers: { key: string; value: string }[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { key, value } of headers) {
+    const name = key.toLowerCase();
+    if (!RESERVED_HEADERS.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+function signerOf(channel: Channel<"webhook">): Webhook {
+  const problem = "has no valid signing secret; recreate the channel";
+  if (!channel.signingSecret) throw new DeliveryError(`webhook channel ${problem}`, false);
+  try {
+    return new Webhook(channel.signingSecret);
+  } catch {
+    throw new DeliveryError(`webhook channel ${problem}`, false);
+  }
+}
+
+export const webhook: Provider<"webhook"> = {
+  type: "webhook",
+  missingSettings: () => [],
+  async send(message, channel, context) {
+    const signer = signerOf(channel);
+    const envelope = webhookEnvelope(message);
+    // post() serialises the same object with JSON.stringify, byte for byte what is signed here.
+    const body = JSON.stringify(envelope);
+    const attemptedAt = new Date();
+    const headers = {
+      ...channelHeaders(channel.config.headers),
+      "webhook-id": message.id,
+      "webhook-timestamp": String(Math.floor(attemptedAt.getTime() / 1000)),
+      "webhook-signature": signer.sign(message.id, attemptedAt, body),
+    };
+    const answer = await post(channel.config.endpoint, { json: envelope, headers }, context);
+    return { statusCode: answer.status };
+  },
+};

@@ -1,0 +1,31 @@
+import type { DeliveryEvent } from "@vigil/domain";
+
+const LINK = "https://vigil.example/monitors/0194f3b2-mon1";
+const STARTED = "2026-05-01 10:00:00 UTC";
+
+/**
+ * What the text of each sampleMessage(event) must say, written out by hand
+ * (not derived from text.ts) so that a provider that drops a fact fails.
+ */
+export const MUST_SAY: Record<DeliveryEvent, string[]> = {
+  "monitor.failed": [
+    "Homepage",
+    "https://api.example.com/health",
+    "is down",
+    "hostA-ams",
+    "hostB-fra",
+    "HTTP 503",
+    "http_status",
+    "Status code: 503",
+    "120 ms",
+    STARTED,
+    LINK,
+  ],
+  "monitor.degraded": ["Homepage", "https://api.example.com/health", "is degraded", "hostA-ams", "Status code: 200", "4200 ms", STARTED, LINK],
+  "monitor.recovered": ["Homepage", "https://api.example.com/health", "has recovered", "hostA-ams", "hostB-fra", "80 ms", STARTED, "4m 10s", LINK],
+  test: ["Homepage", "is a test", LINK],
+};
+
+export function expectFullWording(text: string, event: DeliveryEvent): void {
+  for (const words of MUST_SAY[event]) expect(text).toContain(words);
+}
