@@ -5,6 +5,9 @@
 # data, pid file and log in ${VIGIL_REDIS_DIR:-.vigil/redis} (relative to the
 # repository's root). Append-only persistence is on, so queued check jobs and
 # unread results survive a Redis restart.
+# With VIGIL_REDIS_REPORT_START=1, when it starts the server itself it prints
+# the server's pid on a second line, so that its caller can stop it again
+# (a server that already answered is left alone: it belongs to someone else).
 set -euo pipefail
 log() { echo "[redis] $*" >&2; }
 
@@ -25,6 +28,7 @@ fi
 
 answers() { [[ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" == "PONG" ]]; }
 
+started_pid=
 if ! answers; then
   mkdir -p "$dir"
   log "starting redis-server on 127.0.0.1:$port (data in $dir)"
@@ -41,5 +45,10 @@ if ! answers; then
     tail -n 20 "$dir/redis.log" >&2 || true
     exit 1
   fi
+  # Redis writes its pid file before it serves, so the file is complete by now.
+  started_pid=$(<"$dir/redis.pid")
 fi
 echo "redis://127.0.0.1:$port"
+if [[ -n "${VIGIL_REDIS_REPORT_START:-}" && -n "$started_pid" ]]; then
+  echo "$started_pid"
+fi

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
@@ -11,7 +12,8 @@ import { MonitorService } from "@vigil/proto";
 import { reflectionV1, reflectionV1alpha } from "@vigil/proto/grpc";
 import { addServerReflection } from "../src/grpc/reflection";
 
-const BUF = "/work/main/packages/proto/node_modules/.bin/buf";
+// The buf CLI that packages/proto installs (the one the README tells users to run).
+const BUF = resolve(__dirname, "../../../packages/proto/node_modules/.bin/buf");
 
 type Request = MessageInitShape<typeof reflectionV1.ServerReflectionRequestSchema>;
 
@@ -131,9 +133,12 @@ describe.each([
   });
 });
 
-// buf curl is a real, independent reflection client; it is present whenever
-// packages/proto's dependencies are installed, so its absence is the only reason to skip.
-(existsSync(BUF) ? describe : describe.skip)("buf curl via reflection", () => {
+// buf curl is a real, independent reflection client, installed with packages/proto's dependencies.
+describe("buf curl via reflection", () => {
+  beforeAll(() => {
+    if (!existsSync(BUF)) throw new Error(`buf is missing at ${BUF}; install the workspace with: bash scripts/setup.sh`);
+  });
+
   const bufCurl = async (...args: string[]) =>
     (await promisify(execFile)(BUF, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", ...args], { timeout: 30_000 })).stdout;
 
