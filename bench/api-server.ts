@@ -6,6 +6,10 @@ import { createLogger } from "@vigil/logging";
 // process with bench/tsconfig.dist.json, so that @vigil/* load from their dist/ too.
 import { startPipeline } from "../apps/control-plane/dist/pipeline";
 import { startApiServer } from "../apps/control-plane/dist/server";
+import { NotificationRepository } from "../apps/control-plane/dist/notifications/repository";
+import { SecretBox } from "../apps/control-plane/dist/notifications/secrets";
+import { providerSettingsFromEnv } from "@vigil/notifications";
+import { randomBytes } from "node:crypto";
 import { deletePrefix, redisServerUrl, testPrefix } from "../test/redis";
 
 async function main(): Promise<void> {
@@ -14,12 +18,33 @@ async function main(): Promise<void> {
   // Request logging would cost more than the handlers being measured.
   const logger = createLogger("warn", "bench");
   const redisPrefix = testPrefix();
+  const secrets = new SecretBox(randomBytes(32));
+  const channels = new NotificationRepository(db.prisma, secrets);
+  const settings = providerSettingsFromEnv({}, "http://localhost");
   const pipeline = await startPipeline(
     db.prisma,
-    { redisUrl: redisServerUrl(), redisPrefix, defaultRegions: ["hostA-ams"], resultRetentionDays: 14, reconcileIntervalMs: 3_600_000 },
+    {
+      redisUrl: redisServerUrl(),
+      redisPrefix,
+      defaultRegions: ["hostA-ams"],
+      resultRetentionDays: 14,
+      reconcileIntervalMs: 3_600_000,
+      quorum: "half",
+      notificationConcurrency: 100,
+      retryDelaysMs: [5_000],
+    },
     logger,
+    { settings, loadChannel: (id) => channels.findForDelivery(id) },
   );
-  const api = await startApiServer({ prisma: db.prisma, scheduler: pipeline.scheduler, logger, port: 0, host: "127.0.0.1" });
+  const api = await startApiServer({
+    prisma: db.prisma,
+    scheduler: pipeline.scheduler,
+    statuses: pipeline.statuses,
+    notifications: { settings, secrets },
+    logger,
+    port: 0,
+    host: "127.0.0.1",
+  });
   process.send?.({ port: api.address().port });
 
   process.once("disconnect", () => {

@@ -26,8 +26,12 @@ import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline
 import { stderrLogger } from "./pipeline/deps";
 import { seedActiveMonitors } from "./pipeline/monitors";
 import { ERROR_SHARE, ResultFactory, SLOW_SHARE } from "./pipeline/results";
+import type { StatusRules } from "../apps/control-plane/src/status/rules";
 import { writeDocsBlock } from "./support/doc";
 import { cpuMeter, describeMachine, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+
+/** The deployment's defaults: statuses (and alert transitions) are part of what ingest costs. */
+const BENCH_STATUS_RULES: StatusRules = { defaultRegions: ["hostA-ams"], quorum: "half" };
 
 type Backend = "postgres" | "pglite";
 type Part = "ingest" | "summary";
@@ -178,7 +182,12 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
 
       await waitForQuietMachine();
       log(`${backend} ingest: ResultsConsumer storing the ${INGEST_RESULTS} results from the stream`);
-      const consumer = new ResultsConsumer(streamRedis, db.prisma, logger, { prefix, consumer: `bench-${process.pid}` });
+      const consumer = new ResultsConsumer(streamRedis, db.prisma, logger, {
+        prefix,
+        consumer: `bench-${process.pid}`,
+        rules: BENCH_STATUS_RULES,
+        onDeliveries: async () => {},
+      });
       meter = cpuMeter(others);
       started = performance.now();
       consumer.start();
@@ -212,7 +221,7 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
       const started = performance.now();
       for (const batch of batches) {
         const t = performance.now();
-        count += await storeResults(db.prisma, batch);
+        count += (await storeResults(db.prisma, batch, BENCH_STATUS_RULES)).stored;
         batchMs.push(performance.now() - t);
       }
       const seconds = (performance.now() - started) / 1000;
@@ -396,7 +405,7 @@ async function seedHistory(backend: Backend, prisma: PrismaClient, monitorId: st
   let seeded = 0;
   let lastLog = started;
   while (seeded < total) {
-    seeded += await storeResults(prisma, take(source, Math.min(SEED_BATCH, total - seeded)));
+    seeded += (await storeResults(prisma, take(source, Math.min(SEED_BATCH, total - seeded)), BENCH_STATUS_RULES)).stored;
     if (performance.now() - lastLog > 15_000 || seeded === total) {
       lastLog = performance.now();
       const elapsed = (lastLog - started) / 1000;

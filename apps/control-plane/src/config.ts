@@ -1,7 +1,10 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { DatabaseTarget } from "@vigil/db";
-import { REGION_IDS, isRegionId, type RegionId } from "@vigil/domain";
+import { DEFAULT_QUORUM, REGION_IDS, isRegionId, parseQuorumRule, type QuorumRule, type RegionId } from "@vigil/domain";
+import { providerSettingsFromEnv, type ProviderSettings } from "@vigil/notifications";
+import { DEFAULT_RETRY_DELAYS_MS, parseRetryDelays } from "./alerting/retry-schedule";
+import { ENCRYPTION_KEY_RULE, decodeEncryptionKey } from "./notifications/secrets";
 
 /** Every environment variable the control plane reads, with its default. */
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
@@ -23,6 +26,30 @@ const envSchema = z.object({
     }),
   RESULT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(5).default(300),
+  ENCRYPTION_KEY: z.preprocess(unsetIfEmpty, z.string().optional()).transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const key = decodeEncryptionKey(value);
+    if (!key) ctx.addIssue({ code: "custom", message: ENCRYPTION_KEY_RULE });
+    return key ?? undefined;
+  }),
+  ALERT_QUORUM: z
+    .string()
+    .default(String(DEFAULT_QUORUM))
+    .transform((value, ctx) => {
+      const rule = parseQuorumRule(value);
+      if (rule === null) ctx.addIssue({ code: "custom", message: "must be half, majority, all or a number of regions" });
+      return rule ?? DEFAULT_QUORUM;
+    }),
+  NOTIFICATION_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(100),
+  NOTIFICATION_RETRY_DELAYS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === "") return [...DEFAULT_RETRY_DELAYS_MS];
+      const delays = parseRetryDelays(value);
+      if (delays === null) ctx.addIssue({ code: "custom", message: "must be a comma-separated list of seconds" });
+      return delays ?? [];
+    }),
 });
 
 export interface ControlPlaneConfig {
@@ -38,6 +65,15 @@ export interface ControlPlaneConfig {
   defaultRegions: RegionId[];
   resultRetentionDays: number;
   reconcileIntervalMs: number;
+  /** The key channel secrets are encrypted with (ENCRYPTION_KEY); unset: the key file in DATA_DIR. */
+  encryptionKey: Buffer | undefined;
+  /** What the notification providers need from the deployment (SMTP_URL, TELEGRAM_BOT_TOKEN, …). */
+  providerSettings: ProviderSettings;
+  /** How many of a monitor's regions must fail before it does (ALERT_QUORUM). */
+  quorum: QuorumRule;
+  notificationConcurrency: number;
+  /** Waits before each retry of a failed delivery. */
+  retryDelaysMs: number[];
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneConfig {
@@ -59,6 +95,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
     defaultRegions: e.DEFAULT_REGIONS as RegionId[],
     resultRetentionDays: e.RESULT_RETENTION_DAYS,
     reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
+    encryptionKey: e.ENCRYPTION_KEY,
+    providerSettings: providerSettingsFromEnv(env, `http://localhost:${e.PORT}`),
+    quorum: e.ALERT_QUORUM,
+    notificationConcurrency: e.NOTIFICATION_CONCURRENCY,
+    retryDelaysMs: e.NOTIFICATION_RETRY_DELAYS,
   };
 }
 

@@ -5,6 +5,8 @@ import { serveAdminSocket } from "./admin/socket";
 import { bootstrapFirstStart } from "./bootstrap";
 import { adminSocketPath, loadConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
+import { NotificationRepository } from "./notifications/repository";
+import { loadSecretBox } from "./notifications/secrets";
 import { startPipeline } from "./pipeline";
 import { createLogger } from "@vigil/logging";
 import { startApiServer } from "./server";
@@ -29,8 +31,19 @@ async function main(): Promise<void> {
     }
   }
 
-  const pipeline = await startPipeline(db.prisma, config, logger);
-  const api = await startApiServer({ prisma: db.prisma, scheduler: pipeline.scheduler, logger, port: config.port, host: config.host });
+  const secrets = await loadSecretBox({ encryptionKey: config.encryptionKey, dataDir: config.dataDir, sharedDatabase: !embedded }, logger);
+  const channels = new NotificationRepository(db.prisma, secrets);
+  const settings = config.providerSettings;
+  const pipeline = await startPipeline(db.prisma, config, logger, { settings, loadChannel: (id) => channels.findForDelivery(id) });
+  const api = await startApiServer({
+    prisma: db.prisma,
+    scheduler: pipeline.scheduler,
+    statuses: pipeline.statuses,
+    notifications: { settings, secrets },
+    logger,
+    port: config.port,
+    host: config.host,
+  });
   const closeAdmin = embedded
     ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma), logger)
     : async () => {};

@@ -1,16 +1,32 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@vigil/db";
+import { closeEmailTransports, type Channel, type ProviderSettings } from "@vigil/notifications";
 import { connectRedis } from "@vigil/queue";
+import { Deliveries } from "./alerting/deliveries";
 import type { ControlPlaneConfig } from "./config";
 import type { Logger } from "@vigil/logging";
 import { MonitorRepository } from "./monitors/repository";
 import { ResultsConsumer } from "./results/consumer";
 import { pruneResults } from "./results/retention";
 import { CheckScheduler } from "./scheduling/scheduler";
+import { Statuses } from "./status/statuses";
+
+export type PipelineConfig = Pick<
+  ControlPlaneConfig,
+  "redisUrl" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "retryDelaysMs"
+>;
+
+/** What delivering notifications needs from the rest of the control plane. */
+export interface NotificationSetup {
+  settings: ProviderSettings;
+  loadChannel(notificationId: string): Promise<Channel | null>;
+}
 
 export interface Pipeline {
   scheduler: CheckScheduler;
+  statuses: Statuses;
+  deliveries: Deliveries;
   /** Makes Redis match the database now. */
   reconcile(): Promise<void>;
   stop(): Promise<void>;
@@ -22,19 +38,25 @@ const RECONCILE_RETRY_MS = 5_000;
 /**
  * The control plane's side of the check pipeline: schedules in Redis kept in
  * line with the database (at start and periodically), results read from the
- * agents' stream, and raw results pruned to the retention.
+ * agents' stream, the statuses and notifications they cause, and raw results
+ * pruned to the retention.
  */
-export async function startPipeline(
-  prisma: PrismaClient,
-  config: Pick<ControlPlaneConfig, "redisUrl" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "reconcileIntervalMs">,
-  logger: Logger,
-): Promise<Pipeline> {
+export async function startPipeline(prisma: PrismaClient, config: PipelineConfig, logger: Logger, notifications: NotificationSetup): Promise<Pipeline> {
   const redis = connectRedis(config.redisUrl, "vigil-control-plane");
   // Blocking stream reads get a connection of their own, so they never delay scheduling commands.
   const streamRedis = redis.duplicate();
   const scheduler = new CheckScheduler(redis, config.redisPrefix, config.defaultRegions);
+  const deliveries = new Deliveries(redis, prisma, logger, {
+    prefix: config.redisPrefix,
+    concurrency: config.notificationConcurrency,
+    retryDelaysMs: config.retryDelaysMs,
+    ...notifications,
+  });
+  const statuses = new Statuses(prisma, { defaultRegions: config.defaultRegions, quorum: config.quorum }, (ids) => deliveries.enqueue(ids));
   const consumer = new ResultsConsumer(streamRedis, prisma, logger, {
     prefix: config.redisPrefix,
+    rules: statuses.rules,
+    onDeliveries: (ids) => deliveries.enqueue(ids),
     consumer: `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
   });
   const repo = new MonitorRepository(prisma);
@@ -62,18 +84,23 @@ export async function startPipeline(
   };
   void reconcileLoop();
   consumer.start();
+  deliveries.start();
   const prune = safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays));
   const pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
   void prune();
 
   return {
     scheduler,
+    statuses,
+    deliveries,
     reconcile,
     async stop() {
       stopped = true;
       clearTimeout(reconcileTimer);
       clearInterval(pruneTimer);
       await consumer.stop();
+      await deliveries.close();
+      closeEmailTransports();
       await scheduler.close();
       streamRedis.disconnect();
       await redis.quit();

@@ -3,21 +3,31 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { PrismaClient } from "@vigil/db";
 import { LIMITS } from "@vigil/domain";
-import { MonitorService } from "@vigil/proto";
+import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
+import { NotificationService } from "@vigil/proto/notification";
+import type { ProviderSettings } from "@vigil/notifications";
 import { authInterceptor } from "./auth/interceptor";
 import { httpRoutes } from "./http/routes";
 import { listenHttp1AndH2c, type Listener } from "./http/listener";
 import type { Logger } from "@vigil/logging";
 import { MonitorRepository } from "./monitors/repository";
 import { monitorService } from "./monitors/service";
+import { NotificationRepository } from "./notifications/repository";
+import type { SecretBox } from "./notifications/secrets";
+import { notificationService } from "./notifications/service";
 import { addServerReflection } from "./grpc/reflection";
 import { errorsAndLogging } from "./rpc-interceptors";
 import type { CheckScheduler } from "./scheduling/scheduler";
+import type { Statuses } from "./status/statuses";
+import { incidentService } from "./alerting/incident-service";
 
 export interface ApiServerOptions {
   prisma: PrismaClient;
   scheduler: CheckScheduler;
+  /** What notification channels need: the providers' deployment settings and the key their secrets are encrypted with. */
+  notifications: { settings: ProviderSettings; secrets: SecretBox };
+  statuses: Statuses;
   logger: Logger;
   port: number;
   host: string;
@@ -31,7 +41,7 @@ export interface ApiServerOptions {
  */
 export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
   const { prisma, logger, scheduler } = options;
-  const reflected: DescService[] = [MonitorService, Health];
+  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, Health];
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
     // An unknown JSON key or enum name is a mistake to report, not something to drop silently.
@@ -40,9 +50,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     interceptors: [errorsAndLogging(logger)],
     routes: (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
-      router.service(MonitorService, monitorService(new MonitorRepository(prisma), scheduler, prisma, logger), {
-        interceptors: [errorsAndLogging(logger), authInterceptor(prisma)],
-      });
+      const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(prisma)] };
+      router.service(MonitorService, monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger), authenticated);
+      router.service(IncidentService, incidentService(prisma), authenticated);
+      const channels = new NotificationRepository(prisma, options.notifications.secrets);
+      router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);
       router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);

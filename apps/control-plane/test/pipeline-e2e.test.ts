@@ -14,6 +14,7 @@ import { createLogger } from "@vigil/logging";
 import { startPipeline, type Pipeline } from "../src/pipeline";
 import { startApiServer } from "../src/server";
 import { openTestDatabase } from "./support/api";
+import { testNotifications, testPipelineConfig } from "./support/control-plane";
 import { eventually } from "./support/eventually";
 import type { Listener } from "../src/http/listener";
 
@@ -39,13 +40,18 @@ describe("the check pipeline end to end", () => {
 
   const startControlPlane = async () => {
     const logger = createLogger("silent", "test");
-    pipeline = await startPipeline(
-      db.prisma,
-      { redisUrl, redisPrefix: prefix, defaultRegions: ["hostA-ams"], resultRetentionDays: 14, reconcileIntervalMs: 300_000 },
-      logger,
-    );
+    const notifications = testNotifications(db.prisma);
+    pipeline = await startPipeline(db.prisma, testPipelineConfig(prefix), logger, notifications.setup);
     // A restarted control plane comes back on the same port, as behind a load balancer.
-    listener = await startApiServer({ prisma: db.prisma, scheduler: pipeline.scheduler, logger, port: apiPort, host: "127.0.0.1" });
+    listener = await startApiServer({
+      prisma: db.prisma,
+      scheduler: pipeline.scheduler,
+      statuses: pipeline.statuses,
+      notifications: { settings: notifications.settings, secrets: notifications.box },
+      logger,
+      port: apiPort,
+      host: "127.0.0.1",
+    });
     apiPort = listener.address().port;
   };
   const stopControlPlane = async () => {

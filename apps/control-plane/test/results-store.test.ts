@@ -1,31 +1,17 @@
-import { Periodicity } from "@vigil/proto";
+import { Periodicity, Region } from "@vigil/proto";
 import type { ResultMessage } from "@vigil/queue";
 import { PERCENTILE_RELATIVE_ERROR } from "@vigil/domain";
 import { storeResults } from "../src/results/store";
 import { pruneResults } from "../src/results/retention";
-import { monitorSummary, regionStatuses } from "../src/results/summary";
-import { BACKENDS, startTestApi, type TestApi } from "./support/api";
+import { monitorSummary } from "../src/results/summary";
+import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
+import { checkResult } from "./support/results";
 
 const NOW = new Date();
 const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000).toISOString();
 
-let sequence = 0;
-function result(monitorId: string, overrides: Partial<ResultMessage> = {}): ResultMessage {
-  return {
-    id: `hostA-ams:job-${++sequence}`,
-    monitorId,
-    region: "hostA-ams",
-    trigger: "scheduled",
-    startedAt: minutesAgo(5),
-    latencyMs: 100,
-    timing: { dnsMs: null, connectMs: 1.5, tlsMs: null, firstByteMs: 90, transferMs: 8.5 },
-    statusCode: 200,
-    status: "success",
-    error: null,
-    attempts: 1,
-    ...overrides,
-  };
-}
+const result = (monitorId: string, overrides: Partial<ResultMessage> = {}) =>
+  checkResult(monitorId, "hostA-ams", minutesAgo(5), "success", { latencyMs: 100, statusCode: 200, ...overrides });
 
 describe.each(BACKENDS)("storing results on %s", (backend) => {
   let api: TestApi;
@@ -43,30 +29,38 @@ describe.each(BACKENDS)("storing results on %s", (backend) => {
 
   it("stores a batch once, however often it is delivered, and skips results of deleted monitors", async () => {
     const batch = [result(monitorId), result(monitorId, { region: "hostB-fra", id: "hostB-fra:job-x" }), result("deleted-monitor")];
-    expect(await storeResults(api.db.prisma, batch)).toBe(2);
-    expect(await storeResults(api.db.prisma, batch)).toBe(0);
+    expect((await storeResults(api.db.prisma, batch, STATUS_RULES)).stored).toBe(2);
+    expect((await storeResults(api.db.prisma, batch, STATUS_RULES)).stored).toBe(0);
     expect(await api.db.prisma.checkResult.count({ where: { monitorId } })).toBe(2);
     const summary = await monitorSummary(api.db.prisma, monitorId, "1d", [], NOW);
     expect(summary).toMatchObject({ totalSuccessful: 2, totalDegraded: 0, totalFailed: 0 });
   });
 
-  it("moves region statuses to the newest result and the monitor to its worst region", async () => {
+  it("moves each region's status to its newest result, whatever order results arrive in", async () => {
+    const client = api.client((await api.workspace()).write.key);
+    const { monitor } = await client.createTCPMonitor({
+      monitor: { name: "regions", uri: "127.0.0.1:1", periodicity: Periodicity.PERIODICITY_5M, regions: [Region.HOSTA_AMS, Region.HOSTC_US_EAST4, Region.HOSTB_PAR] },
+    });
+    const id = monitor!.id;
     await storeResults(api.db.prisma, [
-      result(monitorId, { region: "hostC-us-east4", status: "error", error: "refused", startedAt: minutesAgo(3) }),
-      result(monitorId, { region: "hostC-us-east4", status: "degraded", startedAt: minutesAgo(4) }),
-    ]);
-    expect(await regionStatuses(api.db.prisma, monitorId, ["hostA-ams", "hostC-us-east4", "hostB-par"])).toEqual([
+      result(id, { startedAt: minutesAgo(5) }),
+      result(id, { region: "hostC-us-east4", status: "error", error: "refused", reason: "connect", startedAt: minutesAgo(3) }),
+      result(id, { region: "hostC-us-east4", status: "degraded", startedAt: minutesAgo(4) }),
+    ], STATUS_RULES);
+    expect(await api.pipeline.statuses.regions(id)).toEqual([
       { region: "hostA-ams", status: "active" },
       { region: "hostC-us-east4", status: "error" },
       { region: "hostB-par", status: "unknown" },
     ]);
-    expect((await api.db.prisma.monitor.findUniqueOrThrow({ where: { id: monitorId } })).status).toBe("error");
+    const row = await api.db.prisma.monitorRegionStatus.findUniqueOrThrow({ where: { monitorId_region: { monitorId: id, region: "hostC-us-east4" } } });
+    expect(row).toMatchObject({ status: "error", error: "refused", reason: "connect" });
+    expect((await api.db.prisma.checkResult.findFirstOrThrow({ where: { monitorId: id, status: "error" } })).reason).toBe("connect");
 
     // An older result arriving late does not move the region back.
-    await storeResults(api.db.prisma, [result(monitorId, { region: "hostC-us-east4", status: "success", startedAt: minutesAgo(30) })]);
-    expect((await regionStatuses(api.db.prisma, monitorId, ["hostC-us-east4"]))[0]!.status).toBe("error");
-    await storeResults(api.db.prisma, [result(monitorId, { region: "hostC-us-east4", status: "success", startedAt: minutesAgo(1) })]);
-    expect((await api.db.prisma.monitor.findUniqueOrThrow({ where: { id: monitorId } })).status).toBe("active");
+    await storeResults(api.db.prisma, [result(id, { region: "hostC-us-east4", status: "success", startedAt: minutesAgo(30) })], STATUS_RULES);
+    expect((await api.pipeline.statuses.regions(id))[1]!.status).toBe("error");
+    await storeResults(api.db.prisma, [result(id, { region: "hostC-us-east4", status: "success", startedAt: minutesAgo(1) })], STATUS_RULES);
+    expect((await api.pipeline.statuses.regions(id))[1]!.status).toBe("active");
   });
 
   it("prunes raw results past the retention and aggregates no range can reach", async () => {
@@ -78,7 +72,7 @@ describe.each(BACKENDS)("storing results on %s", (backend) => {
       result(id, { startedAt: daysAgo(1) }),
       result(id, { startedAt: daysAgo(3) }),
       result(id, { startedAt: daysAgo(16) }),
-    ]);
+    ], STATUS_RULES);
     expect(await pruneResults(api.db.prisma, 2, NOW)).toBe(2);
     expect((await api.db.prisma.checkResult.findMany({ where: { monitorId: id } })).map((r) => r.startedAt.toISOString())).toEqual([daysAgo(1)]);
     // Summaries still see the 3-day-old result through its aggregate; the 16-day-old one is gone everywhere.
@@ -98,7 +92,7 @@ describe.each(BACKENDS)("storing results on %s", (backend) => {
       result(id, { latencyMs: 30, startedAt: minutesAgo(2 * day) }),
       result(id, { latencyMs: 40, startedAt: minutesAgo(30) }),
       result(id, { latencyMs: 50, startedAt: minutesAgo(7 * day - 30) }),
-    ]);
+    ], STATUS_RULES);
     const week = await monitorSummary(api.db.prisma, id, "7d", [], NOW);
     expect(week.totalSuccessful).toBe(5);
     expect([week.percentiles[50], week.percentiles[75], week.percentiles[99]]).toEqual([30, 40, 50]);
@@ -115,7 +109,7 @@ describe.each(BACKENDS)("storing results on %s", (backend) => {
       ...Array.from({ length: 100 }, (_, i) => result(id, { latencyMs: i + 1, startedAt: minutesAgo(10 + i) })),
       result(id, { region: "hostB-fra", latencyMs: 1000, status: "degraded", startedAt: minutesAgo(3 * 24 * 60) }),
       result(id, { status: "error", latencyMs: 5000, startedAt: minutesAgo(2) }),
-    ]);
+    ], STATUS_RULES);
     const day = await monitorSummary(api.db.prisma, id, "1d", [], NOW);
     expect(day).toMatchObject({ totalSuccessful: 100, totalDegraded: 0, totalFailed: 1 });
     expect(day.lastPingAt?.toISOString()).toBe(minutesAgo(2));

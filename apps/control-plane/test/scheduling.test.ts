@@ -2,7 +2,8 @@ import type { Client } from "@connectrpc/connect";
 import { REGION_IDS, type RegionId } from "@vigil/domain";
 import { MonitorService, Periodicity, Region } from "@vigil/proto";
 import { schedulerId } from "@vigil/queue";
-import { deletePrefix, redisServerUrl } from "../../../test/redis";
+import { deletePrefix } from "../../../test/redis";
+import { testPipelineConfig } from "./support/control-plane";
 import { startPipeline } from "../src/pipeline";
 import { createLogger } from "@vigil/logging";
 import { eventually } from "./support/eventually";
@@ -89,11 +90,7 @@ describe("scheduling checks in Redis", () => {
   it("lets several control planes reconcile at once without duplicating checks", async () => {
     const replicas = await Promise.all(
       [1, 2].map(() =>
-        startPipeline(
-          api.db.prisma,
-          { redisUrl: redisServerUrl(), redisPrefix: api.redisPrefix, defaultRegions: ["hostA-ams"], resultRetentionDays: 14, reconcileIntervalMs: 300_000 },
-          createLogger("silent", "test"),
-        ),
+        startPipeline(api.db.prisma, testPipelineConfig(api.redisPrefix), createLogger("silent", "test"), api.notifications.setup),
       ),
     );
     try {

@@ -14,3 +14,4 @@ export { isDomainName, isHttpUrl, parseHostPort } from "./rules";
 export * from "./validation";
 export * from "./proto/enums";
 export * from "./proto/monitor-messages";
+export * from "./proto/notification-messages";

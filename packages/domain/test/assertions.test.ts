@@ -1,4 +1,4 @@
-import { compareNumber, compareRecords, compareString, failedHttpAssertions, regionStatusOf } from "../src";
+import { compareNumber, compareRecords, compareString, failedHttpAssertions } from "../src";
 
 describe("number comparators", () => {
   it.each([

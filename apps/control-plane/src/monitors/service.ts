@@ -21,9 +21,9 @@ import { DNSMonitorSchema, HTTPMonitorSchema, MonitorService, TCPMonitorSchema }
 import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
 import type { Logger } from "@vigil/logging";
-import { refreshMonitorStatuses } from "../results/store";
-import { monitorSummary, regionStatuses } from "../results/summary";
+import { monitorSummary } from "../results/summary";
 import type { CheckScheduler } from "../scheduling/scheduler";
+import type { Statuses } from "../status/statuses";
 import type { MonitorRepository } from "./repository";
 
 const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS" } as const;
@@ -42,6 +42,7 @@ const TRIGGER_TIMEOUT_MS = 5_000;
 export function monitorService(
   repo: MonitorRepository,
   scheduler: CheckScheduler,
+  statuses: Statuses,
   prisma: PrismaClient,
   logger: Logger,
 ): ServiceImpl<typeof MonitorService> {
@@ -90,7 +91,7 @@ export function monitorService(
       if (saved) {
         reschedule(`rescheduling monitor ${saved.id}`, () => scheduler.schedule(saved));
         // Its regions may have changed, and with them the regions its status comes from.
-        await refreshMonitorStatuses(prisma, [saved.id]);
+        await statuses.reevaluate([saved.id]);
         const refreshed = (await repo.find(workspaceOf(ctx), saved.id)) as MonitorRecord<K> | null;
         return { monitor: monitorToMessage(refreshed ?? saved) };
       }
@@ -136,10 +137,10 @@ export function monitorService(
 
     async getMonitorStatus(req, ctx) {
       const record = await findMonitor(ctx, req.id);
-      const statuses = await regionStatuses(prisma, record.id, [...scheduler.regionsOf(record)]);
+      const regions = await statuses.regions(record.id);
       return {
         id: record.id,
-        regions: statuses.map((s) => ({ region: regionCodec.encode(s.region), status: monitorStatusCodec.encode(s.status) })),
+        regions: regions.map((s) => ({ region: regionCodec.encode(s.region), status: monitorStatusCodec.encode(s.status) })),
       };
     },
 

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { PrismaClient } from "@vigil/db";
 import { RESULTS_GROUP, decodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import type { Logger } from "@vigil/logging";
+import type { StatusRules } from "../status/rules";
 import { storeResults } from "./store";
 
 type Entry = [id: string, fields: string[]];
@@ -11,6 +12,9 @@ export interface ConsumerOptions {
   prefix: string;
   /** Unique per control-plane process. */
   consumer: string;
+  rules: StatusRules;
+  /** Queues the deliveries a stored batch created. */
+  onDeliveries(deliveryIds: readonly string[]): Promise<void>;
   batchSize?: number;
   blockMs?: number;
   /** Entries another consumer took but has not acknowledged for this long are taken over (it died). */
@@ -113,9 +117,13 @@ export class ResultsConsumer {
       if (message) results.push(message);
       else this.logger.warn({ entry: id }, "dropping a malformed result entry");
     }
-    const stored = await storeResults(this.prisma, results);
+    const { stored, deliveryIds } = await storeResults(this.prisma, results, this.options.rules);
     const ids = entries.map(([id]) => id);
     await this.redis.multi().xack(this.key, RESULTS_GROUP, ...ids).xdel(this.key, ...ids).exec();
-    this.logger.debug({ received: entries.length, stored }, "results stored");
+    this.logger.debug({ received: entries.length, stored, deliveries: deliveryIds.length }, "results stored");
+    // Committed already: if queueing fails now, the deliveries' sweep queues them later.
+    await this.options.onDeliveries(deliveryIds).catch((error: unknown) =>
+      this.logger.warn({ err: error, deliveries: deliveryIds.length }, "queueing deliveries failed; the sweep will queue them"),
+    );
   }
 }

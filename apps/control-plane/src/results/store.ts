@@ -1,6 +1,9 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
-import { latencyBucket, overallStatus, regionStatusOf, type MonitorStatus } from "@vigil/domain";
+import { latencyBucket } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
+import { recordTransitions } from "../alerting/record";
+import { lockMonitors, moveStatuses } from "../status/store";
+import type { StatusRules } from "../status/rules";
 
 type Tx = Prisma.TransactionClient;
 
@@ -21,36 +24,45 @@ function tally<V>(entries: Iterable<[string, V]>, add: (into: V, value: V) => V)
   return out;
 }
 
+export interface Stored {
+  /** Results newly stored (redeliveries and results of deleted monitors are not). */
+  stored: number;
+  /** Deliveries the batch's transitions created, to queue once committed. */
+  deliveryIds: string[];
+}
+
 /**
  * Stores a batch of results exactly once: a result whose id is already stored
  * (a redelivery) or whose monitor was deleted is skipped, and only the newly
  * stored ones are added to the hourly counts and latency buckets and move the
- * region statuses. One transaction, so a failed batch leaves no trace and can
- * be retried whole.
+ * statuses. The transitions they cause become incidents, events and
+ * deliveries in the same transaction (the outbox), so a failed batch leaves
+ * no trace and can be retried whole, and a stored one told nobody twice.
  */
-export async function storeResults(prisma: PrismaClient, results: ResultMessage[]): Promise<number> {
-  if (results.length === 0) return 0;
+export async function storeResults(prisma: PrismaClient, results: ResultMessage[], rules: StatusRules): Promise<Stored> {
+  if (results.length === 0) return { stored: 0, deliveryIds: [] };
   return prisma.$transaction(async (tx) => {
+    // Locked first, so that everything below about a monitor is done by one batch at a time.
+    const monitors = await lockMonitors(tx, [...new Set(results.map((r) => r.monitorId))], rules);
     const inserted = await insertNew(tx, results);
-    if (inserted.length === 0) return 0;
+    if (inserted.length === 0) return { stored: 0, deliveryIds: [] };
     await addCounts(tx, inserted);
     await addLatencies(tx, inserted);
-    await moveRegionStatuses(tx, inserted);
-    await refreshMonitorStatuses(tx, [...new Set(inserted.map((r) => r.monitorId))]);
-    return inserted.length;
+    const transitions = await moveStatuses(tx, monitors, inserted, rules);
+    return { stored: inserted.length, deliveryIds: await recordTransitions(tx, transitions) };
   });
 }
 
 async function insertNew(tx: Tx, results: ResultMessage[]): Promise<ResultMessage[]> {
   const rows = await tx.$queryRaw<{ id: string }[]>`
-    INSERT INTO check_results (id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, attempts)
+    INSERT INTO check_results (id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, attempts)
     SELECT r.* FROM unnest(
       ${results.map((r) => r.id)}::text[], ${results.map((r) => r.monitorId)}::text[], ${results.map((r) => r.region)}::text[],
       ${results.map((r) => r.trigger)}::text[], ${results.map((r) => r.startedAt)}::timestamp(3)[],
       ${results.map((r) => r.latencyMs)}::float8[], ${results.map((r) => JSON.stringify(r.timing))}::jsonb[],
       ${results.map((r) => r.statusCode)}::int[], ${results.map((r) => r.status)}::text[],
-      ${results.map((r) => r.error)}::text[], ${results.map((r) => r.attempts)}::int[]
-    ) AS r(id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, attempts)
+      ${results.map((r) => r.error)}::text[], ${results.map((r) => r.reason ?? null)}::text[], ${results.map((r) => r.attempts)}::int[]
+    ) AS r(id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, attempts)
     WHERE EXISTS (SELECT 1 FROM monitors m WHERE m.id = r.monitor_id)
     ON CONFLICT (id) DO NOTHING
     RETURNING id`;
@@ -123,36 +135,4 @@ async function addBuckets(
       ${rows.map((r) => r.key[0])}::text[], ${rows.map((r) => r.key[1])}::text[], ${rows.map((r) => r.key[2])}::timestamp(3)[],
       ${rows.map((r) => Number(r.key[3]))}::int[], ${rows.map((r) => r.count)}::int[])
     ON CONFLICT (monitor_id, region, ${at}, bucket) DO UPDATE SET count = ${into}.count + EXCLUDED.count`;
-}
-
-async function moveRegionStatuses(tx: Tx, results: ResultMessage[]): Promise<void> {
-  const newest = tally(
-    results.map((r) => [`${r.monitorId}|${r.region}`, r]),
-    (a, b) => (a.startedAt >= b.startedAt ? a : b),
-  );
-  const rows = [...newest.values()];
-  await tx.$executeRaw`
-    INSERT INTO monitor_region_statuses (monitor_id, region, status, last_result_at)
-    SELECT * FROM unnest(
-      ${rows.map((r) => r.monitorId)}::text[], ${rows.map((r) => r.region)}::text[],
-      ${rows.map((r) => regionStatusOf(r.status))}::text[], ${rows.map((r) => r.startedAt)}::timestamp(3)[])
-    ON CONFLICT (monitor_id, region) DO UPDATE SET status = EXCLUDED.status, last_result_at = EXCLUDED.last_result_at
-    WHERE monitor_region_statuses.last_result_at <= EXCLUDED.last_result_at`;
-}
-
-/** Recomputes monitors' overall status from their configured regions (all regions when none are configured). */
-export async function refreshMonitorStatuses(tx: Tx | PrismaClient, monitorIds: string[]): Promise<void> {
-  if (monitorIds.length === 0) return;
-  const monitors = await tx.monitor.findMany({
-    where: { id: { in: monitorIds } },
-    select: { id: true, regions: true, regionStatuses: { select: { region: true, status: true } } },
-  });
-  const statuses = monitors.map((m) => {
-    const counted = m.regionStatuses.filter((s) => m.regions.length === 0 || m.regions.includes(s.region));
-    return overallStatus(counted.map((s) => s.status as MonitorStatus));
-  });
-  await tx.$executeRaw`
-    UPDATE monitors SET status = s.status
-    FROM unnest(${monitors.map((m) => m.id)}::text[], ${statuses}::text[]) AS s(id, status)
-    WHERE monitors.id = s.id AND monitors.status <> s.status`;
 }

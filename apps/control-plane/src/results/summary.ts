@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
-import { REGION_IDS, TIME_RANGES, percentilesFromBuckets, type MonitorStatus, type RegionId, type TimeRange } from "@vigil/domain";
+import { REGION_IDS, TIME_RANGES, percentilesFromBuckets, type RegionId, type TimeRange } from "@vigil/domain";
 
 export const PERCENTILES = [50, 75, 90, 95, 99] as const;
 const DAY = 86_400_000;
@@ -69,11 +69,4 @@ export async function monitorSummary(
       PERCENTILES,
     ),
   };
-}
-
-/** The status of each region, in the order given; unknown where no result has arrived. */
-export async function regionStatuses(prisma: PrismaClient, monitorId: string, regions: RegionId[]): Promise<{ region: RegionId; status: MonitorStatus }[]> {
-  const rows = await prisma.monitorRegionStatus.findMany({ where: { monitorId, region: { in: regions } } });
-  const byRegion = new Map(rows.map((row) => [row.region, row.status as MonitorStatus]));
-  return regions.map((region) => ({ region, status: byRegion.get(region) ?? "unknown" }));
 }

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { PERIODICITY_MS, REGION_IDS, type MonitorRecord, type RegionId } from "@vigil/domain";
+import { checkedRegions } from "../status/rules";
 import { checkQueueName, schedulerId, type CheckJobData, type Trigger } from "@vigil/queue";
 
 /** Scheduled checks wait behind checks asked for on demand, which carry no priority (BullMQ runs those first). */
@@ -35,7 +36,7 @@ export class CheckScheduler {
   ) {}
 
   regionsOf(record: MonitorRecord): readonly RegionId[] {
-    return record.config.regions.length > 0 ? record.config.regions : this.defaultRegions;
+    return checkedRegions(record.config.regions, this);
   }
 
   /** Brings a monitor's schedulers in line with its configuration (none when inactive). */

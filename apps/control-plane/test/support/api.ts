@@ -1,14 +1,18 @@
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { applyMigrations, openDatabase, type Database } from "@vigil/db";
-import { MonitorService } from "@vigil/proto";
+import { IncidentService, MonitorService } from "@vigil/proto";
+import { NotificationService } from "@vigil/proto/notification";
 import { createTestDatabase } from "../../../../test/postgres";
-import { deletePrefix, redisServerUrl, testPrefix } from "../../../../test/redis";
-import { startPipeline } from "../../src/pipeline";
+import { deletePrefix, testPrefix } from "../../../../test/redis";
+import { startPipeline, type PipelineConfig } from "../../src/pipeline";
 import { Administration } from "../../src/admin/operations";
 import { API_KEY_HEADER } from "../../src/auth/api-keys";
 import { createLogger } from "@vigil/logging";
 import { startApiServer } from "../../src/server";
+import { testNotifications, testPipelineConfig } from "./control-plane";
+
+export { STATUS_RULES } from "./control-plane";
 
 export type Backend = "pglite" | "postgres";
 export const BACKENDS: Backend[] = ["pglite", "postgres"];
@@ -33,17 +37,28 @@ export async function openTestDatabase(backend: Backend): Promise<Database & { d
   return { ...db, dispose: () => db.close().then(drop) };
 }
 
+export interface TestApiOptions {
+  /** Provider settings as environment variables (TELEGRAM_BOT_TOKEN, SMTP_URL, ...). */
+  providerEnv?: NodeJS.ProcessEnv;
+  pipeline?: Partial<PipelineConfig>;
+}
+
 /** A real API server on a loopback port, backed by a fresh database and Redis keys of its own. */
-export async function startTestApi(backend: Backend) {
+export async function startTestApi(backend: Backend, options: TestApiOptions = {}) {
   const db = await openTestDatabase(backend);
   const logger = createLogger("silent", "test");
   const redisPrefix = testPrefix();
-  const pipeline = await startPipeline(
-    db.prisma,
-    { redisUrl: redisServerUrl(), redisPrefix, defaultRegions: ["hostA-ams"], resultRetentionDays: 14, reconcileIntervalMs: 300_000 },
+  const notifications = testNotifications(db.prisma, options.providerEnv);
+  const pipeline = await startPipeline(db.prisma, testPipelineConfig(redisPrefix, options.pipeline), logger, notifications.setup);
+  const listener = await startApiServer({
+    prisma: db.prisma,
+    scheduler: pipeline.scheduler,
+    statuses: pipeline.statuses,
+    notifications: { settings: notifications.settings, secrets: notifications.box },
     logger,
-  );
-  const listener = await startApiServer({ prisma: db.prisma, scheduler: pipeline.scheduler, logger, port: 0, host: "127.0.0.1" });
+    port: 0,
+    host: "127.0.0.1",
+  });
   const baseUrl = `http://127.0.0.1:${listener.address().port}`;
   const admin = new Administration(db.prisma);
   let workspaces = 0;
@@ -66,9 +81,13 @@ export async function startTestApi(backend: Backend) {
     db,
     admin,
     pipeline,
+    notifications,
     redisPrefix,
+    incidents: (key: string | undefined): Client<typeof IncidentService> => createClient(IncidentService, transport(key, "connect")),
     client: (key: string | undefined, protocol: Protocol = "connect"): Client<typeof MonitorService> =>
       createClient(MonitorService, transport(key, protocol)),
+    notificationClient: (key: string | undefined, protocol: Protocol = "connect"): Client<typeof NotificationService> =>
+      createClient(NotificationService, transport(key, protocol)),
     /** A new workspace with a write, a read and a legacy (scope-less) key. */
     async workspace(): Promise<WorkspaceKeys> {
       const slug = `ws-${++workspaces}`;

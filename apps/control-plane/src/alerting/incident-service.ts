@@ -1,0 +1,51 @@
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { PrismaClient } from "@vigil/db";
+import { ValidationError, isRegionId, monitorStatusCodec, parsePage, regionCodec, type MonitorStatus } from "@vigil/domain";
+import type { IncidentService } from "@vigil/proto";
+import { actorOf } from "../auth/context";
+import { notFound } from "../errors";
+
+type IncidentRow = NonNullable<Awaited<ReturnType<PrismaClient["incident"]["findFirst"]>>>;
+
+function incidentToMessage(row: IncidentRow) {
+  return {
+    id: row.id,
+    monitorId: row.monitorId,
+    severity: monitorStatusCodec.encode(row.severity as MonitorStatus),
+    startedAt: timestampFromDate(row.startedAt),
+    resolvedAt: row.resolvedAt ? timestampFromDate(row.resolvedAt) : undefined,
+    durationMs: BigInt(row.resolvedAt ? row.resolvedAt.getTime() - row.startedAt.getTime() : 0),
+    regions: row.regions.filter(isRegionId).map(regionCodec.encode),
+    error: row.error ?? "",
+    reason: row.reason ?? "",
+    statusCode: row.statusCode ?? 0,
+  };
+}
+
+/** Reads the incidents alerting records: newest first, of the caller's workspace only. */
+export function incidentService(prisma: PrismaClient): ServiceImpl<typeof IncidentService> {
+  const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
+  return {
+    async listIncidents(req, ctx) {
+      const page = parsePage({ limit: req.limit, offset: req.offset });
+      const where = {
+        workspaceId: workspaceOf(ctx),
+        ...(req.monitorId ? { monitorId: req.monitorId } : {}),
+        ...(req.openOnly ? { resolvedAt: null } : {}),
+      };
+      const [rows, total] = await Promise.all([
+        prisma.incident.findMany({ where, orderBy: [{ startedAt: "desc" }, { id: "desc" }], take: page.limit, skip: page.offset }),
+        prisma.incident.count({ where }),
+      ]);
+      return { incidents: rows.map(incidentToMessage), totalSize: total };
+    },
+
+    async getIncident(req, ctx) {
+      if (req.id === "") throw ValidationError.of("id", "is required");
+      const row = await prisma.incident.findFirst({ where: { id: req.id, workspaceId: workspaceOf(ctx) } });
+      if (!row) throw notFound(`incident ${req.id}`);
+      return { incident: incidentToMessage(row) };
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { createHash } from "node:crypto";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { SENSITIVE_FIELDS, type ProviderConfig, type ProviderType } from "@vigil/domain";
+
+/** Keys shorter than this are shown as "…" alone: their last characters would give away too much of them. */
+const SHOWN_TAIL_FROM_CHARS = 16;
+const SHOWN_TAIL_CHARS = 4;
+
+export const sensitiveFieldsOf = (type: ProviderType): readonly string[] => SENSITIVE_FIELDS[type] as readonly string[];
+
+/**
+ * What answers show of a sensitive value: enough to tell which one is set,
+ * nothing usable. A webhook URL keeps its scheme and host (`https://hooks.slack.com/…`);
+ * a key or token keeps its last 4 characters when it has at least 16 (`…a1b2`).
+ */
+export function redact(field: string, value: string): string {
+  if (value === "") return "";
+  if (field.endsWith("Url")) {
+    const url = URL.parse(value);
+    return url ? `${url.protocol}//${url.host}/…` : "…";
+  }
+  return value.length >= SHOWN_TAIL_FROM_CHARS ? `…${value.slice(-SHOWN_TAIL_CHARS)}` : "…";
+}
+
+/** The block as answers show it: every sensitive field redacted. */
+export function redactConfig(provider: ProviderConfig): ProviderConfig {
+  const config: Record<string, unknown> = { ...provider.config };
+  for (const field of sensitiveFieldsOf(provider.type)) config[field] = redact(field, config[field] as string);
+  return { type: provider.type, config } as ProviderConfig;
+}
+
+/**
+ * For each sensitive field that is set: the first 16 hex digits of SHA-256
+ * over "<channel id>:<value>". Salting with the id keeps equal secrets of two
+ * channels from looking equal.
+ */
+export function secretFingerprints(channelId: string, provider: ProviderConfig): Record<string, string> {
+  const config = provider.config as Record<string, unknown>;
+  return Object.fromEntries(
+    sensitiveFieldsOf(provider.type)
+      .filter((field) => config[field] !== "")
+      .map((field) => [field, createHash("sha256").update(`${channelId}:${String(config[field])}`).digest("hex").slice(0, 16)]),
+  );
+}
+
+/**
+ * A block sent back with a sensitive field exactly as answers show it means
+ * "keep the stored value", so that get, modify and update round-trips work.
+ * Only within one provider type: another provider's block is new input.
+ */
+export function restoreRedacted(fields: JsonObject, type: ProviderType, stored: ProviderConfig): JsonObject {
+  if (stored.type !== type) return fields;
+  const storedConfig = stored.config as Record<string, unknown>;
+  const restored = { ...fields };
+  for (const field of sensitiveFieldsOf(type)) {
+    const kept = storedConfig[field] as string;
+    if (kept !== "" && fields[field] === redact(field, kept)) restored[field] = kept;
+  }
+  return restored;
+}

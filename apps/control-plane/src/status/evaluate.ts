@@ -1,0 +1,110 @@
+import {
+  isStale,
+  monitorStatusFromRegions,
+  regionStatusOf,
+  type FailureReason,
+  type MonitorKind,
+  type MonitorStatus,
+  type QuorumRule,
+  type RegionId,
+  type RegionVerdict,
+} from "@vigil/domain";
+import type { ResultMessage } from "@vigil/queue";
+
+/** A region's newest result, as far as status and messages need it. */
+export interface RegionState {
+  status: "active" | "degraded" | "error";
+  lastResultAt: Date;
+  error: string | null;
+  reason: FailureReason | null;
+  statusCode: number | null;
+  latencyMs: number;
+}
+
+/** What the status needs of a monitor; `status` moves as results are applied. */
+export interface MonitorState {
+  id: string;
+  workspaceId: string;
+  name: string;
+  kind: MonitorKind;
+  target: string;
+  /** Its checked regions (see checkedRegions). */
+  regions: readonly RegionId[];
+  periodMs: number;
+  status: MonitorStatus;
+  /** Every region's newest result, checked or not (a region may be checked again later). */
+  states: Map<RegionId, RegionState>;
+}
+
+/** One checked region as it stood at a transition. */
+export interface RegionAtTransition extends Partial<RegionState> {
+  region: RegionId;
+  verdict: RegionVerdict;
+}
+
+/** A change of a monitor-level status. */
+export interface Transition {
+  monitor: MonitorState;
+  from: MonitorStatus;
+  to: MonitorStatus;
+  /** The time the status changed: the start of the check that changed it (or now, after a configuration change). */
+  at: Date;
+  regions: RegionAtTransition[];
+}
+
+/** What is known of each checked region at `asOf`: a stale region (its agents are gone) is unknown. */
+export function regionsAt(monitor: MonitorState, asOf: Date): RegionAtTransition[] {
+  return monitor.regions.map((region) => {
+    const state = monitor.states.get(region);
+    if (!state || isStale(state.lastResultAt, asOf, monitor.periodMs)) return { region, verdict: "unknown" };
+    return { region, verdict: state.status, ...state };
+  });
+}
+
+function evaluateAt(monitor: MonitorState, asOf: Date, quorum: QuorumRule): Transition | null {
+  const regions = regionsAt(monitor, asOf);
+  const to = monitorStatusFromRegions(
+    regions.map((r) => r.verdict),
+    quorum,
+    monitor.status,
+  );
+  if (to === monitor.status) return null;
+  const transition = { monitor, from: monitor.status, to, at: asOf, regions };
+  monitor.status = to;
+  return transition;
+}
+
+/**
+ * Applies a monitor's new results in the order their checks started,
+ * evaluating its status after each, as if each had arrived alone and on
+ * time: the transitions are the same whether results come one by one, in a
+ * batch of several regions, or late from a backlog. Staleness is judged at
+ * each result's own time, never at the time it is processed. A result older
+ * than its region's newest is kept for summaries but moves nothing.
+ */
+export function applyResults(monitor: MonitorState, results: readonly ResultMessage[], quorum: QuorumRule): Transition[] {
+  const transitions: Transition[] = [];
+  const ordered = [...results].sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : 0));
+  for (const result of ordered) {
+    const at = new Date(result.startedAt);
+    const known = monitor.states.get(result.region);
+    if (known && known.lastResultAt > at) continue;
+    monitor.states.set(result.region, {
+      status: regionStatusOf(result.status) as RegionState["status"],
+      lastResultAt: at,
+      error: result.error,
+      reason: result.reason ?? null,
+      statusCode: result.statusCode,
+      latencyMs: result.latencyMs,
+    });
+    if (!monitor.regions.includes(result.region)) continue;
+    const transition = evaluateAt(monitor, at, quorum);
+    if (transition) transitions.push(transition);
+  }
+  return transitions;
+}
+
+/** Evaluates a monitor again without new results: after its regions or the deployment's changed. */
+export function reevaluate(monitor: MonitorState, asOf: Date, quorum: QuorumRule): Transition | null {
+  return evaluateAt(monitor, asOf, quorum);
+}

@@ -1,0 +1,37 @@
+import type { PrismaClient } from "@vigil/db";
+import type { MonitorRecord, MonitorStatus, RegionId } from "@vigil/domain";
+import { recordTransitions } from "../alerting/record";
+import { checkedRegions, type StatusRules } from "./rules";
+import { currentRegionStatuses, reevaluateStatuses } from "./store";
+
+/**
+ * The control plane's one answer to "which regions count and what the
+ * status is", for the API (GetMonitorStatus, updates that change regions) as
+ * for result ingest (results/store.ts) and the scheduler (checkedRegions).
+ */
+export class Statuses {
+  constructor(
+    private readonly prisma: PrismaClient,
+    readonly rules: StatusRules,
+    /** Queues deliveries once the transaction that created them has committed. */
+    private readonly enqueue: (deliveryIds: readonly string[]) => Promise<void>,
+  ) {}
+
+  checkedRegions(record: MonitorRecord): readonly RegionId[] {
+    return checkedRegions(record.config.regions, this.rules);
+  }
+
+  /** Each checked region's status now (unknown when stale or never checked). */
+  regions(monitorId: string): Promise<{ region: RegionId; status: MonitorStatus }[]> {
+    return currentRegionStatuses(this.prisma, monitorId, this.rules);
+  }
+
+  /**
+   * Evaluates monitors again after their regions changed: dropping the only
+   * failing region recovers a monitor, and that is told like any recovery.
+   */
+  async reevaluate(monitorIds: readonly string[]): Promise<void> {
+    const deliveryIds = await this.prisma.$transaction(async (tx) => recordTransitions(tx, await reevaluateStatuses(tx, monitorIds, this.rules)));
+    await this.enqueue(deliveryIds);
+  }
+}

@@ -1,0 +1,115 @@
+import { Prisma, type PrismaClient } from "@vigil/db";
+import { PERIODICITY_MS, type FailureReason, type MonitorKind, type MonitorStatus, type Periodicity, type RegionId } from "@vigil/domain";
+import type { ResultMessage } from "@vigil/queue";
+import { applyResults, reevaluate, regionsAt, type MonitorState, type RegionState, type Transition } from "./evaluate";
+import { checkedRegions, type StatusRules } from "./rules";
+
+type Tx = Prisma.TransactionClient;
+
+/**
+ * Loads monitors with their region states, locking their rows until the
+ * transaction ends (in id order, so two control planes never deadlock):
+ * results of one monitor are then applied by one transaction at a time, and
+ * each sees what the one before it committed. That makes every transition
+ * happen exactly once, whichever replica stores which batch.
+ */
+export function lockMonitors(tx: Tx, ids: readonly string[], rules: StatusRules): Promise<Map<string, MonitorState>> {
+  return loadMonitors(tx, ids, rules, Prisma.sql`FOR NO KEY UPDATE`);
+}
+
+async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules: StatusRules, lock = Prisma.empty): Promise<Map<string, MonitorState>> {
+  const monitors = await tx.$queryRaw<
+    { id: string; workspace_id: string; name: string; kind: MonitorKind; target: string; regions: RegionId[]; periodicity: Periodicity; status: MonitorStatus }[]
+  >`
+    SELECT id, workspace_id, name, kind, target, regions, periodicity, status FROM monitors
+    WHERE id = ANY(${[...ids]}::text[]) ORDER BY id ${lock}`;
+  const rows = await tx.monitorRegionStatus.findMany({ where: { monitorId: { in: monitors.map((m) => m.id) } } });
+  const out = new Map<string, MonitorState>();
+  for (const m of monitors) {
+    out.set(m.id, {
+      id: m.id,
+      workspaceId: m.workspace_id,
+      name: m.name,
+      kind: m.kind,
+      target: m.target,
+      regions: checkedRegions(m.regions, rules),
+      periodMs: PERIODICITY_MS[m.periodicity],
+      status: m.status,
+      states: new Map(),
+    });
+  }
+  for (const row of rows) {
+    out.get(row.monitorId)?.states.set(row.region as RegionId, {
+      status: row.status as RegionState["status"],
+      lastResultAt: row.lastResultAt,
+      error: row.error,
+      reason: row.reason as FailureReason | null,
+      statusCode: row.statusCode,
+      latencyMs: row.latencyMs,
+    });
+  }
+  return out;
+}
+
+/**
+ * Moves region and monitor statuses by newly stored results and returns
+ * the transitions they caused. `monitors` come from lockMonitors.
+ */
+export async function moveStatuses(tx: Tx, monitors: Map<string, MonitorState>, results: readonly ResultMessage[], rules: StatusRules): Promise<Transition[]> {
+  const byMonitor = new Map<string, ResultMessage[]>();
+  for (const result of results) byMonitor.set(result.monitorId, [...(byMonitor.get(result.monitorId) ?? []), result]);
+  const before = new Map([...monitors.values()].map((m) => [m.id, m.status]));
+  const transitions: Transition[] = [];
+  const touched: { monitorId: string; region: RegionId; state: RegionState }[] = [];
+  for (const [monitorId, own] of byMonitor) {
+    const monitor = monitors.get(monitorId);
+    if (!monitor) continue;
+    transitions.push(...applyResults(monitor, own, rules.quorum));
+    for (const region of new Set(own.map((r) => r.region))) touched.push({ monitorId, region, state: monitor.states.get(region)! });
+  }
+  await saveRegionStates(tx, touched);
+  await saveMonitorStatuses(tx, [...monitors.values()].filter((m) => m.status !== before.get(m.id)));
+  return transitions;
+}
+
+/** Evaluates monitors again at `now` (after a change of their regions) and returns the transitions. */
+export async function reevaluateStatuses(tx: Tx, ids: readonly string[], rules: StatusRules, now = new Date()): Promise<Transition[]> {
+  const monitors = await lockMonitors(tx, ids, rules);
+  const transitions = [...monitors.values()].flatMap((m) => reevaluate(m, now, rules.quorum) ?? []);
+  await saveMonitorStatuses(tx, transitions.map((t) => t.monitor));
+  return transitions;
+}
+
+async function saveRegionStates(tx: Tx, rows: { monitorId: string; region: RegionId; state: RegionState }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.$executeRaw`
+    INSERT INTO monitor_region_statuses (monitor_id, region, status, last_result_at, error, reason, status_code, latency_ms)
+    SELECT * FROM unnest(
+      ${rows.map((r) => r.monitorId)}::text[], ${rows.map((r) => r.region)}::text[], ${rows.map((r) => r.state.status)}::text[],
+      ${rows.map((r) => r.state.lastResultAt)}::timestamp(3)[], ${rows.map((r) => r.state.error)}::text[],
+      ${rows.map((r) => r.state.reason)}::text[], ${rows.map((r) => r.state.statusCode)}::int[], ${rows.map((r) => r.state.latencyMs)}::float8[])
+    ON CONFLICT (monitor_id, region) DO UPDATE SET
+      status = EXCLUDED.status, last_result_at = EXCLUDED.last_result_at, error = EXCLUDED.error,
+      reason = EXCLUDED.reason, status_code = EXCLUDED.status_code, latency_ms = EXCLUDED.latency_ms`;
+}
+
+async function saveMonitorStatuses(tx: Tx, monitors: MonitorState[]): Promise<void> {
+  if (monitors.length === 0) return;
+  // Raw SQL: a status change is not a configuration change, so updated_at (and with it
+  // the optimistic concurrency of partial updates) must not move.
+  await tx.$executeRaw`
+    UPDATE monitors SET status = s.status
+    FROM unnest(${monitors.map((m) => m.id)}::text[], ${monitors.map((m) => m.status)}::text[]) AS s(id, status)
+    WHERE monitors.id = s.id`;
+}
+
+/** The status of each checked region now: unknown where no result arrived or the region is stale. */
+export async function currentRegionStatuses(
+  prisma: PrismaClient,
+  monitorId: string,
+  rules: StatusRules,
+  now = new Date(),
+): Promise<{ region: RegionId; status: MonitorStatus }[]> {
+  const monitor = (await loadMonitors(prisma, [monitorId], rules)).get(monitorId);
+  return monitor ? regionsAt(monitor, now).map((r) => ({ region: r.region, status: r.verdict })) : [];
+}

@@ -1,0 +1,133 @@
+import { create, toJson, type DescMessage, type JsonObject } from "@bufbuild/protobuf";
+import { timestampFromDate, type FieldMask } from "@bufbuild/protobuf/wkt";
+import { DeliverySchema, NotificationSchema, type Delivery, type Notification } from "@vigil/proto/notification";
+import type { DeliveryEvent } from "../alerting";
+import { PROVIDER_TYPES, blockName, type ProviderConfig, type ProviderType } from "../notification-config";
+import { ValidationError } from "../validation";
+
+/** The provider type whose block a oneof case of Notification.provider is (`googleChat` is google_chat). */
+const typeOfBlock = (blockCase: string): ProviderType | undefined => PROVIDER_TYPES.find((type) => blockName(type) === blockCase);
+
+const blockDescriptor = (type: ProviderType): DescMessage => {
+  const field = NotificationSchema.fields.find((f) => f.localName === blockName(type));
+  if (field?.message === undefined) throw new Error(`notification.v1.Notification has no block for ${type}`);
+  return field.message;
+};
+
+/** The provider block a Notification carries: its type and its fields as plain JSON (for parseProviderConfig). */
+export interface ProviderBlockInput {
+  type: ProviderType;
+  fields: JsonObject;
+}
+
+/** The fields of a Notification message, decoded; absent ones are undefined. */
+export interface NotificationInput {
+  name: string | undefined;
+  providerType: string | undefined;
+  monitorIds: string[];
+  block: ProviderBlockInput | undefined;
+}
+
+export function notificationInputFromMessage(message: Notification): NotificationInput {
+  const { case: blockCase, value } = message.provider;
+  const type = blockCase === undefined ? undefined : typeOfBlock(blockCase);
+  return {
+    name: message.name,
+    providerType: message.providerType,
+    monitorIds: [...message.monitorIds],
+    // Every field written, zero values included, so a missing required field is reported as empty.
+    block: type && value && { type, fields: toJson(blockDescriptor(type), value, { alwaysEmitImplicit: true }) as JsonObject },
+  };
+}
+
+/** What an update changes: the name, the set of monitors, and the provider block of the given type. */
+export interface NotificationChanges {
+  name: boolean;
+  monitorIds: boolean;
+  block: ProviderType | null;
+}
+
+/**
+ * The fields an update changes. With an update mask, exactly the fields it
+ * names: name, monitor_ids, or a block by its proto or JSON name (google_chat
+ * or googleChat). Without one, the fields the message carries: a name that is
+ * present, a non-empty monitor_ids and a set block.
+ */
+export function notificationChanges(message: Notification, mask: FieldMask | undefined): NotificationChanges {
+  if (!mask || mask.paths.length === 0) {
+    return {
+      name: message.name !== undefined,
+      monitorIds: message.monitorIds.length > 0,
+      block: message.provider.case === undefined ? null : (typeOfBlock(message.provider.case) ?? null),
+    };
+  }
+  const changes: NotificationChanges = { name: false, monitorIds: false, block: null };
+  for (const path of mask.paths) {
+    const type = PROVIDER_TYPES.find((t) => t === path || blockName(t) === path);
+    if (path === "name") changes.name = true;
+    else if (path === "monitor_ids" || path === "monitorIds") changes.monitorIds = true;
+    else if (type && (changes.block === null || changes.block === type)) changes.block = type;
+    else if (type) throw ValidationError.of("updateMask", "names two provider blocks; a channel has one");
+    else throw ValidationError.of("updateMask", `names ${path}, which is not name, monitor_ids or a provider block`);
+  }
+  return changes;
+}
+
+/**
+ * A stored channel as answers show it: `provider.config` already has its
+ * sensitive fields redacted, and `secretFingerprints` tells which values are stored.
+ */
+export interface NotificationView {
+  id: string;
+  name: string;
+  provider: ProviderConfig;
+  monitorIds: string[];
+  secretFingerprints: Record<string, string>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export function notificationToMessage(view: NotificationView): Notification {
+  return create(NotificationSchema, {
+    id: view.id,
+    name: view.name,
+    providerType: view.provider.type,
+    monitorIds: view.monitorIds,
+    // The block's fields are named as the proto's (camelCase), so the config initialises the block message.
+    provider: { case: blockName(view.provider.type), value: view.provider.config } as Notification["provider"],
+    secretFingerprints: view.secretFingerprints,
+    createdAt: timestampFromDate(view.createdAt),
+    updatedAt: timestampFromDate(view.updatedAt),
+  });
+}
+
+/** One delivery of an event (or a test message) to a channel, as stored. */
+export interface DeliveryRecord {
+  id: string;
+  event: DeliveryEvent;
+  monitorId: string | null;
+  incidentId: string | null;
+  eventAt: Date;
+  createdAt: Date;
+  completedAt: Date | null;
+  attempts: number;
+  outcome: "pending" | "delivered" | "failed";
+  statusCode: number | null;
+  error: string | null;
+}
+
+export function deliveryToMessage(record: DeliveryRecord): Delivery {
+  return create(DeliverySchema, {
+    id: record.id,
+    event: record.event,
+    monitorId: record.monitorId ?? "",
+    incidentId: record.incidentId ?? "",
+    eventAt: timestampFromDate(record.eventAt),
+    createdAt: timestampFromDate(record.createdAt),
+    completedAt: record.completedAt ? timestampFromDate(record.completedAt) : undefined,
+    attempts: record.attempts,
+    outcome: record.outcome,
+    statusCode: record.statusCode ?? 0,
+    error: record.error ?? "",
+  });
+}
