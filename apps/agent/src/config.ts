@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_PREFIX } from "@vigil/queue";
-import { REGION_IDS, isRegionId, type RegionId } from "@vigil/domain";
+import { REGION_IDS, isRegionId, type RegionId, parseEnv } from "@vigil/domain";
 import type { OtlpProtocol } from "./metrics-export";
 
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
@@ -75,12 +75,7 @@ export interface AgentConfig {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-    throw new Error(`invalid environment: ${problems}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(envSchema, env);
   return {
     region: e.REGION as RegionId,
     redisUrl: e.REDIS_URL,

@@ -276,6 +276,8 @@ describe("several agents", () => {
     expect(found).toHaveLength(20);
     expect(new Set(found.map((message) => message.id)).size).toBe(20);
     expect(found.every((message) => message.status === "success" && message.region === region)).toBe(true);
+    // A result can reach the stream before its agent's log line reaches this process.
+    await waitFor("both agents' log lines", async () => checksDoneBy(first!).length + checksDoneBy(second!).length >= 20, 10_000);
     const byFirst = checksDoneBy(first!);
     const bySecond = checksDoneBy(second!);
     expect(byFirst.length).toBeGreaterThan(0);

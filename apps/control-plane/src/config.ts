@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { DatabaseTarget } from "@vigil/db";
-import { DEFAULT_QUORUM, REGION_IDS, isRegionId, parseQuorumRule, type QuorumRule, type RegionId } from "@vigil/domain";
+import { DEFAULT_QUORUM, REGION_IDS, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
 import { providerSettingsFromEnv, type ProviderSettings } from "@vigil/notifications";
 import { DEFAULT_RETRY_DELAYS_MS, parseRetryDelays } from "./alerting/retry-schedule";
 import { ENCRYPTION_KEY_RULE, decodeEncryptionKey } from "./notifications/secrets";
@@ -77,12 +77,7 @@ export interface ControlPlaneConfig {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneConfig {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-    throw new Error(`invalid environment: ${problems}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(envSchema, env);
   const dataDir = resolve(e.DATA_DIR);
   return {
     port: e.PORT,

@@ -35,3 +35,11 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, pre
   const unique = violations.filter((v, i) => violations.findIndex((w) => w.field === v.field && w.rule === v.rule) === i);
   throw new ValidationError(unique);
 }
+
+/** Reads settings from the environment with a zod schema; a bad value stops start-up naming the variable and its rule. */
+export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+  throw new Error(`invalid environment: ${problems}`);
+}

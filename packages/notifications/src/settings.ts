@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseEnv } from "@vigil/domain";
 
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
 const optional = () => z.preprocess(unsetIfEmpty, z.string().optional());
@@ -51,12 +52,7 @@ export interface ProviderSettings {
 }
 
 export function providerSettingsFromEnv(env: NodeJS.ProcessEnv, fallbackPublicUrl: string): ProviderSettings {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-    throw new Error(`invalid environment: ${problems}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(envSchema, env);
   return {
     publicUrl: (e.PUBLIC_URL ?? fallbackPublicUrl).replace(/\/+$/, ""),
     pagerdutyEventsUrl: e.PAGERDUTY_EVENTS_URL,

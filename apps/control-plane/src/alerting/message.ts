@@ -1,22 +1,15 @@
-import type { AlertEventType, FailureReason, MonitorKind, MonitorStatus } from "@vigil/domain";
-import { monitorLink, type AlertMessage, type ProviderSettings, type RegionReport } from "@vigil/notifications";
+import type { AlertEventType } from "@vigil/domain";
+import { monitorLink, type AlertMessage, type ProviderSettings } from "@vigil/notifications";
 
 /**
  * What an event's messages say, stored with the event (alert_events.details)
  * when it happens: messages describe the monitor and its regions as they were
  * then, however late a retry sends them.
  */
-export interface EventDetails {
-  monitor: { id: string; name: string; kind: MonitorKind; target: string };
-  status: MonitorStatus;
+export type EventDetails = Omit<AlertMessage, "id" | "event" | "occurredAt" | "link" | "incident"> & {
+  /** Dates as JSON keeps them. */
   incident: { id: string; startedAt: string; resolvedAt: string | null };
-  regions: RegionReport[];
-  error: string | null;
-  reason: FailureReason | null;
-  statusCode: number | null;
-  latencyMs: number | null;
-  durationMs: number | null;
-}
+};
 
 export interface StoredEvent {
   id: string;
