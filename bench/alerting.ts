@@ -1,0 +1,314 @@
+// Alerting during an outage of a shared dependency (issue 8), on PostgreSQL and real Redis.
+// 2,000 HTTP monitors checked every 30 s in hostA-ams and hostB-fra, all healthy (stored first, not
+// timed). The second 1,000 each have 3 channels of their own (webhook, Slack, ntfy; 3,000 channels),
+// pointing at local provider servers on 127.0.0.1; the first 1,000 have none. A startPipeline control
+// plane with the deployment's defaults (loadConfig: notification concurrency 100, quorum "half")
+// consumes the stream. Two outages, each BENCH_OUTAGE_ROUNDS 30-s rounds of failing results of 1,000
+// monitors in both regions appended at once with pipelined XADD (the first round fails the monitors,
+// the later ones are the backlog stored meanwhile):
+//  1. the monitors without channels: the ingest rate without alerting;
+//  2. the monitors with channels: the ingest rate while 3,000 monitor.failed messages go out, and each
+//     message's latency from the moment the first failing round was in the stream to its arrival.
+// Usage: pnpm bench:alerting, with optional BENCH_OUTAGE_ROUNDS (10), VIGIL_TEST_POSTGRES_URL (else
+// scripts/ensure-postgres.sh), VIGIL_TEST_REDIS_URL (else a Redis on port 6391 via scripts/ensure-redis.sh).
+// Progress goes to stderr; the table to stdout and into docs/benchmarks.md.
+import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { applyMigrations, openDatabase, type PrismaClient } from "@vigil/db";
+import type { ProviderConfig, RegionId } from "@vigil/domain";
+import { newSigningSecret } from "@vigil/notifications";
+import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
+import type { Redis } from "ioredis";
+import { loadConfig } from "../apps/control-plane/src/config";
+import { NotificationRepository } from "../apps/control-plane/src/notifications/repository";
+import { SecretBox } from "../apps/control-plane/src/notifications/secrets";
+import { startPipeline } from "../apps/control-plane/src/pipeline";
+import { storeResults } from "../apps/control-plane/src/results/store";
+import { dropDatabase, recreateDatabase } from "../test/postgres";
+import { deletePrefix, redisServerUrl } from "../test/redis";
+import { startCountingServer, type Arrival, type CountingServer } from "./alerting/counting-server";
+import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
+import { stderrLogger } from "./pipeline/deps";
+import { seedActiveMonitors } from "./pipeline/monitors";
+import { writeDocsBlock } from "./support/doc";
+import { cpuMeter, describeMachine, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+
+const MONITORS = 1_000;
+const REGIONS: RegionId[] = ["hostA-ams", "hostB-fra"];
+const PROVIDERS = ["webhook", "slack", "ntfy"] as const;
+type ProviderName = (typeof PROVIDERS)[number];
+const ROUNDS = Number(process.env.BENCH_OUTAGE_ROUNDS ?? 10);
+const PERIOD_MS = 30_000;
+const EXPECTED_MESSAGES = MONITORS * PROVIDERS.length;
+const DATABASE = "vigil_bench_alerting";
+/** Channels created at once while seeding. */
+const CREATE_CONCURRENCY = 20;
+const STORE_BATCH = 500;
+
+/** Warnings and errors of the control plane go to stderr; stdout is for the table. */
+const logger = stderrLogger("warn", "bench-alerting");
+
+// ---- results ---------------------------------------------------------------------------------
+
+const nameOf = (index: number) => `http check ${index}`;
+const urlOf = (index: number) => `https://service-${index}.example.com/health`;
+
+/** The result of a scheduler run as the agent reports it: healthy, or an HTTP 503 after its retries. */
+function result(monitorId: string, region: RegionId, slotMillis: number, healthy: boolean): ResultMessage {
+  return {
+    id: `${region}:repeat:monitor:${monitorId}:${slotMillis}`,
+    monitorId,
+    region,
+    trigger: "scheduled",
+    startedAt: new Date(slotMillis + 50).toISOString(),
+    latencyMs: 80,
+    timing: { dnsMs: 2, connectMs: 10, tlsMs: 20, firstByteMs: 40, transferMs: 8 },
+    statusCode: healthy ? 200 : 503,
+    status: healthy ? "success" : "error",
+    error: healthy ? null : "HTTP 503",
+    reason: healthy ? null : "http_status",
+    attempts: healthy ? 1 : 4,
+  };
+}
+
+/** One 30-s round: every monitor in both regions. */
+const round = (monitorIds: string[], slotMillis: number, healthy: boolean) =>
+  monitorIds.flatMap((id) => REGIONS.map((region) => result(id, region, slotMillis, healthy)));
+
+async function xadd(redis: Redis, key: string, results: ResultMessage[]): Promise<void> {
+  const pipeline = redis.pipeline();
+  for (const message of results) pipeline.xadd(key, "*", ...encodeResult(message));
+  const failed = (await pipeline.exec())?.find(([error]) => error);
+  if (failed) throw failed[0];
+}
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+// ---- channels --------------------------------------------------------------------------------
+
+/** Channel `provider` of the monitor numbered `index` posts to /<provider>/<index> on its server. */
+function providerConfig(provider: ProviderName, server: CountingServer, index: number): ProviderConfig {
+  const url = `${server.url}/${provider}/${index}`;
+  if (provider === "webhook") return { type: "webhook", config: { endpoint: url, headers: [] } };
+  if (provider === "slack") return { type: "slack", config: { webhookUrl: url } };
+  return { type: "ntfy", config: { topic: `service-${index}`, serverUrl: url, token: "tk_bench" } };
+}
+
+/** A message is the right one when it names its channel's monitor as down (every provider carries the summary). */
+const acceptsFailureOf = (provider: ProviderName) => (path: string, body: string) => {
+  const index = new RegExp(`^/${provider}/(\\d+)/?$`).exec(path)?.[1];
+  return index !== undefined && body.includes(`${nameOf(Number(index))} (${urlOf(Number(index))}) is down`);
+};
+
+async function createChannels(
+  repository: NotificationRepository,
+  workspaceId: string,
+  monitors: { id: string; index: number }[],
+  servers: Record<ProviderName, CountingServer>,
+): Promise<void> {
+  const writes = monitors.flatMap(({ id, index }) =>
+    PROVIDERS.map((provider) => ({
+      name: `${provider} for ${nameOf(index)}`,
+      provider: providerConfig(provider, servers[provider], index),
+      signingSecret: provider === "webhook" ? newSigningSecret() : null,
+      monitorIds: [id],
+    })),
+  );
+  for (let from = 0; from < writes.length; from += CREATE_CONCURRENCY) {
+    await Promise.all(writes.slice(from, from + CREATE_CONCURRENCY).map((write) => repository.create(workspaceId, write)));
+  }
+}
+
+// ---- the outages -----------------------------------------------------------------------------
+
+interface Outage {
+  results: number;
+  /** From the first XADD to the stream being empty (every result stored and acknowledged). */
+  ingestSeconds: number;
+  /** performance.now() once the first failing round was in the stream. */
+  inStream: number;
+  cpu: Cpu;
+}
+
+/** Appends ROUNDS failing rounds of `monitorIds` and waits until the control plane has stored them all. */
+async function outage(agent: Redis, key: string, monitorIds: string[], firstSlot: number, others: Record<string, () => number>): Promise<Outage> {
+  const rounds = Array.from({ length: ROUNDS }, (_, r) => round(monitorIds, firstSlot + r * PERIOD_MS, false));
+  await waitForQuietMachine();
+  const meter = cpuMeter(others);
+  const started = performance.now();
+  await xadd(agent, key, rounds[0]!);
+  const inStream = performance.now();
+  for (const backlog of rounds.slice(1)) await xadd(agent, key, backlog);
+  await until(async () => (await agent.xlen(key)) === 0, 10 * 60_000, "the control plane to drain the stream");
+  return { results: rounds.flat().length, ingestSeconds: (performance.now() - started) / 1000, inStream, cpu: meter() };
+}
+
+interface Figures {
+  quiet: Outage;
+  alerting: Outage;
+  arrivals: number[];
+  /** Seconds from the first failing round being in the stream to the last message's arrival. */
+  deliverySeconds: number;
+  postgres: string;
+  redis: string;
+}
+
+async function serverVersion(prisma: PrismaClient): Promise<string> {
+  return (await prisma.$queryRawUnsafe<{ server_version: string }[]>("SHOW server_version"))[0]!.server_version;
+}
+
+async function run(): Promise<Figures> {
+  const redisUrl = redisServerUrl();
+  const prefix = benchPrefix();
+  const url = await recreateDatabase(DATABASE);
+  const db = await openDatabase({ kind: "postgres", url });
+  const agent = connectRedis(redisUrl, "vigil-bench-agent");
+  const servers = Object.fromEntries(
+    await Promise.all(PROVIDERS.map(async (provider) => [provider, await startCountingServer(acceptsFailureOf(provider))] as const)),
+  ) as Record<ProviderName, CountingServer>;
+  let stopPipeline = async () => {};
+  try {
+    await applyMigrations(db);
+    const config = loadConfig({ DATABASE_URL: url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PUBLIC_URL: "https://vigil.bench" });
+    const rules = { defaultRegions: config.defaultRegions, quorum: config.quorum };
+
+    log(`seeding ${2 * MONITORS} HTTP monitors (30 s, ${REGIONS.join(", ")}) and ${EXPECTED_MESSAGES} channels for the second ${MONITORS}`);
+    const monitorIds = await seedActiveMonitors(db.prisma, 2 * MONITORS, { periodicity: "30s", regions: REGIONS });
+    const [quietIds, alertingIds] = [monitorIds.slice(0, MONITORS), monitorIds.slice(MONITORS)];
+    const { workspaceId } = await db.prisma.monitor.findUniqueOrThrow({ where: { id: monitorIds[0]! } });
+    const repository = new NotificationRepository(db.prisma, new SecretBox(randomBytes(32)));
+    await createChannels(
+      repository,
+      workspaceId,
+      alertingIds.map((id, k) => ({ id, index: MONITORS + k })),
+      servers,
+    );
+
+    // Every monitor healthy in both regions, then the outages' rounds in the following slots, all in the past.
+    const warmSlot = (Math.floor(Date.now() / PERIOD_MS) - ROUNDS - 2) * PERIOD_MS;
+    log("warm-up: storing a healthy round of every monitor");
+    const warm = round(monitorIds, warmSlot, true);
+    for (let from = 0; from < warm.length; from += STORE_BATCH) await storeResults(db.prisma, warm.slice(from, from + STORE_BATCH), rules);
+    const healthy = await db.prisma.monitor.count({ where: { status: "active" } });
+    if (healthy !== monitorIds.length) throw new Error(`expected ${monitorIds.length} healthy monitors after the warm-up, found ${healthy}`);
+    await db.prisma.$executeRawUnsafe("ANALYZE");
+
+    const pipeline = await startPipeline(db.prisma, config, logger, {
+      settings: config.providerSettings,
+      loadChannel: (id) => repository.findForDelivery(id),
+    });
+    stopPipeline = () => pipeline.stop();
+    await pipeline.reconcile();
+
+    const key = resultsStreamKey(prefix);
+    const others = { postgres: postgresTicks, redis: redisTicks(new URL(redisUrl).port) };
+    log(`outage 1: ${ROUNDS} failing rounds of the ${MONITORS} monitors without channels`);
+    const quiet = await outage(agent, key, quietIds, warmSlot + PERIOD_MS, others);
+    log(`outage 1: ${fmt(quiet.results)} results stored in ${quiet.ingestSeconds.toFixed(2)} s`);
+
+    log(`outage 2: ${ROUNDS} failing rounds of the ${MONITORS} monitors with 3 channels each`);
+    const alerting = await outage(agent, key, alertingIds, warmSlot + PERIOD_MS, others);
+    log(`outage 2: ${fmt(alerting.results)} results stored in ${alerting.ingestSeconds.toFixed(2)} s; waiting for the messages`);
+    const received = () => PROVIDERS.flatMap((provider) => servers[provider].arrivals);
+    await until(() => received().length >= EXPECTED_MESSAGES, 5 * 60_000, `${EXPECTED_MESSAGES} messages (got ${received().length})`);
+    // Anything more (a message sent twice, a degraded or a second failed one) would arrive soon after.
+    await sleep(2_000);
+    checkMessages(received(), servers);
+    const delivered = await db.prisma.notificationDelivery.count({ where: { outcome: "delivered", event: "monitor.failed" } });
+    const all = await db.prisma.notificationDelivery.count();
+    if (delivered !== EXPECTED_MESSAGES || all !== EXPECTED_MESSAGES) {
+      throw new Error(`expected ${EXPECTED_MESSAGES} delivered monitor.failed deliveries, found ${delivered} of ${all}`);
+    }
+    log(`received exactly ${EXPECTED_MESSAGES} messages, one per channel, all recorded as delivered`);
+
+    const latencies = received().map((arrival) => arrival.at - alerting.inStream);
+    return {
+      quiet,
+      alerting,
+      arrivals: latencies,
+      deliverySeconds: Math.max(...latencies) / 1000,
+      postgres: await serverVersion(db.prisma),
+      redis: /redis_version:(\S+)/.exec(await agent.info("server"))?.[1] ?? "unknown",
+    };
+  } finally {
+    await stopPipeline();
+    agent.disconnect();
+    await Promise.all(PROVIDERS.map((provider) => servers[provider].close()));
+    await deletePrefix(prefix);
+    await db.close();
+    await dropDatabase(DATABASE);
+  }
+}
+
+/** Exactly one message per channel, and nothing refused. */
+function checkMessages(arrivals: Arrival[], servers: Record<ProviderName, CountingServer>): void {
+  const rejected = PROVIDERS.flatMap((provider) => servers[provider].rejected);
+  if (rejected.length > 0) throw new Error(`${rejected.length} unexpected requests, e.g. ${rejected[0]}`);
+  const channels = new Set(arrivals.map((arrival) => `${arrival.path.replace(/\/$/, "")}`));
+  if (arrivals.length !== EXPECTED_MESSAGES || channels.size !== EXPECTED_MESSAGES) {
+    throw new Error(`expected ${EXPECTED_MESSAGES} messages to as many channels, got ${arrivals.length} to ${channels.size}`);
+  }
+}
+
+// ---- the report ------------------------------------------------------------------------------
+
+function table(f: Figures): string {
+  const sorted = sortedCopy(f.arrivals);
+  const seconds = (ms: number) => (ms / 1000).toFixed(2);
+  const cpu = (c: Cpu) => [c.self, c.postgres!, c.redis!, c.rest].map((v) => v.toFixed(0)).join(" / ");
+  const row = (what: string, o: Outage, messages: string) =>
+    `| ${what} | ${fmt(o.results)} | ${o.ingestSeconds.toFixed(2)} | **${fmt(o.results / o.ingestSeconds)}** | ${messages} | ${cpu(o.cpu)} |`;
+  const p99 = percentile(sorted, 99);
+  return [
+    "| Outage | Failing results | Stored in (s) | Results stored/s | Messages | CPU % while storing: bench process (Node) / PostgreSQL / Redis / rest |",
+    "|---|---:|---:|---:|---|---:|",
+    row(`${fmt(MONITORS)} monitors without channels (ingest without alerting)`, f.quiet, "none"),
+    row(
+      `${fmt(MONITORS)} monitors with 3 channels each`,
+      f.alerting,
+      `**${fmt(sorted.length)}** monitor.failed; latency first ${seconds(sorted[0]!)} s, p50 ${seconds(percentile(sorted, 50))} s, **p99 ${seconds(p99)} s**, ` +
+        `max ${seconds(sorted[sorted.length - 1]!)} s; **${fmt(sorted.length / f.deliverySeconds)} deliveries/s**`,
+    ),
+    "",
+    `p99 ${p99 < 5_000 ? "meets" : "misses"} the goal of 5 s.`,
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const figures = await run();
+  const markdown = table(figures);
+  process.stdout.write(`${markdown}\n`);
+  writeDocsBlock(
+    "alerting",
+    "Alerting during an outage (issue 8)",
+    "bench/alerting.ts",
+    [
+      `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.postgres}`)}; Redis ${figures.redis}.`,
+      "",
+      `Command: \`BENCH_OUTAGE_ROUNDS=${ROUNDS} pnpm bench:alerting\`. ${fmt(2 * MONITORS)} HTTP monitors checked every 30 s in ${REGIONS.join(" and ")}, ` +
+        `all healthy first (stored, not timed); the second ${fmt(MONITORS)} each linked to 3 channels of their own (webhook, Slack, ntfy: ` +
+        `${fmt(EXPECTED_MESSAGES)} channels) posting to local provider servers on 127.0.0.1, which answer 200 at once. One control plane ` +
+        `(startPipeline, deployment defaults: notification concurrency 100, quorum "half", PostgreSQL pool ${process.env.DATABASE_POOL_SIZE ?? 10}). ` +
+        `Each outage: ${ROUNDS} rounds of failing results (HTTP 503) of ${fmt(MONITORS)} monitors in both regions, appended at once with pipelined XADD; ` +
+        `the first round fails every monitor, the later ones are the backlog stored meanwhile. Without alerting: the monitors without channels ` +
+        `(the same results and status transitions, incidents and events, but no deliveries). Latency: from the first failing round being in the stream ` +
+        `to each message's arrival at its provider server (timed in the same process, so it includes waits for its event loop); deliveries/s: ` +
+        `messages over that time to the last arrival. Exactly ${fmt(EXPECTED_MESSAGES)} monitor.failed messages expected (one per channel) and checked. ` +
+        `PostgreSQL backends the pool closes during a window take their CPU ticks with them: its share may then read low, the rest high.`,
+      "",
+      markdown,
+    ].join("\n"),
+  );
+  log("wrote the alerting block of docs/benchmarks.md");
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
