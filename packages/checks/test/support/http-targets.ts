@@ -103,7 +103,8 @@ export async function closedPort(): Promise<number> {
  * A self-signed certificate for localhost and 127.0.0.1, made by the openssl
  * command (Node cannot create certificates); null when openssl is missing.
  */
-export function selfSignedCertificate(): { cert: string; key: string } | null {
+/** A self-signed certificate for localhost and 127.0.0.1, made with openssl (which the tests require). */
+export function selfSignedCertificate(): { cert: string; key: string } {
   const dir = mkdtempSync(join(tmpdir(), "vigil-cert-"));
   try {
     const keyFile = join(dir, "key.pem");
@@ -118,8 +119,6 @@ export function selfSignedCertificate(): { cert: string; key: string } | null {
       { stdio: "ignore" },
     );
     return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8") };
-  } catch {
-    return null;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
