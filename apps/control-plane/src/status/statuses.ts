@@ -1,13 +1,13 @@
 import type { PrismaClient } from "@vigil/db";
-import type { MonitorRecord, MonitorStatus, RegionId } from "@vigil/domain";
+import type { MonitorStatus, RegionId } from "@vigil/domain";
 import { recordTransitions } from "../alerting/record";
-import { checkedRegions, type StatusRules } from "./rules";
+import type { StatusRules } from "./rules";
 import { currentRegionStatuses, reevaluateStatuses } from "./store";
 
 /**
  * The control plane's one answer to "which regions count and what the
  * status is", for the API (GetMonitorStatus, updates that change regions) as
- * for result ingest (results/store.ts) and the scheduler (checkedRegions).
+ * for result ingest (results/store.ts); the scheduler asks rules.ts's checkedRegions.
  */
 export class Statuses {
   constructor(
@@ -16,10 +16,6 @@ export class Statuses {
     /** Queues deliveries once the transaction that created them has committed. */
     private readonly enqueue: (deliveryIds: readonly string[]) => Promise<void>,
   ) {}
-
-  checkedRegions(record: MonitorRecord): readonly RegionId[] {
-    return checkedRegions(record.config.regions, this.rules);
-  }
 
   /** Each checked region's status now (unknown when stale or never checked). */
   regions(monitorId: string): Promise<{ region: RegionId; status: MonitorStatus }[]> {

@@ -1,3 +1,4 @@
+import { incidentKey } from "../../incident-key";
 import { post } from "../../http";
 import { plainText, title } from "../../text";
 import type { AlertMessage, Provider } from "../../types";
@@ -20,7 +21,7 @@ function threadedUrl(webhookUrl: string): string {
  */
 function payloadOf(message: AlertMessage) {
   const text = `*${title(message)}*\n${plainText(message)}`;
-  return message.incident ? { text, thread: { threadKey: `vigil-incident-${message.incident.id}` } } : { text };
+  return message.incident ? { text, thread: { threadKey: incidentKey(message) } } : { text };
 }
 
 export const googleChat: Provider<"google_chat"> = {

@@ -1,3 +1,4 @@
+import { incidentKey } from "../../incident-key";
 import { post } from "../../http";
 import { plainText, title } from "../../text";
 import type { AlertMessage, Provider } from "../../types";
@@ -10,7 +11,7 @@ import type { AlertMessage, Provider } from "../../types";
  * rather than leaving an open alert group behind.
  */
 function payloadOf(message: AlertMessage) {
-  const alertUid = message.incident ? `vigil-incident-${message.incident.id}` : `vigil-${message.id}`;
+  const alertUid = incidentKey(message);
   const alerting = message.event === "monitor.failed" || message.event === "monitor.degraded";
   return {
     alert_uid: alertUid,
