@@ -26,7 +26,7 @@ import { startPipeline } from "../apps/control-plane/src/pipeline";
 import { storeResults } from "../apps/control-plane/src/results/store";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import { startCountingServer, type Arrival, type CountingServer } from "./alerting/counting-server";
+import { PROVIDERS, nameOf, preciseNow, startCountingServers, type CountingServers, type ProviderName, type Received } from "./alerting/counting-server";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
 import { stderrLogger } from "./pipeline/deps";
 import { seedActiveMonitors } from "./pipeline/monitors";
@@ -35,8 +35,6 @@ import { cpuMeter, describeMachine, postgresTicks, redisTicks, waitForQuietMachi
 
 const MONITORS = 1_000;
 const REGIONS: RegionId[] = ["hostA-ams", "hostB-fra"];
-const PROVIDERS = ["webhook", "slack", "ntfy"] as const;
-type ProviderName = (typeof PROVIDERS)[number];
 const ROUNDS = Number(process.env.BENCH_OUTAGE_ROUNDS ?? 10);
 const PERIOD_MS = 30_000;
 const EXPECTED_MESSAGES = MONITORS * PROVIDERS.length;
@@ -49,9 +47,6 @@ const STORE_BATCH = 500;
 const logger = stderrLogger("warn", "bench-alerting");
 
 // ---- results ---------------------------------------------------------------------------------
-
-const nameOf = (index: number) => `http check ${index}`;
-const urlOf = (index: number) => `https://service-${index}.example.com/health`;
 
 /** The result of a scheduler run as the agent reports it: healthy, or an HTTP 503 after its retries. */
 function result(monitorId: string, region: RegionId, slotMillis: number, healthy: boolean): ResultMessage {
@@ -82,40 +77,34 @@ async function xadd(redis: Redis, key: string, results: ResultMessage[]): Promis
   if (failed) throw failed[0];
 }
 
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 10): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
+    await sleep(everyMs);
   }
 }
 
 // ---- channels --------------------------------------------------------------------------------
 
 /** Channel `provider` of the monitor numbered `index` posts to /<provider>/<index> on its server. */
-function providerConfig(provider: ProviderName, server: CountingServer, index: number): ProviderConfig {
-  const url = `${server.url}/${provider}/${index}`;
+function providerConfig(provider: ProviderName, servers: CountingServers, index: number): ProviderConfig {
+  const url = `${servers.urls[provider]}/${provider}/${index}`;
   if (provider === "webhook") return { type: "webhook", config: { endpoint: url, headers: [] } };
   if (provider === "slack") return { type: "slack", config: { webhookUrl: url } };
   return { type: "ntfy", config: { topic: `service-${index}`, serverUrl: url, token: "tk_bench" } };
 }
 
-/** A message is the right one when it names its channel's monitor as down (every provider carries the summary). */
-const acceptsFailureOf = (provider: ProviderName) => (path: string, body: string) => {
-  const index = new RegExp(`^/${provider}/(\\d+)/?$`).exec(path)?.[1];
-  return index !== undefined && body.includes(`${nameOf(Number(index))} (${urlOf(Number(index))}) is down`);
-};
-
 async function createChannels(
   repository: NotificationRepository,
   workspaceId: string,
   monitors: { id: string; index: number }[],
-  servers: Record<ProviderName, CountingServer>,
+  servers: CountingServers,
 ): Promise<void> {
   const writes = monitors.flatMap(({ id, index }) =>
     PROVIDERS.map((provider) => ({
       name: `${provider} for ${nameOf(index)}`,
-      provider: providerConfig(provider, servers[provider], index),
+      provider: providerConfig(provider, servers, index),
       signingSecret: provider === "webhook" ? newSigningSecret() : null,
       monitorIds: [id],
     })),
@@ -131,7 +120,7 @@ interface Outage {
   results: number;
   /** From the first XADD to the stream being empty (every result stored and acknowledged). */
   ingestSeconds: number;
-  /** performance.now() once the first failing round was in the stream. */
+  /** Wall-clock milliseconds (preciseNow) once the first failing round was in the stream. */
   inStream: number;
   cpu: Cpu;
 }
@@ -143,7 +132,7 @@ async function outage(agent: Redis, key: string, monitorIds: string[], firstSlot
   const meter = cpuMeter(others);
   const started = performance.now();
   await xadd(agent, key, rounds[0]!);
-  const inStream = performance.now();
+  const inStream = preciseNow();
   for (const backlog of rounds.slice(1)) await xadd(agent, key, backlog);
   await until(async () => (await agent.xlen(key)) === 0, 10 * 60_000, "the control plane to drain the stream");
   return { results: rounds.flat().length, ingestSeconds: (performance.now() - started) / 1000, inStream, cpu: meter() };
@@ -169,9 +158,7 @@ async function run(): Promise<Figures> {
   const url = await recreateDatabase(DATABASE);
   const db = await openDatabase({ kind: "postgres", url });
   const agent = connectRedis(redisUrl, "vigil-bench-agent");
-  const servers = Object.fromEntries(
-    await Promise.all(PROVIDERS.map(async (provider) => [provider, await startCountingServer(acceptsFailureOf(provider))] as const)),
-  ) as Record<ProviderName, CountingServer>;
+  const servers = await startCountingServers();
   let stopPipeline = async () => {};
   try {
     await applyMigrations(db);
@@ -201,7 +188,7 @@ async function run(): Promise<Figures> {
 
     const pipeline = await startPipeline(db.prisma, config, logger, {
       settings: config.providerSettings,
-      loadChannel: (id) => repository.findForDelivery(id),
+      loadChannels: (ids) => repository.findForDelivery(ids),
     });
     stopPipeline = () => pipeline.stop();
     await pipeline.reconcile();
@@ -215,11 +202,13 @@ async function run(): Promise<Figures> {
     log(`outage 2: ${ROUNDS} failing rounds of the ${MONITORS} monitors with 3 channels each`);
     const alerting = await outage(agent, key, alertingIds, warmSlot + PERIOD_MS, others);
     log(`outage 2: ${fmt(alerting.results)} results stored in ${alerting.ingestSeconds.toFixed(2)} s; waiting for the messages`);
-    const received = () => PROVIDERS.flatMap((provider) => servers[provider].arrivals);
-    await until(() => received().length >= EXPECTED_MESSAGES, 5 * 60_000, `${EXPECTED_MESSAGES} messages (got ${received().length})`);
+    let received = await servers.received();
+    const enough = async () => (received = await servers.received()).arrivals.length >= EXPECTED_MESSAGES;
+    await until(enough, 5 * 60_000, `${EXPECTED_MESSAGES} messages`, 250);
     // Anything more (a message sent twice, a degraded or a second failed one) would arrive soon after.
     await sleep(2_000);
-    checkMessages(received(), servers);
+    received = await servers.received();
+    checkMessages(received);
     const delivered = await db.prisma.notificationDelivery.count({ where: { outcome: "delivered", event: "monitor.failed" } });
     const all = await db.prisma.notificationDelivery.count();
     if (delivered !== EXPECTED_MESSAGES || all !== EXPECTED_MESSAGES) {
@@ -227,7 +216,7 @@ async function run(): Promise<Figures> {
     }
     log(`received exactly ${EXPECTED_MESSAGES} messages, one per channel, all recorded as delivered`);
 
-    const latencies = received().map((arrival) => arrival.at - alerting.inStream);
+    const latencies = received.arrivals.map((arrival) => arrival.at - alerting.inStream);
     return {
       quiet,
       alerting,
@@ -239,7 +228,7 @@ async function run(): Promise<Figures> {
   } finally {
     await stopPipeline();
     agent.disconnect();
-    await Promise.all(PROVIDERS.map((provider) => servers[provider].close()));
+    await servers.close();
     await deletePrefix(prefix);
     await db.close();
     await dropDatabase(DATABASE);
@@ -247,8 +236,7 @@ async function run(): Promise<Figures> {
 }
 
 /** Exactly one message per channel, and nothing refused. */
-function checkMessages(arrivals: Arrival[], servers: Record<ProviderName, CountingServer>): void {
-  const rejected = PROVIDERS.flatMap((provider) => servers[provider].rejected);
+function checkMessages({ arrivals, rejected }: Received): void {
   if (rejected.length > 0) throw new Error(`${rejected.length} unexpected requests, e.g. ${rejected[0]}`);
   const channels = new Set(arrivals.map((arrival) => `${arrival.path.replace(/\/$/, "")}`));
   if (arrivals.length !== EXPECTED_MESSAGES || channels.size !== EXPECTED_MESSAGES) {
@@ -293,12 +281,12 @@ async function main(): Promise<void> {
       "",
       `Command: \`BENCH_OUTAGE_ROUNDS=${ROUNDS} pnpm bench:alerting\`. ${fmt(2 * MONITORS)} HTTP monitors checked every 30 s in ${REGIONS.join(" and ")}, ` +
         `all healthy first (stored, not timed); the second ${fmt(MONITORS)} each linked to 3 channels of their own (webhook, Slack, ntfy: ` +
-        `${fmt(EXPECTED_MESSAGES)} channels) posting to local provider servers on 127.0.0.1, which answer 200 at once. One control plane ` +
+        `${fmt(EXPECTED_MESSAGES)} channels) posting to local provider servers on 127.0.0.1 (in a child process of their own), which answer 200 at once. One control plane ` +
         `(startPipeline, deployment defaults: notification concurrency 100, quorum "half", PostgreSQL pool ${process.env.DATABASE_POOL_SIZE ?? 10}). ` +
         `Each outage: ${ROUNDS} rounds of failing results (HTTP 503) of ${fmt(MONITORS)} monitors in both regions, appended at once with pipelined XADD; ` +
         `the first round fails every monitor, the later ones are the backlog stored meanwhile. Without alerting: the monitors without channels ` +
         `(the same results and status transitions, incidents and events, but no deliveries). Latency: from the first failing round being in the stream ` +
-        `to each message's arrival at its provider server (timed in the same process, so it includes waits for its event loop); deliveries/s: ` +
+        `to each message's arrival at its provider server; deliveries/s: ` +
         `messages over that time to the last arrival. Exactly ${fmt(EXPECTED_MESSAGES)} monitor.failed messages expected (one per channel) and checked. ` +
         `PostgreSQL backends the pool closes during a window take their CPU ticks with them: its share may then read low, the rest high.`,
       "",

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
       retryDelaysMs: [5_000],
     },
     logger,
-    { settings, loadChannel: (id) => channels.findForDelivery(id) },
+    { settings, loadChannels: (ids) => channels.findForDelivery(ids) },
   );
   const api = await startApiServer({
     prisma: db.prisma,

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const secrets = await loadSecretBox({ encryptionKey: config.encryptionKey, dataDir: config.dataDir, sharedDatabase: !embedded }, logger);
   const channels = new NotificationRepository(db.prisma, secrets);
   const settings = config.providerSettings;
-  const pipeline = await startPipeline(db.prisma, config, logger, { settings, loadChannel: (id) => channels.findForDelivery(id) });
+  const pipeline = await startPipeline(db.prisma, config, logger, { settings, loadChannels: (ids) => channels.findForDelivery(ids) });
   const api = await startApiServer({
     prisma: db.prisma,
     scheduler: pipeline.scheduler,

@@ -1,9 +1,10 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@vigil/db";
-import { closeEmailTransports, type Channel, type ProviderSettings } from "@vigil/notifications";
+import { closeEmailTransports, type ProviderSettings } from "@vigil/notifications";
 import { connectRedis } from "@vigil/queue";
 import { Deliveries } from "./alerting/deliveries";
+import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
 import type { Logger } from "@vigil/logging";
 import { MonitorRepository } from "./monitors/repository";
@@ -20,7 +21,7 @@ export type PipelineConfig = Pick<
 /** What delivering notifications needs from the rest of the control plane. */
 export interface NotificationSetup {
   settings: ProviderSettings;
-  loadChannel(notificationId: string): Promise<Channel | null>;
+  loadChannels: ChannelLoader;
 }
 
 export interface Pipeline {

@@ -62,6 +62,8 @@ describe.each(BACKENDS)("notification channels on %s", (backend) => {
   }
 
   const createChannel = async (notification: NotificationInit) => (await client.createNotification({ notification })).notification!;
+  /** The channel as the delivery worker reads it, secrets decrypted. */
+  const storedChannel = async (id: string) => (await api.notifications.repository.findForDelivery([id])).get(id);
 
   describe("create", () => {
     it.each(PROVIDER_TYPES)("stores a %s channel and answers it with its provider type, block and links", async (type) => {
@@ -252,7 +254,7 @@ describe.each(BACKENDS)("notification channels on %s", (backend) => {
       const webhookRow = rows.find((row) => row.id === webhook.notification!.id)!;
       expect(webhookRow.secrets).toBeNull();
       expect(api.notifications.box.open(webhookRow.signingSecret!)).toBe(webhook.signingSecret);
-      expect(await api.notifications.repository.findForDelivery(pagerduty.id)).toMatchObject({ type: "pagerduty", config: { integrationKey: key } });
+      expect(await storedChannel(pagerduty.id)).toMatchObject({ type: "pagerduty", config: { integrationKey: key } });
     });
 
     it("keeps the stored values when an update sends back the redacted form (get, modify, update)", async () => {
@@ -264,7 +266,7 @@ describe.each(BACKENDS)("notification channels on %s", (backend) => {
       const updated = (await client.updateNotification({ id: got.id, notification: got })).notification!;
       expect(updated).toMatchObject({ name: "after", monitorIds: [...monitorIds].sort(), secretFingerprints: created.secretFingerprints });
       expect(blockOf(updated)).toEqual(expect.objectContaining({ apiKey: "…c889", region: "us" }));
-      expect((await api.notifications.repository.findForDelivery(created.id))!.config).toEqual({ apiKey, region: "us" });
+      expect((await storedChannel(created.id))!.config).toEqual({ apiKey, region: "us" });
 
       for (const [type, fields] of [
         ["slack", { webhookUrl: SLACK_URL }],
@@ -273,7 +275,7 @@ describe.each(BACKENDS)("notification channels on %s", (backend) => {
         const before = await createChannel(channel(type, fields));
         const roundTrip = (await client.updateNotification({ id: before.id, notification: before })).notification!;
         expect(roundTrip.secretFingerprints).toEqual(before.secretFingerprints);
-        expect((await api.notifications.repository.findForDelivery(before.id))!.config).toMatchObject(fields);
+        expect((await storedChannel(before.id))!.config).toMatchObject(fields);
       }
     });
 
@@ -282,12 +284,12 @@ describe.each(BACKENDS)("notification channels on %s", (backend) => {
       const next = "https://hooks.slack.com/services/T0002/B0002/zyxwvutsrqponmlkjihgfedc";
       const updated = (await client.updateNotification({ id: created.id, notification: channel("slack", { webhookUrl: next }) })).notification!;
       expect(updated.secretFingerprints).toEqual({ webhookUrl: fingerprint(created.id, next) });
-      expect((await api.notifications.repository.findForDelivery(created.id))!.config).toEqual({ webhookUrl: next });
+      expect((await storedChannel(created.id))!.config).toEqual({ webhookUrl: next });
     });
 
     describe("webhook signing secrets", () => {
       const WHSEC = /^whsec_[A-Za-z0-9+/]{43}=$/;
-      const storedSecret = async (id: string) => (await api.notifications.repository.findForDelivery(id))!.signingSecret;
+      const storedSecret = async (id: string) => (await storedChannel(id))!.signingSecret;
 
       it("are made at creation and returned only then", async () => {
         const { notification, signingSecret } = await client.createNotification({ notification: channel("webhook") });
@@ -381,7 +383,7 @@ describe.each(BACKENDS)("notification channels on %s", (backend) => {
         notification: channel("pagerduty", { integrationKey: "new-key" }, { providerType: "pagerduty" }),
       });
       expect(pagerduty.notification).toMatchObject({ providerType: "pagerduty", name: "linked", monitorIds: created.monitorIds });
-      expect(await api.notifications.repository.findForDelivery(created.id)).toMatchObject({ type: "pagerduty", config: { integrationKey: "new-key" } });
+      expect(await storedChannel(created.id)).toMatchObject({ type: "pagerduty", config: { integrationKey: "new-key" } });
       for (const path of ["google_chat", "googleChat"]) {
         const { notification } = await client.updateNotification({ id: created.id, notification: channel("google_chat"), updateMask: mask(path) });
         expect(notification!.providerType).toBe("google_chat");

@@ -2,8 +2,9 @@ import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { PrismaClient } from "@vigil/db";
 import type { Logger } from "@vigil/logging";
-import { DeliveryError, providerOf, type Channel, type ProviderSettings } from "@vigil/notifications";
+import { DeliveryError, providerOf, type ProviderSettings } from "@vigil/notifications";
 import { NOTIFICATION_QUEUE } from "@vigil/queue";
+import { DeliveryStore, type ChannelLoader } from "./delivery-store";
 import { messageOfEvent } from "./message";
 import { retryDelayMs } from "./retry-schedule";
 
@@ -13,8 +14,7 @@ export interface DeliveryOptions {
   concurrency: number;
   retryDelaysMs: readonly number[];
   settings: ProviderSettings;
-  /** A channel with its secrets decrypted; null once it is deleted. */
-  loadChannel(notificationId: string): Promise<Channel | null>;
+  loadChannels: ChannelLoader;
   /** How often pending deliveries that never reached the queue are queued again. */
   sweepIntervalMs?: number;
 }
@@ -41,6 +41,7 @@ export class Deliveries {
   /** The worker blocks on a connection of its own; BullMQ leaves a connection it is given open. */
   private workerConnection: Redis | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly store: DeliveryStore;
 
   constructor(
     private readonly connection: Redis,
@@ -49,6 +50,7 @@ export class Deliveries {
     private readonly options: DeliveryOptions,
   ) {
     this.queue = new Queue(NOTIFICATION_QUEUE, { connection, prefix: options.prefix });
+    this.store = new DeliveryStore(prisma, options.loadChannels);
   }
 
   /** Queues deliveries (again: a delivery already queued stays as it is). */
@@ -107,26 +109,25 @@ export class Deliveries {
   }
 
   private async deliver(job: Job<DeliveryJob>): Promise<void> {
-    const { deliveryId } = job.data;
-    const delivery = await this.prisma.notificationDelivery.findUnique({ where: { id: deliveryId }, include: { alertEvent: true } });
+    const delivery = await this.store.pending(job.data.deliveryId);
     // Delivered or failed already (a job queued twice), or its channel or monitor is gone.
-    if (!delivery?.alertEvent || delivery.outcome !== "pending") return;
-    const channel = await this.options.loadChannel(delivery.notificationId);
-    if (!channel) return;
+    if (!delivery) return;
+    const { id, channel, event } = delivery;
     const attempts = delivery.attempts + 1;
     const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const log = { delivery: deliveryId, notification: channel.id, provider: channel.type, event: delivery.event, attempts };
+    const log = { delivery: id, notification: channel.id, provider: channel.type, event: event.type, attempts };
     try {
-      const { statusCode } = await providerOf(channel.type).send(messageOfEvent(delivery.alertEvent, this.options.settings), channel as never, {
+      const { statusCode } = await providerOf(channel.type).send(messageOfEvent(event, this.options.settings), channel as never, {
         settings: this.options.settings,
       });
-      await this.record(deliveryId, { outcome: "delivered", attempts, statusCode, error: null, completedAt: new Date() });
+      await this.store.record({ id, outcome: "delivered", attempts, statusCode, error: null, completedAt: new Date() });
       this.logger.info({ ...log, statusCode }, "notification delivered");
     } catch (error) {
       // Anything but a provider's answer (a bug, an odd library error) is worth another try.
       const failure = error instanceof DeliveryError ? error : new DeliveryError(String((error as Error)?.message ?? error), true);
       const final = !failure.retryable || lastTry;
-      await this.record(deliveryId, {
+      await this.store.record({
+        id,
         outcome: final ? "failed" : "pending",
         attempts,
         statusCode: failure.statusCode,
@@ -137,12 +138,5 @@ export class Deliveries {
       if (!failure.retryable) throw new UnrecoverableError(failure.message);
       throw failure;
     }
-  }
-
-  private async record(
-    id: string,
-    data: { outcome: string; attempts: number; statusCode: number | null; error: string | null; completedAt: Date | null },
-  ): Promise<void> {
-    await this.prisma.notificationDelivery.updateMany({ where: { id, outcome: "pending" }, data });
   }
 }

@@ -48,6 +48,7 @@ export const channelOf = (record: ChannelRecord): Channel => ({
 
 const withLinks = { monitors: { select: { monitorId: true }, orderBy: { monitorId: "asc" } } } satisfies Prisma.NotificationChannelInclude;
 type ChannelRow = Prisma.NotificationChannelGetPayload<{ include: typeof withLinks }>;
+type ChannelColumns = Pick<ChannelRow, "id" | "name" | "providerType" | "settings" | "secrets" | "signingSecret">;
 
 /**
  * Channels in notification_channels: the block's plain fields in `settings`,
@@ -75,14 +76,21 @@ export class NotificationRepository {
     };
   }
 
-  private toRecord(row: ChannelRow): ChannelRecord {
+  /** The channel as the providers take it, its secrets decrypted. */
+  private decrypt(row: ChannelColumns): Channel {
     const secrets = row.secrets === null ? {} : (JSON.parse(this.box.open(row.secrets)) as object);
+    // The row was written from a validated block of its type.
+    const provider = { type: row.providerType as ProviderType, config: { ...(row.settings as object), ...secrets } } as ProviderConfig;
+    return { id: row.id, name: row.name, ...provider, signingSecret: row.signingSecret === null ? null : this.box.open(row.signingSecret) };
+  }
+
+  private toRecord(row: ChannelRow): ChannelRecord {
+    const { type, config, signingSecret } = this.decrypt(row);
     return {
       id: row.id,
       name: row.name,
-      // The row was written from a validated block of its type.
-      provider: { type: row.providerType as ProviderType, config: { ...(row.settings as object), ...secrets } } as ProviderConfig,
-      signingSecret: row.signingSecret === null ? null : this.box.open(row.signingSecret),
+      provider: { type, config } as ProviderConfig,
+      signingSecret: signingSecret ?? null,
       monitorIds: row.monitors.map((link) => link.monitorId),
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
@@ -169,10 +177,10 @@ export class NotificationRepository {
     return link && { ...link.monitor, status: link.monitor.status as MonitorStatus };
   }
 
-  /** A channel as the providers take it, whatever its workspace: the delivery worker sends with it. */
-  async findForDelivery(notificationId: string): Promise<Channel | null> {
-    const row = await this.prisma.notificationChannel.findUnique({ where: { id: notificationId }, include: withLinks });
-    return row && channelOf(this.toRecord(row));
+  /** Channels as the providers take them, by id, whatever their workspace: the delivery worker sends with them. Deleted ones are missing. */
+  async findForDelivery(ids: readonly string[]): Promise<Map<string, Channel>> {
+    const rows = await this.prisma.notificationChannel.findMany({ where: { id: { in: [...ids] } } });
+    return new Map(rows.map((row) => [row.id, this.decrypt(row)]));
   }
 
   /** A test message's delivery, begun when it was made (eventAt) and completed now. */

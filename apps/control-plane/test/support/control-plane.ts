@@ -34,6 +34,6 @@ export function testPipelineConfig(redisPrefix: string, overrides: Partial<Pipel
 export function testNotifications(prisma: PrismaClient, env: NodeJS.ProcessEnv = {}, box = new SecretBox(randomBytes(32))) {
   const repository = new NotificationRepository(prisma, box);
   const settings = providerSettingsFromEnv({ PUBLIC_URL: "https://vigil.test", NOTIFICATION_TIMEOUT_SECONDS: "2", ...env }, "http://localhost");
-  const setup: NotificationSetup = { settings, loadChannel: (id) => repository.findForDelivery(id) };
+  const setup: NotificationSetup = { settings, loadChannels: (ids) => repository.findForDelivery(ids) };
   return { box, repository, settings, setup };
 }
