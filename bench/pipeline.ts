@@ -186,7 +186,7 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
         prefix,
         consumer: `bench-${process.pid}`,
         rules: BENCH_STATUS_RULES,
-        onDeliveries: async () => {},
+        onEvents: async () => {},
       });
       meter = cpuMeter(others);
       started = performance.now();

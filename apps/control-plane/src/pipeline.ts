@@ -57,7 +57,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   const consumer = new ResultsConsumer(streamRedis, prisma, logger, {
     prefix: config.redisPrefix,
     rules: statuses.rules,
-    onDeliveries: (ids) => deliveries.enqueue(ids),
+    onEvents: (ids) => deliveries.enqueue(ids),
     consumer: `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
   });
   const repo = new MonitorRepository(prisma);

@@ -5,9 +5,10 @@ import { Periodicity, Region } from "@vigil/proto";
 import { startProviderServer, type Answer, type ProviderServer, type Received } from "../../../packages/notifications/test/support/provider-server";
 import { DEFAULT_RETRY_DELAYS_MS, MAX_RETRY_AFTER_MS, parseRetryDelays, retryDelayMs } from "../src/alerting/retry-schedule";
 import { startPipeline, type Pipeline } from "../src/pipeline";
+import { storeResults } from "../src/results/store";
 import { startTestApi, type TestApi } from "./support/api";
 import { channel } from "./support/channels";
-import { testNotifications, testPipelineConfig } from "./support/control-plane";
+import { STATUS_RULES, testNotifications, testPipelineConfig } from "./support/control-plane";
 import { eventually } from "./support/eventually";
 import { checkResult, publishResults } from "./support/results";
 
@@ -220,6 +221,16 @@ describe("delivering notifications (PostgreSQL, real Redis, providers as local s
       await api.db.prisma.notificationDelivery.update({ where: { id: row.id }, data: { outcome: "pending", completedAt: null } });
       expect(await replica.deliveries.sweep(new Date(Date.now() + 60_000))).toBeGreaterThanOrEqual(1);
       await eventually(() => expect(sentTo("/restart")).toHaveLength(3));
+
+      // An event stored but whose first attempt never reached the queue: the sweep queues it too.
+      const unqueued = await monitor("unqueued");
+      await webhook("/unqueued", [unqueued]);
+      const { eventIds } = await storeResults(api.db.prisma, [checkResult(unqueued, "hostA-ams", secondsAgo(3), "error")], STATUS_RULES);
+      expect(eventIds).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(sentTo("/unqueued")).toHaveLength(0);
+      expect(await replica.deliveries.sweep(new Date(Date.now() + 60_000))).toBeGreaterThanOrEqual(1);
+      await eventually(() => expect(sentTo("/unqueued")).toHaveLength(1));
     } finally {
       await replica.stop();
     }

@@ -1,16 +1,16 @@
-import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
+import { Queue, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { PrismaClient } from "@vigil/db";
 import type { Logger } from "@vigil/logging";
 import { DeliveryError, providerOf, type ProviderSettings } from "@vigil/notifications";
 import { NOTIFICATION_QUEUE } from "@vigil/queue";
-import { DeliveryStore, type ChannelLoader } from "./delivery-store";
+import { DeliveryStore, type ChannelLoader, type PendingDelivery } from "./delivery-store";
 import { messageOfEvent } from "./message";
 import { retryDelayMs } from "./retry-schedule";
 
 export interface DeliveryOptions {
   prefix: string;
-  /** Deliveries in flight at once per control plane: I/O-bound, so a slow channel holds one slot, not the queue. */
+  /** Jobs in flight at once per control plane (an event's job sends to all its channels at once): I/O-bound, so a slow channel holds one slot, not the queue. */
   concurrency: number;
   retryDelaysMs: readonly number[];
   settings: ProviderSettings;
@@ -19,19 +19,31 @@ export interface DeliveryOptions {
   sweepIntervalMs?: number;
 }
 
-interface DeliveryJob {
-  deliveryId: string;
+/** The first attempt at every delivery of an event, or a later attempt at one delivery. */
+type DeliveryJob = { eventId: string } | { deliveryId: string };
+
+/** A retry job's failure that says when to try again (the schedule's delay or the provider's Retry-After). */
+class RetryLater extends Error {
+  constructor(readonly delayMs: number) {
+    super(`retrying in ${delayMs} ms`);
+  }
 }
 
 /** A delivery still pending this long after it was written has been queued (or lost with a crash before it was). */
 const SWEEP_AGE_MS = 30_000;
 const SWEEP_BATCH = 1_000;
 
+const jobOptions = { removeOnComplete: true, removeOnFail: true } as const;
+
 /**
  * Sends every (event, channel) delivery durably. Deliveries are written in
- * the transaction that stored the results causing them, then queued in
- * BullMQ under their own id, so a delivery is queued once however often it
- * is queued again; a sweep queues the ones a crash left between the two. The
+ * the transaction that stored the results causing them; once it has
+ * committed, one BullMQ job per event makes the first attempt at all of its
+ * deliveries at once (in an outage that is a third of the queue work of a
+ * job per delivery, for three channels a monitor), and each delivery that
+ * must be tried again gets a job of its own, so a failing channel never holds
+ * back another. Jobs carry the id of their event or delivery, so queueing
+ * one again changes nothing; a sweep queues what a crash left unqueued. The
  * database row decides: a delivery already delivered or failed is never sent
  * again. Retries follow retry-schedule.ts and honour Retry-After.
  */
@@ -53,33 +65,31 @@ export class Deliveries {
     this.store = new DeliveryStore(prisma, options.loadChannels);
   }
 
-  /** Queues deliveries (again: a delivery already queued stays as it is). */
-  async enqueue(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
+  /** Queues the first attempt at the deliveries of these events (again: an event already queued stays as it is). */
+  async enqueue(eventIds: readonly string[]): Promise<void> {
+    if (eventIds.length === 0) return;
+    await this.queue.addBulk(eventIds.map((eventId) => ({ name: "event", data: { eventId }, opts: { jobId: `event-${eventId}`, ...jobOptions } })));
+  }
+
+  private async retry(deliveryIds: readonly string[], delayMs: number): Promise<void> {
     await this.queue.addBulk(
-      ids.map((deliveryId) => ({
-        name: "deliver",
+      deliveryIds.map((deliveryId) => ({
+        name: "retry",
         data: { deliveryId },
-        opts: {
-          jobId: deliveryId,
-          attempts: this.options.retryDelaysMs.length + 1,
-          backoff: { type: "delivery" },
-          removeOnComplete: true,
-          removeOnFail: true,
-        },
+        // Every try left, plus room for a failure of the worker itself (the database briefly away).
+        opts: { jobId: deliveryId, delay: delayMs, attempts: this.options.retryDelaysMs.length + 1, backoff: { type: "delivery" }, ...jobOptions },
       })),
     );
   }
 
   start(): void {
     this.workerConnection = this.connection.duplicate();
-    this.worker = new Worker<DeliveryJob>(NOTIFICATION_QUEUE, (job) => this.deliver(job), {
+    this.worker = new Worker<DeliveryJob>(NOTIFICATION_QUEUE, (job) => this.run(job), {
       connection: this.workerConnection,
       prefix: this.options.prefix,
       concurrency: this.options.concurrency,
       settings: {
-        backoffStrategy: (attemptsMade, _type, error) =>
-          retryDelayMs(this.options.retryDelaysMs, attemptsMade, error instanceof DeliveryError ? error.retryAfterMs : null),
+        backoffStrategy: (_attemptsMade, _type, error) => (error instanceof RetryLater ? error.delayMs : (this.options.retryDelaysMs[0] ?? 0)),
       },
     });
     this.worker.on("error", (error) => this.logger.error({ err: error }, "notification worker error"));
@@ -93,11 +103,12 @@ export class Deliveries {
   async sweep(now = new Date()): Promise<number> {
     const pending = await this.prisma.notificationDelivery.findMany({
       where: { outcome: "pending", eventId: { not: null }, createdAt: { lt: new Date(now.getTime() - SWEEP_AGE_MS) } },
-      select: { id: true },
+      select: { id: true, eventId: true, attempts: true },
       orderBy: { createdAt: "asc" },
       take: SWEEP_BATCH,
     });
-    await this.enqueue(pending.map((d) => d.id));
+    await this.enqueue([...new Set(pending.filter((d) => d.attempts === 0).map((d) => d.eventId!))]);
+    await this.retry(pending.filter((d) => d.attempts > 0).map((d) => d.id), 0);
     return pending.length;
   }
 
@@ -108,35 +119,54 @@ export class Deliveries {
     await this.queue.close();
   }
 
-  private async deliver(job: Job<DeliveryJob>): Promise<void> {
-    const delivery = await this.store.pending(job.data.deliveryId);
+  private async run(job: Job<DeliveryJob>): Promise<void> {
+    if ("eventId" in job.data) {
+      const deliveries = await this.store.untriedOf(job.data.eventId);
+      await Promise.all(
+        deliveries.map(async (delivery) => {
+          const retryInMs = await this.attempt(delivery);
+          if (retryInMs !== null) await this.retry([delivery.id], retryInMs);
+        }),
+      );
+      return;
+    }
     // Delivered or failed already (a job queued twice), or its channel or monitor is gone.
+    const delivery = await this.store.pending(job.data.deliveryId);
     if (!delivery) return;
+    const retryInMs = await this.attempt(delivery);
+    if (retryInMs !== null) throw new RetryLater(retryInMs);
+  }
+
+  /** Sends a delivery once and records the answer; returns when to try again, or null when done (delivered or failed for good). */
+  private async attempt(delivery: PendingDelivery): Promise<number | null> {
     const { id, channel, event } = delivery;
     const attempts = delivery.attempts + 1;
-    const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const log = { delivery: id, notification: channel.id, provider: channel.type, event: event.type, attempts };
+    let failure: DeliveryError | null = null;
+    let statusCode: number | null = null;
     try {
-      const { statusCode } = await providerOf(channel.type).send(messageOfEvent(event, this.options.settings), channel as never, {
+      ({ statusCode } = await providerOf(channel.type).send(messageOfEvent(event, this.options.settings), channel as never, {
         settings: this.options.settings,
-      });
-      await this.store.record({ id, outcome: "delivered", attempts, statusCode, error: null, completedAt: new Date() });
-      this.logger.info({ ...log, statusCode }, "notification delivered");
+      }));
     } catch (error) {
       // Anything but a provider's answer (a bug, an odd library error) is worth another try.
-      const failure = error instanceof DeliveryError ? error : new DeliveryError(String((error as Error)?.message ?? error), true);
-      const final = !failure.retryable || lastTry;
-      await this.store.record({
-        id,
-        outcome: final ? "failed" : "pending",
-        attempts,
-        statusCode: failure.statusCode,
-        error: failure.message,
-        completedAt: final ? new Date() : null,
-      });
-      this.logger.warn({ ...log, statusCode: failure.statusCode, error: failure.message, final }, "notification delivery failed");
-      if (!failure.retryable) throw new UnrecoverableError(failure.message);
-      throw failure;
+      failure = error instanceof DeliveryError ? error : new DeliveryError(String((error as Error)?.message ?? error), true);
     }
+    if (!failure) {
+      await this.store.record({ id, outcome: "delivered", attempts, statusCode, error: null, completedAt: new Date() });
+      this.logger.info({ ...log, statusCode }, "notification delivered");
+      return null;
+    }
+    const final = !failure.retryable || attempts > this.options.retryDelaysMs.length;
+    await this.store.record({
+      id,
+      outcome: final ? "failed" : "pending",
+      attempts,
+      statusCode: failure.statusCode,
+      error: failure.message,
+      completedAt: final ? new Date() : null,
+    });
+    this.logger.warn({ ...log, statusCode: failure.statusCode, error: failure.message, final }, "notification delivery failed");
+    return final ? null : retryDelayMs(this.options.retryDelaysMs, attempts, failure.retryAfterMs);
   }
 }

@@ -6,8 +6,9 @@ import type { StoredEvent } from "./message";
 /** A delivery still to be sent, with its event and channel. */
 export interface PendingDelivery {
   id: string;
+  /** Attempts made so far. */
   attempts: number;
-  event: StoredEvent & { type: string };
+  event: StoredEvent;
   channel: Channel;
 }
 
@@ -32,28 +33,43 @@ export type ChannelLoader = (ids: readonly string[]) => Promise<Map<string, Chan
 const GATHER_MS = 5;
 const gather = { cache: false, batchScheduleFn: (send: () => void) => setTimeout(send, GATHER_MS) } as const;
 
+type Row = { id: string; notificationId: string; eventId: string | null; attempts: number; alertEvent: StoredEvent | null };
+
 /**
  * The delivery worker's reads and writes, each gathered across the jobs in
- * flight into one statement: a job reads its delivery with its event and
- * channel, and records the provider's answer, as if alone.
+ * flight into one statement: a job reads its deliveries with their event and
+ * channel, and records each provider's answer, as if alone.
  */
 export class DeliveryStore {
-  private readonly deliveries: DataLoader<string, PendingDelivery | null>;
+  private readonly untried: DataLoader<string, PendingDelivery[]>;
+  private readonly byId: DataLoader<string, PendingDelivery | null>;
   private readonly outcomes: DataLoader<Outcome, void>;
 
   constructor(prisma: PrismaClient, loadChannels: ChannelLoader) {
-    this.deliveries = new DataLoader(async (ids) => {
-      const rows = await prisma.notificationDelivery.findMany({ where: { id: { in: [...ids] }, outcome: "pending" }, include: { alertEvent: true } });
+    // Deliveries whose channel or monitor (hence event) is gone have nothing left to send.
+    const withChannels = async (rows: Row[]): Promise<PendingDelivery[]> => {
       const channels = await loadChannels([...new Set(rows.map((row) => row.notificationId))]);
-      const found = new Map<string, PendingDelivery>();
-      for (const row of rows) {
+      return rows.flatMap((row) => {
         const channel = channels.get(row.notificationId);
-        if (row.alertEvent && channel) found.set(row.id, { id: row.id, attempts: row.attempts, event: row.alertEvent, channel });
-      }
+        return row.alertEvent && channel ? [{ id: row.id, attempts: row.attempts, event: row.alertEvent, channel }] : [];
+      });
+    };
+    this.untried = new DataLoader(async (eventIds) => {
+      const rows = await prisma.notificationDelivery.findMany({
+        where: { eventId: { in: [...eventIds] }, outcome: "pending", attempts: 0 },
+        include: { alertEvent: true },
+        orderBy: { id: "asc" },
+      });
+      const deliveries = await withChannels(rows);
+      return eventIds.map((eventId) => deliveries.filter((d) => d.event.id === eventId));
+    }, gather);
+    this.byId = new DataLoader(async (ids) => {
+      const rows = await prisma.notificationDelivery.findMany({ where: { id: { in: [...ids] }, outcome: "pending" }, include: { alertEvent: true } });
+      const found = new Map((await withChannels(rows)).map((d) => [d.id, d]));
       return ids.map((id) => found.get(id) ?? null);
     }, gather);
     this.outcomes = new DataLoader(async (outcomes) => {
-      // A delivery is recorded once: only while pending, so a late duplicate job changes nothing.
+      // A delivery is recorded only while pending: a late duplicate job changes nothing.
       await prisma.$executeRaw`
         UPDATE notification_deliveries AS d
         SET outcome = o.outcome, attempts = o.attempts, status_code = o.status_code, error = o.error, completed_at = o.completed_at
@@ -66,9 +82,14 @@ export class DeliveryStore {
     }, gather);
   }
 
+  /** The event's deliveries never tried yet. */
+  untriedOf(eventId: string): Promise<PendingDelivery[]> {
+    return this.untried.load(eventId);
+  }
+
   /** The delivery if it is still pending and its event and channel exist (else it was sent already, or they are gone). */
   pending(id: string): Promise<PendingDelivery | null> {
-    return this.deliveries.load(id);
+    return this.byId.load(id);
   }
 
   record(outcome: Outcome): Promise<void> {

@@ -67,8 +67,8 @@ function affected(event: AlertEventType, regions: RegionAtTransition[]): { named
  * Turns status transitions into incidents, events and deliveries, in the
  * transaction that caused them (the outbox): a failure opens an incident (or
  * joins the open one), a recovery resolves it, each event gets one delivery
- * per channel linked to its monitor. Returns the new deliveries' ids, to be
- * queued once the transaction has committed.
+ * per channel linked to its monitor. Returns the ids of the events that have
+ * deliveries, to be queued once the transaction has committed.
  */
 export async function recordTransitions(tx: Tx, transitions: readonly Transition[]): Promise<string[]> {
   const alerting = transitions.flatMap((t) => {
@@ -204,5 +204,5 @@ async function createDeliveries(tx: Tx, events: EventRow[]): Promise<string[]> {
       ${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.notificationId)}::text[], ${deliveries.map((d) => d.event.id)}::text[],
       ${deliveries.map((d) => d.event.type)}::text[], ${deliveries.map((d) => d.event.monitorId)}::text[],
       ${deliveries.map((d) => d.event.incidentId)}::text[], ${deliveries.map((d) => d.event.occurredAt)}::timestamp(3)[])`;
-  return deliveries.map((d) => d.id);
+  return [...new Set(deliveries.map((d) => d.event.id))];
 }

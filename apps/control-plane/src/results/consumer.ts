@@ -13,8 +13,8 @@ export interface ConsumerOptions {
   /** Unique per control-plane process. */
   consumer: string;
   rules: StatusRules;
-  /** Queues the deliveries a stored batch created. */
-  onDeliveries(deliveryIds: readonly string[]): Promise<void>;
+  /** Queues the deliveries of the events a stored batch created. */
+  onEvents(eventIds: readonly string[]): Promise<void>;
   batchSize?: number;
   blockMs?: number;
   /** Entries another consumer took but has not acknowledged for this long are taken over (it died). */
@@ -117,13 +117,13 @@ export class ResultsConsumer {
       if (message) results.push(message);
       else this.logger.warn({ entry: id }, "dropping a malformed result entry");
     }
-    const { stored, deliveryIds } = await storeResults(this.prisma, results, this.options.rules);
+    const { stored, eventIds } = await storeResults(this.prisma, results, this.options.rules);
     const ids = entries.map(([id]) => id);
     await this.redis.multi().xack(this.key, RESULTS_GROUP, ...ids).xdel(this.key, ...ids).exec();
-    this.logger.debug({ received: entries.length, stored, deliveries: deliveryIds.length }, "results stored");
+    this.logger.debug({ received: entries.length, stored, events: eventIds.length }, "results stored");
     // Committed already: if queueing fails now, the deliveries' sweep queues them later.
-    await this.options.onDeliveries(deliveryIds).catch((error: unknown) =>
-      this.logger.warn({ err: error, deliveries: deliveryIds.length }, "queueing deliveries failed; the sweep will queue them"),
+    await this.options.onEvents(eventIds).catch((error: unknown) =>
+      this.logger.warn({ err: error, events: eventIds.length }, "queueing deliveries failed; the sweep will queue them"),
     );
   }
 }

@@ -27,8 +27,8 @@ function tally<V>(entries: Iterable<[string, V]>, add: (into: V, value: V) => V)
 export interface Stored {
   /** Results newly stored (redeliveries and results of deleted monitors are not). */
   stored: number;
-  /** Deliveries the batch's transitions created, to queue once committed. */
-  deliveryIds: string[];
+  /** Events of the batch's transitions that have deliveries, to queue once committed. */
+  eventIds: string[];
 }
 
 /**
@@ -40,16 +40,16 @@ export interface Stored {
  * no trace and can be retried whole, and a stored one told nobody twice.
  */
 export async function storeResults(prisma: PrismaClient, results: ResultMessage[], rules: StatusRules): Promise<Stored> {
-  if (results.length === 0) return { stored: 0, deliveryIds: [] };
+  if (results.length === 0) return { stored: 0, eventIds: [] };
   return prisma.$transaction(async (tx) => {
     // Locked first, so that everything below about a monitor is done by one batch at a time.
     const monitors = await lockMonitors(tx, [...new Set(results.map((r) => r.monitorId))], rules);
     const inserted = await insertNew(tx, results);
-    if (inserted.length === 0) return { stored: 0, deliveryIds: [] };
+    if (inserted.length === 0) return { stored: 0, eventIds: [] };
     await addCounts(tx, inserted);
     await addLatencies(tx, inserted);
     const transitions = await moveStatuses(tx, monitors, inserted, rules);
-    return { stored: inserted.length, deliveryIds: await recordTransitions(tx, transitions) };
+    return { stored: inserted.length, eventIds: await recordTransitions(tx, transitions) };
   });
 }
 

@@ -13,8 +13,8 @@ export class Statuses {
   constructor(
     private readonly prisma: PrismaClient,
     readonly rules: StatusRules,
-    /** Queues deliveries once the transaction that created them has committed. */
-    private readonly enqueue: (deliveryIds: readonly string[]) => Promise<void>,
+    /** Queues the deliveries of events once the transaction that created them has committed. */
+    private readonly enqueue: (eventIds: readonly string[]) => Promise<void>,
   ) {}
 
   /** Each checked region's status now (unknown when stale or never checked). */
@@ -27,7 +27,7 @@ export class Statuses {
    * failing region recovers a monitor, and that is told like any recovery.
    */
   async reevaluate(monitorIds: readonly string[]): Promise<void> {
-    const deliveryIds = await this.prisma.$transaction(async (tx) => recordTransitions(tx, await reevaluateStatuses(tx, monitorIds, this.rules)));
-    await this.enqueue(deliveryIds);
+    const eventIds = await this.prisma.$transaction(async (tx) => recordTransitions(tx, await reevaluateStatuses(tx, monitorIds, this.rules)));
+    await this.enqueue(eventIds);
   }
 }
