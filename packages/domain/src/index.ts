@@ -15,3 +15,5 @@ export * from "./validation";
 export * from "./proto/enums";
 export * from "./proto/monitor-messages";
 export * from "./proto/notification-messages";
+export * from "./status-page-config";
+export * from "./status-page-status";

@@ -17,6 +17,9 @@ export const LIMITS = {
   webhookHeaders: 20,
   /** Ids the API takes (monitor_ids of a channel). */
   idMaxChars: 64,
+  /** Status pages: e-mail domains allowed to sign in, a page password (hashed; its length only bounds the work). */
+  authEmailDomains: 50,
+  pagePasswordMaxChars: 1024,
   /** Largest request body the API reads. */
   requestBodyBytes: 1024 * 1024,
 } as const;

@@ -1,0 +1,133 @@
+import { z } from "zod";
+import { LIMITS } from "./limits";
+import { domainName, httpUrl, integer, list, nonEmptyText, oneOf, text } from "./rules";
+import { ValidationError, parseOrThrow } from "./validation";
+
+/** Who may read a page; `public` when a page does not say. */
+export const ACCESS_TYPES = ["public", "password", "email-domain"] as const;
+export type AccessType = (typeof ACCESS_TYPES)[number];
+export const DEFAULT_ACCESS_TYPE: AccessType = "public";
+
+export const COMPONENT_TYPES = ["monitor", "static"] as const;
+export type ComponentType = (typeof COMPONENT_TYPES)[number];
+
+/** A page's theme is read-only: it follows the visitor's light or dark preference. */
+export const PAGE_THEME = "system";
+
+/**
+ * Slugs that name Vigil's own paths or read as official, refused so that no
+ * page can pose as one of them (docs/status-pages.md).
+ */
+export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
+  "admin", "api", "app", "assets", "auth", "badge", "dashboard", "docs", "feed", "health", "healthz", "help", "login",
+  "logout", "new", "settings", "sign-in", "sign-out", "signin", "signout", "static", "status", "summary", "support", "v1",
+  "vigil", "www",
+]);
+
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** A page's fields as a create takes them, each rule on its own; access rules across fields are checkPageAccess's. */
+const pageFields = {
+  title: nonEmptyText(LIMITS.nameMaxChars),
+  slug: nonEmptyText(LIMITS.nameMaxChars)
+    .regex(SLUG, "must be lowercase letters, digits and single hyphens, neither first nor last")
+    .refine((slug) => !RESERVED_SLUGS.has(slug), "is a reserved word"),
+  description: text(LIMITS.descriptionMaxChars),
+  homepageUrl: z.union([z.literal(""), httpUrl(LIMITS.targetMaxChars)]),
+  contactUrl: z.union([z.literal(""), httpUrl(LIMITS.targetMaxChars)]),
+  icon: z.union([z.literal(""), httpUrl(LIMITS.targetMaxChars)]),
+  // Host names compare without case; stored lowercase.
+  customDomain: z.union([z.literal(""), domainName(253).transform((host) => host.toLowerCase().replace(/\.$/, ""))]),
+  accessType: oneOf(ACCESS_TYPES),
+  password: text(LIMITS.pagePasswordMaxChars),
+  authEmailDomains: list(domainName(253).transform((domain) => domain.toLowerCase()), LIMITS.authEmailDomains),
+};
+
+export type PageFields = { [K in keyof typeof pageFields]: z.output<(typeof pageFields)[K]> };
+
+const pageSchema = z.object({
+  title: pageFields.title,
+  slug: pageFields.slug,
+  description: pageFields.description.default(""),
+  homepageUrl: pageFields.homepageUrl.default(""),
+  contactUrl: pageFields.contactUrl.default(""),
+  icon: pageFields.icon.default(""),
+  customDomain: pageFields.customDomain.default(""),
+  accessType: pageFields.accessType.default(DEFAULT_ACCESS_TYPE),
+  password: pageFields.password.default(""),
+  authEmailDomains: pageFields.authEmailDomains.default([]),
+});
+
+/** Validates a new page's fields (`statusPage.<field>` in violations); absent optional fields take their defaults. */
+export function parseStatusPage(input: Partial<Record<keyof PageFields, unknown>>, prefix = "statusPage"): PageFields {
+  return parseOrThrow(pageSchema, input, prefix);
+}
+
+/** Validates the fields an update changes, each by its own rule. */
+export function parseStatusPageChanges<K extends keyof PageFields>(input: Pick<Record<keyof PageFields, unknown>, K>, prefix = "statusPage"): Pick<PageFields, K> {
+  const shape = Object.fromEntries(Object.keys(input).map((key) => [key, pageFields[key as K]]));
+  return parseOrThrow(z.object(shape), input, prefix) as Pick<PageFields, K>;
+}
+
+/**
+ * The rules across a page's fields, on the page as it will be stored: a
+ * password page needs a password (set now or kept from before), an
+ * email-domain page at least one domain.
+ */
+export function checkPageAccess(page: { accessType: AccessType; hasPassword: boolean; authEmailDomains: readonly string[] }, prefix = "statusPage"): void {
+  if (page.accessType === "password" && !page.hasPassword) throw ValidationError.of(`${prefix}.password`, "is required when accessType is password");
+  if (page.accessType === "email-domain" && page.authEmailDomains.length === 0) {
+    throw ValidationError.of(`${prefix}.authEmailDomains`, "is required when accessType is email-domain");
+  }
+}
+
+const order = () => integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
+
+const componentFields = {
+  type: oneOf(COMPONENT_TYPES),
+  monitorId: text(LIMITS.idMaxChars),
+  name: text(LIMITS.nameMaxChars),
+  description: text(LIMITS.descriptionMaxChars),
+  order: order(),
+  groupId: text(LIMITS.idMaxChars),
+  groupOrder: order(),
+};
+
+export type ComponentFields = { [K in keyof typeof componentFields]: z.output<(typeof componentFields)[K]> };
+
+const componentSchema = z.object({
+  type: componentFields.type,
+  monitorId: componentFields.monitorId.default(""),
+  name: componentFields.name.default(""),
+  description: componentFields.description.default(""),
+  order: componentFields.order.default(0),
+  groupId: componentFields.groupId.default(""),
+  groupOrder: componentFields.groupOrder.default(0),
+});
+
+/** Validates a new component, with the rule between type and monitor_id. */
+export function parseComponent(input: Partial<Record<keyof ComponentFields, unknown>>, prefix = "component"): ComponentFields {
+  const component = parseOrThrow(componentSchema, input, prefix);
+  checkComponentMonitor(component, prefix);
+  return component;
+}
+
+/** Validates the fields an update changes, each by its own rule. */
+export function parseComponentChanges<K extends keyof ComponentFields>(
+  input: Pick<Record<keyof ComponentFields, unknown>, K>,
+  prefix = "component",
+): Pick<ComponentFields, K> {
+  const shape = Object.fromEntries(Object.keys(input).map((key) => [key, componentFields[key as K]]));
+  return parseOrThrow(z.object(shape), input, prefix) as Pick<ComponentFields, K>;
+}
+
+/** A monitor component shows a monitor; a static one shows none. */
+export function checkComponentMonitor(component: { type: ComponentType; monitorId: string }, prefix = "component"): void {
+  if (component.type === "monitor" && component.monitorId === "") throw ValidationError.of(`${prefix}.monitorId`, "is required when type is monitor");
+  if (component.type === "static" && component.monitorId !== "") throw ValidationError.of(`${prefix}.monitorId`, "must be empty when type is static");
+}
+
+/** Validates a group's name (`group.name`). */
+export function parseGroupName(name: unknown, prefix = "group"): string {
+  return parseOrThrow(z.object({ name: nonEmptyText(LIMITS.nameMaxChars) }), { name }, prefix).name;
+}
