@@ -17,7 +17,8 @@ async function main(): Promise<void> {
   const db = await openDatabase(target);
   // Request logging would cost more than the handlers being measured.
   const logger = createLogger("warn", "bench");
-  const redisPrefix = testPrefix();
+  // bench/status-page.ts appends results to the stream this server consumes: it names the prefix.
+  const redisPrefix = process.env.BENCH_REDIS_PREFIX ?? testPrefix();
   const secrets = new SecretBox(randomBytes(32));
   const channels = new NotificationRepository(db.prisma, secrets);
   const settings = providerSettingsFromEnv({}, "http://localhost");

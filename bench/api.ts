@@ -3,16 +3,17 @@
 // Usage: pnpm bench:api, with optional BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3),
 // BENCH_BACKENDS (postgres,pglite), VIGIL_TEST_POSTGRES_URL (else scripts/ensure-postgres.sh), BENCH_CPU_PROF.
 // Progress goes to stderr; the results table to stdout and, when both backends ran, into docs/benchmarks.md.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import autocannon from "autocannon";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { seedWorkspace } from "./seed";
-import { DIST_TSCONFIG, assertBuilt } from "./support/built";
+import { assertBuilt } from "./support/built";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
+import { load } from "./support/load";
+import { startServer, stopServer } from "./support/server-process";
 import { cpuMeter as machineCpuMeter, describeMachine, postgresTicks, processTicks, waitForQuietMachine } from "./support/machine";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -112,33 +113,6 @@ async function prepare(target: DatabaseTarget) {
   }
 }
 
-// ---- the server process ----------------------------------------------------------------------
-
-async function startServer(target: DatabaseTarget): Promise<{ child: ChildProcess; port: number }> {
-  // BENCH_CPU_PROF=<dir> leaves a V8 CPU profile of the server per backend, to see where the time goes.
-  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(__dirname, "api-server.ts")], {
-    cwd: ROOT,
-    env: { ...process.env, BENCH_DATABASE: JSON.stringify(target), TSX_TSCONFIG_PATH: DIST_TSCONFIG },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("message", (message: { port: number }) => resolve(message.port));
-    child.once("exit", (code) => reject(new Error(`the server process exited (${code}) before listening`)));
-  });
-  return { child, port };
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  // Disconnecting asks it to close the listener and the database.
-  child.disconnect();
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 // ---- load ------------------------------------------------------------------------------------
 
 /** CPU shares of the server process, PostgreSQL, this process (the load generator) and the rest (bench/support/machine.ts). */
@@ -150,45 +124,12 @@ function cpuMeter(serverPid: number): () => Cpu {
   };
 }
 
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-
-async function load(port: number, key: string, endpoint: Endpoint, seconds: number) {
-  const latencies: number[] = [];
-  // Without a callback autocannon returns its event emitter, which is also a promise of the result.
-  const instance = autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
-    duration: seconds,
-    // autocannon gives up on a request after 10 s by default; PGlite's slowest answers take longer,
-    // and the point is to measure them, not to count them as errors.
-    timeout: 120,
-    requests: [
-      {
-        method: "POST",
-        path: endpoint.path,
-        headers: { "content-type": "application/json", "x-service-key": key },
-        setupRequest: (request) => ({ ...request, body: endpoint.body() }),
-      },
-    ],
-  }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
-  // autocannon's own histogram keeps whole milliseconds, coarse for the baseline's few-ms latencies.
-  instance.on("response", (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
-  const result = await instance;
-  const failures = result.errors + result.timeouts + result.non2xx;
-  if (failures > 0) {
-    throw new Error(
-      `${endpoint.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx ` +
-        `(status codes ${JSON.stringify(result.statusCodeStats)})`,
-    );
-  }
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    requests: result.requests.total,
-    seconds: result.duration,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    max: sorted[sorted.length - 1]!,
-  };
+async function run(port: number, key: string, endpoint: Endpoint, seconds: number) {
+  return load(
+    port,
+    { method: "POST", path: endpoint.path, headers: { "content-type": "application/json", "x-service-key": key }, body: endpoint.body },
+    { connections: CONNECTIONS, seconds },
+  );
 }
 
 async function measure(backend: Backend, child: ChildProcess, port: number, key: string, endpoint: Endpoint): Promise<Figures> {
@@ -202,7 +143,7 @@ async function measure(backend: Backend, child: ChildProcess, port: number, key:
   if (problem) throw new Error(`${backend} ${endpoint.name}: ${problem}`);
 
   log(`${backend} ${endpoint.name}: warm-up ${WARMUP_SECONDS} s`);
-  await load(port, key, endpoint, WARMUP_SECONDS);
+  await run(port, key, endpoint, WARMUP_SECONDS);
 
   // Work that starts on the machine mid-run takes cores from the server: such a run is repeated.
   for (let attempt = 1; ; attempt++) {
@@ -211,8 +152,8 @@ async function measure(backend: Backend, child: ChildProcess, port: number, key:
     await waitForQuietMachine();
     log(`${backend} ${endpoint.name}: measuring ${SECONDS} s`);
     const cpu = cpuMeter(child.pid!);
-    const { seconds, ...run } = await load(port, key, endpoint, SECONDS);
-    const figures: Figures = { backend, endpoint: endpoint.name, rps: run.requests / seconds, ...run, cpu: cpu() };
+    const measured = await run(port, key, endpoint, SECONDS);
+    const figures: Figures = { backend, endpoint: endpoint.name, ...measured, rps: measured.requests / measured.seconds, cpu: cpu() };
     const { rps, p50, p99, max } = figures;
     log(`${backend} ${endpoint.name}: ${rps.toFixed(0)} req/s, p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(0)} ms`);
     const disturbed = figures.cpu.rest > RETRY_ABOVE_REST_CPU;

@@ -6,6 +6,7 @@ import { LIMITS } from "@vigil/domain";
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
+import { StatusPageService } from "@vigil/proto/status-page";
 import type { ProviderSettings } from "@vigil/notifications";
 import { authInterceptor } from "./auth/interceptor";
 import { httpRoutes } from "./http/routes";
@@ -16,6 +17,9 @@ import { monitorService } from "./monitors/service";
 import { NotificationRepository } from "./notifications/repository";
 import type { SecretBox } from "./notifications/secrets";
 import { notificationService } from "./notifications/service";
+import { PageChanges } from "./status-pages/changes";
+import { StatusPageRepository } from "./status-pages/repository";
+import { statusPageService } from "./status-pages/service";
 import { addServerReflection } from "./grpc/reflection";
 import { errorsAndLogging } from "./rpc-interceptors";
 import type { CheckScheduler } from "./scheduling/scheduler";
@@ -41,7 +45,8 @@ export interface ApiServerOptions {
  */
 export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
   const { prisma, logger, scheduler } = options;
-  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, Health];
+  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, Health];
+  const pageChanges = new PageChanges();
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
     // An unknown JSON key or enum name is a mistake to report, not something to drop silently.
@@ -55,11 +60,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       router.service(IncidentService, incidentService(prisma), authenticated);
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
       router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);
+      router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges), authenticated);
       router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
     },
-    fallback: httpRoutes(prisma, logger) as never,
+    fallback: httpRoutes(prisma, logger, options.notifications, { statuses: options.statuses, pageChanges }) as never,
   });
   return listenHttp1AndH2c(handler, { port: options.port, host: options.host });
 }

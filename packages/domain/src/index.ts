@@ -17,3 +17,5 @@ export * from "./proto/monitor-messages";
 export * from "./proto/notification-messages";
 export * from "./status-page-config";
 export * from "./status-page-status";
+export * from "./proto/status-page-messages";
+export * from "./status-page-access";

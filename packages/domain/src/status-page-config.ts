@@ -36,8 +36,8 @@ const pageFields = {
   homepageUrl: z.union([z.literal(""), httpUrl(LIMITS.targetMaxChars)]),
   contactUrl: z.union([z.literal(""), httpUrl(LIMITS.targetMaxChars)]),
   icon: z.union([z.literal(""), httpUrl(LIMITS.targetMaxChars)]),
-  // Host names compare without case; stored lowercase.
-  customDomain: z.union([z.literal(""), domainName(253).transform((host) => host.toLowerCase().replace(/\.$/, ""))]),
+  // Host names compare without case; stored lowercase. (Transformed outside the union: zod reports a union of pipes as "Invalid input".)
+  customDomain: z.union([z.literal(""), domainName(253)]).transform((host) => host.toLowerCase().replace(/\.$/, "")),
   accessType: oneOf(ACCESS_TYPES),
   password: text(LIMITS.pagePasswordMaxChars),
   authEmailDomains: list(domainName(253).transform((domain) => domain.toLowerCase()), LIMITS.authEmailDomains),

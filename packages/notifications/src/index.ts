@@ -5,4 +5,4 @@ export * from "./types";
 export { PROVIDERS, providerOf } from "./registry";
 export { testMessage, monitorLink } from "./test-message";
 export { newSigningSecret } from "./providers/webhook";
-export { closeEmailTransports } from "./providers/email";
+export { closeEmailTransports, transportFor as emailTransport } from "./providers/email";

@@ -2,13 +2,20 @@ import FindMyWay, { type HTTPVersion } from "find-my-way";
 import type { PrismaClient } from "@vigil/db";
 import { API_KEY_HEADER, resolveActor, type Actor } from "../auth/api-keys";
 import { revokeApiKey } from "../auth/revoke";
+import { registerSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
+import { publicStatusPageRoutes, type PublicPagesOptions } from "../status-pages/public/routes";
 import type { Logger } from "@vigil/logging";
 import { HttpError, sendError, sendJson, type Request, type Response } from "./json";
 
 type Handler = (req: Request, res: Response, params: Record<string, string | undefined>) => Promise<void>;
 
-/** The plain HTTP endpoints beside the RPC API: identity, key revocation and health. */
-export function httpRoutes(prisma: PrismaClient, logger: Logger): (req: Request, res: Response) => void {
+/** The plain HTTP endpoints beside the RPC API: identity, key revocation, health and the public status pages. */
+export function httpRoutes(
+  prisma: PrismaClient,
+  logger: Logger,
+  pageAccess: Pick<SignInDeps, "secrets" | "settings">,
+  publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges">,
+): (req: Request, res: Response) => void {
   const router = FindMyWay<HTTPVersion.V1>({
     ignoreTrailingSlash: true,
     defaultRoute: (req, res) => sendError(res, new HttpError("not_found", `no endpoint ${req.method} ${req.url}`)),
@@ -50,6 +57,9 @@ export function httpRoutes(prisma: PrismaClient, logger: Logger): (req: Request,
     }
     sendJson(res, 200, { status: "ok" });
   });
+
+  registerSignInRoutes(router, { prisma, logger, ...pageAccess });
+  publicStatusPageRoutes(router, { prisma, logger, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
 
   return (req, res) => router.lookup(req as never, res as never);
 }

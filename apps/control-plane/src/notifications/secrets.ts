@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "@vigil/logging";
@@ -33,6 +33,14 @@ export class SecretBox {
     const cipher = createCipheriv("aes-256-gcm", this.key, iv);
     const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
     return VERSION + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString("base64");
+  }
+
+  /**
+   * A key of its own for another use of the deployment key (signing status
+   * page sessions), so that no value made for one use is valid for another.
+   */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync("sha256", this.key, Buffer.alloc(0), `vigil ${purpose}`, KEY_BYTES));
   }
 
   open(sealed: string): string {

@@ -34,7 +34,7 @@ export interface Stored {
 /**
  * Stores a batch of results exactly once: a result whose id is already stored
  * (a redelivery) or whose monitor was deleted is skipped, and only the newly
- * stored ones are added to the hourly counts and latency buckets and move the
+ * stored ones are added to the hourly and daily counts and latency buckets and move the
  * statuses. The transitions they cause become incidents, events and
  * deliveries in the same transaction (the outbox), so a failed batch leaves
  * no trace and can be retried whole, and a stored one told nobody twice.
@@ -70,11 +70,12 @@ async function insertNew(tx: Tx, results: ResultMessage[]): Promise<ResultMessag
   return results.filter((r) => ids.has(r.id));
 }
 
-async function addCounts(tx: Tx, results: ResultMessage[]): Promise<void> {
-  const rows = [
+/** A batch's results counted by monitor, region and the period `period` gives their start (an hour or a UTC day). */
+function countsBy(results: ResultMessage[], period: (iso: string) => string) {
+  return [
     ...tally(
       results.map((r) => [
-        `${r.monitorId}|${r.region}|${hourOf(r.startedAt)}`,
+        `${r.monitorId}|${r.region}|${period(r.startedAt)}`,
         {
           successful: r.status === "success" ? 1 : 0,
           degraded: r.status === "degraded" ? 1 : 0,
@@ -90,6 +91,11 @@ async function addCounts(tx: Tx, results: ResultMessage[]): Promise<void> {
       }),
     ),
   ].map(([key, v]) => ({ key: key.split("|"), ...v }));
+}
+
+/** Hourly counts feed summaries; daily ones (per UTC day) feed the 90-day bars of status pages. */
+async function addCounts(tx: Tx, results: ResultMessage[]): Promise<void> {
+  const rows = countsBy(results, hourOf);
   await tx.$executeRaw`
     INSERT INTO result_counts (monitor_id, region, hour, successful, degraded, failed, last_ping_at)
     SELECT * FROM unnest(
@@ -101,6 +107,16 @@ async function addCounts(tx: Tx, results: ResultMessage[]): Promise<void> {
       degraded = result_counts.degraded + EXCLUDED.degraded,
       failed = result_counts.failed + EXCLUDED.failed,
       last_ping_at = GREATEST(result_counts.last_ping_at, EXCLUDED.last_ping_at)`;
+  const days = countsBy(results, dayOf);
+  await tx.$executeRaw`
+    INSERT INTO daily_result_counts (monitor_id, region, day, successful, degraded, failed)
+    SELECT * FROM unnest(
+      ${days.map((r) => r.key[0])}::text[], ${days.map((r) => r.key[1])}::text[], ${days.map((r) => r.key[2])}::timestamp(3)[],
+      ${days.map((r) => r.successful)}::int[], ${days.map((r) => r.degraded)}::int[], ${days.map((r) => r.failed)}::int[])
+    ON CONFLICT (monitor_id, region, day) DO UPDATE SET
+      successful = daily_result_counts.successful + EXCLUDED.successful,
+      degraded = daily_result_counts.degraded + EXCLUDED.degraded,
+      failed = daily_result_counts.failed + EXCLUDED.failed`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } f
 import { applyMigrations, openDatabase, type Database } from "@vigil/db";
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
+import { StatusPageService } from "@vigil/proto/status-page";
 import { createTestDatabase } from "../../../../test/postgres";
 import { deletePrefix, testPrefix } from "../../../../test/redis";
 import { startPipeline, type PipelineConfig } from "../../src/pipeline";
@@ -88,6 +89,8 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
       createClient(MonitorService, transport(key, protocol)),
     notificationClient: (key: string | undefined, protocol: Protocol = "connect"): Client<typeof NotificationService> =>
       createClient(NotificationService, transport(key, protocol)),
+    statusPageClient: (key: string | undefined, protocol: Protocol = "connect"): Client<typeof StatusPageService> =>
+      createClient(StatusPageService, transport(key, protocol)),
     /** A new workspace with a write, a read and a legacy (scope-less) key. */
     async workspace(): Promise<WorkspaceKeys> {
       const slug = `ws-${++workspaces}`;

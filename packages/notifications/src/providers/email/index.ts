@@ -15,7 +15,7 @@ const transports = new Map<string, Transporter>();
  * and a pool sends them over a few reused connections instead of one
  * handshake (and TLS and login) per message.
  */
-function transportFor(smtpUrl: string, timeoutMs: number): Transporter {
+export function transportFor(smtpUrl: string, timeoutMs: number): Transporter {
   let transport = transports.get(smtpUrl);
   if (!transport) {
     transport = nodemailer.createTransport({

@@ -1,0 +1,97 @@
+import { createHash } from "node:crypto";
+import type { PageChanges } from "../changes";
+import type { PageView } from "./view";
+
+/** How long a page is served from memory at most; a change published on the hub ends it at once. */
+export const PAGE_CACHE_MS = 5_000;
+/** Past this many entries, expired ones are swept out, so that requests for made-up addresses cannot grow memory. */
+const SWEEP_ABOVE = 1_000;
+
+export interface Rendered {
+  body: string;
+  contentType: string;
+  /** A strong validator of the body, quoted. */
+  etag: string;
+}
+
+export interface CachedPage {
+  view: PageView;
+  /** The view in one representation, made once per cached view. */
+  render(representation: string, make: (view: PageView) => Omit<Rendered, "etag">): Rendered;
+}
+
+interface Entry {
+  expiresAt: number;
+  /** null while loading and for addresses with no published page. */
+  pageId: string | null;
+  page: Promise<CachedPage | null>;
+}
+
+/**
+ * Public pages by address (a slug or a custom domain), the page lookup
+ * included, so that a cached request makes no database query at all and a
+ * crowd of visitors during an outage costs one load per page and 5 seconds.
+ * Concurrent requests for an address share one load.
+ */
+export class PublicPageCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    changes: PageChanges,
+    private readonly clock: () => number = Date.now,
+  ) {
+    changes.subscribe((pageId) => this.forget(pageId));
+  }
+
+  /** The page at `address` (a key naming a slug or a host), loaded by `load` when not cached. */
+  get(address: string, load: () => Promise<PageView | null>): Promise<CachedPage | null> {
+    const now = this.clock();
+    const cached = this.entries.get(address);
+    if (cached && cached.expiresAt > now) return cached.page;
+    if (this.entries.size >= SWEEP_ABOVE) this.sweep(now);
+    const entry: Entry = { expiresAt: now + PAGE_CACHE_MS, pageId: null, page: Promise.resolve(null) };
+    entry.page = load().then(
+      (view) => {
+        if (!view) return null;
+        entry.pageId = view.page.id;
+        return cachedPage(view);
+      },
+      (error: unknown) => {
+        if (this.entries.get(address) === entry) this.entries.delete(address);
+        throw error;
+      },
+    );
+    this.entries.set(address, entry);
+    return entry.page;
+  }
+
+  /**
+   * A page changed: its entries go, and so do those of addresses without a
+   * page (or still loading), since the change may be the page that now answers there.
+   */
+  private forget(pageId: string): void {
+    for (const [address, entry] of this.entries) {
+      if (entry.pageId === pageId || entry.pageId === null) this.entries.delete(address);
+    }
+  }
+
+  private sweep(now: number): void {
+    for (const [address, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(address);
+  }
+}
+
+function cachedPage(view: PageView): CachedPage {
+  const renders = new Map<string, Rendered>();
+  return {
+    view,
+    render(representation, make) {
+      let rendered = renders.get(representation);
+      if (!rendered) {
+        const made = make(view);
+        rendered = { ...made, etag: `"${createHash("sha256").update(made.body).digest("base64url").slice(0, 32)}"` };
+        renders.set(representation, rendered);
+      }
+      return rendered;
+    },
+  };
+}

@@ -1,0 +1,190 @@
+import type { PrismaClient } from "@vigil/db";
+import {
+  componentStatusOf,
+  dayStatusOf,
+  pageStatusOf,
+  percentilesFromBuckets,
+  uptimePercent,
+  type DayCounts,
+  type MonitorStatus,
+  type RegionVerdict,
+} from "@vigil/domain";
+import type { Statuses } from "../../status/statuses";
+import {
+  BAR_DAYS,
+  MAX_INCIDENTS,
+  RECENT_INCIDENT_DAYS,
+  componentsOf,
+  sectionsOf,
+  type ComponentView,
+  type DayView,
+  type IncidentView,
+  type PageView,
+} from "./view";
+
+const DAY_MS = 86_400_000;
+
+/** Where a request found the page: its slug under /status, or the custom domain it was sent to. */
+export type PageAddress = { kind: "slug"; slug: string } | { kind: "host"; host: string };
+
+export interface PageSources {
+  prisma: PrismaClient;
+  statuses: Pick<Statuses, "regions">;
+  /** PUBLIC_URL, the base of a page's address when it has no custom domain. */
+  publicUrl: string;
+}
+
+/** The published page at an address, or null (unknown and unpublished pages are the same to visitors). */
+export async function findPublishedPage(prisma: PrismaClient, address: PageAddress) {
+  const where = address.kind === "slug" ? { slug: address.slug } : { customDomain: address.host };
+  const page = await prisma.statusPage.findUnique({ where });
+  return page?.published ? page : null;
+}
+
+type PageRow = NonNullable<Awaited<ReturnType<typeof findPublishedPage>>>;
+
+/**
+ * Reads what a page shows from the aggregates only (never check_results):
+ * daily counts for the bars, daily latency buckets for public monitors'
+ * medians, monitors' statuses, and their incidents.
+ */
+export async function loadPageView(sources: PageSources, row: PageRow, now = new Date()): Promise<PageView> {
+  const { prisma } = sources;
+  const [components, groups] = await Promise.all([
+    prisma.statusPageComponent.findMany({
+      where: { pageId: row.id },
+      include: { monitor: { select: { id: true, name: true, status: true, public: true } } },
+    }),
+    prisma.statusPageComponentGroup.findMany({ where: { pageId: row.id } }),
+  ]);
+  const monitors = new Map(components.flatMap((c) => (c.monitor ? [[c.monitor.id, c.monitor] as const] : [])));
+  const monitorIds = [...monitors.keys()];
+  const publicIds = [...monitors.values()].filter((m) => m.public).map((m) => m.id);
+  const firstDay = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - (BAR_DAYS - 1) * DAY_MS);
+  const incidentsSince = new Date(now.getTime() - RECENT_INCIDENT_DAYS * DAY_MS);
+
+  const [counts, latencies, incidents, verdicts] = await Promise.all([
+    prisma.$queryRaw<{ monitor_id: string; day: Date; successful: bigint; degraded: bigint; failed: bigint }[]>`
+      SELECT monitor_id, day, sum(successful) AS successful, sum(degraded) AS degraded, sum(failed) AS failed
+      FROM daily_result_counts
+      WHERE monitor_id = ANY(${monitorIds}::text[]) AND day >= ${firstDay}
+      GROUP BY monitor_id, day`,
+    prisma.$queryRaw<{ monitor_id: string; day: Date; bucket: number; count: bigint }[]>`
+      SELECT monitor_id, day, bucket, sum(count) AS count
+      FROM daily_latency_buckets
+      WHERE monitor_id = ANY(${publicIds}::text[]) AND day >= ${firstDay}
+      GROUP BY monitor_id, day, bucket`,
+    prisma.incident.findMany({
+      where: { monitorId: { in: monitorIds }, OR: [{ resolvedAt: null }, { resolvedAt: { gte: incidentsSince } }] },
+      orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+    }),
+    regionVerdictsOfFailing(sources.statuses, [...monitors.values()]),
+  ]);
+
+  const dayCounts = new Map(
+    counts.map((c) => [
+      `${c.monitor_id}|${dayKey(c.day)}`,
+      { successful: Number(c.successful), degraded: Number(c.degraded), failed: Number(c.failed) } satisfies DayCounts,
+    ]),
+  );
+  const dayBuckets = new Map<string, { bucket: number; count: number }[]>();
+  for (const l of latencies) {
+    const key = `${l.monitor_id}|${dayKey(l.day)}`;
+    const buckets = dayBuckets.get(key) ?? [];
+    buckets.push({ bucket: Number(l.bucket), count: Number(l.count) });
+    dayBuckets.set(key, buckets);
+  }
+  const dates = Array.from({ length: BAR_DAYS }, (_, i) => dayKey(new Date(firstDay.getTime() + i * DAY_MS)));
+
+  const barOf = (monitorId: string): { days: DayView[]; uptime90d: number | null } => {
+    const total: DayCounts = { successful: 0, degraded: 0, failed: 0 };
+    const days = dates.map((date) => {
+      const day = dayCounts.get(`${monitorId}|${date}`) ?? { successful: 0, degraded: 0, failed: 0 };
+      total.successful += day.successful;
+      total.degraded += day.degraded;
+      total.failed += day.failed;
+      const buckets = dayBuckets.get(`${monitorId}|${date}`);
+      return {
+        date,
+        status: dayStatusOf(day),
+        checks: day.successful + day.degraded + day.failed,
+        failed: day.failed,
+        uptime: uptimePercent(day),
+        p50Ms: buckets ? percentilesFromBuckets(buckets, [50])[50] : null,
+      };
+    });
+    return { days, uptime90d: uptimePercent(total) };
+  };
+
+  const views = components.map((c): ComponentView & { groupOrder: number } => {
+    const monitor = c.monitor;
+    return {
+      id: c.id,
+      name: c.name || monitor?.name || "",
+      description: c.description,
+      type: monitor ? "monitor" : "static",
+      monitorId: monitor?.id ?? null,
+      status: monitor ? componentStatusOf(monitor.status as MonitorStatus, verdicts.get(monitor.id) ?? []) : "operational",
+      position: c.position,
+      groupId: c.groupId,
+      groupOrder: c.groupOrder,
+      createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
+      ...(monitor ? barOf(monitor.id) : { days: [], uptime90d: null }),
+    };
+  });
+  const sections = sectionsOf(views, groups);
+  const ordered = componentsOf(sections);
+
+  const listed = [...incidents.filter((i) => i.resolvedAt === null), ...incidents.filter((i) => i.resolvedAt !== null)].slice(0, MAX_INCIDENTS);
+  const incidentViews = listed.map(
+    (i): IncidentView => ({
+      id: i.id,
+      monitorId: i.monitorId,
+      monitorName: monitors.get(i.monitorId)?.name ?? "",
+      components: ordered.filter((c) => c.monitorId === i.monitorId).map((c) => ({ id: c.id, name: c.name })),
+      severity: i.severity === "degraded" ? "degraded" : "error",
+      startedAt: i.startedAt,
+      resolvedAt: i.resolvedAt,
+    }),
+  );
+
+  const changes = [row.updatedAt, ...components.map((c) => c.updatedAt), ...groups.map((g) => g.updatedAt), ...incidents.flatMap((i) => [i.startedAt, i.resolvedAt ?? i.startedAt])];
+  return {
+    page: {
+      id: row.id,
+      slug: row.slug,
+      customDomain: row.customDomain,
+      accessType: row.accessType,
+      accessVersion: row.accessVersion,
+      title: row.title,
+      description: row.description,
+      homepageUrl: row.homepageUrl,
+      contactUrl: row.contactUrl,
+      icon: row.icon,
+      url: row.customDomain ? `https://${row.customDomain}/` : `${sources.publicUrl}/status/${encodeURIComponent(row.slug)}`,
+      createdAt: row.createdAt,
+      updatedAt: new Date(Math.max(...changes.map((d) => d.getTime()))),
+    },
+    status: pageStatusOf(ordered.map((c) => c.status)),
+    sections,
+    components: ordered,
+    incidents: incidentViews,
+    generatedAt: now,
+  };
+}
+
+const dayKey = (day: Date) => day.toISOString().slice(0, 10);
+
+/**
+ * Region verdicts decide only between a partial and a major outage, so they
+ * are read for failing monitors alone: a calm page costs no region reads.
+ */
+async function regionVerdictsOfFailing(
+  statuses: Pick<Statuses, "regions">,
+  monitors: readonly { id: string; status: string }[],
+): Promise<Map<string, RegionVerdict[]>> {
+  const failing = monitors.filter((m) => m.status === "error");
+  const regions = await Promise.all(failing.map((m) => statuses.regions(m.id)));
+  return new Map(failing.map((m, i) => [m.id, regions[i]!.map((r) => r.status as RegionVerdict)]));
+}

@@ -1,0 +1,125 @@
+import type { HTTPVersion, Instance } from "find-my-way";
+import type { Logger } from "@vigil/logging";
+import { HttpError, sendError, type Request, type Response } from "../../http/json";
+import type { PageChanges } from "../changes";
+import { authorize } from "./access";
+import { atomOf } from "./feed";
+import { badgeOf } from "./badge";
+import { PAGE_CACHE_MS, PublicPageCache, type Rendered } from "./cache";
+import { renderPage } from "./html";
+import { findPublishedPage, loadPageView, type PageAddress, type PageSources } from "./load";
+import { summaryOf } from "./summary";
+import type { PageView } from "./view";
+
+export interface PublicPagesOptions extends PageSources {
+  pageChanges: PageChanges;
+  logger: Logger;
+}
+
+type Representation = "html" | "summary" | "badge" | "feed";
+
+/** The companions' names after a page's address. */
+const COMPANIONS: Record<Exclude<Representation, "html">, string> = { summary: "/summary.json", badge: "/badge.svg", feed: "/feed.atom" };
+
+/**
+ * The public status pages: /status/<slug> and its companions on the API
+ * port, and the same at / on a page's custom domain (the Host header).
+ * Their cache lives as long as the server, subscribed to page changes.
+ */
+export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options: PublicPagesOptions): void {
+  const cache = new PublicPageCache(options.pageChanges);
+
+  const serve = (address: (req: Request, params: Record<string, string | undefined>) => PageAddress | null, representation: Representation) =>
+    (req: Request, res: Response, params: Record<string, string | undefined>) => {
+      answer(req, res, address(req, params), representation).catch((error: unknown) => {
+        options.logger.error({ err: error, path: req.url }, "status page failed");
+        if (!res.headersSent) sendError(res, new HttpError("internal", "internal error"));
+      });
+    };
+
+  const answer = async (req: Request, res: Response, address: PageAddress | null, representation: Representation) => {
+    const asPage = address?.kind === "slug" && representation === "html";
+    if (!address) return notFound(req, res, asPage);
+    const key = address.kind === "slug" ? `slug:${address.slug}` : `host:${address.host}`;
+    const page = await cache.get(key, () => load(address));
+    if (!page) return notFound(req, res, asPage);
+    if (!(await authorize(req, res, page.view.page))) return;
+    const base = address.kind === "slug" ? `/status/${encodeURIComponent(page.view.page.slug)}` : "";
+    const rendered = page.render(representation, (view) => make(view, representation, base));
+    send(req, res, rendered, page.view.page.accessType === "public");
+  };
+
+  const load = async (address: PageAddress): Promise<PageView | null> => {
+    const row = await findPublishedPage(options.prisma, address);
+    return row && loadPageView(options, row);
+  };
+
+  const make = (view: PageView, representation: Representation, base: string): Omit<Rendered, "etag"> => {
+    switch (representation) {
+      case "html":
+        return { body: renderPage(view, base), contentType: "text/html; charset=utf-8" };
+      case "summary":
+        return { body: JSON.stringify(summaryOf(view)), contentType: "application/json; charset=utf-8" };
+      case "badge":
+        return { body: badgeOf(view), contentType: "image/svg+xml; charset=utf-8" };
+      case "feed":
+        return { body: atomOf(view, new URL(`${base}${COMPANIONS.feed}`, view.page.url).href), contentType: "application/atom+xml; charset=utf-8" };
+    }
+  };
+
+  const bySlug = (_req: Request, params: Record<string, string | undefined>): PageAddress | null =>
+    params.slug ? { kind: "slug", slug: params.slug } : null;
+  const byHost = (req: Request): PageAddress | null => {
+    const host = hostOf(req);
+    return host ? { kind: "host", host } : null;
+  };
+
+  router.on("GET", "/status/:slug", serve(bySlug, "html"));
+  router.on("GET", "/", serve(byHost, "html"));
+  for (const [representation, path] of Object.entries(COMPANIONS) as [Representation, string][]) {
+    router.on("GET", `/status/:slug${path}`, serve(bySlug, representation));
+    router.on("GET", path, serve(byHost, representation));
+  }
+}
+
+/** The host a request was sent to, lowercase and without port (HTTP/1.1 Host or HTTP/2 :authority). */
+function hostOf(req: Request): string | null {
+  const header = req.headers.host ?? req.headers[":authority"];
+  const host = Array.isArray(header) ? header[0] : header;
+  if (!host) return null;
+  try {
+    return new URL(`http://${host}`).hostname.replace(/\.$/, "");
+  } catch {
+    return null;
+  }
+}
+
+function send(req: Request, res: Response, rendered: Rendered, isPublic: boolean): void {
+  const seconds = PAGE_CACHE_MS / 1000;
+  const headers = {
+    etag: rendered.etag,
+    // A protected page is for the signed-in reader only, and is asked again each time: its access may end at any moment.
+    "cache-control": isPublic ? `public, max-age=${seconds}, s-maxage=${seconds}` : "private, no-cache",
+  };
+  if (matchesEtag(req.headers["if-none-match"], rendered.etag)) {
+    res.writeHead(304, headers).end();
+    return;
+  }
+  res.writeHead(200, { ...headers, "content-type": rendered.contentType, "content-length": Buffer.byteLength(rendered.body) }).end(rendered.body);
+}
+
+function matchesEtag(header: string | string[] | undefined, etag: string): boolean {
+  const value = Array.isArray(header) ? header.join(",") : header;
+  if (!value) return false;
+  return value.split(",").some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === "*" || trimmed.replace(/^W\//, "") === etag;
+  });
+}
+
+/** Visitors of /status/<slug> get a page; programs, and hosts that are no page's domain, the API's JSON error. */
+function notFound(req: Request, res: Response, asPage: boolean): void {
+  if (!asPage) return sendError(res, new HttpError("not_found", `no endpoint ${req.method} ${req.url}`));
+  const body = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Page not found</title></head><body><main><h1>Page not found</h1><p>There is no status page here.</p></main></body></html>\n`;
+  res.writeHead(404, { "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
+}

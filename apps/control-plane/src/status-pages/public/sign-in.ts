@@ -1,0 +1,184 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import type FindMyWay from "find-my-way";
+import type { HTTPVersion } from "find-my-way";
+import type { Prisma, PrismaClient } from "@vigil/db";
+import { PAGE_ACCESS, ValidationError, emailDomainOf, parseSignInEmail } from "@vigil/domain";
+import type { Logger } from "@vigil/logging";
+import type { ProviderSettings } from "@vigil/notifications";
+import type { Request, Response } from "../../http/json";
+import type { SecretBox } from "../../notifications/secrets";
+import { verifyPassword } from "../password";
+import { useSessions } from "./access";
+import { isHttps, isSameOriginPost, linkOrigin, pagePath, requestHostname, signInPath } from "./addresses";
+import { FIELDS, notice, sendPage, signInForm } from "./forms";
+import { SignInAttempts } from "./rate-limit";
+import { PageSessions } from "./sessions";
+import { sendSignInMail } from "./sign-in-mail";
+
+export interface SignInDeps {
+  prisma: PrismaClient;
+  secrets: SecretBox;
+  settings: ProviderSettings;
+  logger: Logger;
+}
+
+/** A sign-in form is a password or an address: far below this. */
+const FORM_MAX_BYTES = 16 * 1024;
+
+type StatusPage = Prisma.StatusPageModel;
+type Params = Record<string, string | undefined>;
+type Lookup = (req: Request, params: Params) => Promise<StatusPage | null>;
+
+const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/**
+ * Sign-in to protected status pages, at `/status/<slug>/sign-in` and at
+ * `/sign-in` of a page's custom domain: POST takes the form (a password, or
+ * an address to email a link to), GET `…/sign-in/<token>` opens an emailed
+ * link. Both set the session cookie that authorize() reads.
+ */
+export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>, deps: SignInDeps): void {
+  const { prisma, settings, logger } = deps;
+  const sessions = new PageSessions(deps.secrets.deriveKey("status page sessions"));
+  useSessions(sessions);
+  const attempts = new SignInAttempts();
+
+  const bySlug: Lookup = (_req, params) => prisma.statusPage.findFirst({ where: { slug: params.slug ?? "", published: true } });
+  const byDomain: Lookup = (req) => prisma.statusPage.findFirst({ where: { customDomain: requestHostname(req), published: true } });
+
+  const signedIn = (req: Request, res: Response, page: StatusPage) =>
+    redirect(res, pagePath(req, page), { "set-cookie": sessions.open(page, { secure: isHttps(req, settings.publicUrl) }) });
+
+  const showForm = (req: Request, res: Response, page: StatusPage, status: number, message = "") => {
+    const form = signInForm(page.accessType as "password" | "email-domain", signInPath(req, page), message);
+    sendPage(res, status, form.title, form.body);
+  };
+
+  async function post(req: Request, res: Response, page: StatusPage): Promise<void> {
+    if (!isSameOriginPost(req, page, settings.publicUrl)) {
+      logger.warn({ pageId: page.id, origin: req.headers.origin }, "status page sign-in: cross-site post refused");
+      const refused = notice("Sign-in refused", "This form was sent from another site.", pagePath(req, page), "Go to the status page");
+      return sendPage(res, 403, refused.title, refused.body);
+    }
+    if (page.accessType !== "password" && page.accessType !== "email-domain") {
+      return redirect(res, pagePath(req, page));
+    }
+    const client = req.socket.remoteAddress ?? "";
+    const wait = await attempts.retryAfter(client, page.id);
+    if (wait > 0) {
+      const slowDown = notice("Too many attempts", `Try again in ${wait} seconds.`, pagePath(req, page), "Back to the sign-in form");
+      return sendPage(res, 429, slowDown.title, slowDown.body, { "retry-after": wait });
+    }
+    const form = await readForm(req);
+    if (form === null) return showForm(req, res, page, 413, "The form is too large.");
+
+    if (page.accessType === "password") {
+      const password = form.get(FIELDS.password) ?? "";
+      if (page.passwordHash && password !== "" && (await verifyPassword(password, page.passwordHash))) return signedIn(req, res, page);
+      await attempts.record(client, page.id);
+      return showForm(req, res, page, 401, "Wrong password.");
+    }
+
+    await attempts.record(client, page.id);
+    let email: { address: string; domain: string };
+    try {
+      email = parseSignInEmail(form.get(FIELDS.email) ?? "");
+    } catch (error) {
+      if (error instanceof ValidationError) return showForm(req, res, page, 400, error.message);
+      throw error;
+    }
+    if (!settings.smtpUrl) {
+      const unavailable = notice("Email sign-in unavailable", "This Vigil deployment cannot send email (SMTP_URL is not set).", pagePath(req, page), "Back");
+      return sendPage(res, 503, unavailable.title, unavailable.body);
+    }
+    // Answered before the link is made and sent, and alike for every address: neither the
+    // answer nor its timing tells which domains may read the page.
+    const sent = notice(
+      "Check your email",
+      `If this address may read the page, a sign-in link is on its way to it. It works once, for ${PAGE_ACCESS.signInLinkMinutes} minutes.`,
+      pagePath(req, page),
+      "Ask for another link",
+    );
+    sendPage(res, 200, sent.title, sent.body);
+    if (!page.authEmailDomains.includes(email.domain)) return;
+    const linkBase = `${linkOrigin(req, page, settings.publicUrl)}${signInPath(req, page)}/`;
+    emailLink(page, email.address, linkBase).catch((error: unknown) =>
+      logger.error({ err: error, pageId: page.id }, "status page sign-in: the sign-in email could not be sent"),
+    );
+  }
+
+  async function emailLink(page: StatusPage, address: string, linkBase: string): Promise<void> {
+    const token = randomBytes(32).toString("base64url");
+    const now = Date.now();
+    await prisma.statusPageSignInToken.create({
+      data: { tokenHash: tokenHash(token), pageId: page.id, email: address, expiresAt: new Date(now + PAGE_ACCESS.signInLinkMinutes * 60_000) },
+    });
+    // Links expired a day ago are told apart no longer ("not valid" instead of "expired"): they can go.
+    await prisma.statusPageSignInToken.deleteMany({ where: { pageId: page.id, expiresAt: { lt: new Date(now - 86_400_000) } } });
+    await sendSignInMail(settings, { to: address, pageTitle: page.title, link: linkBase + token });
+  }
+
+  async function openLink(req: Request, res: Response, page: StatusPage, token: string): Promise<void> {
+    const hash = tokenHash(token);
+    const now = new Date();
+    // Spent by the one request whose update finds it unused and unexpired: a link works once, even when opened twice at a time.
+    const spent = await prisma.statusPageSignInToken.updateMany({
+      where: { tokenHash: hash, pageId: page.id, usedAt: null, expiresAt: { gt: now } },
+      data: { usedAt: now },
+    });
+    const stored = await prisma.statusPageSignInToken.findUnique({ where: { tokenHash: hash } });
+    const stillAllowed = page.accessType === "email-domain" && !!stored && page.authEmailDomains.includes(emailDomainOf(stored.email));
+    if (spent.count === 1 && stillAllowed) return signedIn(req, res, page);
+
+    const again = (heading: string, text: string, status: number) => {
+      const answer = notice(heading, `${text} Ask for a new one on the page.`, pagePath(req, page), "Ask for a new sign-in link");
+      sendPage(res, status, answer.title, answer.body);
+    };
+    if (!stored || stored.pageId !== page.id) return again("Sign-in link not valid", "This sign-in link is not one of this page.", 400);
+    if (spent.count === 1) return again("Sign-in link no longer valid", "Who may read this page changed since the link was sent.", 410);
+    if (stored.usedAt) return again("Sign-in link already used", "Each sign-in link works once.", 410);
+    return again("Sign-in link expired", `Sign-in links work for ${PAGE_ACCESS.signInLinkMinutes} minutes.`, 410);
+  }
+
+  const on = (method: "GET" | "POST", path: string, lookup: Lookup, handler: (req: Request, res: Response, page: StatusPage, params: Params) => Promise<void>) =>
+    router.on(method, path, (req, res, params) => {
+      (async () => {
+        const page = await lookup(req, params);
+        if (!page) {
+          const missing = notice("No such status page", "There is no status page here.", "/", "Home");
+          return sendPage(res, 404, missing.title, missing.body);
+        }
+        await handler(req, res, page, params);
+      })().catch((error: unknown) => {
+        logger.error({ err: error, method, path }, "status page sign-in failed");
+        if (!res.headersSent) sendPage(res, 500, "Error", "<h1>Something went wrong</h1><p>Try again in a moment.</p>");
+      });
+    });
+
+  // A GET of the form's address (a reload after posting) goes back to the page and its form.
+  const backToPage = async (req: Request, res: Response, page: StatusPage) => redirect(res, pagePath(req, page));
+
+  for (const [prefix, lookup] of [["/status/:slug", bySlug], ["", byDomain]] as const) {
+    on("POST", `${prefix}/sign-in`, lookup, post);
+    on("GET", `${prefix}/sign-in`, lookup, backToPage);
+    on("GET", `${prefix}/sign-in/:token`, lookup, (req, res, page, params) => openLink(req, res, page, params.token ?? ""));
+  }
+}
+
+/** 303 See Other: after a post or a link, the browser GETs the page. */
+function redirect(res: Response, location: string, headers: Record<string, string> = {}): void {
+  (res as ServerResponse).writeHead(303, { location, "cache-control": "no-store", ...headers }).end();
+}
+
+/** The urlencoded form of a POST; null when it is larger than any sign-in form. */
+async function readForm(req: Request): Promise<URLSearchParams | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > FORM_MAX_BYTES) return null;
+    chunks.push(chunk);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+}

@@ -1,0 +1,52 @@
+import type { ComponentStatus, DayStatus } from "@vigil/domain";
+import type { IncidentView } from "./view";
+
+/** The words and symbols that say each status, so that no status is told by colour alone. */
+export const COMPONENT_STATUS_WORDS: Record<ComponentStatus, { label: string; symbol: string }> = {
+  operational: { label: "Operational", symbol: "✓" },
+  degraded_performance: { label: "Degraded performance", symbol: "!" },
+  partial_outage: { label: "Partial outage", symbol: "✕" },
+  major_outage: { label: "Major outage", symbol: "✕" },
+};
+
+export const DAY_STATUS_WORDS: Record<DayStatus, string> = {
+  no_data: "No data",
+  operational: "Operational",
+  degraded: "Degraded",
+  outage: "Outage",
+};
+
+/** An incident's title: what happened to which components. */
+export function incidentTitle(incident: IncidentView): string {
+  const what = incident.severity === "error" ? "Outage" : "Degraded performance";
+  const names = incident.components.map((c) => c.name).join(", ") || incident.monitorName;
+  return `${what}: ${names}`;
+}
+
+/** A duration in words: "2 d 3 h", "1 h 5 min", "45 s". */
+export function durationWords(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  const parts: [number, string][] = [
+    [Math.floor(seconds / 86_400), "d"],
+    [Math.floor((seconds % 86_400) / 3_600), "h"],
+    [Math.floor((seconds % 3_600) / 60), "min"],
+    [seconds % 60, "s"],
+  ];
+  const first = parts.findIndex(([n]) => n > 0);
+  if (first === -1) return "0 s";
+  return parts
+    .slice(first, first + 2)
+    .filter(([n]) => n > 0)
+    .map(([n, unit]) => `${n} ${unit}`)
+    .join(" ");
+}
+
+/** A time as the page shows it, in UTC: "2026-11-23 16:40 UTC". */
+export const utcWords = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+/** An uptime share as shown: two decimals, never rounded up to 100 % while a check failed. */
+export function uptimeWords(uptime: number | null): string {
+  if (uptime === null) return "no data";
+  const shown = Math.floor(uptime * 100) / 100;
+  return `${shown.toFixed(2)} %`;
+}

@@ -1,0 +1,203 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { Prisma, type PrismaClient } from "@vigil/db";
+import type { AccessType, ComponentType, ComponentView, GroupView, StatusPageView } from "@vigil/domain";
+
+/** A stored page: what answers show, plus what only the service reads. */
+export interface PageRecord extends StatusPageView {
+  workspaceId: string;
+  /** scrypt (password.ts); null when the page has no password. */
+  passwordHash: string | null;
+  accessVersion: number;
+}
+
+/** The columns of a page a create or an update writes (an update only those it changes). */
+export interface PageWrite {
+  title: string;
+  slug: string;
+  description: string;
+  homepageUrl: string;
+  contactUrl: string;
+  icon: string;
+  customDomain: string;
+  accessType: AccessType;
+  passwordHash: string | null;
+  authEmailDomains: string[];
+}
+
+export type ComponentWrite = Omit<ComponentView, "id" | "pageId" | "createdAt" | "updatedAt">;
+
+export interface Listed<T> {
+  records: T[];
+  total: number;
+}
+
+type PageRow = Prisma.StatusPageGetPayload<object>;
+type ComponentRow = Prisma.StatusPageComponentGetPayload<object>;
+
+const toPage = (row: PageRow): PageRecord => ({
+  ...row,
+  customDomain: row.customDomain ?? "",
+  // The row was written from a validated access type.
+  accessType: row.accessType as AccessType,
+});
+
+/** A custom domain is stored as NULL when the page has none, so that the unique index allows many such pages. */
+const pageColumns = (write: Partial<PageWrite>) => ({
+  ...write,
+  ...(write.customDomain === undefined ? {} : { customDomain: write.customDomain || null }),
+});
+
+const toComponent = ({ position, groupId, monitorId, type, ...row }: ComponentRow): ComponentView => ({
+  ...row,
+  type: type as ComponentType,
+  monitorId: monitorId ?? "",
+  order: position,
+  groupId: groupId ?? "",
+});
+
+/** The API's `order` is the column `position` ("order" is a word of SQL); empty references are NULL. */
+const componentColumns = ({ order, groupId, monitorId, ...write }: Partial<ComponentWrite>) => ({
+  ...write,
+  ...(order === undefined ? {} : { position: order }),
+  ...(groupId === undefined ? {} : { groupId: groupId || null }),
+  ...(monitorId === undefined ? {} : { monitorId: monitorId || null }),
+});
+
+const creationOrder = [{ createdAt: "asc" }, { id: "asc" }] as const;
+/** Components in display order: by `order`, ties by creation. */
+const displayOrder = [{ position: "asc" }, { createdAt: "asc" }, { id: "asc" }] as const;
+
+/**
+ * Status pages (status_pages), their components and component groups. Deleting
+ * a page removes its components and groups, deleting a group ungroups its
+ * components, and deleting a monitor removes its components: all by the
+ * database's cascades.
+ */
+export class StatusPageRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /**
+   * Runs a write of a page's slug or custom domain; a taken one (unique across
+   * the deployment) is already_exists, naming the field. The race between two
+   * writers is settled by the unique indexes, so the conflict is read afterwards.
+   */
+  private async unique<T>(pageId: string | null, write: Partial<PageWrite>, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== "P2002") throw error;
+      const notThis = pageId === null ? {} : { NOT: { id: pageId } };
+      const slugTaken = write.slug !== undefined && (await this.prisma.statusPage.count({ where: { slug: write.slug, ...notThis } })) > 0;
+      const [field, value] = slugTaken ? ["slug", write.slug] : ["customDomain", write.customDomain];
+      throw new ConnectError(`statusPage.${field}: ${value} is already taken by another page`, Code.AlreadyExists);
+    }
+  }
+
+  async createPage(workspaceId: string, write: PageWrite): Promise<PageRecord> {
+    return toPage(await this.unique(null, write, () => this.prisma.statusPage.create({ data: { workspaceId, ...write, customDomain: write.customDomain || null } })));
+  }
+
+  async findPage(workspaceId: string, id: string): Promise<PageRecord | null> {
+    const row = await this.prisma.statusPage.findFirst({ where: { id, workspaceId } });
+    return row && toPage(row);
+  }
+
+  /** One page of the list in creation order (then id), and the workspace's total. */
+  async listPages(workspaceId: string, limit: number, offset: number): Promise<Listed<PageRecord>> {
+    const [rows, total] = await Promise.all([
+      this.prisma.statusPage.findMany({ where: { workspaceId }, orderBy: [...creationOrder], take: limit, skip: offset }),
+      this.prisma.statusPage.count({ where: { workspaceId } }),
+    ]);
+    return { records: rows.map(toPage), total };
+  }
+
+  /**
+   * Writes the changed columns only if the page has not changed since
+   * `expected` was read (optimistic concurrency, as for monitors), moving its
+   * access version in the same statement when who may read it changes.
+   * Returns null on a conflict.
+   */
+  async updatePage(expected: PageRecord, write: Partial<PageWrite>, accessChanged: boolean): Promise<PageRecord | null> {
+    const { count } = await this.unique(expected.id, write, () =>
+      this.prisma.statusPage.updateMany({
+        where: { id: expected.id, workspaceId: expected.workspaceId, updatedAt: expected.updatedAt },
+        data: { ...pageColumns(write), ...(accessChanged ? { accessVersion: { increment: 1 } } : {}) },
+      }),
+    );
+    return count === 0 ? null : this.findPage(expected.workspaceId, expected.id);
+  }
+
+  /** Sets `published`; unchanged (and untouched) when it already has that value. Null when there is no such page. */
+  async setPublished(workspaceId: string, id: string, published: boolean): Promise<PageRecord | null> {
+    await this.prisma.statusPage.updateMany({ where: { id, workspaceId, published: !published }, data: { published } });
+    return this.findPage(workspaceId, id);
+  }
+
+  async deletePage(workspaceId: string, id: string): Promise<boolean> {
+    const { count } = await this.prisma.statusPage.deleteMany({ where: { id, workspaceId } });
+    return count > 0;
+  }
+
+  async monitorInWorkspace(workspaceId: string, monitorId: string): Promise<boolean> {
+    return (await this.prisma.monitor.count({ where: { id: monitorId, workspaceId } })) > 0;
+  }
+
+  // ---- components ----
+
+  async createComponent(pageId: string, { type, name, description, groupOrder, ...references }: ComponentWrite): Promise<ComponentView> {
+    const data = { pageId, type, name, description, groupOrder, ...componentColumns(references) };
+    return toComponent(await this.prisma.statusPageComponent.create({ data }));
+  }
+
+  async findComponent(pageId: string, id: string): Promise<ComponentView | null> {
+    const row = await this.prisma.statusPageComponent.findFirst({ where: { id, pageId } });
+    return row && toComponent(row);
+  }
+
+  async listComponents(pageId: string, limit: number, offset: number): Promise<Listed<ComponentView>> {
+    const [rows, total] = await Promise.all([
+      this.prisma.statusPageComponent.findMany({ where: { pageId }, orderBy: [...displayOrder], take: limit, skip: offset }),
+      this.prisma.statusPageComponent.count({ where: { pageId } }),
+    ]);
+    return { records: rows.map(toComponent), total };
+  }
+
+  /** Writes only the changed columns, so concurrent updates of other fields are kept. Null when the component is gone. */
+  async updateComponent(pageId: string, id: string, write: Partial<ComponentWrite>): Promise<ComponentView | null> {
+    await this.prisma.statusPageComponent.updateMany({ where: { id, pageId }, data: componentColumns(write) });
+    return this.findComponent(pageId, id);
+  }
+
+  async deleteComponent(pageId: string, id: string): Promise<boolean> {
+    const { count } = await this.prisma.statusPageComponent.deleteMany({ where: { id, pageId } });
+    return count > 0;
+  }
+
+  // ---- groups ----
+
+  async createGroup(pageId: string, name: string): Promise<GroupView> {
+    return this.prisma.statusPageComponentGroup.create({ data: { pageId, name } });
+  }
+
+  findGroup(pageId: string, id: string): Promise<GroupView | null> {
+    return this.prisma.statusPageComponentGroup.findFirst({ where: { id, pageId } });
+  }
+
+  async listGroups(pageId: string, limit: number, offset: number): Promise<Listed<GroupView>> {
+    const [records, total] = await Promise.all([
+      this.prisma.statusPageComponentGroup.findMany({ where: { pageId }, orderBy: [...creationOrder], take: limit, skip: offset }),
+      this.prisma.statusPageComponentGroup.count({ where: { pageId } }),
+    ]);
+    return { records, total };
+  }
+
+  async renameGroup(pageId: string, id: string, name: string): Promise<GroupView | null> {
+    await this.prisma.statusPageComponentGroup.updateMany({ where: { id, pageId }, data: { name } });
+    return this.findGroup(pageId, id);
+  }
+
+  async deleteGroup(pageId: string, id: string): Promise<boolean> {
+    const { count } = await this.prisma.statusPageComponentGroup.deleteMany({ where: { id, pageId } });
+    return count > 0;
+  }
+}

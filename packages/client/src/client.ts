@@ -1,0 +1,50 @@
+import { IncidentService, MonitorService } from "@vigil/proto";
+import { NotificationService } from "@vigil/proto/notification";
+import { StatusPageService } from "@vigil/proto/status-page";
+import type { Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { httpApi, type Identity, type RevokedApiKey } from "./http-api.js";
+import { resolveOptions, type CallOptions, type ClientOptions, type ResolvedOptions } from "./options.js";
+import { serviceClient, type ServiceClient } from "./services.js";
+
+export interface VigilClient {
+  /** The API address calls go to, after options and SERVICE_API_URL were weighed. */
+  readonly baseUrl: string;
+  readonly monitors: ServiceClient<typeof MonitorService>;
+  readonly incidents: ServiceClient<typeof IncidentService>;
+  readonly notifications: ServiceClient<typeof NotificationService>;
+  readonly statusPages: ServiceClient<typeof StatusPageService>;
+  /** GET /v1/whoami; a read, so retried after `unavailable`. */
+  whoami(options?: CallOptions): Promise<Identity>;
+  /** DELETE /v1/api-key/:id; never retried. */
+  revokeApiKey(id: string, options?: CallOptions): Promise<RevokedApiKey>;
+}
+
+// Answers from a newer server may carry fields this client does not know yet.
+const jsonOptions = { ignoreUnknownFields: true };
+
+function transportFor({ protocol, baseUrl }: ResolvedOptions): Transport {
+  if (protocol === "grpc") return createGrpcTransport({ baseUrl, jsonOptions });
+  if (protocol === "grpc-web") return createGrpcWebTransport({ baseUrl, httpVersion: "1.1", jsonOptions });
+  return createConnectTransport({ baseUrl, httpVersion: "1.1", jsonOptions });
+}
+
+/**
+ * A client of one Vigil API. Options win over SERVICE_API_KEY / SERVICE_API_URL;
+ * a missing key is reported by the first call, so a client can be made before
+ * the key is known (to print help, say).
+ */
+export function createClient(options: ClientOptions = {}): VigilClient {
+  const config = resolveOptions(options, process.env);
+  const transport = transportFor(config);
+  const http = httpApi(config);
+  return {
+    baseUrl: config.baseUrl,
+    monitors: serviceClient(MonitorService, transport, config),
+    incidents: serviceClient(IncidentService, transport, config),
+    notifications: serviceClient(NotificationService, transport, config),
+    statusPages: serviceClient(StatusPageService, transport, config),
+    whoami: http.whoami,
+    revokeApiKey: http.revokeApiKey,
+  };
+}

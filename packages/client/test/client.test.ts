@@ -1,0 +1,171 @@
+import { randomUUID } from "node:crypto";
+import { IncidentService, MonitorService, Periodicity } from "@vigil/proto";
+import { NotificationService } from "@vigil/proto/notification";
+import { StatusPageService } from "@vigil/proto/status-page";
+import { startTestApi, type TestApi, type WorkspaceKeys } from "../../../apps/control-plane/test/support/api.js";
+import { failureOf, loadBuiltClient, type ClientPackage } from "./support/built.js";
+
+const periodicity = Periodicity.PERIODICITY_1M;
+const ENV_NAMES = ["SERVICE_API_KEY", "SERVICE_API_URL"] as const;
+/** A port nothing listens on: calls sent there would fail, so a passing call proves it went elsewhere. */
+const NOWHERE = "http://127.0.0.1:9";
+
+describe("@vigil/client against a real API server", () => {
+  let vigil: ClientPackage;
+  let api: TestApi;
+  let ws: WorkspaceKeys;
+  const savedEnv = Object.fromEntries(ENV_NAMES.map((name) => [name, process.env[name]]));
+
+  beforeAll(async () => {
+    vigil = await loadBuiltClient();
+    api = await startTestApi("pglite");
+    ws = await api.workspace();
+  });
+  afterAll(() => api?.close());
+  beforeEach(() => ENV_NAMES.forEach((name) => delete process.env[name]));
+  afterEach(() => {
+    for (const name of ENV_NAMES) {
+      if (savedEnv[name] === undefined) delete process.env[name];
+      else process.env[name] = savedEnv[name];
+    }
+  });
+
+  const client = (options: Parameters<ClientPackage["createClient"]>[0] = {}) =>
+    vigil.createClient({ baseUrl: api.baseUrl, apiKey: ws.write.key, ...options });
+
+  describe("every method of every service reaches its handler", () => {
+    const services = [
+      ["monitors", MonitorService],
+      ["incidents", IncidentService],
+      ["notifications", NotificationService],
+      ["statusPages", StatusPageService],
+    ] as const;
+    const methods = services.flatMap(([property, service]) => service.methods.map((method) => [property, method.localName] as const));
+
+    // An empty request names no existing resource: the handler answers it, with data or with a validation or lookup error.
+    it.each(methods)("%s.%s", async (property, name) => {
+      const call = (client()[property] as unknown as Record<string, (request: object) => Promise<unknown>>)[name];
+      expect(typeof call).toBe("function");
+      const outcome = await call!({}).then(
+        () => "ok",
+        (error: InstanceType<ClientPackage["VigilError"]>) => error.code,
+      );
+      expect(["ok", "invalid_argument", "not_found", "failed_precondition"]).toContain(outcome);
+    });
+
+    it("exposes exactly the generated methods", () => {
+      const c = client();
+      for (const [property, service] of services) {
+        expect(Object.keys(c[property]).sort()).toEqual(service.methods.map((m) => m.localName).sort());
+      }
+    });
+  });
+
+  it("creates and reads back a monitor with typed messages", async () => {
+    const c = client();
+    const { monitor } = await c.monitors.createHTTPMonitor({ monitor: { name: "typed", url: "https://example.com", periodicity } });
+    const read = await c.monitors.getMonitor({ id: monitor!.id });
+    expect(read.monitor?.config).toEqual({ case: "http", value: expect.objectContaining({ id: monitor!.id, name: "typed" }) });
+    const { httpMonitors } = await c.monitors.listMonitors({});
+    expect(httpMonitors.map((m) => m.id)).toContain(monitor!.id);
+  });
+
+  describe("key and endpoint from options and environment", () => {
+    it("takes the key from SERVICE_API_KEY and the endpoint from SERVICE_API_URL", async () => {
+      process.env.SERVICE_API_KEY = ws.read.key;
+      process.env.SERVICE_API_URL = api.baseUrl;
+      const c = vigil.createClient();
+      expect(c.baseUrl).toBe(api.baseUrl);
+      expect((await c.whoami()).actor.keyId).toBe(ws.read.id);
+    });
+
+    it("prefers the apiKey and baseUrl options over the environment", async () => {
+      process.env.SERVICE_API_KEY = ws.read.key;
+      process.env.SERVICE_API_URL = NOWHERE;
+      const c = vigil.createClient({ apiKey: ws.write.key, baseUrl: api.baseUrl });
+      expect(c.baseUrl).toBe(api.baseUrl);
+      expect((await c.whoami()).actor.keyId).toBe(ws.write.id);
+    });
+
+    it("defaults to the documented endpoint", () => {
+      expect(vigil.createClient().baseUrl).toBe("http://localhost:8080");
+      expect(vigil.DEFAULT_BASE_URL).toBe("http://localhost:8080");
+    });
+
+    it("reports a missing key at the first call, naming SERVICE_API_KEY and the option", async () => {
+      const c = vigil.createClient({ baseUrl: api.baseUrl });
+      for (const call of [c.monitors.listMonitors({}), c.whoami()]) {
+        const error = await failureOf(call);
+        expect(error.code).toBe("unauthenticated");
+        expect(error.message).toMatch(/SERVICE_API_KEY/);
+        expect(error.message).toMatch(/apiKey option/);
+      }
+    });
+  });
+
+  describe("errors", () => {
+    it("maps a missing resource to not_found", async () => {
+      const error = await failureOf(client().monitors.getMonitor({ id: randomUUID() }));
+      expect({ code: error.code, violations: error.violations }).toEqual({ code: "not_found", violations: [] });
+      expect(error.message).toMatch(/not found/);
+    });
+
+    it("maps an unknown key to unauthenticated", async () => {
+      const error = await failureOf(client({ apiKey: "vgl_unknown" }).monitors.listMonitors({}));
+      expect(error.code).toBe("unauthenticated");
+    });
+
+    it("maps a mutation with a read key to permission_denied", async () => {
+      const call = client({ apiKey: ws.read.key }).monitors.createHTTPMonitor({ monitor: { name: "x", url: "https://example.com", periodicity } });
+      expect((await failureOf(call)).code).toBe("permission_denied");
+    });
+
+    it("decodes field violations of invalid_argument", async () => {
+      const call = client().monitors.createHTTPMonitor({ monitor: { name: "", url: "not a url", periodicity } });
+      const error = await failureOf(call);
+      expect(error.code).toBe("invalid_argument");
+      const fields = error.violations.map((v) => v.field);
+      expect(fields).toEqual(expect.arrayContaining(["monitor.name", "monitor.url"]));
+      for (const violation of error.violations) expect(violation.rule).not.toHaveLength(0);
+      expect(error.message).toBe(error.violations.map((v) => `${v.field}: ${v.rule}`).join("; "));
+    });
+  });
+
+  it.each(["grpc", "grpc-web"] as const)("speaks %s when asked", async (protocol) => {
+    const c = client({ protocol });
+    const { monitor } = await c.monitors.createTCPMonitor({ monitor: { name: `over ${protocol}`, uri: "example.com:443", periodicity } });
+    const read = await c.monitors.getMonitor({ id: monitor!.id });
+    expect(read.monitor?.config).toEqual({ case: "tcp", value: expect.objectContaining({ name: `over ${protocol}` }) });
+    expect((await failureOf(c.monitors.getMonitor({ id: randomUUID() }))).code).toBe("not_found");
+    expect((await failureOf(client({ protocol, apiKey: "vgl_unknown" }).monitors.listMonitors({}))).code).toBe("unauthenticated");
+  });
+
+  describe("whoami and revokeApiKey", () => {
+    it("tells the workspace and key", async () => {
+      const identity = await client({ apiKey: ws.read.key }).whoami();
+      expect(identity).toEqual({
+        name: expect.any(String),
+        slug: ws.slug,
+        plan: expect.any(String),
+        actor: { type: "apiKey", keyId: ws.read.id, scopes: ["read"] },
+      });
+      expect((await failureOf(client({ apiKey: "vgl_unknown" }).whoami())).code).toBe("unauthenticated");
+    });
+
+    it("revokes a key, after which it no longer works", async () => {
+      const own = await api.workspace();
+      const revoked = await client({ apiKey: own.write.key }).revokeApiKey(own.read.id);
+      expect(revoked).toEqual({ id: own.read.id, revoked: true, revokedAt: expect.any(Date) });
+      expect((await failureOf(client({ apiKey: own.read.key }).whoami())).code).toBe("unauthenticated");
+    });
+
+    it("answers not_found for an unknown key and permission_denied when a read key revokes another", async () => {
+      const own = await api.workspace();
+      const unknown = await failureOf(client({ apiKey: own.write.key }).revokeApiKey(randomUUID()));
+      expect(unknown.code).toBe("not_found");
+      expect(unknown.message).toMatch(/not found/);
+      const denied = await failureOf(client({ apiKey: own.read.key }).revokeApiKey(own.write.id));
+      expect(denied.code).toBe("permission_denied");
+    });
+  });
+});
