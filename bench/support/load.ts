@@ -42,7 +42,7 @@ export async function load(
         method: request.method,
         path: request.path,
         headers: request.headers,
-        setupRequest: request.body ? (r) => ({ ...r, body: request.body!() }) : undefined,
+        ...(request.body && { setupRequest: (r: autocannon.Request) => ({ ...r, body: request.body!() }) }),
       },
     ],
   }) as unknown as autocannon.Instance & Promise<autocannon.Result>;

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     prisma: db.prisma,
     scheduler: pipeline.scheduler,
     statuses: pipeline.statuses,
+    pageChanges: pipeline.pageChanges,
     notifications: { settings, secrets },
     logger,
     port: config.port,

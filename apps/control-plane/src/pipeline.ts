@@ -12,6 +12,8 @@ import { ResultsConsumer } from "./results/consumer";
 import { pruneResults } from "./results/retention";
 import { CheckScheduler } from "./scheduling/scheduler";
 import { Statuses } from "./status/statuses";
+import { PageChanges } from "./status-pages/changes";
+import { relayPageChanges } from "./status-pages/relay";
 
 export type PipelineConfig = Pick<
   ControlPlaneConfig,
@@ -28,6 +30,8 @@ export interface Pipeline {
   scheduler: CheckScheduler;
   statuses: Statuses;
   deliveries: Deliveries;
+  /** Status page changes, shared with the deployment's other control planes. */
+  pageChanges: PageChanges;
   /** Makes Redis match the database now. */
   reconcile(): Promise<void>;
   stop(): Promise<void>;
@@ -61,6 +65,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     consumer: `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
   });
   const repo = new MonitorRepository(prisma);
+  const pageChanges = new PageChanges();
+  const stopRelay = relayPageChanges(pageChanges, redis, config.redisPrefix, logger);
 
   const reconcile = async () => {
     const counts = await scheduler.reconcile(await repo.listActive());
@@ -94,6 +100,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     scheduler,
     statuses,
     deliveries,
+    pageChanges,
     reconcile,
     async stop() {
       stopped = true;
@@ -103,6 +110,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
       await deliveries.close();
       closeEmailTransports();
       await scheduler.close();
+      stopRelay();
       streamRedis.disconnect();
       await redis.quit();
     },

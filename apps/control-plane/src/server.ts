@@ -17,7 +17,7 @@ import { monitorService } from "./monitors/service";
 import { NotificationRepository } from "./notifications/repository";
 import type { SecretBox } from "./notifications/secrets";
 import { notificationService } from "./notifications/service";
-import { PageChanges } from "./status-pages/changes";
+import type { PageChanges } from "./status-pages/changes";
 import { StatusPageRepository } from "./status-pages/repository";
 import { statusPageService } from "./status-pages/service";
 import { addServerReflection } from "./grpc/reflection";
@@ -32,6 +32,8 @@ export interface ApiServerOptions {
   /** What notification channels need: the providers' deployment settings and the key their secrets are encrypted with. */
   notifications: { settings: ProviderSettings; secrets: SecretBox };
   statuses: Statuses;
+  /** What tells the public pages (here and on the other control planes) that a page changed. */
+  pageChanges: PageChanges;
   logger: Logger;
   port: number;
   host: string;
@@ -46,7 +48,7 @@ export interface ApiServerOptions {
 export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
   const { prisma, logger, scheduler } = options;
   const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, Health];
-  const pageChanges = new PageChanges();
+  const { pageChanges } = options;
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
     // An unknown JSON key or enum name is a mistake to report, not something to drop silently.

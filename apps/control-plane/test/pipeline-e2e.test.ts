@@ -47,6 +47,7 @@ describe("the check pipeline end to end", () => {
       prisma: db.prisma,
       scheduler: pipeline.scheduler,
       statuses: pipeline.statuses,
+      pageChanges: pipeline.pageChanges,
       notifications: { settings: notifications.settings, secrets: notifications.box },
       logger,
       port: apiPort,

@@ -2,6 +2,9 @@ import FindMyWay, { type HTTPVersion } from "find-my-way";
 import type { PrismaClient } from "@vigil/db";
 import { API_KEY_HEADER, resolveActor, type Actor } from "../auth/api-keys";
 import { revokeApiKey } from "../auth/revoke";
+import type { SecretBox } from "../notifications/secrets";
+import { PageAccessControl } from "../status-pages/public/access";
+import { PageSessions } from "../status-pages/public/sessions";
 import { registerSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
 import { publicStatusPageRoutes, type PublicPagesOptions } from "../status-pages/public/routes";
 import type { Logger } from "@vigil/logging";
@@ -13,7 +16,7 @@ type Handler = (req: Request, res: Response, params: Record<string, string | und
 export function httpRoutes(
   prisma: PrismaClient,
   logger: Logger,
-  pageAccess: Pick<SignInDeps, "secrets" | "settings">,
+  pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox },
   publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges">,
 ): (req: Request, res: Response) => void {
   const router = FindMyWay<HTTPVersion.V1>({
@@ -58,8 +61,10 @@ export function httpRoutes(
     sendJson(res, 200, { status: "ok" });
   });
 
-  registerSignInRoutes(router, { prisma, logger, ...pageAccess });
-  publicStatusPageRoutes(router, { prisma, logger, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
+  const sessions = new PageSessions(pageAccess.secrets.deriveKey("status page sessions"));
+  registerSignInRoutes(router, { prisma, logger, sessions, settings: pageAccess.settings });
+  const access = new PageAccessControl(sessions);
+  publicStatusPageRoutes(router, { prisma, logger, access, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
 
   return (req, res) => router.lookup(req as never, res as never);
 }

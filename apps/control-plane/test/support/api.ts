@@ -55,6 +55,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
     prisma: db.prisma,
     scheduler: pipeline.scheduler,
     statuses: pipeline.statuses,
+    pageChanges: pipeline.pageChanges,
     notifications: { settings: notifications.settings, secrets: notifications.box },
     logger,
     port: 0,

@@ -12,40 +12,32 @@ export interface PageAccess extends PageAddress {
 }
 
 /**
- * The deployment's session keys, set when the sign-in routes are registered
- * (registerSignInRoutes). One deployment per process: a second server in the
- * same process replaces them.
+ * Who may read a protected page: a public page, anyone; any other, a
+ * visitor holding a session of it (sessions.ts).
  */
-let sessions: PageSessions | null = null;
+export class PageAccessControl {
+  constructor(private readonly sessions: PageSessions) {}
 
-export function useSessions(deploymentSessions: PageSessions): void {
-  sessions = deploymentSessions;
-}
+  /**
+   * Whether the request may read the page. When it may not, the answer has
+   * been sent and the caller stops: at the page's own address the sign-in form
+   * (401), at a companion (summary.json, badge.svg, feed.atom) a plain 401.
+   * Protected answers are private to the visitor: no shared cache keeps them.
+   */
+  async authorize(req: Request, res: Response, page: PageAccess): Promise<boolean> {
+    if (page.accessType === "public") return true;
+    res.setHeader("cache-control", "private");
+    res.setHeader("vary", "Cookie");
+    if (this.sessions.holds(req, page)) return true;
 
-/** Whether the request holds a session of the page (always true for a public page). */
-function hasAccess(req: Request, page: PageAccess): boolean {
-  return page.accessType === "public" || (sessions?.holds(req, page) ?? false);
-}
-
-/**
- * Whether the request may read the page. When it may not, the answer has
- * been sent and the caller stops: at the page's own address the sign-in form
- * (401), at a companion (summary.json, badge.svg, feed.atom) a plain 401.
- * Protected answers are private to the visitor: no shared cache keeps them.
- */
-export async function authorize(req: Request, res: Response, page: PageAccess): Promise<boolean> {
-  if (page.accessType === "public") return true;
-  res.setHeader("cache-control", "private");
-  res.setHeader("vary", "Cookie");
-  if (hasAccess(req, page)) return true;
-
-  const path = (req.url ?? "/").split("?")[0]?.replace(/(.)\/+$/, "$1");
-  if (path === pagePath(req, page) && (page.accessType === "password" || page.accessType === "email-domain")) {
-    const form = signInForm(page.accessType, signInPath(req, page));
-    sendPage(res, 401, form.title, form.body);
-  } else {
-    const text = `sign in at ${pagePath(req, page)} to read this status page\n`;
-    (res as ServerResponse).writeHead(401, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }).end(text);
+    const path = (req.url ?? "/").split("?")[0]?.replace(/(.)\/+$/, "$1");
+    if (path === pagePath(req, page) && (page.accessType === "password" || page.accessType === "email-domain")) {
+      const form = signInForm(page.accessType, signInPath(req, page));
+      sendPage(res, 401, form.title, form.body);
+    } else {
+      const text = `sign in at ${pagePath(req, page)} to read this status page\n`;
+      (res as ServerResponse).writeHead(401, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }).end(text);
+    }
+    return false;
   }
-  return false;
 }

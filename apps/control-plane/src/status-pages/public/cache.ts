@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import type { PageChanges } from "../changes";
 import type { PageView } from "./view";
 
@@ -7,8 +8,16 @@ export const PAGE_CACHE_MS = 5_000;
 /** Past this many entries, expired ones are swept out, so that requests for made-up addresses cannot grow memory. */
 const SWEEP_ABOVE = 1_000;
 
-export interface Rendered {
+/** A representation made to be answered as it is, many times. */
+export interface Made {
   body: string;
+  contentType: string;
+}
+
+export interface Rendered {
+  /** Encoded once, and compressed once for clients that take gzip. */
+  body: Buffer;
+  gzipped: Buffer;
   contentType: string;
   /** A strong validator of the body, quoted. */
   etag: string;
@@ -17,7 +26,7 @@ export interface Rendered {
 export interface CachedPage {
   view: PageView;
   /** The view in one representation, made once per cached view. */
-  render(representation: string, make: (view: PageView) => Omit<Rendered, "etag">): Rendered;
+  render(representation: string, make: (view: PageView) => Made): Rendered;
 }
 
 interface Entry {
@@ -87,8 +96,10 @@ function cachedPage(view: PageView): CachedPage {
     render(representation, make) {
       let rendered = renders.get(representation);
       if (!rendered) {
-        const made = make(view);
-        rendered = { ...made, etag: `"${createHash("sha256").update(made.body).digest("base64url").slice(0, 32)}"` };
+        const { body, contentType } = make(view);
+        const bytes = Buffer.from(body);
+        const etag = `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 32)}"`;
+        rendered = { body: bytes, gzipped: gzipSync(bytes), contentType, etag };
         renders.set(representation, rendered);
       }
       return rendered;

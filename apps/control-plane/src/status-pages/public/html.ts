@@ -50,7 +50,7 @@ ${legend()}
 </section>
 <section aria-labelledby="incidents-title">
 <h2 id="incidents-title" class="section-title">Incidents</h2>
-${renderIncidents(view.incidents, view.generatedAt)}
+${renderIncidents(view.incidents)}
 </section>
 </main>
 <footer class="wrap">
@@ -116,16 +116,20 @@ function legend(): string {
   return `<div class="legend"><p>Each bar is a UTC day; hover or focus a day for its figures.</p><ul aria-label="What the colours of a day mean">${days}</ul></div>`;
 }
 
-function renderIncidents(incidents: readonly IncidentView[], now: Date): string {
+/**
+ * An open incident shows when it started, not a duration that grows: the
+ * page then changes only when what it reports changes, so its ETag holds.
+ */
+function renderIncidents(incidents: readonly IncidentView[]): string {
   if (incidents.length === 0) return `<p>No incidents in the last ${RECENT_INCIDENT_DAYS} days.</p>`;
   return `<ol class="incidents">${incidents
     .map((incident) => {
-      const open = incident.resolvedAt === null;
-      const ended = incident.resolvedAt ?? now;
+      const ended = incident.resolvedAt;
+      const open = ended === null;
       const time = (at: Date) => `<time datetime="${at.toISOString()}">${utcWords(at)}</time>`;
       return `<li class="incident ${open ? "incident-open" : "incident-resolved"}"><article aria-labelledby="incident-${e(incident.id)}">
 <div class="row"><h3 id="incident-${e(incident.id)}">${e(incidentTitle(incident))}</h3><p class="status ${open ? "status-major_outage" : "status-operational"}"><span class="symbol" aria-hidden="true">${open ? "!" : "✓"}</span> ${open ? "Ongoing" : "Resolved"}</p></div>
-<dl><div><dt>Started</dt><dd>${time(incident.startedAt)}</dd></div><div><dt>Ended</dt><dd>${open ? "not yet" : time(ended)}</dd></div><div><dt>Duration</dt><dd>${durationWords(ended.getTime() - incident.startedAt.getTime())}${open ? " so far" : ""}</dd></div></dl>
+<dl><div><dt>Started</dt><dd>${time(incident.startedAt)}</dd></div><div><dt>Ended</dt><dd>${open ? "not yet" : time(ended)}</dd></div><div><dt>Duration</dt><dd>${open ? "ongoing" : durationWords(ended.getTime() - incident.startedAt.getTime())}</dd></div></dl>
 </article></li>`;
     })
     .join("\n")}</ol>`;

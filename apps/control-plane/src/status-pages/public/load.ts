@@ -170,7 +170,6 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
     sections,
     components: ordered,
     incidents: incidentViews,
-    generatedAt: now,
   };
 }
 

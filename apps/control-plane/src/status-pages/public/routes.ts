@@ -2,10 +2,10 @@ import type { HTTPVersion, Instance } from "find-my-way";
 import type { Logger } from "@vigil/logging";
 import { HttpError, sendError, type Request, type Response } from "../../http/json";
 import type { PageChanges } from "../changes";
-import { authorize } from "./access";
+import type { PageAccessControl } from "./access";
 import { atomOf } from "./feed";
 import { badgeOf } from "./badge";
-import { PAGE_CACHE_MS, PublicPageCache, type Rendered } from "./cache";
+import { PAGE_CACHE_MS, PublicPageCache, type Made, type Rendered } from "./cache";
 import { renderPage } from "./html";
 import { findPublishedPage, loadPageView, type PageAddress, type PageSources } from "./load";
 import { summaryOf } from "./summary";
@@ -13,6 +13,7 @@ import type { PageView } from "./view";
 
 export interface PublicPagesOptions extends PageSources {
   pageChanges: PageChanges;
+  access: PageAccessControl;
   logger: Logger;
 }
 
@@ -43,7 +44,7 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
     const key = address.kind === "slug" ? `slug:${address.slug}` : `host:${address.host}`;
     const page = await cache.get(key, () => load(address));
     if (!page) return notFound(req, res, asPage);
-    if (!(await authorize(req, res, page.view.page))) return;
+    if (!(await options.access.authorize(req, res, page.view.page))) return;
     const base = address.kind === "slug" ? `/status/${encodeURIComponent(page.view.page.slug)}` : "";
     const rendered = page.render(representation, (view) => make(view, representation, base));
     send(req, res, rendered, page.view.page.accessType === "public");
@@ -54,7 +55,7 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
     return row && loadPageView(options, row);
   };
 
-  const make = (view: PageView, representation: Representation, base: string): Omit<Rendered, "etag"> => {
+  const make = (view: PageView, representation: Representation, base: string): Made => {
     switch (representation) {
       case "html":
         return { body: renderPage(view, base), contentType: "text/html; charset=utf-8" };
@@ -100,12 +101,26 @@ function send(req: Request, res: Response, rendered: Rendered, isPublic: boolean
     etag: rendered.etag,
     // A protected page is for the signed-in reader only, and is asked again each time: its access may end at any moment.
     "cache-control": isPublic ? `public, max-age=${seconds}, s-maxage=${seconds}` : "private, no-cache",
+    vary: isPublic ? "Accept-Encoding" : "Accept-Encoding, Cookie",
   };
   if (matchesEtag(req.headers["if-none-match"], rendered.etag)) {
     res.writeHead(304, headers).end();
     return;
   }
-  res.writeHead(200, { ...headers, "content-type": rendered.contentType, "content-length": Buffer.byteLength(rendered.body) }).end(rendered.body);
+  const gzip = acceptsGzip(req.headers["accept-encoding"]);
+  const body = gzip ? rendered.gzipped : rendered.body;
+  res
+    .writeHead(200, { ...headers, "content-type": rendered.contentType, "content-length": body.length, ...(gzip && { "content-encoding": "gzip" }) })
+    .end(body);
+}
+
+/** Whether the client takes gzip (and has not refused it with q=0). */
+function acceptsGzip(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(",") : (header ?? "");
+  return value.split(",").some((coding) => {
+    const [name, ...params] = coding.trim().toLowerCase().split(";");
+    return (name === "gzip" || name === "*") && !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+  });
 }
 
 function matchesEtag(header: string | string[] | undefined, etag: string): boolean {

@@ -7,18 +7,16 @@ import { PAGE_ACCESS, ValidationError, emailDomainOf, parseSignInEmail } from "@
 import type { Logger } from "@vigil/logging";
 import type { ProviderSettings } from "@vigil/notifications";
 import type { Request, Response } from "../../http/json";
-import type { SecretBox } from "../../notifications/secrets";
 import { verifyPassword } from "../password";
-import { useSessions } from "./access";
 import { isHttps, isSameOriginPost, linkOrigin, pagePath, requestHostname, signInPath } from "./addresses";
 import { FIELDS, notice, sendPage, signInForm } from "./forms";
 import { SignInAttempts } from "./rate-limit";
-import { PageSessions } from "./sessions";
+import type { PageSessions } from "./sessions";
 import { sendSignInMail } from "./sign-in-mail";
 
 export interface SignInDeps {
   prisma: PrismaClient;
-  secrets: SecretBox;
+  sessions: PageSessions;
   settings: ProviderSettings;
   logger: Logger;
 }
@@ -36,12 +34,10 @@ const tokenHash = (token: string) => createHash("sha256").update(token).digest("
  * Sign-in to protected status pages, at `/status/<slug>/sign-in` and at
  * `/sign-in` of a page's custom domain: POST takes the form (a password, or
  * an address to email a link to), GET `…/sign-in/<token>` opens an emailed
- * link. Both set the session cookie that authorize() reads.
+ * link. Both set the session cookie that PageAccessControl reads.
  */
 export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>, deps: SignInDeps): void {
-  const { prisma, settings, logger } = deps;
-  const sessions = new PageSessions(deps.secrets.deriveKey("status page sessions"));
-  useSessions(sessions);
+  const { prisma, settings, logger, sessions } = deps;
   const attempts = new SignInAttempts();
 
   const bySlug: Lookup = (_req, params) => prisma.statusPage.findFirst({ where: { slug: params.slug ?? "", published: true } });

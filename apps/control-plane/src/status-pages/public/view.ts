@@ -68,7 +68,7 @@ export interface IncidentView {
   resolvedAt: Date | null;
 }
 
-/** Everything a public page and its companions say, read at `generatedAt`. */
+/** Everything a public page and its companions say. */
 export interface PageView {
   page: PageHeader & {
     description: string;
@@ -87,7 +87,6 @@ export interface PageView {
   components: ComponentView[];
   /** The open incidents first, then the newest. */
   incidents: IncidentView[];
-  generatedAt: Date;
 }
 
 interface Ordered {
