@@ -12,6 +12,7 @@
 // Progress goes to stderr; the tables to stdout and into docs/benchmarks.md.
 import { fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
+import { gzipSync } from "node:zlib";
 import { applyMigrations, openDatabase, type PrismaClient } from "@vigil/db";
 import type { RegionId } from "@vigil/domain";
 import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
@@ -37,6 +38,8 @@ const DAYS = 90;
 const SLUG = "bench-status";
 const DATABASE = "vigil_bench_status_page";
 const DAY_MS = 86_400_000;
+/** What a browser says it takes; the page answers gzip, compressed once per render. */
+const BROWSER_ENCODINGS = "gzip, deflate, br";
 
 // ---- the page --------------------------------------------------------------------------------
 
@@ -120,11 +123,14 @@ interface Throughput {
 }
 
 async function targets(port: number): Promise<Target[]> {
-  const page = await fetch(`http://127.0.0.1:${port}/status/${SLUG}`);
+  // fetch asks for gzip and decompresses on its own.
+  const page = await fetch(`http://127.0.0.1:${port}/status/${SLUG}`, { headers: { "accept-encoding": BROWSER_ENCODINGS } });
   const html = await page.text();
   if (page.status !== 200 || !html.includes("Bench Status")) throw new Error(`the page answered ${page.status}: ${html.slice(0, 200)}`);
   const etag = page.headers.get("etag");
-  if (!etag) throw new Error("the page has no ETag");
+  if (!etag || page.headers.get("content-encoding") !== "gzip") throw new Error("the page has no ETag, or is not compressed");
+  const gzipped = gzipSync(html).length;
+  log(`the page: ${fmt(Buffer.byteLength(html) / 1024)} KiB of HTML, about ${fmt(gzipped / 1024)} KiB compressed`);
   const health = await fetch(`http://127.0.0.1:${port}/grpc.health.v1.Health/Check`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
   if (!(await health.text()).includes("SERVING")) throw new Error("Health/Check does not answer SERVING");
   return [
@@ -133,8 +139,12 @@ async function targets(port: number): Promise<Target[]> {
       request: { method: "POST", path: "/grpc.health.v1.Health/Check", headers: { "content-type": "application/json" }, body: () => "{}" },
       expect: 200,
     },
-    { name: "page", request: { method: "GET", path: `/status/${SLUG}` }, expect: 200 },
-    { name: "page, If-None-Match", request: { method: "GET", path: `/status/${SLUG}`, headers: { "if-none-match": etag } }, expect: 304 },
+    { name: "page", request: { method: "GET", path: `/status/${SLUG}`, headers: { "accept-encoding": BROWSER_ENCODINGS } }, expect: 200 },
+    {
+      name: "page, If-None-Match",
+      request: { method: "GET", path: `/status/${SLUG}`, headers: { "accept-encoding": BROWSER_ENCODINGS, "if-none-match": etag } },
+      expect: 304,
+    },
   ];
 }
 
@@ -151,13 +161,15 @@ async function throughput(server: ServerProcess, target: Target, connections: nu
 // ---- what a burst costs the rest -------------------------------------------------------------
 
 /** 256 visitors loading the page from another process (autocannon's CLI), until stopped. */
-function startBurst(port: number): { stop(): Promise<void> } {
-  const child = fork(require.resolve("autocannon"), ["-c", String(BURST_CONNECTIONS), "-d", "3600", "--silent", `http://127.0.0.1:${port}/status/${SLUG}`], {
-    stdio: "ignore",
-  });
+function startBurst(port: number): { running(): boolean; stop(): Promise<void> } {
+  const args = ["-c", String(BURST_CONNECTIONS), "-d", "3600", "-n", "-H", `accept-encoding=${BROWSER_ENCODINGS}`, `http://127.0.0.1:${port}/status/${SLUG}`];
+  const child = fork(require.resolve("autocannon"), args, { stdio: "ignore" });
+  const running = () => child.exitCode === null && child.signalCode === null;
   return {
+    running,
     stop: () =>
       new Promise<void>((resolve) => {
+        if (!running()) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGINT");
       }),
@@ -264,6 +276,7 @@ async function run() {
     try {
       await sleep(WARMUP_SECONDS * 1000);
       busy = await interference(server, redis, streamKey, seeded.key, seeded.monitorIds, 1);
+      if (!burst.running()) throw new Error("the visitors' load generator stopped before the measurement ended");
     } finally {
       await burst.stop();
     }
@@ -319,7 +332,8 @@ async function main(): Promise<void> {
       `Command: \`BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} BENCH_INGEST_RESULTS=${INGEST_RESULTS} pnpm bench:status-page\`. ` +
         `The built control plane in a process of its own (PostgreSQL pool ${process.env.DATABASE_POOL_SIZE ?? 10}); a public page of ${COMPONENTS} ` +
         `monitor components in ${GROUPS} groups with ${DAYS} days of daily aggregates, an open and 5 resolved incidents; HTTP/1.1 GET ` +
-        `/status/${SLUG} (the cached page, 200) and with the ETag in If-None-Match (304), beside the trivial Health/Check handler ` +
+        `/status/${SLUG} as browsers ask for it (Accept-Encoding: ${BROWSER_ENCODINGS}; the cached page, 200, gzip) and with the ETag in ` +
+        `If-None-Match (304), beside the trivial Health/Check handler ` +
         `(Connect JSON) at the same number of connections. Then, with and without ${BURST_CONNECTIONS} visitors loading the page from ` +
         `another process: GetMonitor one call at a time for ${SECONDS} s, and ${fmt(INGEST_RESULTS)} healthy results appended to the ` +
         `stream at once, timed until all are stored.`,
