@@ -4,6 +4,7 @@ import { reflectionV1 } from "@vigil/proto/grpc";
 import { startProviderServer, type ProviderServer } from "../../../packages/notifications/test/support/provider-server";
 import { BACKENDS, jsonOf, startTestApi, type Protocol, type TestApi, type WorkspaceKeys } from "./support/api";
 import { channel } from "./support/channels";
+import { itEnforcesScopes } from "./support/auth-matrix";
 import { codeOf } from "./support/codes";
 
 describe.each(BACKENDS)("NotificationService access on %s", (backend) => {
@@ -49,29 +50,7 @@ describe.each(BACKENDS)("NotificationService access on %s", (backend) => {
     };
   };
 
-  it("answers unauthenticated without a key or with an unknown key, on every method", async () => {
-    const before = await written();
-    for (const key of [undefined, "", "vgl_unknown"]) {
-      for (const [method, call] of Object.entries({ ...mutations(key), ...reads(key) })) {
-        expect([method, await codeOf(call())]).toEqual([method, Code.Unauthenticated]);
-      }
-    }
-    expect(await written()).toEqual(before);
-  });
-
-  it("refuses every mutation to a read key with permission_denied, and writes or sends nothing", async () => {
-    const before = await written();
-    for (const [method, call] of Object.entries(mutations(ws.read.key))) {
-      expect([method, await codeOf(call())]).toEqual([method, Code.PermissionDenied]);
-    }
-    expect(await written()).toEqual(before);
-  });
-
-  it("lets a read key get, list and list deliveries", async () => {
-    for (const [method, call] of Object.entries(reads(ws.read.key))) {
-      expect([method, await codeOf(call())]).toEqual([method, "ok"]);
-    }
-  });
+  itEnforcesScopes({ mutations, reads, written, workspace: () => ws });
 
   it("treats a legacy key without scopes as write", async () => {
     const c = api.notificationClient(ws.legacy.key);

@@ -3,6 +3,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { Periodicity } from "@vigil/proto";
 import { reflectionV1 } from "@vigil/proto/grpc";
 import { BACKENDS, startTestApi, type Protocol, type TestApi, type WorkspaceKeys } from "./support/api";
+import { itEnforcesScopes } from "./support/auth-matrix";
 import { codeOf } from "./support/codes";
 
 describe.each(BACKENDS)("StatusPageService access on %s", (backend) => {
@@ -64,29 +65,7 @@ describe.each(BACKENDS)("StatusPageService access on %s", (backend) => {
     };
   };
 
-  it("answers unauthenticated without a key or with an unknown key, on every method", async () => {
-    const before = await written();
-    for (const key of [undefined, "", "vgl_unknown"]) {
-      for (const [method, call] of Object.entries({ ...mutations(key), ...reads(key) })) {
-        expect([method, await codeOf(call())]).toEqual([method, Code.Unauthenticated]);
-      }
-    }
-    expect(await written()).toEqual(before);
-  });
-
-  it("refuses every mutation to a read key with permission_denied, and writes nothing", async () => {
-    const before = await written();
-    for (const [method, call] of Object.entries(mutations(ws.read.key))) {
-      expect([method, await codeOf(call())]).toEqual([method, Code.PermissionDenied]);
-    }
-    expect(await written()).toEqual(before);
-  });
-
-  it("lets a read key get and list", async () => {
-    for (const [method, call] of Object.entries(reads(ws.read.key))) {
-      expect([method, await codeOf(call())]).toEqual([method, "ok"]);
-    }
-  });
+  itEnforcesScopes({ mutations, reads, written, workspace: () => ws });
 
   it.each(["write", "legacy"] as const)("lets a %s key call every method", async (kind) => {
     const own = await seed(ws.write.key);

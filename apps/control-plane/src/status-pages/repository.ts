@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Prisma, type PrismaClient } from "@vigil/db";
-import type { AccessType, ComponentType, ComponentView, GroupView, StatusPageView } from "@vigil/domain";
+import type { AccessType, ComponentType, ComponentView, GroupView, PageFields, StatusPageView } from "@vigil/domain";
 
 /** A stored page: what answers show, plus what only the service reads. */
 export interface PageRecord extends StatusPageView {
@@ -11,18 +11,7 @@ export interface PageRecord extends StatusPageView {
 }
 
 /** The columns of a page a create or an update writes (an update only those it changes). */
-export interface PageWrite {
-  title: string;
-  slug: string;
-  description: string;
-  homepageUrl: string;
-  contactUrl: string;
-  icon: string;
-  customDomain: string;
-  accessType: AccessType;
-  passwordHash: string | null;
-  authEmailDomains: string[];
-}
+export type PageWrite = Omit<PageFields, "password"> & { passwordHash: string | null };
 
 export type ComponentWrite = Omit<ComponentView, "id" | "pageId" | "createdAt" | "updatedAt">;
 

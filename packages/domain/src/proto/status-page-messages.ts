@@ -8,7 +8,7 @@ import {
   type StatusPageComponent,
   type StatusPageComponentGroup,
 } from "@vigil/proto/status-page";
-import { DEFAULT_ACCESS_TYPE, type AccessType, type ComponentFields, type ComponentType, type PageFields } from "../status-page-config";
+import { DEFAULT_ACCESS_TYPE, type ComponentFields, type ComponentType, type PageFields } from "../status-page-config";
 import { ValidationError } from "../validation";
 
 type Fields<K extends string> = Partial<Record<K, unknown>>;
@@ -69,22 +69,13 @@ export function statusPageChanges(message: StatusPage, mask: FieldMask | undefin
 }
 
 /** A stored page as answers show it: never its password. */
-export interface StatusPageView {
+export type StatusPageView = Omit<PageFields, "password"> & {
   id: string;
-  title: string;
-  slug: string;
-  description: string;
-  homepageUrl: string;
-  contactUrl: string;
-  icon: string;
-  customDomain: string;
-  accessType: AccessType;
-  authEmailDomains: string[];
   published: boolean;
   theme: string;
   createdAt: Date;
   updatedAt: Date;
-}
+};
 
 export function statusPageToMessage(view: StatusPageView): StatusPage {
   return create(StatusPageSchema, {

@@ -1,0 +1,42 @@
+import { Code } from "@connectrpc/connect";
+import type { WorkspaceKeys } from "./api";
+import { codeOf } from "./codes";
+
+type Calls = Record<string, () => Promise<unknown>>;
+
+/** A service's methods called with a given key, split by the scope they need. */
+export interface ScopedCalls {
+  mutations(key: string | undefined): Calls;
+  reads(key: string | undefined): Calls;
+  /** Everything a refused call could have written (or sent). */
+  written(): Promise<unknown>;
+  /** The workspace whose keys are tried (known once the suite has started). */
+  workspace(): WorkspaceKeys;
+}
+
+/** The rule of scopes on every method: no key is unauthenticated, a read key reads and changes nothing. */
+export function itEnforcesScopes(calls: ScopedCalls): void {
+  it("answers unauthenticated without a key or with an unknown key, on every method", async () => {
+    const before = await calls.written();
+    for (const key of [undefined, "", "vgl_unknown"]) {
+      for (const [method, call] of Object.entries({ ...calls.mutations(key), ...calls.reads(key) })) {
+        expect([method, await codeOf(call())]).toEqual([method, Code.Unauthenticated]);
+      }
+    }
+    expect(await calls.written()).toEqual(before);
+  });
+
+  it("refuses every mutation to a read key with permission_denied, and writes nothing", async () => {
+    const before = await calls.written();
+    for (const [method, call] of Object.entries(calls.mutations(calls.workspace().read.key))) {
+      expect([method, await codeOf(call())]).toEqual([method, Code.PermissionDenied]);
+    }
+    expect(await calls.written()).toEqual(before);
+  });
+
+  it("lets a read key call every read", async () => {
+    for (const [method, call] of Object.entries(calls.reads(calls.workspace().read.key))) {
+      expect([method, await codeOf(call())]).toEqual([method, "ok"]);
+    }
+  });
+}
