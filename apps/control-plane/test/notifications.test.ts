@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { Code, type Client } from "@connectrpc/connect";
 import { PROVIDER_TYPES, blockName, type ProviderType } from "@vigil/domain";
 import { MonitorService, Periodicity } from "@vigil/proto";
 import type { Notification, NotificationService } from "@vigil/proto/notification";
 import { BACKENDS, startTestApi, type TestApi } from "./support/api";
+import { expectRefused } from "./support/codes";
 import { EVERY_PROVIDER_ENV, VALID_BLOCKS, channel, type NotificationInit } from "./support/channels";
 
 const mask = (...paths: string[]) => create(FieldMaskSchema, { paths });
@@ -51,15 +52,8 @@ describe.each(BACKENDS)("notification channels on %s", (backend) => {
   const snapshot = () =>
     api.db.prisma.notificationChannel.findMany({ orderBy: { id: "asc" }, include: { monitors: { orderBy: { monitorId: "asc" } } } });
 
-  async function refused(call: () => Promise<unknown>, code: Code, message: string): Promise<void> {
-    const before = await snapshot();
-    const error = await call().then(
-      () => undefined,
-      (e: unknown) => ConnectError.from(e),
-    );
-    expect({ code: error?.code, message: error?.rawMessage }).toEqual({ code, message: expect.stringContaining(message) });
-    expect(await snapshot()).toEqual(before);
-  }
+  /** The call fails with this code and message, and writes nothing. */
+  const refused = (call: () => Promise<unknown>, code: Code, message: string) => expectRefused(snapshot, call, code, message);
 
   const createChannel = async (notification: NotificationInit) => (await client.createNotification({ notification })).notification!;
   /** The channel as the delivery worker reads it, secrets decrypted. */

@@ -1,9 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { Code, type Client } from "@connectrpc/connect";
 import { MonitorService, Periodicity } from "@vigil/proto";
 import type { StatusPageComponent, StatusPageService } from "@vigil/proto/status-page";
 import { BACKENDS, startTestApi, type TestApi } from "./support/api";
+import { expectRefused } from "./support/codes";
 
 const mask = (...paths: string[]) => create(FieldMaskSchema, { paths });
 type ComponentInit = Partial<Omit<StatusPageComponent, "$typeName" | "$unknown" | "createdAt" | "updatedAt">>;
@@ -42,15 +43,7 @@ describe.each(BACKENDS)("status page components and groups on %s", (backend) => 
   });
 
   /** The call fails with this code and message, and writes nothing. */
-  async function refused(call: () => Promise<unknown>, code: Code, message: string): Promise<void> {
-    const before = await snapshot();
-    const error = await call().then(
-      () => undefined,
-      (e: unknown) => ConnectError.from(e),
-    );
-    expect({ code: error?.code, message: error?.rawMessage }).toEqual({ code, message: expect.stringContaining(message) });
-    expect(await snapshot()).toEqual(before);
-  }
+  const refused = (call: () => Promise<unknown>, code: Code, message: string) => expectRefused(snapshot, call, code, message);
 
   describe("components: create", () => {
     it("stores a monitor component and a static one with their defaults", async () => {

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, createContextValues, createHandlerContext, type Client } from "@connectrpc/connect";
+import { Code, createContextValues, createHandlerContext, type Client } from "@connectrpc/connect";
 import { StatusPageService, type StatusPage } from "@vigil/proto/status-page";
 import { actorKey } from "../src/auth/context";
 import { PageChanges } from "../src/status-pages/changes";
@@ -8,7 +8,7 @@ import { verifyPassword } from "../src/status-pages/password";
 import { StatusPageRepository } from "../src/status-pages/repository";
 import { statusPageService } from "../src/status-pages/service";
 import { BACKENDS, jsonOf, openTestDatabase, startTestApi, type TestApi } from "./support/api";
-import { codeOf } from "./support/codes";
+import { codeOf, expectRefused } from "./support/codes";
 
 const mask = (...paths: string[]) => create(FieldMaskSchema, { paths });
 type PageInit = Partial<Omit<StatusPage, "$typeName" | "$unknown" | "createdAt" | "updatedAt">>;
@@ -35,15 +35,7 @@ describe.each(BACKENDS)("status pages on %s", (backend) => {
   const snapshot = () => api.db.prisma.statusPage.findMany({ orderBy: { id: "asc" } });
 
   /** The call fails with this code and message, and writes nothing. */
-  async function refused(call: () => Promise<unknown>, code: Code, message: string): Promise<void> {
-    const before = await snapshot();
-    const error = await call().then(
-      () => undefined,
-      (e: unknown) => ConnectError.from(e),
-    );
-    expect({ code: error?.code, message: error?.rawMessage }).toEqual({ code, message: expect.stringContaining(message) });
-    expect(await snapshot()).toEqual(before);
-  }
+  const refused = (call: () => Promise<unknown>, code: Code, message: string) => expectRefused(snapshot, call, code, message);
   const invalid = (init: PageInit, message: string) =>
     refused(() => client.createStatusPage({ statusPage: { title: "Acme", slug: uniqueSlug(), ...init } }), Code.InvalidArgument, message);
 

@@ -9,3 +9,17 @@ export async function codeOf(call: Promise<unknown>): Promise<Code | "ok"> {
     return ConnectError.from(error).code;
   }
 }
+
+/**
+ * The call fails with `code` and a message containing `message`, and what it
+ * could have written (`snapshot`) is as it was: a refused request writes nothing.
+ */
+export async function expectRefused(snapshot: () => Promise<unknown>, call: () => Promise<unknown>, code: Code, message: string): Promise<void> {
+  const before = await snapshot();
+  const error = await call().then(
+    () => undefined,
+    (e: unknown) => ConnectError.from(e),
+  );
+  expect({ code: error?.code, message: error?.rawMessage }).toEqual({ code, message: expect.stringContaining(message) });
+  expect(await snapshot()).toEqual(before);
+}
