@@ -1,0 +1,52 @@
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { toJson } from "@bufbuild/protobuf";
+import { monitorStatusCodec, regionCodec } from "@vigil/domain";
+import { IncidentSchema, IncidentService } from "@vigil/proto";
+import { Command } from "commander";
+import { action, send } from "../context.js";
+import { withPaging } from "../fields.js";
+import { details, statusText, table } from "../output.js";
+
+const date = (at: Timestamp | undefined) => (at ? timestampDate(at).toISOString() : "");
+
+export function incidentsCommand(): Command {
+  const incidents = new Command("incidents").description("incidents: the times monitors failed or were degraded");
+
+  withPaging(incidents.command("list").description("list incidents, newest first"))
+    .option("--monitor <id>", "only this monitor's")
+    .option("--open", "only the ones not resolved yet")
+    .action(
+      action(async (ctx, options: { monitor?: string; open?: boolean; limit?: number; offset?: number }) => {
+        const request = { monitorId: options.monitor, openOnly: options.open, limit: options.limit, offset: options.offset };
+        await send(ctx, IncidentService.method.listIncidents, ctx.client.incidents.listIncidents, request, (r) =>
+          table(
+            ctx.out.colors,
+            ["ID", "MONITOR", "SEVERITY", "STARTED", "RESOLVED", "REGIONS", "REASON"],
+            r.incidents.map((i) => [
+              i.id,
+              i.monitorId,
+              statusText(ctx.out.colors, String(monitorStatusCodec.decode(i.severity) ?? "")),
+              date(i.startedAt),
+              date(i.resolvedAt) || "open",
+              i.regions.map((region) => String(regionCodec.decode(region) ?? "")).join(","),
+              i.reason || i.error,
+            ]),
+          ),
+        );
+      }),
+    );
+
+  incidents
+    .command("get")
+    .description("show one incident")
+    .argument("<id>", "incident id")
+    .action(
+      action(async (ctx, id: string) => {
+        await send(ctx, IncidentService.method.getIncident, ctx.client.incidents.getIncident, { id }, (r) =>
+          details(ctx.out.colors, r.incident ? toJson(IncidentSchema, r.incident) : {}),
+        );
+      }),
+    );
+
+  return incidents;
+}

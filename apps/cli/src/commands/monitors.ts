@@ -1,0 +1,223 @@
+import { toJson, type DescMessage } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { httpMethodCodec, monitorStatusCodec, numberComparatorCodec, periodicityCodec, regionCodec, timeRangeCodec } from "@vigil/domain";
+import {
+  DNSMonitorSchema,
+  GetMonitorStatusResponseSchema,
+  HTTPMonitorSchema,
+  MonitorService,
+  TCPMonitorSchema,
+  type DNSMonitor,
+  type HTTPMonitor,
+  type TCPMonitor,
+} from "@vigil/proto";
+import { Command, Option } from "commander";
+import { action, send, type Context } from "../context.js";
+import { updateMaskOf, bodyOf, enumParser, fields, parseHeader, parseInteger, withFields, withPaging, type FieldFlag } from "../fields.js";
+import { details, statusText, table } from "../output.js";
+import { parseSeconds, watch } from "../watch.js";
+
+type Kind = "http" | "tcp" | "dns";
+type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor;
+
+const commonFields = (): FieldFlag[] => [
+  fields.text("--name <name>", "name", "display name"),
+  fields.enumeration("--periodicity <every>", "periodicity", periodicityCodec, "how often it is checked"),
+  fields.enumerations("--region <region>", "regions", regionCodec, "a region it is checked from"),
+  fields.integer("--timeout <ms>", "timeout", "time limit of a check in milliseconds"),
+  fields.integer("--degraded-at <ms>", "degradedAt", "a check slower than this is degraded"),
+  fields.integer("--retry <n>", "retry", "attempts before a check fails"),
+  fields.text("--description <text>", "description", "a note about it"),
+  ...fields.toggle("active", "active", "checked on schedule"),
+  ...fields.toggle("public", "public", "shown on public pages"),
+];
+
+const httpFields = (): FieldFlag[] => [
+  fields.text("--url <url>", "url", "the URL to request"),
+  fields.enumeration("--method <method>", "method", httpMethodCodec, "HTTP method"),
+  fields.text("--body <text>", "body", "request body"),
+  fields.each("--header <name: value>", "headers", "a request header", parseHeader),
+  ...fields.toggle("follow-redirects", "followRedirects", "follow redirects"),
+  fields.each("--expect-status <code>", "statusCodeAssertions", "the status code must equal this", (value) => ({
+    target: parseInteger(value),
+    comparator: numberComparatorCodec.encode("eq"),
+  })),
+];
+
+const uriField = (example: string) => fields.text("--uri <target>", "uri", `what to check (${example})`);
+
+const KINDS = {
+  http: {
+    schema: HTTPMonitorSchema,
+    fields: () => [...commonFields(), ...httpFields()],
+    create: (ctx: Context, monitor: object) =>
+      send(ctx, MonitorService.method.createHTTPMonitor, ctx.client.monitors.createHTTPMonitor, { monitor }, (r) => monitorDetails(ctx, "http", r.monitor)),
+    update: (ctx: Context, request: object) =>
+      send(ctx, MonitorService.method.updateHTTPMonitor, ctx.client.monitors.updateHTTPMonitor, { ...request }, (r) => monitorDetails(ctx, "http", r.monitor)),
+  },
+  tcp: {
+    schema: TCPMonitorSchema,
+    fields: () => [...commonFields(), uriField("host:port")],
+    create: (ctx: Context, monitor: object) =>
+      send(ctx, MonitorService.method.createTCPMonitor, ctx.client.monitors.createTCPMonitor, { monitor }, (r) => monitorDetails(ctx, "tcp", r.monitor)),
+    update: (ctx: Context, request: object) =>
+      send(ctx, MonitorService.method.updateTCPMonitor, ctx.client.monitors.updateTCPMonitor, { ...request }, (r) => monitorDetails(ctx, "tcp", r.monitor)),
+  },
+  dns: {
+    schema: DNSMonitorSchema,
+    fields: () => [...commonFields(), uriField("a domain name")],
+    create: (ctx: Context, monitor: object) =>
+      send(ctx, MonitorService.method.createDNSMonitor, ctx.client.monitors.createDNSMonitor, { monitor }, (r) => monitorDetails(ctx, "dns", r.monitor)),
+    update: (ctx: Context, request: object) =>
+      send(ctx, MonitorService.method.updateDNSMonitor, ctx.client.monitors.updateDNSMonitor, { ...request }, (r) => monitorDetails(ctx, "dns", r.monitor)),
+  },
+} satisfies Record<Kind, { schema: DescMessage; fields: () => FieldFlag[]; create: unknown; update: unknown }>;
+
+/** Every flag any kind takes: an update learns the kind from the API, and a flag the kind lacks is refused as an unknown field. */
+const allFields = (): FieldFlag[] => [...commonFields(), ...httpFields(), uriField("host:port or a domain name")];
+
+function monitorDetails(ctx: Context, kind: Kind, monitor: AnyMonitor | undefined): string {
+  return details(ctx.out.colors, monitor ? toJson(KINDS[kind].schema, monitor as never) : {}, [["type", kind]]);
+}
+
+const shortName = (codec: { decode(value: number): string | number | undefined }, value: number) => String(codec.decode(value) ?? "");
+
+function monitorRow(ctx: Context, kind: Kind, monitor: AnyMonitor): string[] {
+  const target = kind === "http" ? (monitor as HTTPMonitor).url : (monitor as TCPMonitor | DNSMonitor).uri;
+  return [
+    monitor.id,
+    kind,
+    monitor.name ?? "",
+    target ?? "",
+    shortName(periodicityCodec, monitor.periodicity),
+    monitor.regions.map((region) => shortName(regionCodec, region)).join(","),
+    String(monitor.active ?? ""),
+    statusText(ctx.out.colors, shortName(monitorStatusCodec, monitor.status)),
+  ];
+}
+
+async function kindOf(ctx: Context, id: string): Promise<Kind> {
+  const { monitor } = await ctx.client.monitors.getMonitor({ id });
+  const kind = monitor?.config.case;
+  if (!kind) throw new Error(`monitor ${id} has no configuration the CLI knows`);
+  return kind;
+}
+
+function statusTable(ctx: Context, regions: { region: number; status: number }[]): string {
+  const rows = regions.map(({ region, status }) => [shortName(regionCodec, region), statusText(ctx.out.colors, shortName(monitorStatusCodec, status))]);
+  return table(ctx.out.colors, ["REGION", "STATUS"], rows);
+}
+
+export function monitorsCommand(): Command {
+  const monitors = new Command("monitors").description("HTTP, TCP and DNS monitors");
+
+  withPaging(monitors.command("list").description("list monitors")).action(
+    action(async (ctx, options: { limit?: number; offset?: number }) => {
+      await send(ctx, MonitorService.method.listMonitors, ctx.client.monitors.listMonitors, { ...options }, (r) => {
+        const rows = [
+          ...r.httpMonitors.map((m) => monitorRow(ctx, "http", m)),
+          ...r.tcpMonitors.map((m) => monitorRow(ctx, "tcp", m)),
+          ...r.dnsMonitors.map((m) => monitorRow(ctx, "dns", m)),
+        ];
+        const shown = table(ctx.out.colors, ["ID", "TYPE", "NAME", "TARGET", "EVERY", "REGIONS", "ACTIVE", "STATUS"], rows);
+        return rows.length < r.totalSize ? `${shown}\n${ctx.out.colors.dim(`${rows.length} of ${r.totalSize}; see --limit and --offset`)}` : shown;
+      });
+    }),
+  );
+
+  monitors
+    .command("get")
+    .description("show one monitor")
+    .argument("<id>", "monitor id")
+    .action(
+      action(async (ctx, id: string) => {
+        await send(ctx, MonitorService.method.getMonitor, ctx.client.monitors.getMonitor, { id }, ({ monitor }) => {
+          const config = monitor?.config;
+          return config?.case ? monitorDetails(ctx, config.case, config.value) : "";
+        });
+      }),
+    );
+
+  const create = monitors.command("create").description("create a monitor: vigil monitors create http|tcp|dns [flags]");
+  for (const [kind, spec] of Object.entries(KINDS)) {
+    const flags = spec.fields();
+    withFields(create.command(kind).description(`create a ${kind.toUpperCase()} monitor`), flags).action(
+      action(async (ctx, options: Record<string, unknown>) => void (await spec.create(ctx, await bodyOf(flags, options)))),
+    );
+  }
+
+  const updateFlags = allFields();
+  withFields(monitors.command("update").description("change fields of a monitor; only the fields given change").argument("<id>", "monitor id"), updateFlags, true).action(
+    action(async (ctx, id: string, options: Record<string, unknown>) => {
+      const monitor = await bodyOf(updateFlags, options);
+      await KINDS[await kindOf(ctx, id)].update(ctx, { id, monitor, updateMask: updateMaskOf(monitor, options.clear) });
+    }),
+  );
+
+  monitors
+    .command("delete")
+    .description("delete a monitor")
+    .argument("<id>", "monitor id")
+    .action(
+      action(async (ctx, id: string) => {
+        await send(ctx, MonitorService.method.deleteMonitor, ctx.client.monitors.deleteMonitor, { id }, () => `deleted monitor ${id}`);
+      }),
+    );
+
+  monitors
+    .command("trigger")
+    .description("check a monitor now in each of its regions")
+    .argument("<id>", "monitor id")
+    .action(
+      action(async (ctx, id: string) => {
+        await send(ctx, MonitorService.method.triggerMonitor, ctx.client.monitors.triggerMonitor, { id }, () => `triggered a check of monitor ${id}`);
+      }),
+    );
+
+  monitors
+    .command("status")
+    .description("the monitor's status in each region")
+    .argument("<id>", "monitor id")
+    .option("--watch", "refresh until Ctrl-C (in place on a terminal)")
+    .option("--interval <seconds>", "refresh interval of --watch", parseSeconds, 5)
+    .action(
+      action(async (ctx, id: string, options: { watch?: boolean; interval: number }) => {
+        const render = async (signal?: AbortSignal) => {
+          const response = await ctx.client.monitors.getMonitorStatus({ id }, { signal });
+          return ctx.out.renderMessage(GetMonitorStatusResponseSchema, response, () => statusTable(ctx, response.regions));
+        };
+        if (options.watch) await watch(ctx.out, options.interval, render);
+        else ctx.out.write(await render());
+      }),
+    );
+
+  monitors
+    .command("summary")
+    .description("checks and latency percentiles over a time range")
+    .argument("<id>", "monitor id")
+    .addOption(
+      new Option("--range <range>", `time range: ${timeRangeCodec.values.join(", ")}`).argParser(enumParser(timeRangeCodec)).default(timeRangeCodec.encode("1d"), "1d"),
+    )
+    .addOption(new Option("--region <region>", "only this region (repeatable)").argParser((value: string, previous: number[] = []) => [...previous, enumParser(regionCodec)(value)]))
+    .action(
+      action(async (ctx, id: string, options: { range: number; region?: number[] }) => {
+        const request = { id, timeRange: options.range, regions: options.region };
+        await send(ctx, MonitorService.method.getMonitorSummary, ctx.client.monitors.getMonitorSummary, request, (r) =>
+          table(
+            ctx.out.colors,
+            ["RANGE", "SUCCESSFUL", "DEGRADED", "FAILED", "P50", "P75", "P90", "P95", "P99", "LAST CHECK"],
+            [
+              [
+                shortName(timeRangeCodec, r.timeRange),
+                ...[r.totalSuccessful, r.totalDegraded, r.totalFailed].map(String),
+                ...[r.p50, r.p75, r.p90, r.p95, r.p99].map((ms) => `${ms}ms`),
+                r.lastPingAt ? timestampDate(r.lastPingAt).toISOString() : "never",
+              ],
+            ],
+          ),
+        );
+      }),
+    );
+
+  return monitors;
+}

@@ -1,0 +1,155 @@
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { toJson } from "@bufbuild/protobuf";
+import { NotificationSchema, NotificationService, type Notification } from "@vigil/proto/notification";
+import { Command, InvalidArgumentError } from "commander";
+import { action, send, type Context } from "../context.js";
+import { CliError } from "../failures.js";
+import { updateMaskOf, bodyOf, fields, parseInteger, withFields, withPaging, type FieldFlag } from "../fields.js";
+import { details, table } from "../output.js";
+
+/** The channel types by their JSON names (slack, googleChat, …), read from the contract. */
+const PROVIDERS = NotificationSchema.fields.filter((field) => field.oneof?.name === "provider").map((field) => field.jsonName);
+
+/** `google-chat` or `googleChat` -> `googleChat`. */
+function providerOf(value: string): string {
+  const camel = value.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+  const known = PROVIDERS.find((name) => name.toLowerCase() === camel.toLowerCase());
+  if (!known) throw new InvalidArgumentError(`must be one of ${PROVIDERS.join(", ")}`);
+  return known;
+}
+
+function parseSetting(value: string): [string, string] {
+  const at = value.indexOf("=");
+  if (at <= 0) throw new InvalidArgumentError("must be field=value, the field by its JSON name (webhookUrl, chatId, …)");
+  return [value.slice(0, at), value.slice(at + 1)];
+}
+
+const notificationFields = (): FieldFlag[] => [
+  fields.text("--name <name>", "name", "display name"),
+  fields.texts("--monitor <id>", "monitorIds", "a monitor whose alerts it sends; the list replaces the current one"),
+];
+
+function withProviderSettings(command: Command): Command {
+  return command.option(
+    "--set <field=value>",
+    "a field of the channel's settings by its JSON name, e.g. webhookUrl=https://… or email=ops@example.com (repeatable)",
+    (value: string, previous: [string, string][] = []) => [...previous, parseSetting(value)],
+  );
+}
+
+/** Lays `--set` values over the provider block of the body (from `--from-json`, or empty). */
+function withSettings(body: Record<string, unknown>, provider: string, settings: [string, string][] | undefined): Record<string, unknown> {
+  if (!settings?.length) return body;
+  return { ...body, [provider]: { ...(body[provider] as object | undefined), ...Object.fromEntries(settings) } };
+}
+
+const date = (at: Timestamp | undefined) => (at ? timestampDate(at).toISOString() : "");
+const providerName = (n: Notification) => n.provider.case ?? n.providerType ?? "";
+
+function notificationDetails(ctx: Context, notification: Notification | undefined, signingSecret = ""): string {
+  const first: [string, string][] = signingSecret ? [["signingSecret (shown once)", signingSecret]] : [];
+  return details(ctx.out.colors, notification ? toJson(NotificationSchema, notification) : {}, first);
+}
+
+export function notificationsCommand(): Command {
+  const notifications = new Command("notifications").description("notification channels: where alerts are sent");
+
+  withPaging(notifications.command("list").description("list notification channels")).action(
+    action(async (ctx, options: object) => {
+      await send(ctx, NotificationService.method.listNotifications, ctx.client.notifications.listNotifications, { ...options }, (r) =>
+        table(
+          ctx.out.colors,
+          ["ID", "NAME", "PROVIDER", "MONITORS"],
+          r.notifications.map((n) => [n.id, n.name ?? "", providerName(n), n.monitorIds.join(",")]),
+        ),
+      );
+    }),
+  );
+
+  notifications
+    .command("get")
+    .description("show one notification channel")
+    .argument("<id>", "notification id")
+    .action(
+      action(async (ctx, id: string) => {
+        await send(ctx, NotificationService.method.getNotification, ctx.client.notifications.getNotification, { id }, (r) => notificationDetails(ctx, r.notification));
+      }),
+    );
+
+  const createFlags = notificationFields();
+  withProviderSettings(
+    withFields(
+      notifications
+        .command("create")
+        .description("create a notification channel, e.g. vigil notifications create slack --name Ops --set webhookUrl=https://hooks.slack.com/…")
+        .argument("<provider>", `channel type: ${PROVIDERS.join(", ")}`, providerOf),
+      createFlags,
+    ),
+  ).action(
+    action(async (ctx, provider: string, options: { set?: [string, string][] } & Record<string, unknown>) => {
+      const body = await bodyOf(createFlags, options);
+      const notification = withSettings({ [provider]: {}, ...body }, provider, options.set);
+      await send(ctx, NotificationService.method.createNotification, ctx.client.notifications.createNotification, { notification }, (r) =>
+        notificationDetails(ctx, r.notification, r.signingSecret),
+      );
+    }),
+  );
+
+  const updateFlags = notificationFields();
+  withProviderSettings(withFields(notifications.command("update").description("change fields of a notification channel").argument("<id>", "notification id"), updateFlags, true)).action(
+    action(async (ctx, id: string, options: { set?: [string, string][]; clear?: string } & Record<string, unknown>) => {
+      let notification = await bodyOf(updateFlags, options);
+      if (options.set?.length) {
+        // The settings belong to the channel's provider block, so learn which one it has.
+        const current = (await ctx.client.notifications.getNotification({ id })).notification;
+        const provider = current?.provider.case;
+        if (!provider) throw new CliError(`notification ${id} has no provider block to --set fields of`);
+        notification = withSettings(notification, provider, options.set);
+      }
+      await send(ctx, NotificationService.method.updateNotification, ctx.client.notifications.updateNotification, { id, notification, updateMask: updateMaskOf(notification, options.clear) }, (r) =>
+        notificationDetails(ctx, r.notification, r.signingSecret),
+      );
+    }),
+  );
+
+  notifications
+    .command("delete")
+    .description("delete a notification channel")
+    .argument("<id>", "notification id")
+    .action(
+      action(async (ctx, id: string) => {
+        await send(ctx, NotificationService.method.deleteNotification, ctx.client.notifications.deleteNotification, { id }, () => `deleted notification ${id}`);
+      }),
+    );
+
+  notifications
+    .command("test")
+    .description("send a test message through the channel")
+    .argument("<id>", "notification id")
+    .action(
+      action(async (ctx, id: string) => {
+        const r = await ctx.client.notifications.sendTestNotification({ id });
+        if (!r.success) throw new CliError(`the test message through notification ${id} was not delivered: ${r.errorMessage}`);
+        ctx.out.write(ctx.out.renderMessage(NotificationService.method.sendTestNotification.output, r, () => `sent a test message through notification ${id}`));
+      }),
+    );
+
+  notifications
+    .command("deliveries")
+    .description("recent deliveries of the channel's messages")
+    .argument("<id>", "notification id")
+    .option("--limit <n>", "at most this many", parseInteger)
+    .action(
+      action(async (ctx, id: string, options: { limit?: number }) => {
+        await send(ctx, NotificationService.method.listNotificationDeliveries, ctx.client.notifications.listNotificationDeliveries, { id, limit: options.limit }, (r) =>
+          table(
+            ctx.out.colors,
+            ["ID", "EVENT", "MONITOR", "OUTCOME", "STATUS", "ATTEMPTS", "CREATED", "ERROR"],
+            r.deliveries.map((d) => [d.id, d.event, d.monitorId, d.outcome, d.statusCode ? String(d.statusCode) : "", String(d.attempts), date(d.createdAt), d.error]),
+          ),
+        );
+      }),
+    );
+
+  return notifications;
+}

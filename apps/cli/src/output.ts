@@ -1,0 +1,87 @@
+import { stripVTControlCharacters } from "node:util";
+import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import pc from "picocolors";
+import { stringify } from "yaml";
+
+export const FORMATS = ["table", "json", "yaml"] as const;
+export type Format = (typeof FORMATS)[number];
+export type Colors = ReturnType<typeof pc.createColors>;
+
+/** How results are written: tables for people, the API's JSON form (as JSON or YAML) for scripts. */
+export interface Output {
+  readonly format: Format;
+  readonly colors: Colors;
+  /** The text of a result: its JSON form for json/yaml, `human()` for tables. */
+  render(json: unknown, human: () => string): string;
+  /** A response message, in the API's JSON form for scripts. */
+  renderMessage<D extends DescMessage>(schema: D, message: MessageShape<D>, human: () => string): string;
+  write(text: string): void;
+}
+
+/** Colour only in tables for people: on a terminal (or FORCE_COLOR), never with NO_COLOR. */
+function wantsColor(format: Format, stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
+  if (format !== "table" || env.NO_COLOR) return false;
+  if (env.FORCE_COLOR) return env.FORCE_COLOR !== "0";
+  return Boolean(stream.isTTY) && env.TERM !== "dumb";
+}
+
+export function createOutput(format: Format, stream: NodeJS.WriteStream = process.stdout, env = process.env): Output {
+  const colors = pc.createColors(wantsColor(format, stream, env));
+  const render = (json: unknown, human: () => string) => {
+    if (format === "json") return JSON.stringify(json, null, 2);
+    if (format === "yaml") return stringify(json).trimEnd();
+    return human();
+  };
+  return {
+    format,
+    colors,
+    render,
+    renderMessage: (schema, message, human) => render(toJson(schema, message), human),
+    write: (text) => void stream.write(text.endsWith("\n") ? text : `${text}\n`),
+  };
+}
+
+const width = (cell: string) => stripVTControlCharacters(cell).length;
+
+/** Columns aligned on the widest cell; values are never cut, so piped output keeps them whole. */
+export function table(colors: Colors, headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, column) => Math.max(width(header), ...rows.map((row) => width(row[column] ?? ""))));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell + " ".repeat(widths[column]! - width(cell))))
+      .join("  ")
+      .trimEnd();
+  return [line(headers.map((header) => colors.bold(header))), ...rows.map(line)].join("\n");
+}
+
+/** One resource as FIELD / VALUE rows, nested fields by their dotted JSON path. */
+export function details(colors: Colors, json: unknown, first: [string, string][] = []): string {
+  const rows: [string, string][] = [...first];
+  flatten(json, "", rows);
+  return table(
+    colors,
+    ["FIELD", "VALUE"],
+    rows.map(([field, value]) => [field, field === "status" ? statusText(colors, value) : value]),
+  );
+}
+
+function flatten(value: unknown, path: string, into: [string, string][]): void {
+  if (Array.isArray(value) && value.every((item) => typeof item !== "object" || item === null)) {
+    into.push([path, value.join(", ")]);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => flatten(item, `${path}[${index}]`, into));
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) flatten(item, path ? `${path}.${key}` : key, into);
+  } else {
+    into.push([path, String(value)]);
+  }
+}
+
+const STATUS_COLORS: Record<string, keyof Colors> = { active: "green", degraded: "yellow", error: "red", unknown: "dim" };
+
+/** A monitor status (`active`, `MONITOR_STATUS_ERROR`, …) coloured by what it means. */
+export function statusText(colors: Colors, status: string): string {
+  const key = status.replace(/^MONITOR_STATUS_/, "").toLowerCase();
+  const paint = STATUS_COLORS[key];
+  return paint ? (colors[paint] as (text: string) => string)(status) : status;
+}

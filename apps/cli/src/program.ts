@@ -1,0 +1,52 @@
+import { createRequire } from "node:module";
+import { Command, Option } from "commander";
+import { loginCommand, logoutCommand, whoamiCommand } from "./commands/auth.js";
+import { incidentsCommand } from "./commands/incidents.js";
+import { keysCommand } from "./commands/keys.js";
+import { monitorsCommand } from "./commands/monitors.js";
+import { notificationsCommand } from "./commands/notifications.js";
+import { statusPagesCommand } from "./commands/status-pages.js";
+import { FORMATS } from "./output.js";
+
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+
+const HELP_EPILOGUE = `
+Settings come from, in this order: the flags, the environment (SERVICE_API_KEY,
+SERVICE_API_URL), the profile saved by \`vigil login\`, the default address
+http://localhost:8080. Global flags may come before or after the command.
+NO_COLOR turns colours off; they are only used on a terminal.
+
+Exit codes:
+  0  success
+  1  error: the API refused the request or could not be reached; stderr says why and what to do
+  2  usage error: unknown command or flag, missing or invalid argument`;
+
+/** Every command applies the same rules: errors are thrown to main(), which maps them to exit codes. */
+function applyEverywhere(command: Command): void {
+  command.exitOverride().showHelpAfterError("(add --help for usage)");
+  command.commands.forEach(applyEverywhere);
+}
+
+export function createProgram(): Command {
+  const program = new Command("vigil")
+    .description("Vigil from the command line: monitors, incidents, notifications, status pages and API keys")
+    .version(version)
+    .option("--api-key <key>", "API key (default: SERVICE_API_KEY, then the saved profile)")
+    .option("--api-url <url>", "the API's address (default: SERVICE_API_URL, then the saved profile, then http://localhost:8080)")
+    .addOption(new Option("-o, --output <format>", "output format").choices(FORMATS).default("table"))
+    .addHelpText("after", HELP_EPILOGUE);
+  for (const command of [
+    loginCommand(),
+    logoutCommand(),
+    whoamiCommand(),
+    monitorsCommand(),
+    incidentsCommand(),
+    notificationsCommand(),
+    statusPagesCommand(),
+    keysCommand(),
+  ]) {
+    program.addCommand(command);
+  }
+  applyEverywhere(program);
+  return program;
+}

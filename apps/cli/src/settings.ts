@@ -1,0 +1,20 @@
+import { API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL } from "@vigil/client";
+import type { Profile } from "./profile.js";
+
+export interface GlobalFlags {
+  apiKey?: string;
+  apiUrl?: string;
+}
+
+export interface Settings {
+  apiKey: string | undefined;
+  apiUrl: string;
+}
+
+/** Each setting from the first place that has it: flag, environment, saved profile, default. */
+export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, profile: Profile): Settings {
+  return {
+    apiKey: flags.apiKey || env[API_KEY_ENV] || profile.apiKey || undefined,
+    apiUrl: flags.apiUrl || env[BASE_URL_ENV] || profile.apiUrl || DEFAULT_BASE_URL,
+  };
+}
