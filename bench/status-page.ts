@@ -32,6 +32,8 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const INGEST_RESULTS = Number(process.env.BENCH_INGEST_RESULTS ?? 20_000);
 const CONNECTIONS = [32, 256] as const;
 const BURST_CONNECTIONS = 256;
+/** The bursts measured: as fast as the load generator goes (it then takes a core of its own), and capped at a rate. */
+const BURST_RATES = [null, 1_000] as const;
 const COMPONENTS = 20;
 const GROUPS = 3;
 const DAYS = 90;
@@ -160,9 +162,11 @@ async function throughput(server: ServerProcess, target: Target, connections: nu
 
 // ---- what a burst costs the rest -------------------------------------------------------------
 
-/** 256 visitors loading the page from another process (autocannon's CLI), until stopped. */
-function startBurst(port: number): { running(): boolean; stop(): Promise<void> } {
-  const args = ["-c", String(BURST_CONNECTIONS), "-d", "3600", "-n", "-H", `accept-encoding=${BROWSER_ENCODINGS}`, `http://127.0.0.1:${port}/status/${SLUG}`];
+/** 256 visitors loading the page from another process (autocannon's CLI), at most `rate` pages a second, until stopped. */
+function startBurst(port: number, rate: number | null): { running(): boolean; stop(): Promise<void> } {
+  const args = ["-c", String(BURST_CONNECTIONS), "-d", "3600", "-n", "-H", `accept-encoding=${BROWSER_ENCODINGS}`];
+  if (rate !== null) args.push("-R", String(rate));
+  args.push(`http://127.0.0.1:${port}/status/${SLUG}`);
   const child = fork(require.resolve("autocannon"), args, { stdio: "ignore" });
   const running = () => child.exitCode === null && child.signalCode === null;
   return {
@@ -270,15 +274,17 @@ async function run() {
     await waitForQuietMachine();
     log("without visitors: GetMonitor one at a time, then an ingest backlog");
     const quiet = await interference(server, redis, streamKey, seeded.key, seeded.monitorIds, 0);
-    log(`with ${BURST_CONNECTIONS} visitors loading the page: the same`);
-    const burst = startBurst(server.port);
-    let busy: Interference;
-    try {
-      await sleep(WARMUP_SECONDS * 1000);
-      busy = await interference(server, redis, streamKey, seeded.key, seeded.monitorIds, 1);
-      if (!burst.running()) throw new Error("the visitors' load generator stopped before the measurement ended");
-    } finally {
-      await burst.stop();
+    const busy: { rate: number | null; figures: Interference }[] = [];
+    for (const [i, rate] of BURST_RATES.entries()) {
+      log(`with ${BURST_CONNECTIONS} visitors loading the page${rate === null ? "" : ` ${fmt(rate)} times a second`}: the same`);
+      const burst = startBurst(server.port, rate);
+      try {
+        await sleep(WARMUP_SECONDS * 1000);
+        busy.push({ rate, figures: await interference(server, redis, streamKey, seeded.key, seeded.monitorIds, i + 1) });
+        if (!burst.running()) throw new Error("the visitors' load generator stopped before the measurement ended");
+      } finally {
+        await burst.stop();
+      }
     }
     return { measured, quiet, busy, version, redis: /redis_version:(\S+)/.exec(await redis.info("server"))?.[1] ?? "unknown" };
   } finally {
@@ -313,7 +319,11 @@ function tables(f: Awaited<ReturnType<typeof run>>): string {
     "| | GetMonitor p50 (ms) | GetMonitor p99 (ms) | Ingest (results/s) |",
     "|---|---:|---:|---:|",
     `| without visitors | ${ms(f.quiet.getMonitor, 50)} | ${ms(f.quiet.getMonitor, 99)} | ${fmt(f.quiet.ingest)} |`,
-    `| ${BURST_CONNECTIONS} visitors loading the page | ${ms(f.busy.getMonitor, 50)} | ${ms(f.busy.getMonitor, 99)} | ${fmt(f.busy.ingest)} |`,
+    ...f.busy.map(
+      ({ rate, figures }) =>
+        `| ${BURST_CONNECTIONS} visitors loading the page ${rate === null ? "as fast as they can" : `${fmt(rate)} times a second`} | ` +
+        `${ms(figures.getMonitor, 50)} | ${ms(figures.getMonitor, 99)} | ${fmt(figures.ingest)} |`,
+    ),
   ].join("\n");
 }
 
@@ -334,7 +344,8 @@ async function main(): Promise<void> {
         `monitor components in ${GROUPS} groups with ${DAYS} days of daily aggregates, an open and 5 resolved incidents; HTTP/1.1 GET ` +
         `/status/${SLUG} as browsers ask for it (Accept-Encoding: ${BROWSER_ENCODINGS}; the cached page, 200, gzip) and with the ETag in ` +
         `If-None-Match (304), beside the trivial Health/Check handler ` +
-        `(Connect JSON) at the same number of connections. Then, with and without ${BURST_CONNECTIONS} visitors loading the page from ` +
+        `(Connect JSON) at the same number of connections. Then, without visitors and with ${BURST_CONNECTIONS} visitors loading the page ` +
+        `(as fast as the load generator goes, which takes a core of this machine to itself, and at ${fmt(BURST_RATES[1])} pages a second) from ` +
         `another process: GetMonitor one call at a time for ${SECONDS} s, and ${fmt(INGEST_RESULTS)} healthy results appended to the ` +
         `stream at once, timed until all are stored.`,
       "",
