@@ -1,10 +1,9 @@
-import { Code, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
-import { reflectionV1 } from "@vigil/proto/grpc";
+import { Code } from "@connectrpc/connect";
 import { startProviderServer, type ProviderServer } from "../../../packages/notifications/test/support/provider-server";
 import { BACKENDS, jsonOf, startTestApi, type Protocol, type TestApi, type WorkspaceKeys } from "./support/api";
 import { channel } from "./support/channels";
 import { itEnforcesScopes } from "./support/auth-matrix";
+import { reflectedServices } from "./support/reflection";
 import { codeOf } from "./support/codes";
 
 describe.each(BACKENDS)("NotificationService access on %s", (backend) => {
@@ -115,14 +114,7 @@ describe("NotificationService over every protocol", () => {
   });
 
   it("is listed by gRPC server reflection", async () => {
-    const reflection = createClient(reflectionV1.ServerReflection, createGrpcTransport({ baseUrl: api.baseUrl }));
-    async function* listServices() {
-      yield { messageRequest: { case: "listServices" as const, value: "" } };
-    }
-    const names: string[] = [];
-    for await (const response of reflection.serverReflectionInfo(listServices())) {
-      if (response.messageResponse.case === "listServicesResponse") names.push(...response.messageResponse.value.service.map((s) => s.name));
-    }
+    const names = await reflectedServices(api.baseUrl);
     expect(names).toEqual(expect.arrayContaining(["notification.v1.NotificationService", "monitor.v1.MonitorService"]));
   });
 });

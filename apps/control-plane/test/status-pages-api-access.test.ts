@@ -1,9 +1,8 @@
-import { Code, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { Code } from "@connectrpc/connect";
 import { Periodicity } from "@vigil/proto";
-import { reflectionV1 } from "@vigil/proto/grpc";
 import { BACKENDS, startTestApi, type Protocol, type TestApi, type WorkspaceKeys } from "./support/api";
 import { itEnforcesScopes } from "./support/auth-matrix";
+import { reflectedServices } from "./support/reflection";
 import { codeOf } from "./support/codes";
 
 describe.each(BACKENDS)("StatusPageService access on %s", (backend) => {
@@ -109,14 +108,7 @@ describe.each(BACKENDS)("StatusPageService access on %s", (backend) => {
   });
 
   it("is listed by gRPC server reflection", async () => {
-    const reflection = createClient(reflectionV1.ServerReflection, createGrpcTransport({ baseUrl: api.baseUrl }));
-    async function* listServices() {
-      yield { messageRequest: { case: "listServices" as const, value: "" } };
-    }
-    const names: string[] = [];
-    for await (const response of reflection.serverReflectionInfo(listServices())) {
-      if (response.messageResponse.case === "listServicesResponse") names.push(...response.messageResponse.value.service.map((s) => s.name));
-    }
+    const names = await reflectedServices(api.baseUrl);
     expect(names).toContain("status_page.v1.StatusPageService");
   });
 });
