@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     scheduler: pipeline.scheduler,
     statuses: pipeline.statuses,
     pageChanges: pipeline.pageChanges,
+    redis: { connection: pipeline.redis, prefix: redisPrefix },
     notifications: { settings, secrets },
     logger,
     port: 0,

@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     scheduler: pipeline.scheduler,
     statuses: pipeline.statuses,
     pageChanges: pipeline.pageChanges,
+    redis: { connection: pipeline.redis, prefix: config.redisPrefix },
     notifications: { settings, secrets },
     logger,
     port: config.port,

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@vigil/db";
 import { closeEmailTransports, type ProviderSettings } from "@vigil/notifications";
 import { connectRedis } from "@vigil/queue";
+import type { Redis } from "ioredis";
 import { Deliveries } from "./alerting/deliveries";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
@@ -32,6 +33,8 @@ export interface Pipeline {
   deliveries: Deliveries;
   /** Status page changes, shared with the deployment's other control planes. */
   pageChanges: PageChanges;
+  /** Its Redis connection, for the API's state that control planes share. */
+  redis: Redis;
   /** Makes Redis match the database now. */
   reconcile(): Promise<void>;
   stop(): Promise<void>;
@@ -101,6 +104,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     statuses,
     deliveries,
     pageChanges,
+    redis,
     reconcile,
     async stop() {
       stopped = true;

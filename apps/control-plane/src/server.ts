@@ -2,6 +2,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { PrismaClient } from "@vigil/db";
+import type { Redis } from "ioredis";
 import { LIMITS } from "@vigil/domain";
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
@@ -26,6 +27,11 @@ import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
 
+export interface SharedRedis {
+  connection: Redis;
+  prefix: string;
+}
+
 export interface ApiServerOptions {
   prisma: PrismaClient;
   scheduler: CheckScheduler;
@@ -34,6 +40,8 @@ export interface ApiServerOptions {
   statuses: Statuses;
   /** What tells the public pages (here and on the other control planes) that a page changed. */
   pageChanges: PageChanges;
+  /** The deployment's Redis (the pipeline's connection) for what every control plane counts together: sign-in attempts. */
+  redis: SharedRedis;
   logger: Logger;
   port: number;
   host: string;
@@ -67,7 +75,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
     },
-    fallback: httpRoutes(prisma, logger, options.notifications, { statuses: options.statuses, pageChanges }) as never,
+    fallback: httpRoutes(prisma, logger, { ...options.notifications, redis: options.redis }, { statuses: options.statuses, pageChanges }) as never,
   });
   return listenHttp1AndH2c(handler, { port: options.port, host: options.host });
 }

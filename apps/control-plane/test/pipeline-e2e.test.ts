@@ -48,6 +48,7 @@ describe("the check pipeline end to end", () => {
       scheduler: pipeline.scheduler,
       statuses: pipeline.statuses,
       pageChanges: pipeline.pageChanges,
+      redis: { connection: pipeline.redis, prefix },
       notifications: { settings: notifications.settings, secrets: notifications.box },
       logger,
       port: apiPort,

@@ -5,7 +5,7 @@ import type { Listener } from "../src/http/listener";
 import { startTestApi, type TestApi } from "./support/api";
 import { testPipelineConfig } from "./support/control-plane";
 
-describe("status page changes across control planes (PostgreSQL, real Redis)", () => {
+describe("status pages across control planes (PostgreSQL, real Redis)", () => {
   let api: TestApi;
   let replica: Pipeline;
   let replicaApi: Listener;
@@ -21,6 +21,7 @@ describe("status page changes across control planes (PostgreSQL, real Redis)", (
       scheduler: replica.scheduler,
       statuses: replica.statuses,
       pageChanges: replica.pageChanges,
+      redis: { connection: replica.redis, prefix: api.redisPrefix },
       notifications: { settings: api.notifications.settings, secrets: api.notifications.box },
       logger,
       port: 0,
@@ -49,5 +50,24 @@ describe("status page changes across control planes (PostgreSQL, real Redis)", (
     // Told through Redis, not left to expire: the replica answers 404 the moment it hears.
     expect(await heard).toBe(statusPage!.id);
     expect((await fetch(`${replicaUrl}/status/shared-across`)).status).toBe(404);
+  });
+
+  it("counts wrong passwords across control planes: the eleventh in a minute is refused on either", async () => {
+    const { write } = await api.workspace();
+    const pages = api.statusPageClient(write.key);
+    await pages.createStatusPage({ statusPage: { title: "Locked", slug: "locked-across", accessType: "password", password: "the right one" } });
+    const wrong = (baseUrl: string) =>
+      fetch(`${baseUrl}/status/locked-across/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ password: "a wrong one" }),
+        redirect: "manual",
+      });
+    for (let i = 0; i < 10; i++) expect((await wrong(i % 2 === 0 ? api.baseUrl : replicaUrl)).status).toBe(401);
+    for (const baseUrl of [api.baseUrl, replicaUrl]) {
+      const refused = await wrong(baseUrl);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    }
   });
 });

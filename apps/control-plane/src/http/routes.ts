@@ -4,7 +4,9 @@ import { API_KEY_HEADER, resolveActor, type Actor } from "../auth/api-keys";
 import { revokeApiKey } from "../auth/revoke";
 import type { SecretBox } from "../notifications/secrets";
 import { PageAccessControl } from "../status-pages/public/access";
+import { SignInAttempts } from "../status-pages/public/rate-limit";
 import { PageSessions } from "../status-pages/public/sessions";
+import type { SharedRedis } from "../server";
 import { registerSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
 import { publicStatusPageRoutes, type PublicPagesOptions } from "../status-pages/public/routes";
 import type { Logger } from "@vigil/logging";
@@ -16,7 +18,7 @@ type Handler = (req: Request, res: Response, params: Record<string, string | und
 export function httpRoutes(
   prisma: PrismaClient,
   logger: Logger,
-  pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox },
+  pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis },
   publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges">,
 ): (req: Request, res: Response) => void {
   const router = FindMyWay<HTTPVersion.V1>({
@@ -62,7 +64,8 @@ export function httpRoutes(
   });
 
   const sessions = new PageSessions(pageAccess.secrets.deriveKey("status page sessions"));
-  registerSignInRoutes(router, { prisma, logger, sessions, settings: pageAccess.settings });
+  const attempts = new SignInAttempts(pageAccess.redis.connection, pageAccess.redis.prefix);
+  registerSignInRoutes(router, { prisma, logger, sessions, attempts, settings: pageAccess.settings });
   const access = new PageAccessControl(sessions);
   publicStatusPageRoutes(router, { prisma, logger, access, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
 

@@ -56,6 +56,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
     scheduler: pipeline.scheduler,
     statuses: pipeline.statuses,
     pageChanges: pipeline.pageChanges,
+    redis: { connection: pipeline.redis, prefix: redisPrefix },
     notifications: { settings: notifications.settings, secrets: notifications.box },
     logger,
     port: 0,

@@ -1,17 +1,26 @@
-import { RateLimiterMemory } from "rate-limiter-flexible";
+import type { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 import { PAGE_ACCESS } from "@vigil/domain";
+
+const limits = { points: PAGE_ACCESS.signInAttempts, duration: PAGE_ACCESS.signInWindowSeconds };
 
 /**
  * Sign-in attempts per client address and page: wrong passwords and
- * requests for an emailed link. Counted in this control plane's memory, so
- * with several replicas behind a balancer a client gets up to that many
- * times the limit (docs/status-pages.md).
+ * requests for an emailed link. Counted in Redis, so that every control
+ * plane of a deployment shares the count; while Redis is unreachable each
+ * counts in its own memory instead (docs/status-pages.md).
  */
 export class SignInAttempts {
-  private readonly limiter = new RateLimiterMemory({
-    points: PAGE_ACCESS.signInAttempts,
-    duration: PAGE_ACCESS.signInWindowSeconds,
-  });
+  private readonly limiter: RateLimiterRedis;
+
+  constructor(redis: Redis, prefix: string) {
+    this.limiter = new RateLimiterRedis({
+      ...limits,
+      storeClient: redis,
+      keyPrefix: `${prefix}:sign-in-attempts`,
+      insuranceLimiter: new RateLimiterMemory(limits),
+    });
+  }
 
   /** Seconds until the client may try again on the page; 0 when it may now. */
   async retryAfter(client: string, pageId: string): Promise<number> {

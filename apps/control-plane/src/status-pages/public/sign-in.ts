@@ -10,13 +10,14 @@ import type { Request, Response } from "../../http/json";
 import { verifyPassword } from "../password";
 import { isHttps, isSameOriginPost, linkOrigin, pagePath, requestHostname, signInPath } from "./addresses";
 import { FIELDS, notice, sendPage, signInForm } from "./forms";
-import { SignInAttempts } from "./rate-limit";
+import type { SignInAttempts } from "./rate-limit";
 import type { PageSessions } from "./sessions";
 import { sendSignInMail } from "./sign-in-mail";
 
 export interface SignInDeps {
   prisma: PrismaClient;
   sessions: PageSessions;
+  attempts: SignInAttempts;
   settings: ProviderSettings;
   logger: Logger;
 }
@@ -37,8 +38,7 @@ const tokenHash = (token: string) => createHash("sha256").update(token).digest("
  * link. Both set the session cookie that PageAccessControl reads.
  */
 export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>, deps: SignInDeps): void {
-  const { prisma, settings, logger, sessions } = deps;
-  const attempts = new SignInAttempts();
+  const { prisma, settings, logger, sessions, attempts } = deps;
 
   const bySlug: Lookup = (_req, params) => prisma.statusPage.findFirst({ where: { slug: params.slug ?? "", published: true } });
   const byDomain: Lookup = (req) => prisma.statusPage.findFirst({ where: { customDomain: requestHostname(req), published: true } });
