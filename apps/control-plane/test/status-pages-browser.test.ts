@@ -53,13 +53,17 @@ describe("a public status page in a browser", () => {
   const open = async (colorScheme: "light" | "dark") => {
     const context = await browser.newContext({ viewport: PHONE, colorScheme });
     const page = await context.newPage();
+    // What the browser refused or failed at (a Content Security Policy violation shows up here).
+    const errors: string[] = [];
+    page.on("console", (message) => void (message.type() === "error" && errors.push(message.text())));
+    page.on("pageerror", (error) => void errors.push(error.message));
     const response = await page.goto(`${api.baseUrl}/status/${slug}`);
     expect(response?.status()).toBe(200);
-    return { page, close: () => context.close() };
+    return { page, errors, close: () => context.close() };
   };
 
   it.each(["light", "dark"] as const)("renders components and 90-day bars in %s at 390 px without sideways scrolling", async (scheme) => {
-    const { page, close } = await open(scheme);
+    const { page, errors, close } = await open(scheme);
     try {
       expect(await page.locator("main").count()).toBe(1);
       expect(await page.locator("li.component").count()).toBe(3);
@@ -69,6 +73,9 @@ describe("a public status page in a browser", () => {
       expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
       expect((await page.locator("ul.bar").boundingBox())!.width).toBeGreaterThan(200);
       await page.screenshot({ path: path.join(screenshots, `page-${scheme}-390.png`), fullPage: true });
+      // The page's own style and script run under its Content Security Policy, and nothing else was tried.
+      expect(errors).toEqual([]);
+      expect(await page.evaluate<string>("getComputedStyle(document.body).fontFamily")).not.toMatch(/^"?Times/);
     } finally {
       await close();
     }

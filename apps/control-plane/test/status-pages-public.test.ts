@@ -270,6 +270,17 @@ describe.each(BACKENDS)("public status pages on %s", (backend) => {
       expect((await page(path, { "if-none-match": '"other"' })).status).toBe(200);
     }
 
+    // A policy that allows the page's own inline style and script by hash, and nothing from elsewhere.
+    const csp = String((await page(`/status/${p.slug}`)).headers["content-security-policy"]);
+    expect(csp).toMatch(/default-src 'none'; style-src 'sha256-[\w+/=]+'; script-src 'sha256-[\w+/=]+';/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain("unsafe-inline");
+    for (const path of [`/status/${p.slug}`, `/status/${p.slug}/summary.json`, `/status/nobody-here`]) {
+      const headers = (await page(path)).headers;
+      expect([path, headers["x-content-type-options"], headers["referrer-policy"]]).toEqual([path, "nosniff", "same-origin"]);
+      expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+    }
+
     // Compressed once per render for clients that take gzip: the same bytes, the same ETag.
     const plain = await page(`/status/${p.slug}`);
     const gzipped = await getBytes(api.baseUrl, `/status/${p.slug}`, { "accept-encoding": "br;q=1, gzip;q=0.8" });

@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { Request, Response } from "../../http/json";
 import { pagePath, signInPath, type PageAddress } from "./addresses";
 import { sendPage, signInForm } from "./forms";
+import { securityHeaders } from "./security-headers";
 import type { PageSessions } from "./sessions";
 
 /** What access control needs to know of a page (a stored StatusPage has all of it). */
@@ -36,7 +37,7 @@ export class PageAccessControl {
       sendPage(res, 401, form.title, form.body);
     } else {
       const text = `sign in at ${pagePath(req, page)} to read this status page\n`;
-      (res as ServerResponse).writeHead(401, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }).end(text);
+      (res as ServerResponse).writeHead(401, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...securityHeaders() }).end(text);
     }
     return false;
   }

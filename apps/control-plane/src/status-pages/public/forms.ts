@@ -2,9 +2,14 @@ import type { ServerResponse } from "node:http";
 import escapeHtml from "escape-html";
 import { PAGE_ACCESS } from "@vigil/domain";
 import type { Response } from "../../http/json";
+import { securityHeaders } from "./security-headers";
 
 /** Field names of the sign-in forms. */
 export const FIELDS = { password: "password", email: "email" } as const;
+
+const FORM_STYLE =
+  "body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.4rem;margin:.25rem 0}input{width:100%;box-sizing:border-box}";
+const FORM_HEADERS = securityHeaders({ styles: [FORM_STYLE] });
 
 /** A plain page of Vigil's own (forms and notices), never cached: it answers one visitor's state. */
 export function sendPage(res: Response, status: number, title: string, body: string, headers: Record<string, string | number> = {}): void {
@@ -14,7 +19,7 @@ export function sendPage(res: Response, status: number, title: string, body: str
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="robots" content="noindex">',
     `<title>${escapeHtml(title)}</title>`,
-    '<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.4rem;margin:.25rem 0}input{width:100%;box-sizing:border-box}</style>',
+    `<style>${FORM_STYLE}</style>`,
     "</head><body>",
     body,
     "</body></html>",
@@ -23,6 +28,7 @@ export function sendPage(res: Response, status: number, title: string, body: str
     "content-type": "text/html; charset=utf-8",
     "content-length": Buffer.byteLength(html),
     "cache-control": "no-store",
+    ...FORM_HEADERS,
     ...headers,
   });
   res.end(html);

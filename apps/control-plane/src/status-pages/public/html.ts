@@ -2,6 +2,7 @@ import escapeHtml from "escape-html";
 import { COMPONENT_STATUS_WORDS, DAY_STATUS_WORDS, durationWords, incidentTitle, uptimeWords, utcWords } from "./words";
 import { BAR_DAYS, RECENT_INCIDENT_DAYS, groupStatusOf, type ComponentView, type DayView, type IncidentView, type PageView, type Section } from "./view";
 import type { ComponentStatus } from "@vigil/domain";
+import { securityHeaders } from "./security-headers";
 
 const e = (text: string) => escapeHtml(text);
 const count = (n: number) => n.toLocaleString("en-US");
@@ -24,6 +25,7 @@ function webUrl(url: string): string | null {
 export function renderPage(view: PageView, base: string): string {
   const { page } = view;
   const icon = webUrl(page.icon);
+  // Without an icon of its own the page names an empty one: browsers would ask for /favicon.ico, a 404 on every visit.
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -31,7 +33,8 @@ export function renderPage(view: PageView, base: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${e(page.title)} status</title>
-${page.description ? `<meta name="description" content="${e(page.description)}">\n` : ""}${icon ? `<link rel="icon" href="${e(icon)}">\n` : ""}<link rel="alternate" type="application/atom+xml" title="${e(page.title)} incidents" href="${e(base)}/feed.atom">
+${page.description ? `<meta name="description" content="${e(page.description)}">\n` : ""}<link rel="icon" href="${icon ? e(icon) : "data:,"}">
+<link rel="alternate" type="application/atom+xml" title="${e(page.title)} incidents" href="${e(base)}/feed.atom">
 <style>${STYLE}</style>
 </head>
 <body>
@@ -187,3 +190,6 @@ section+section{margin-top:2rem}
 .incident dt{color:var(--muted)}.incident dd{margin:0}
 footer{color:var(--muted);font-size:.85rem;margin:2rem auto;}
 `;
+
+/** The page's own style and refresh script are all it runs: allowed by hash, nothing from elsewhere. */
+export const PAGE_HEADERS = securityHeaders({ styles: [STYLE], scripts: [REFRESH], images: true, fetchSelf: true });

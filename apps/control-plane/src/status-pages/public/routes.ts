@@ -6,7 +6,8 @@ import type { PageAccessControl } from "./access";
 import { atomOf } from "./feed";
 import { badgeOf } from "./badge";
 import { PAGE_CACHE_MS, PublicPageCache, type Made, type Rendered } from "./cache";
-import { renderPage } from "./html";
+import { PAGE_HEADERS, renderPage } from "./html";
+import { securityHeaders } from "./security-headers";
 import { findPublishedPage, loadPageView, type PageAddress, type PageSources } from "./load";
 import { summaryOf } from "./summary";
 import type { PageView } from "./view";
@@ -95,6 +96,9 @@ function hostOf(req: Request): string | null {
   }
 }
 
+/** summary.json, the badge and the feed load nothing. */
+const DATA_HEADERS = securityHeaders();
+
 function send(req: Request, res: Response, rendered: Rendered, isPublic: boolean): void {
   const seconds = PAGE_CACHE_MS / 1000;
   const headers = {
@@ -102,6 +106,7 @@ function send(req: Request, res: Response, rendered: Rendered, isPublic: boolean
     // A protected page is for the signed-in reader only, and is asked again each time: its access may end at any moment.
     "cache-control": isPublic ? `public, max-age=${seconds}, s-maxage=${seconds}` : "private, no-cache",
     vary: isPublic ? "Accept-Encoding" : "Accept-Encoding, Cookie",
+    ...(rendered.contentType.startsWith("text/html") ? PAGE_HEADERS : DATA_HEADERS),
   };
   if (matchesEtag(req.headers["if-none-match"], rendered.etag)) {
     res.writeHead(304, headers).end();
@@ -136,5 +141,5 @@ function matchesEtag(header: string | string[] | undefined, etag: string): boole
 function notFound(req: Request, res: Response, asPage: boolean): void {
   if (!asPage) return sendError(res, new HttpError("not_found", `no endpoint ${req.method} ${req.url}`));
   const body = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Page not found</title></head><body><main><h1>Page not found</h1><p>There is no status page here.</p></main></body></html>\n`;
-  res.writeHead(404, { "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
+  res.writeHead(404, { "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(body), ...DATA_HEADERS }).end(body);
 }
