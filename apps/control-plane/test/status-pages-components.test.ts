@@ -3,6 +3,7 @@ import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import { Code, type Client } from "@connectrpc/connect";
 import { MonitorService, Periodicity } from "@vigil/proto";
 import type { StatusPageComponent, StatusPageService } from "@vigil/proto/status-page";
+import { StatusPageRepository } from "../src/status-pages/repository";
 import { BACKENDS, startTestApi, type TestApi } from "./support/api";
 import { expectRefused } from "./support/codes";
 
@@ -98,6 +99,24 @@ describe.each(BACKENDS)("status page components and groups on %s", (backend) => 
     it("answers not_found for a page of another workspace", async () => {
       const theirs = await newPage(otherClient);
       await refused(() => createComponent({ pageId: theirs, type: "static" }), Code.NotFound, `status page ${theirs} not found`);
+    });
+
+    it("names the reference a concurrent delete removed between the service's check and the write", async () => {
+      // The service found them; then another request deleted them: the database's foreign keys refuse the write.
+      const repo = new StatusPageRepository(api.db.prisma);
+      const pageId = await newPage();
+      const gone = await newMonitor(monitors, "deleted meanwhile");
+      await monitors.deleteMonitor({ id: gone });
+      const write = { type: "monitor" as const, monitorId: gone, name: "", description: "", order: 0, groupId: "", groupOrder: 0 };
+      await expect(repo.createComponent(pageId, write)).rejects.toMatchObject({ violations: [{ field: "component.monitorId", rule: `no monitor ${gone} in this workspace` }] });
+      const line = await createComponent({ pageId, type: "static" });
+      const group = await createGroup(pageId);
+      await client.deleteStatusPageComponentGroup({ pageId, id: group.id });
+      await expect(repo.updateComponent(pageId, line.id, { groupId: group.id })).rejects.toMatchObject({
+        violations: [{ field: "component.groupId", rule: `no group ${group.id} on this page` }],
+      });
+      await client.deleteStatusPage({ id: pageId });
+      await expect(repo.createComponent(pageId, { ...write, type: "static", monitorId: "" })).rejects.toMatchObject({ code: Code.NotFound });
     });
   });
 

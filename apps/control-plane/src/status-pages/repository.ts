@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Prisma, type PrismaClient } from "@vigil/db";
-import type { AccessType, ComponentType, ComponentView, GroupView, PageFields, StatusPageView } from "@vigil/domain";
+import { ValidationError, type AccessType, type ComponentType, type ComponentView, type GroupView, type PageFields, type StatusPageView } from "@vigil/domain";
 
 /** A stored page: what answers show, plus what only the service reads. */
 export interface PageRecord extends StatusPageView {
@@ -55,6 +55,24 @@ const componentColumns = ({ order, groupId, monitorId, ...write }: Partial<Compo
 const creationOrder = [{ createdAt: "asc" }, { id: "asc" }] as const;
 /** Components in display order: by `order`, ties by creation. */
 const displayOrder = [{ position: "asc" }, { createdAt: "asc" }, { id: "asc" }] as const;
+
+/**
+ * Runs a write of a component whose monitor, group or page the service found,
+ * but which a concurrent delete removed since: the database's foreign keys
+ * refuse it, and the answer says which reference is gone, as the service's
+ * own check would have.
+ */
+async function referencesKept<T>(references: { monitorId?: string; groupId?: string }, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== "P2003") throw error;
+    const constraint = JSON.stringify(error.meta ?? {});
+    if (constraint.includes("monitor_id")) throw ValidationError.of("component.monitorId", `no monitor ${references.monitorId} in this workspace`);
+    if (constraint.includes("group_id")) throw ValidationError.of("component.groupId", `no group ${references.groupId} on this page`);
+    throw new ConnectError("the status page was deleted", Code.NotFound);
+  }
+}
 
 /**
  * Status pages (status_pages), their components and component groups. Deleting
@@ -135,7 +153,7 @@ export class StatusPageRepository {
 
   async createComponent(pageId: string, { type, name, description, groupOrder, ...references }: ComponentWrite): Promise<ComponentView> {
     const data = { pageId, type, name, description, groupOrder, ...componentColumns(references) };
-    return toComponent(await this.prisma.statusPageComponent.create({ data }));
+    return toComponent(await referencesKept(references, () => this.prisma.statusPageComponent.create({ data })));
   }
 
   async findComponent(pageId: string, id: string): Promise<ComponentView | null> {
@@ -153,7 +171,7 @@ export class StatusPageRepository {
 
   /** Writes only the changed columns, so concurrent updates of other fields are kept. Null when the component is gone. */
   async updateComponent(pageId: string, id: string, write: Partial<ComponentWrite>): Promise<ComponentView | null> {
-    await this.prisma.statusPageComponent.updateMany({ where: { id, pageId }, data: componentColumns(write) });
+    await referencesKept(write, () => this.prisma.statusPageComponent.updateMany({ where: { id, pageId }, data: componentColumns(write) }));
     return this.findComponent(pageId, id);
   }
 
