@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Installs what Vigil needs on a fresh machine and builds it: pnpm (through
-# npm), the workspace's packages, generated code (buf, Prisma) and the apps,
-# and Chromium (with apt-get) for the status pages' browser tests.
+# npm), the workspace's packages, generated code (buf, Prisma) and the apps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { echo "[setup] $*" >&2; }
@@ -10,11 +9,6 @@ export TURBO_TELEMETRY_DISABLED=1
 if ! command -v pnpm >/dev/null 2>&1; then
   log "installing pnpm"
   npm install -g pnpm@10 >&2
-fi
-if [[ ! -x /usr/bin/chromium ]]; then
-  # Playwright cannot download its browsers here; the tests drive Debian's Chromium.
-  log "installing chromium with apt-get"
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) >&2
 fi
 log "installing packages"
 pnpm install --frozen-lockfile --reporter=append-only >&2

@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+if [[ ! -x /usr/bin/chromium ]]; then
+  # The status pages' browser tests drive Debian's Chromium: Playwright cannot download its own here.
+  echo "[test] installing chromium with apt-get" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) >&2
+fi
 echo "[test] typechecking sources, tests and benchmarks" >&2
 pnpm exec tsc -p tsconfig.json
 VIGIL_TEST_POSTGRES_URL=${VIGIL_TEST_POSTGRES_URL:-$(bash scripts/ensure-postgres.sh)}
