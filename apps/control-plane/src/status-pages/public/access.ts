@@ -1,12 +1,12 @@
 import type { ServerResponse } from "node:http";
 import type { Request, Response } from "../../http/json";
-import { pagePath, signInPath, type PageAddress } from "./addresses";
+import { pagePath, signInPath, type PageLocation } from "./addresses";
 import { sendPage, signInForm } from "./forms";
 import { securityHeaders } from "./security-headers";
 import type { PageSessions } from "./sessions";
 
 /** What access control needs to know of a page (a stored StatusPage has all of it). */
-export interface PageAccess extends PageAddress {
+export interface PageAccess extends PageLocation {
   id: string;
   accessType: string;
   accessVersion: number;

@@ -2,7 +2,7 @@ import type { TLSSocket } from "node:tls";
 import type { Request } from "../../http/json";
 
 /** What the sign-in flow needs to know of where a page is served. */
-export interface PageAddress {
+export interface PageLocation {
   slug: string;
   /** Lowercase; the page is also served at `/` of this host. */
   customDomain?: string | null;
@@ -16,22 +16,22 @@ export function requestHost(req: Request): string {
 
 const hostnameOf = (host: string) => {
   try {
-    return new URL(`http://${host}`).hostname;
+    return new URL(`http://${host}`).hostname.replace(/\.$/, "");
   } catch {
     return "";
   }
 };
 
-/** The request's host name without its port: how a custom domain is recognised. */
+/** The request's host name without its port or final dot: how a custom domain is recognised ("" when there is none). */
 export const requestHostname = (req: Request) => hostnameOf(requestHost(req));
 
-const onCustomDomain = (req: Request, page: PageAddress) => !!page.customDomain && requestHostname(req) === page.customDomain;
+const onCustomDomain = (req: Request, page: PageLocation) => !!page.customDomain && requestHostname(req) === page.customDomain;
 
 /** Where the page is on the host the request came to: `/` of its custom domain, else `/status/<slug>`. */
-export const pagePath = (req: Request, page: PageAddress) => (onCustomDomain(req, page) ? "/" : `/status/${page.slug}`);
+export const pagePath = (req: Request, page: PageLocation) => (onCustomDomain(req, page) ? "/" : `/status/${page.slug}`);
 
 /** Where its sign-in form posts, on the same host. */
-export const signInPath = (req: Request, page: PageAddress) => (onCustomDomain(req, page) ? "/sign-in" : `/status/${page.slug}/sign-in`);
+export const signInPath = (req: Request, page: PageLocation) => (onCustomDomain(req, page) ? "/sign-in" : `/status/${page.slug}/sign-in`);
 
 /**
  * Whether the visitor reached Vigil over HTTPS, which decides the session
@@ -48,7 +48,7 @@ export function isHttps(req: Request, publicUrl: string): boolean {
 }
 
 /** The origin links in emails use: the custom domain when the visitor is on it, else PUBLIC_URL. */
-export function linkOrigin(req: Request, page: PageAddress, publicUrl: string): string {
+export function linkOrigin(req: Request, page: PageLocation, publicUrl: string): string {
   if (!onCustomDomain(req, page)) return publicUrl;
   return `${isHttps(req, publicUrl) ? "https" : "http"}://${requestHost(req)}`;
 }
@@ -59,7 +59,7 @@ export function linkOrigin(req: Request, page: PageAddress, publicUrl: string): 
  * send Origin with every POST; without one the client is not a browser that
  * a cross-site page could drive, so the post is let through.
  */
-export function isSameOriginPost(req: Request, page: PageAddress, publicUrl: string): boolean {
+export function isSameOriginPost(req: Request, page: PageLocation, publicUrl: string): boolean {
   const header = req.headers.origin;
   if (header === undefined) return true;
   let origin: URL;

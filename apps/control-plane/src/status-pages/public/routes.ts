@@ -3,6 +3,7 @@ import type { Logger } from "@vigil/logging";
 import { HttpError, sendError, type Request, type Response } from "../../http/json";
 import type { PageChanges } from "../changes";
 import type { PageAccessControl } from "./access";
+import { requestHostname } from "./addresses";
 import { atomOf } from "./feed";
 import { badgeOf } from "./badge";
 import { PAGE_CACHE_MS, PublicPageCache, type Made, type Rendered } from "./cache";
@@ -72,7 +73,7 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
   const bySlug = (_req: Request, params: Record<string, string | undefined>): PageAddress | null =>
     params.slug ? { kind: "slug", slug: params.slug } : null;
   const byHost = (req: Request): PageAddress | null => {
-    const host = hostOf(req);
+    const host = requestHostname(req);
     return host ? { kind: "host", host } : null;
   };
 
@@ -81,18 +82,6 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
   for (const [representation, path] of Object.entries(COMPANIONS) as [Representation, string][]) {
     router.on("GET", `/status/:slug${path}`, serve(bySlug, representation));
     router.on("GET", path, serve(byHost, representation));
-  }
-}
-
-/** The host a request was sent to, lowercase and without port (HTTP/1.1 Host or HTTP/2 :authority). */
-function hostOf(req: Request): string | null {
-  const header = req.headers.host ?? req.headers[":authority"];
-  const host = Array.isArray(header) ? header[0] : header;
-  if (!host) return null;
-  try {
-    return new URL(`http://${host}`).hostname.replace(/\.$/, "");
-  } catch {
-    return null;
   }
 }
 
