@@ -2,7 +2,7 @@ import type { DescMethodUnary, DescMessage, MessageInitShape, MessageShape } fro
 import { createClient, type CallOptions, type VigilClient } from "@vigil/client";
 import type { Command } from "commander";
 import { CliError, describeFailure, missingKey } from "./failures.js";
-import { createOutput, type Format, type Output } from "./output.js";
+import { createOutput, formatOf, type Output } from "./output.js";
 import { readProfile } from "./profile.js";
 import { resolveSettings, type GlobalFlags, type Settings } from "./settings.js";
 import { requestOf } from "./fields.js";
@@ -12,10 +12,13 @@ export interface Context {
   client: VigilClient;
   out: Output;
   settings: Settings;
+  /** The global flags as given. */
+  flags: GlobalOptions;
 }
 
 export interface GlobalOptions extends GlobalFlags {
-  output: Format;
+  /** A format (table, json, yaml); for `export`, the file to write. */
+  output?: string;
 }
 
 export const globalOptions = (command: Command) => command.optsWithGlobals<GlobalOptions>();
@@ -26,8 +29,9 @@ export async function contextOf(command: Command): Promise<Context> {
   if (!settings.apiKey) throw missingKey();
   return {
     client: createClient({ apiKey: settings.apiKey, baseUrl: settings.apiUrl }),
-    out: createOutput(options.output),
+    out: createOutput(command.name() === "export" ? "table" : formatOf(options.output)),
     settings,
+    flags: options,
   };
 }
 

@@ -2,9 +2,20 @@ import { stripVTControlCharacters } from "node:util";
 import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import pc from "picocolors";
 import { stringify } from "yaml";
+import { CliError, EXIT } from "./failures.js";
 
 export const FORMATS = ["table", "json", "yaml"] as const;
 export type Format = (typeof FORMATS)[number];
+
+/**
+ * The format `--output` names (table when it is not given). Checked here, not
+ * by the parser, because `vigil export -o FILE` gives the same flag a file.
+ */
+export function formatOf(value: string | undefined): Format {
+  if (value === undefined) return "table";
+  if (!(FORMATS as readonly string[]).includes(value)) throw new CliError(`--output must be one of ${FORMATS.join(", ")}, not ${value}`, EXIT.usage);
+  return value as Format;
+}
 export type Colors = ReturnType<typeof pc.createColors>;
 
 /** How results are written: tables for people, the API's JSON form (as JSON or YAML) for scripts. */

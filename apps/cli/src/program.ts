@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { loginCommand, logoutCommand, whoamiCommand } from "./commands/auth.js";
+import { applyCommand, exportCommand, planCommand, schemaCommand } from "./commands/code.js";
 import { incidentsCommand } from "./commands/incidents.js";
 import { keysCommand } from "./commands/keys.js";
 import { monitorsCommand } from "./commands/monitors.js";
@@ -33,7 +34,7 @@ export function createProgram(): Command {
     .version(version)
     .option("--api-key <key>", "API key (default: SERVICE_API_KEY, then the saved profile)")
     .option("--api-url <url>", "the API's address (default: SERVICE_API_URL, then the saved profile, then http://localhost:8080)")
-    .addOption(new Option("-o, --output <format>", "output format").choices(FORMATS).default("table"))
+    .option("-o, --output <format>", `output format: ${FORMATS.join(", ")} (default: table); for export, the file to write`)
     .addHelpText("after", HELP_EPILOGUE);
   for (const command of [
     loginCommand(),
@@ -44,6 +45,10 @@ export function createProgram(): Command {
     notificationsCommand(),
     statusPagesCommand(),
     keysCommand(),
+    planCommand(),
+    applyCommand(),
+    exportCommand(),
+    schemaCommand(),
   ]) {
     program.addCommand(command);
   }

@@ -112,7 +112,7 @@ describe("vigil settings, login and exit codes", () => {
       [["monitors", "get"], "missing required argument 'id'"],
       [["monitors", "create", "http", "--periodicity", "2m"], "'--periodicity <every>' argument '2m' is invalid. must be one of 30s, 1m"],
       [["monitors", "summary", "x", "--range", "2d"], "must be one of 1d, 7d, 14d"],
-      [["-o", "xml", "whoami"], "Allowed choices are table, json, yaml"],
+      [["-o", "xml", "whoami"], "--output must be one of table, json, yaml, not xml"],
       [[], "Usage: vigil"],
     ])("2 for a usage error: %j", async (args, message) => {
       const run = await vigil(args, env());

@@ -1,4 +1,6 @@
 export * from "./alerting";
+export * from "./external-id";
+export * from "./fingerprint";
 export * from "./assertions";
 export * from "./comparators";
 export * from "./latency-histogram";

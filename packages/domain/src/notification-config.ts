@@ -29,7 +29,7 @@ const phoneNumber = () => nonEmptyText(16).regex(/^\+[1-9]\d{1,14}$/, "must be a
 const header = z.object({ key: headerName(), value: headerValue() });
 
 /** Each provider block's fields (camelCase, as in JSON) and rules. */
-const blockSchemas = {
+export const PROVIDER_BLOCK_SCHEMAS = {
   discord: z.object({ webhookUrl: webhookUrl() }),
   email: z.object({ email: nonEmptyText(LIMITS.emailMaxChars).pipe(z.email("must be an email address")) }),
   slack: z.object({ webhookUrl: webhookUrl() }),
@@ -49,7 +49,7 @@ const blockSchemas = {
   }),
 } satisfies Record<ProviderType, z.ZodType>;
 
-export type ProviderConfigByType = { [T in ProviderType]: z.output<(typeof blockSchemas)[T]> };
+export type ProviderConfigByType = { [T in ProviderType]: z.output<(typeof PROVIDER_BLOCK_SCHEMAS)[T]> };
 /** A channel's provider and its block, validated. */
 export type ProviderConfig = { [T in ProviderType]: { type: T; config: ProviderConfigByType[T] } }[ProviderType];
 
@@ -80,7 +80,7 @@ export const blockName = (type: ProviderType): string => type.replace(/_(\w)/g, 
  * @throws ValidationError naming each field under `<prefix>.<blockName>.`
  */
 export function parseProviderConfig<T extends ProviderType>(type: T, input: unknown, prefix = "notification"): ProviderConfigByType[T] {
-  return parseOrThrow(blockSchemas[type], input, `${prefix}.${blockName(type)}`) as ProviderConfigByType[T];
+  return parseOrThrow(PROVIDER_BLOCK_SCHEMAS[type], input, `${prefix}.${blockName(type)}`) as ProviderConfigByType[T];
 }
 
 const channelSchema = z.object({

@@ -45,7 +45,8 @@ const pageFields = {
 
 export type PageFields = { [K in keyof typeof pageFields]: z.output<(typeof pageFields)[K]> };
 
-const pageSchema = z.object({
+/** A page's fields with their defaults, as a create takes them. */
+export const statusPageSchema = z.object({
   title: pageFields.title,
   slug: pageFields.slug,
   description: pageFields.description.default(""),
@@ -60,7 +61,7 @@ const pageSchema = z.object({
 
 /** Validates a new page's fields (`statusPage.<field>` in violations); absent optional fields take their defaults. */
 export function parseStatusPage(input: Partial<Record<keyof PageFields, unknown>>, prefix = "statusPage"): PageFields {
-  return parseOrThrow(pageSchema, input, prefix);
+  return parseOrThrow(statusPageSchema, input, prefix);
 }
 
 /** Validates the fields an update changes, each by its own rule. */
@@ -95,7 +96,8 @@ const componentFields = {
 
 export type ComponentFields = { [K in keyof typeof componentFields]: z.output<(typeof componentFields)[K]> };
 
-const componentSchema = z.object({
+/** A component's fields with their defaults, as a create takes them. */
+export const componentSchema = z.object({
   type: componentFields.type,
   monitorId: componentFields.monitorId.default(""),
   name: componentFields.name.default(""),

@@ -4,7 +4,7 @@ import { createClient, type Identity } from "@vigil/client";
 import { Command } from "commander";
 import { action, globalOptions, type Context } from "../context.js";
 import { CliError, describeFailure, EXIT } from "../failures.js";
-import { createOutput, details, type Output } from "../output.js";
+import { createOutput, details, formatOf, type Output } from "../output.js";
 import { profilePath, readProfile, removeProfile, saveProfile } from "../profile.js";
 import { resolveSettings } from "../settings.js";
 
@@ -45,7 +45,7 @@ export function loginCommand(): Command {
       const { apiUrl } = resolveSettings(flags, process.env, await readProfile());
       const apiKey = flags.apiKey || (await askForKey());
       if (!apiKey) throw new CliError("no API key given: pass --api-key or type it when asked.", EXIT.usage);
-      const out = createOutput(flags.output);
+      const out = createOutput(formatOf(flags.output));
       let me: Identity;
       try {
         me = await createClient({ apiKey, baseUrl: apiUrl }).whoami();
@@ -62,7 +62,7 @@ export function loginCommand(): Command {
 
 export function logoutCommand(): Command {
   return new Command("logout").description("remove the profile saved by `vigil login`").action(async (_options: object, command: Command) => {
-    const out = createOutput(globalOptions(command).output);
+    const out = createOutput(formatOf(globalOptions(command).output));
     const path = profilePath();
     const removed = await removeProfile(path);
     out.write(out.render({ profile: path, removed }, () => (removed ? `removed the saved profile ${path}` : `no saved profile at ${path}`)));

@@ -1,5 +1,6 @@
 import { Prisma, type MonitorRow, type PrismaClient } from "@vigil/db";
 import type { MonitorConfigByKind, MonitorKind, MonitorRecord, MonitorStatus } from "@vigil/domain";
+import { externalIdTaken, refusingDuplicates } from "../duplicates";
 
 /** Monitor rows <-> domain records. One table holds all kinds; `target` is the url or uri. */
 function toRecord(row: MonitorRow): MonitorRecord {
@@ -35,6 +36,7 @@ function toRecord(row: MonitorRow): MonitorRecord {
     kind: row.kind,
     // The row was written from a validated config of its kind.
     config: byKind[row.kind]() as unknown as MonitorConfigByKind[MonitorKind],
+    externalId: row.externalId,
     status: row.status as MonitorStatus,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -69,11 +71,17 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
   };
 }
 
+/** A write of a monitor's external id, refused as already_exists when another monitor of the workspace (of any kind) has it. */
+const uniqueExternalId = <T>(externalId: string | null | undefined, write: () => Promise<T>) =>
+  refusingDuplicates(externalIdTaken("monitor", "monitor of this workspace", externalId), write);
+
 export class MonitorRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async create<K extends MonitorKind>(workspaceId: string, kind: K, config: MonitorConfigByKind[K]): Promise<MonitorRecord<K>> {
-    const row = await this.prisma.monitor.create({ data: { workspaceId, kind, ...monitorColumns(kind, config) } });
+  async create<K extends MonitorKind>(workspaceId: string, kind: K, config: MonitorConfigByKind[K], externalId: string | null): Promise<MonitorRecord<K>> {
+    const row = await uniqueExternalId(externalId, () =>
+      this.prisma.monitor.create({ data: { workspaceId, kind, externalId, ...monitorColumns(kind, config) } }),
+    );
     return toRecord(row) as MonitorRecord<K>;
   }
 
@@ -83,19 +91,23 @@ export class MonitorRepository {
   }
 
   /**
-   * Writes a new configuration only if the monitor has not changed since
-   * `expected` was read (optimistic concurrency), so concurrent partial
-   * updates never silently undo each other. Returns null on a conflict.
+   * Writes a new configuration, and the external id unless it is undefined,
+   * only if the monitor has not changed since `expected` was read (optimistic
+   * concurrency), so concurrent partial updates never silently undo each
+   * other. Returns null on a conflict.
    */
   async replaceConfig<K extends MonitorKind>(
     workspaceId: string,
     expected: MonitorRecord<K>,
     config: MonitorConfigByKind[K],
+    externalId: string | null | undefined,
   ): Promise<MonitorRecord<K> | null> {
-    const { count } = await this.prisma.monitor.updateMany({
-      where: { id: expected.id, workspaceId, updatedAt: expected.updatedAt },
-      data: monitorColumns(expected.kind, config),
-    });
+    const { count } = await uniqueExternalId(externalId, () =>
+      this.prisma.monitor.updateMany({
+        where: { id: expected.id, workspaceId, updatedAt: expected.updatedAt },
+        data: { ...monitorColumns(expected.kind, config), externalId },
+      }),
+    );
     if (count === 0) return null;
     return (await this.find(workspaceId, expected.id)) as MonitorRecord<K> | null;
   }

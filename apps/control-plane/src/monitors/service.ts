@@ -6,6 +6,7 @@ import {
   fieldsToUpdate,
   monitorInputFromMessage,
   monitorToMessage,
+  parseExternalId,
   parseMonitorConfig,
   monitorStatusCodec,
   parsePage,
@@ -65,7 +66,8 @@ export function monitorService(
   async function createMonitor<K extends MonitorKind>(ctx: HandlerContext, kind: K, message: MonitorMessageByKind[K] | undefined) {
     if (!message) throw ValidationError.of("monitor", "is required");
     const config = parseMonitorConfig(kind, monitorInputFromMessage(kind, message));
-    const record = await repo.create(workspaceOf(ctx), kind, config);
+    const externalId = parseExternalId(message.externalId, "monitor.externalId");
+    const record = await repo.create(workspaceOf(ctx), kind, config, externalId);
     reschedule(`scheduling monitor ${record.id}`, () => scheduler.schedule(record));
     return { monitor: monitorToMessage(record) };
   }
@@ -78,7 +80,8 @@ export function monitorService(
     const message = request.monitor ?? (create(EMPTY_MESSAGE[kind]) as unknown as MonitorMessageByKind[K]);
     const fields = fieldsToUpdate(kind, message, request.updateMask);
     const input = monitorInputFromMessage(kind, message);
-    const changes = Object.fromEntries(fields.map((field) => [field, input[field]]));
+    const changes = Object.fromEntries(fields.config.map((field) => [field, input[field]]));
+    const externalId = fields.externalId === undefined ? undefined : parseExternalId(fields.externalId, "monitor.externalId");
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await findMonitor(ctx, request.id);
       if (current.kind !== kind) {
@@ -86,8 +89,9 @@ export function monitorService(
         throw ValidationError.of("id", `names a ${other} monitor; update it with Update${other}Monitor`);
       }
       const config = parseMonitorConfig(kind, { ...current.config, ...changes });
-      if (fields.length === 0) return { monitor: monitorToMessage(current as MonitorRecord<K>) };
-      const saved = await repo.replaceConfig(workspaceOf(ctx), current as MonitorRecord<K>, config);
+      if (fields.config.length === 0 && externalId === undefined) return { monitor: monitorToMessage(current as MonitorRecord<K>) };
+      const saved = await repo.replaceConfig(workspaceOf(ctx), current as MonitorRecord<K>, config, externalId);
+      if (saved && fields.config.length === 0) return { monitor: monitorToMessage(saved) };
       if (saved) {
         reschedule(`rescheduling monitor ${saved.id}`, () => scheduler.schedule(saved));
         // Its regions may have changed, and with them the regions its status comes from.

@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { SENSITIVE_FIELDS, type ProviderConfig, type ProviderType } from "@vigil/domain";
+import { SENSITIVE_FIELDS, secretFingerprint, type ProviderConfig, type ProviderType } from "@vigil/domain";
 
 /** Keys shorter than this are shown as "…" alone: their last characters would give away too much of them. */
 const SHOWN_TAIL_FROM_CHARS = 16;
@@ -29,17 +28,13 @@ export function redactConfig(provider: ProviderConfig): ProviderConfig {
   return { type: provider.type, config } as ProviderConfig;
 }
 
-/**
- * For each sensitive field that is set: the first 16 hex digits of SHA-256
- * over "<channel id>:<value>". Salting with the id keeps equal secrets of two
- * channels from looking equal.
- */
+/** For each sensitive field that is set: its fingerprint (secretFingerprint), salted with the channel's id. */
 export function secretFingerprints(channelId: string, provider: ProviderConfig): Record<string, string> {
   const config = provider.config as Record<string, unknown>;
   return Object.fromEntries(
     sensitiveFieldsOf(provider.type)
       .filter((field) => config[field] !== "")
-      .map((field) => [field, createHash("sha256").update(`${channelId}:${String(config[field])}`).digest("hex").slice(0, 16)]),
+      .map((field) => [field, secretFingerprint(channelId, String(config[field]))]),
   );
 }
 

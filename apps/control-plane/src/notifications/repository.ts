@@ -1,6 +1,7 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
 import type { DeliveryRecord, MonitorKind, MonitorStatus, ProviderConfig, ProviderType } from "@vigil/domain";
 import type { Channel } from "@vigil/notifications";
+import { externalIdTaken, refusingDuplicates } from "../duplicates";
 import { sensitiveFieldsOf } from "./redaction";
 import type { SecretBox } from "./secrets";
 
@@ -13,16 +14,18 @@ export interface ChannelRecord {
   signingSecret: string | null;
   /** Linked monitors, by id. */
   monitorIds: string[];
+  externalId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-/** What a create or an update writes; `monitorIds` undefined leaves the links of an update as they are. */
+/** What a create or an update writes; `monitorIds` or `externalId` undefined leaves them as they are (none on a create). */
 export interface ChannelWrite {
   name: string;
   provider: ProviderConfig;
   signingSecret: string | null;
   monitorIds?: string[];
+  externalId?: string | null;
 }
 
 /** A monitor as a test message names it. */
@@ -50,6 +53,10 @@ const withLinks = { monitors: { select: { monitorId: true }, orderBy: { monitorI
 type ChannelRow = Prisma.NotificationChannelGetPayload<{ include: typeof withLinks }>;
 type ChannelColumns = Pick<ChannelRow, "id" | "name" | "providerType" | "settings" | "secrets" | "signingSecret">;
 
+/** A write of a channel's external id, refused as already_exists when another channel of the workspace has it. */
+const uniqueExternalId = <T>(write: ChannelWrite, run: () => Promise<T>) =>
+  refusingDuplicates(externalIdTaken("notification", "notification of this workspace", write.externalId), run);
+
 /**
  * Channels in notification_channels: the block's plain fields in `settings`,
  * its sensitive fields as one encrypted JSON object in `secrets`, the webhook
@@ -73,6 +80,7 @@ export class NotificationRepository {
       settings: settings as Prisma.InputJsonObject,
       secrets: sensitive.length > 0 ? this.box.seal(JSON.stringify(secrets)) : null,
       signingSecret: write.signingSecret === null ? null : this.box.seal(write.signingSecret),
+      externalId: write.externalId,
     };
   }
 
@@ -92,6 +100,7 @@ export class NotificationRepository {
       provider: { type, config } as ProviderConfig,
       signingSecret: signingSecret ?? null,
       monitorIds: row.monitors.map((link) => link.monitorId),
+      externalId: row.externalId,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
     };
@@ -99,14 +108,16 @@ export class NotificationRepository {
 
   /** Writes the channel and its links in one statement, hence one transaction. */
   async create(workspaceId: string, write: ChannelWrite): Promise<ChannelRecord> {
-    const row = await this.prisma.notificationChannel.create({
-      data: {
-        workspaceId,
-        ...this.columns(write),
-        monitors: { create: (write.monitorIds ?? []).map((monitorId) => ({ monitorId })) },
-      },
-      include: withLinks,
-    });
+    const row = await uniqueExternalId(write, () =>
+      this.prisma.notificationChannel.create({
+        data: {
+          workspaceId,
+          ...this.columns(write),
+          monitors: { create: (write.monitorIds ?? []).map((monitorId) => ({ monitorId })) },
+        },
+        include: withLinks,
+      }),
+    );
     return this.toRecord(row);
   }
 
@@ -136,7 +147,7 @@ export class NotificationRepository {
    * `monitorIds` when given, in one transaction. Returns null on a conflict.
    */
   async update(workspaceId: string, expected: ChannelRecord, write: ChannelWrite): Promise<ChannelRecord | null> {
-    const updated = await this.prisma.$transaction(async (tx) => {
+    const updated = await uniqueExternalId(write, () => this.prisma.$transaction(async (tx) => {
       const { count } = await tx.notificationChannel.updateMany({
         where: { id: expected.id, workspaceId, updatedAt: expected.updatedAt },
         data: this.columns(write),
@@ -150,7 +161,7 @@ export class NotificationRepository {
         });
       }
       return true;
-    });
+    }));
     return updated ? this.find(workspaceId, expected.id) : null;
   }
 

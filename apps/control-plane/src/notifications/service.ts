@@ -10,6 +10,7 @@ import {
   notificationInputFromMessage,
   notificationToMessage,
   parseChannelCommon,
+  parseExternalId,
   parsePage,
   parseProviderConfig,
   type FieldViolation,
@@ -50,6 +51,7 @@ const toMessage = (record: ChannelRecord) =>
     name: record.name,
     provider: redactConfig(record.provider),
     monitorIds: record.monitorIds,
+    externalId: record.externalId,
     secretFingerprints: secretFingerprints(record.id, record.provider),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
@@ -138,11 +140,12 @@ export function notificationService(repo: NotificationRepository, settings: Prov
       const violations: FieldViolation[] = [];
       const common = collect(violations, () => parseChannelCommon(input));
       const provider = collect(violations, () => blockOfCreate(input));
-      if (!common || !provider) throw new ValidationError(violations);
+      const externalId = collect(violations, () => parseExternalId(input.externalId, "notification.externalId"));
+      if (!common || !provider || externalId === undefined) throw new ValidationError(violations);
       await requireMonitorsOfWorkspace(ctx, common.monitorIds);
       requireConfigured(provider.type);
       const signingSecret = provider.type === "webhook" ? newSigningSecret() : null;
-      const record = await repo.create(workspaceOf(ctx), { ...common, provider, signingSecret });
+      const record = await repo.create(workspaceOf(ctx), { ...common, provider, signingSecret, externalId });
       return { notification: toMessage(record), signingSecret: signingSecret ?? "" };
     },
 
@@ -160,10 +163,15 @@ export function notificationService(repo: NotificationRepository, settings: Prov
           }),
         );
         const provider = collect(violations, () => blockOfUpdate(input, changes.block, current));
-        if (!common || !provider) throw new ValidationError(violations);
+        const externalId = collect(violations, () =>
+          changes.externalId ? parseExternalId(input.externalId, "notification.externalId") : current.externalId,
+        );
+        if (!common || !provider || externalId === undefined) throw new ValidationError(violations);
         if (changes.monitorIds) await requireMonitorsOfWorkspace(ctx, common.monitorIds);
         if (changes.block) requireConfigured(provider.type);
-        if (!changes.name && !changes.monitorIds && !changes.block) return { notification: toMessage(current), signingSecret: "" };
+        if (!changes.name && !changes.monitorIds && !changes.block && !changes.externalId) {
+          return { notification: toMessage(current), signingSecret: "" };
+        }
 
         const becomesWebhook = provider.type === "webhook" && current.provider.type !== "webhook";
         const newSecret = becomesWebhook ? newSigningSecret() : null;
@@ -172,6 +180,7 @@ export function notificationService(repo: NotificationRepository, settings: Prov
           provider,
           signingSecret: provider.type === "webhook" ? (newSecret ?? current.signingSecret) : null,
           monitorIds: changes.monitorIds ? common.monitorIds : undefined,
+          externalId,
         });
         if (saved) return { notification: toMessage(saved), signingSecret: newSecret ?? "" };
       }

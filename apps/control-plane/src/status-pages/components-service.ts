@@ -10,6 +10,7 @@ import {
   groupToMessage,
   parseComponent,
   parseComponentChanges,
+  parseExternalId,
   parseGroupName,
   parsePage,
   type ComponentFields,
@@ -20,7 +21,7 @@ import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
 import type { PageChanges } from "./changes";
 import { requireId, type FindPage } from "./ids";
-import type { ComponentWrite, StatusPageRepository } from "./repository";
+import type { ComponentWrite, GroupWrite, StatusPageRepository } from "./repository";
 
 type Methods<K extends keyof ServiceImpl<typeof StatusPageService>> = Pick<ServiceImpl<typeof StatusPageService>, K>;
 
@@ -65,8 +66,9 @@ export function componentMethods(
       if (!req.component) throw ValidationError.of("component", "is required");
       const page = await findPage(ctx, req.component.pageId, "component.pageId");
       const fields = parseComponent(componentInputFromMessage(req.component));
+      const externalId = parseExternalId(req.component.externalId, "component.externalId");
       await requireReferences(ctx, page.id, fields);
-      return changed(await repo.createComponent(page.id, fields));
+      return changed(await repo.createComponent(page.id, { ...fields, externalId }));
     },
 
     async getStatusPageComponent(req, ctx) {
@@ -82,10 +84,13 @@ export function componentMethods(
 
     async updateStatusPageComponent(req, ctx) {
       const current = await findComponent(ctx, req.pageId, req.id);
-      const { pageId, type, ...raw } = componentChanges(req.component ?? create(StatusPageComponentSchema), req.updateMask);
+      const { pageId, type, externalId, ...raw } = componentChanges(req.component ?? create(StatusPageComponentSchema), req.updateMask);
       requireUnchanged("component.pageId", pageId, current.pageId);
       requireUnchanged("component.type", type, current.type);
-      const write: Partial<ComponentWrite> = parseComponentChanges(raw as Record<Exclude<keyof ComponentFields, "type">, unknown>);
+      const write: Partial<ComponentWrite> = {
+        ...parseComponentChanges(raw as Record<Exclude<keyof ComponentFields, "type">, unknown>),
+        ...(externalId === undefined ? {} : { externalId: parseExternalId(externalId as string, "component.externalId") }),
+      };
       if (write.monitorId !== undefined) checkComponentMonitor({ type: current.type, monitorId: write.monitorId });
       await requireReferences(ctx, current.pageId, write);
       if (Object.keys(write).length === 0) return { component: componentToMessage(current) };
@@ -125,7 +130,8 @@ export function groupMethods(
     async createStatusPageComponentGroup(req, ctx) {
       if (!req.group) throw ValidationError.of("group", "is required");
       const page = await findPage(ctx, req.group.pageId, "group.pageId");
-      const group = await repo.createGroup(page.id, parseGroupName(req.group.name));
+      const name = parseGroupName(req.group.name);
+      const group = await repo.createGroup(page.id, { name, externalId: parseExternalId(req.group.externalId, "group.externalId") });
       pageChanges.publish(page.id);
       return { group: groupToMessage(group) };
     },
@@ -143,10 +149,14 @@ export function groupMethods(
 
     async updateStatusPageComponentGroup(req, ctx) {
       const current = await findGroup(ctx, req.pageId, req.id);
-      const { pageId, name } = groupChanges(req.group ?? create(StatusPageComponentGroupSchema), req.updateMask);
+      const { pageId, name, externalId } = groupChanges(req.group ?? create(StatusPageComponentGroupSchema), req.updateMask);
       requireUnchanged("group.pageId", pageId, current.pageId);
-      if (name === undefined) return { group: groupToMessage(current) };
-      const saved = await repo.renameGroup(current.pageId, current.id, parseGroupName(name));
+      const write: Partial<GroupWrite> = {
+        ...(name === undefined ? {} : { name: parseGroupName(name) }),
+        ...(externalId === undefined ? {} : { externalId: parseExternalId(externalId as string, "group.externalId") }),
+      };
+      if (Object.keys(write).length === 0) return { group: groupToMessage(current) };
+      const saved = await repo.updateGroup(current.pageId, current.id, write);
       if (!saved) throw notFound(`component group ${req.id} of status page ${req.pageId}`);
       pageChanges.publish(saved.pageId);
       return { group: groupToMessage(saved) };

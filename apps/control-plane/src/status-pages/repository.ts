@@ -1,6 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Prisma, type PrismaClient } from "@vigil/db";
 import { ValidationError, type AccessType, type ComponentType, type ComponentView, type GroupView, type PageFields, type StatusPageView } from "@vigil/domain";
+import { externalIdTaken, refusingDuplicates } from "../duplicates";
 
 /** A stored page: what answers show, plus what only the service reads. */
 export interface PageRecord extends StatusPageView {
@@ -11,9 +12,13 @@ export interface PageRecord extends StatusPageView {
 }
 
 /** The columns of a page a create or an update writes (an update only those it changes). */
-export type PageWrite = Omit<PageFields, "password"> & { passwordHash: string | null };
+export type PageWrite = Omit<PageFields, "password"> & Pick<PageRecord, "passwordHash" | "passwordFingerprint" | "externalId">;
 
-export type ComponentWrite = Omit<ComponentView, "id" | "pageId" | "createdAt" | "updatedAt">;
+/** The columns of a group a create or an update writes. */
+export type GroupWrite = Pick<GroupView, "name" | "externalId">;
+
+/** What a create of a component writes; no external id is none. */
+export type ComponentWrite = Omit<ComponentView, "id" | "pageId" | "externalId" | "createdAt" | "updatedAt"> & Partial<Pick<ComponentView, "externalId">>;
 
 export interface Listed<T> {
   records: T[];
@@ -75,6 +80,29 @@ async function referencesKept<T>(references: { monitorId?: string; groupId?: str
 }
 
 /**
+ * Runs a write of a page's slug, custom domain (both unique across the
+ * deployment) or external id (unique in the workspace); a taken one is
+ * already_exists, naming the field.
+ */
+const uniquePage = <T>(write: Partial<PageWrite>, run: () => Promise<T>) =>
+  refusingDuplicates(
+    {
+      slug: `statusPage.slug: ${write.slug} is already taken by another page`,
+      custom_domain: `statusPage.customDomain: ${write.customDomain} is already taken by another page`,
+      ...externalIdTaken("statusPage", "status page of this workspace", write.externalId),
+    },
+    run,
+  );
+
+/** Runs a write of a component's external id, which is unique within its page. */
+const uniqueComponent = <T>(externalId: string | null | undefined, run: () => Promise<T>) =>
+  refusingDuplicates(externalIdTaken("component", "component of this page", externalId), run);
+
+/** Runs a write of a group's external id, which is unique within its page. */
+const uniqueGroup = <T>(externalId: string | null | undefined, run: () => Promise<T>) =>
+  refusingDuplicates(externalIdTaken("group", "group of this page", externalId), run);
+
+/**
  * Status pages (status_pages), their components and component groups. Deleting
  * a page removes its components and groups, deleting a group ungroups its
  * components, and deleting a monitor removes its components: all by the
@@ -83,25 +111,8 @@ async function referencesKept<T>(references: { monitorId?: string; groupId?: str
 export class StatusPageRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  /**
-   * Runs a write of a page's slug or custom domain; a taken one (unique across
-   * the deployment) is already_exists, naming the field. The race between two
-   * writers is settled by the unique indexes, so the conflict is read afterwards.
-   */
-  private async unique<T>(pageId: string | null, write: Partial<PageWrite>, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== "P2002") throw error;
-      const notThis = pageId === null ? {} : { NOT: { id: pageId } };
-      const slugTaken = write.slug !== undefined && (await this.prisma.statusPage.count({ where: { slug: write.slug, ...notThis } })) > 0;
-      const [field, value] = slugTaken ? ["slug", write.slug] : ["customDomain", write.customDomain];
-      throw new ConnectError(`statusPage.${field}: ${value} is already taken by another page`, Code.AlreadyExists);
-    }
-  }
-
-  async createPage(workspaceId: string, write: PageWrite): Promise<PageRecord> {
-    return toPage(await this.unique(null, write, () => this.prisma.statusPage.create({ data: { workspaceId, ...write, customDomain: write.customDomain || null } })));
+  async createPage(workspaceId: string, id: string, write: PageWrite): Promise<PageRecord> {
+    return toPage(await uniquePage(write, () => this.prisma.statusPage.create({ data: { id, workspaceId, ...write, customDomain: write.customDomain || null } })));
   }
 
   async findPage(workspaceId: string, id: string): Promise<PageRecord | null> {
@@ -125,7 +136,7 @@ export class StatusPageRepository {
    * Returns null on a conflict.
    */
   async updatePage(expected: PageRecord, write: Partial<PageWrite>, accessChanged: boolean): Promise<PageRecord | null> {
-    const { count } = await this.unique(expected.id, write, () =>
+    const { count } = await uniquePage(write, () =>
       this.prisma.statusPage.updateMany({
         where: { id: expected.id, workspaceId: expected.workspaceId, updatedAt: expected.updatedAt },
         data: { ...pageColumns(write), ...(accessChanged ? { accessVersion: { increment: 1 } } : {}) },
@@ -151,9 +162,10 @@ export class StatusPageRepository {
 
   // ---- components ----
 
-  async createComponent(pageId: string, { type, name, description, groupOrder, ...references }: ComponentWrite): Promise<ComponentView> {
-    const data = { pageId, type, name, description, groupOrder, ...componentColumns(references) };
-    return toComponent(await referencesKept(references, () => this.prisma.statusPageComponent.create({ data })));
+  async createComponent(pageId: string, { type, name, description, groupOrder, externalId, ...references }: ComponentWrite): Promise<ComponentView> {
+    const data = { pageId, type, name, description, groupOrder, externalId, ...componentColumns(references) };
+    const create = () => this.prisma.statusPageComponent.create({ data });
+    return toComponent(await referencesKept(references, () => uniqueComponent(externalId, create)));
   }
 
   async findComponent(pageId: string, id: string): Promise<ComponentView | null> {
@@ -171,7 +183,8 @@ export class StatusPageRepository {
 
   /** Writes only the changed columns, so concurrent updates of other fields are kept. Null when the component is gone. */
   async updateComponent(pageId: string, id: string, write: Partial<ComponentWrite>): Promise<ComponentView | null> {
-    await referencesKept(write, () => this.prisma.statusPageComponent.updateMany({ where: { id, pageId }, data: componentColumns(write) }));
+    const update = () => this.prisma.statusPageComponent.updateMany({ where: { id, pageId }, data: componentColumns(write) });
+    await referencesKept(write, () => uniqueComponent(write.externalId, update));
     return this.findComponent(pageId, id);
   }
 
@@ -182,8 +195,8 @@ export class StatusPageRepository {
 
   // ---- groups ----
 
-  async createGroup(pageId: string, name: string): Promise<GroupView> {
-    return this.prisma.statusPageComponentGroup.create({ data: { pageId, name } });
+  async createGroup(pageId: string, write: GroupWrite): Promise<GroupView> {
+    return uniqueGroup(write.externalId, () => this.prisma.statusPageComponentGroup.create({ data: { pageId, ...write } }));
   }
 
   findGroup(pageId: string, id: string): Promise<GroupView | null> {
@@ -198,8 +211,9 @@ export class StatusPageRepository {
     return { records, total };
   }
 
-  async renameGroup(pageId: string, id: string, name: string): Promise<GroupView | null> {
-    await this.prisma.statusPageComponentGroup.updateMany({ where: { id, pageId }, data: { name } });
+  /** Writes only the changed columns. Null when the group is gone. */
+  async updateGroup(pageId: string, id: string, write: Partial<GroupWrite>): Promise<GroupView | null> {
+    await uniqueGroup(write.externalId, () => this.prisma.statusPageComponentGroup.updateMany({ where: { id, pageId }, data: write }));
     return this.findGroup(pageId, id);
   }
 

@@ -1,10 +1,13 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { v7 as uuidv7 } from "uuid";
 import {
   ValidationError,
   checkPageAccess,
+  parseExternalId,
   parsePage,
   parseStatusPage,
+  secretFingerprint,
   parseStatusPageChanges,
   statusPageChanges,
   statusPageInputFromMessage,
@@ -30,14 +33,17 @@ function sameDomains(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /**
- * The password column after an update that sends `password`: cleared by an
+ * The password columns after an update that sends `password`: cleared by an
  * empty one, kept (hash and sessions alike) when the same password is sent
  * again, as a client resending its whole configuration does, else hashed anew.
+ * The fingerprint is computed every time, so that a page whose password was
+ * set before fingerprints were kept gets one when it is sent again.
  */
-async function passwordHashOf(password: string, current: string | null): Promise<string | null> {
-  if (password === "") return null;
-  if (current !== null && (await verifyPassword(password, current))) return current;
-  return hashPassword(password);
+async function passwordColumns(page: PageRecord, password: string): Promise<Pick<PageWrite, "passwordHash" | "passwordFingerprint">> {
+  if (password === "") return { passwordHash: null, passwordFingerprint: null };
+  const current = page.passwordHash;
+  const kept = current !== null && (await verifyPassword(password, current));
+  return { passwordHash: kept ? current : await hashPassword(password), passwordFingerprint: secretFingerprint(page.id, password) };
 }
 
 export function statusPageService(repo: StatusPageRepository, pageChanges: PageChanges): ServiceImpl<typeof StatusPageService> {
@@ -65,9 +71,13 @@ export function statusPageService(repo: StatusPageRepository, pageChanges: PageC
     async createStatusPage(req, ctx) {
       if (!req.statusPage) throw ValidationError.of("statusPage", "is required");
       const { password, ...fields } = parseStatusPage(statusPageInputFromMessage(req.statusPage));
+      const externalId = parseExternalId(req.statusPage.externalId, "statusPage.externalId");
       checkPageAccess({ ...fields, hasPassword: password !== "" });
+      // The id is made here because the password's fingerprint is salted with it.
+      const id = uuidv7();
       const passwordHash = password === "" ? null : await hashPassword(password);
-      return changed(await repo.createPage(workspaceOf(ctx), { ...fields, passwordHash }));
+      const passwordFingerprint = password === "" ? null : secretFingerprint(id, password);
+      return changed(await repo.createPage(workspaceOf(ctx), id, { ...fields, passwordHash, passwordFingerprint, externalId }));
     },
 
     async getStatusPage(req, ctx) {
@@ -81,14 +91,16 @@ export function statusPageService(repo: StatusPageRepository, pageChanges: PageC
     },
 
     async updateStatusPage(req, ctx) {
-      const raw = statusPageChanges(req.statusPage ?? create(StatusPageSchema), req.updateMask);
+      const { externalId, ...raw } = statusPageChanges(req.statusPage ?? create(StatusPageSchema), req.updateMask);
       const { password, ...fields }: Partial<PageFields> = parseStatusPageChanges(raw as Record<keyof PageFields, unknown>);
+      const externalIdWrite = externalId === undefined ? {} : { externalId: parseExternalId(externalId as string, "statusPage.externalId") };
       for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
         const current = await findPage(ctx, req.id);
-        const passwordHash = password === undefined ? current.passwordHash : await passwordHashOf(password, current.passwordHash);
+        const passwordWrite = password === undefined ? {} : await passwordColumns(current, password);
+        const { passwordHash } = { ...current, ...passwordWrite };
         const access = { accessType: fields.accessType ?? current.accessType, authEmailDomains: fields.authEmailDomains ?? current.authEmailDomains };
         checkPageAccess({ ...access, hasPassword: passwordHash !== null });
-        const write: Partial<PageWrite> = { ...fields, ...(password === undefined ? {} : { passwordHash }) };
+        const write: Partial<PageWrite> = { ...fields, ...passwordWrite, ...externalIdWrite };
         if (Object.keys(write).length === 0) return { statusPage: statusPageToMessage(current) };
 
         const accessChanged =

@@ -41,6 +41,8 @@ export interface MonitorRecord<K extends MonitorKind = MonitorKind> {
   id: string;
   kind: K;
   config: MonitorConfigByKind[K];
+  /** The caller's own identifier (docs/api.md "External ids"), kept beside the configuration: agents never see it. */
+  externalId: string | null;
   status: MonitorStatus;
   createdAt: Date;
   updatedAt: Date;
@@ -105,31 +107,44 @@ export function monitorInputFromMessage<K extends MonitorKind>(kind: K, message:
   };
 }
 
+/** What an update changes: configuration fields (MONITOR_FIELDS), and the external id when it is among them. */
+export interface MonitorChanges {
+  config: string[];
+  /** The new external id, unvalidated ("" or absent under a mask clears it); undefined when it does not change. */
+  externalId: string | undefined;
+}
+
 /**
  * The fields an update changes. With an update mask, exactly the fields it
- * names (proto or JSON spelling); without one, the fields the message carries:
- * scalars that are present, enums other than UNSPECIFIED, non-empty lists and
- * a set openTelemetry.
+ * names (proto or JSON spelling), a named external_id that is not sent being
+ * cleared; without one, the fields the message carries: scalars that are
+ * present, enums other than UNSPECIFIED, non-empty lists and a set openTelemetry.
  */
-export function fieldsToUpdate<K extends MonitorKind>(kind: K, message: MonitorMessageByKind[K], mask: FieldMask | undefined): string[] {
-  const allowed = new Set<string>(MONITOR_FIELDS[kind] as readonly string[]);
+export function fieldsToUpdate<K extends MonitorKind>(kind: K, message: MonitorMessageByKind[K], mask: FieldMask | undefined): MonitorChanges {
+  const allowed = new Set<string>([...(MONITOR_FIELDS[kind] as readonly string[]), "externalId"]);
   const fields = descriptors[kind].fields.filter((field) => allowed.has(field.localName));
+  const record = message as unknown as Record<string, unknown>;
+  let names: string[];
   if (mask && mask.paths.length > 0) {
-    return mask.paths.map((path) => {
+    names = mask.paths.map((path) => {
       const field = fields.find((f) => f.name === path || f.localName === path || f.jsonName === path);
       if (!field) throw ValidationError.of("updateMask", `names ${path}, which is not a field of a ${kind.toUpperCase()} monitor that can be updated`);
       return field.localName;
     });
+  } else {
+    names = fields
+      .filter((field) => {
+        const value = record[field.localName];
+        if (field.fieldKind === "list") return (value as unknown[]).length > 0;
+        if (field.fieldKind === "enum") return value !== 0;
+        return value !== undefined;
+      })
+      .map((field) => field.localName);
   }
-  const record = message as unknown as Record<string, unknown>;
-  return fields
-    .filter((field) => {
-      const value = record[field.localName];
-      if (field.fieldKind === "list") return (value as unknown[]).length > 0;
-      if (field.fieldKind === "enum") return value !== 0;
-      return value !== undefined;
-    })
-    .map((field) => field.localName);
+  return {
+    config: names.filter((name) => name !== "externalId"),
+    externalId: names.includes("externalId") ? (message.externalId ?? "") : undefined,
+  };
 }
 
 const headersOut = (headers: Header[]) => headers.map(({ key, value }) => ({ key, value }));
@@ -151,6 +166,7 @@ export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>
     public: config.public,
     description: config.description,
     openTelemetry: openTelemetryOut(config.openTelemetry),
+    externalId: record.externalId ?? "",
     status: monitorStatusCodec.encode(record.status),
     createdAt: timestampFromDate(record.createdAt),
     updatedAt: timestampFromDate(record.updatedAt),

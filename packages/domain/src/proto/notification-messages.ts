@@ -26,6 +26,8 @@ export interface NotificationInput {
   providerType: string | undefined;
   monitorIds: string[];
   block: ProviderBlockInput | undefined;
+  /** Unvalidated (parseExternalId). */
+  externalId: string | undefined;
 }
 
 export function notificationInputFromMessage(message: Notification): NotificationInput {
@@ -35,40 +37,44 @@ export function notificationInputFromMessage(message: Notification): Notificatio
     name: message.name,
     providerType: message.providerType,
     monitorIds: [...message.monitorIds],
+    externalId: message.externalId,
     // Every field written, zero values included, so a missing required field is reported as empty.
     block: type && value && { type, fields: toJson(blockDescriptor(type), value, { alwaysEmitImplicit: true }) as JsonObject },
   };
 }
 
-/** What an update changes: the name, the set of monitors, and the provider block of the given type. */
+/** What an update changes: the name, the set of monitors, the external id, and the provider block of the given type. */
 export interface NotificationChanges {
   name: boolean;
   monitorIds: boolean;
+  externalId: boolean;
   block: ProviderType | null;
 }
 
 /**
  * The fields an update changes. With an update mask, exactly the fields it
- * names: name, monitor_ids, or a block by its proto or JSON name (google_chat
- * or googleChat). Without one, the fields the message carries: a name that is
- * present, a non-empty monitor_ids and a set block.
+ * names: name, monitor_ids, external_id, or a block by its proto or JSON name
+ * (google_chat or googleChat). Without one, the fields the message carries: a
+ * name or external id that is present, a non-empty monitor_ids and a set block.
  */
 export function notificationChanges(message: Notification, mask: FieldMask | undefined): NotificationChanges {
   if (!mask || mask.paths.length === 0) {
     return {
       name: message.name !== undefined,
       monitorIds: message.monitorIds.length > 0,
+      externalId: message.externalId !== undefined,
       block: message.provider.case === undefined ? null : (typeOfBlock(message.provider.case) ?? null),
     };
   }
-  const changes: NotificationChanges = { name: false, monitorIds: false, block: null };
+  const changes: NotificationChanges = { name: false, monitorIds: false, externalId: false, block: null };
   for (const path of mask.paths) {
     const type = PROVIDER_TYPES.find((t) => t === path || blockName(t) === path);
     if (path === "name") changes.name = true;
     else if (path === "monitor_ids" || path === "monitorIds") changes.monitorIds = true;
+    else if (path === "external_id" || path === "externalId") changes.externalId = true;
     else if (type && (changes.block === null || changes.block === type)) changes.block = type;
     else if (type) throw ValidationError.of("updateMask", "names two provider blocks; a channel has one");
-    else throw ValidationError.of("updateMask", `names ${path}, which is not name, monitor_ids or a provider block`);
+    else throw ValidationError.of("updateMask", `names ${path}, which is not name, monitor_ids, external_id or a provider block`);
   }
   return changes;
 }
@@ -82,6 +88,7 @@ export interface NotificationView {
   name: string;
   provider: ProviderConfig;
   monitorIds: string[];
+  externalId: string | null;
   secretFingerprints: Record<string, string>;
   createdAt: Date;
   updatedAt: Date;
@@ -93,6 +100,7 @@ export function notificationToMessage(view: NotificationView): Notification {
     name: view.name,
     providerType: view.provider.type,
     monitorIds: view.monitorIds,
+    externalId: view.externalId ?? "",
     // The block's fields are named as the proto's (camelCase), so the config initialises the block message.
     provider: { case: blockName(view.provider.type), value: view.provider.config } as Notification["provider"],
     secretFingerprints: view.secretFingerprints,

@@ -63,14 +63,21 @@ export function statusPageInputFromMessage(message: StatusPage): Fields<keyof Pa
   return Object.fromEntries(PAGE_FIELDS.map((key) => [key, key === "authEmailDomains" ? [...message.authEmailDomains] : message[key]]));
 }
 
-/** The fields an update of a page changes; a cleared access type is the default one. */
-export function statusPageChanges(message: StatusPage, mask: FieldMask | undefined): Fields<keyof PageFields> {
-  return changedFields(StatusPageSchema, PAGE_FIELDS, message, mask, { accessType: DEFAULT_ACCESS_TYPE });
+/**
+ * The fields an update of a page changes; a cleared access type is the
+ * default one. externalId is among them unvalidated (parseExternalId): it is
+ * kept beside the page's fields.
+ */
+export function statusPageChanges(message: StatusPage, mask: FieldMask | undefined): Fields<keyof PageFields | "externalId"> {
+  return changedFields(StatusPageSchema, [...PAGE_FIELDS, "externalId"], message, mask, { accessType: DEFAULT_ACCESS_TYPE });
 }
 
-/** A stored page as answers show it: never its password. */
+/** A stored page as answers show it: never its password, only the password's fingerprint. */
 export type StatusPageView = Omit<PageFields, "password"> & {
   id: string;
+  externalId: string | null;
+  /** Null when the page has no password, or its password was set before fingerprints were kept. */
+  passwordFingerprint: string | null;
   published: boolean;
   theme: string;
   createdAt: Date;
@@ -89,6 +96,8 @@ export function statusPageToMessage(view: StatusPageView): StatusPage {
     customDomain: view.customDomain,
     accessType: view.accessType,
     authEmailDomains: view.authEmailDomains,
+    externalId: view.externalId ?? "",
+    passwordFingerprint: view.passwordFingerprint ?? "",
     published: view.published,
     theme: view.theme,
     createdAt: timestampFromDate(view.createdAt),
@@ -110,10 +119,11 @@ export function componentInputFromMessage(message: StatusPageComponent): Fields<
 
 /**
  * The fields an update of a component changes. page_id and type are among
- * them so that the service can refuse a change (repeating the stored value is fine).
+ * them so that the service can refuse a change (repeating the stored value is
+ * fine); externalId unvalidated (parseExternalId).
  */
-export function componentChanges(message: StatusPageComponent, mask: FieldMask | undefined): Fields<keyof ComponentFields | "pageId"> {
-  return changedFields(StatusPageComponentSchema, ["pageId", ...COMPONENT_FIELDS], message, mask);
+export function componentChanges(message: StatusPageComponent, mask: FieldMask | undefined): Fields<keyof ComponentFields | "pageId" | "externalId"> {
+  return changedFields(StatusPageComponentSchema, ["pageId", "externalId", ...COMPONENT_FIELDS], message, mask);
 }
 
 export interface ComponentView {
@@ -126,6 +136,7 @@ export interface ComponentView {
   order: number;
   groupId: string;
   groupOrder: number;
+  externalId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -133,6 +144,7 @@ export interface ComponentView {
 export function componentToMessage(view: ComponentView): StatusPageComponent {
   return create(StatusPageComponentSchema, {
     ...view,
+    externalId: view.externalId ?? "",
     createdAt: timestampFromDate(view.createdAt),
     updatedAt: timestampFromDate(view.updatedAt),
   });
@@ -140,15 +152,16 @@ export function componentToMessage(view: ComponentView): StatusPageComponent {
 
 // ---- groups ----
 
-/** The fields an update of a group changes; page_id only to refuse a change. */
-export function groupChanges(message: StatusPageComponentGroup, mask: FieldMask | undefined): Fields<"pageId" | "name"> {
-  return changedFields(StatusPageComponentGroupSchema, ["pageId", "name"], message, mask);
+/** The fields an update of a group changes; page_id only to refuse a change, externalId unvalidated (parseExternalId). */
+export function groupChanges(message: StatusPageComponentGroup, mask: FieldMask | undefined): Fields<"pageId" | "name" | "externalId"> {
+  return changedFields(StatusPageComponentGroupSchema, ["pageId", "name", "externalId"], message, mask);
 }
 
 export interface GroupView {
   id: string;
   pageId: string;
   name: string;
+  externalId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -156,6 +169,7 @@ export interface GroupView {
 export function groupToMessage(view: GroupView): StatusPageComponentGroup {
   return create(StatusPageComponentGroupSchema, {
     ...view,
+    externalId: view.externalId ?? "",
     createdAt: timestampFromDate(view.createdAt),
     updatedAt: timestampFromDate(view.updatedAt),
   });

@@ -1,0 +1,118 @@
+import { isDeepStrictEqual } from "node:util";
+import { DEFAULT_ACCESS_TYPE, MONITOR_FIELDS, SENSITIVE_FIELDS, blockName, parseMonitorConfig } from "@vigil/domain";
+import { Document, type YAMLMap } from "yaml";
+import { FILE_VERSION } from "./file-schema.js";
+import { keyOf } from "./match.js";
+import type { RemoteMonitor, RemotePage, Workspace } from "./remote.js";
+
+type Json = Record<string, unknown>;
+
+/** A key for an object no file has named yet, from its display name. */
+function suggestKey(name: string, fallback: string, taken: Set<string>): string {
+  const base =
+    name
+      .toLowerCase()
+      .normalize("NFKD")
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 60) || fallback;
+  let key = base;
+  for (let n = 2; taken.has(key); n++) key = `${base}-${n}`;
+  taken.add(key);
+  return key;
+}
+
+/**
+ * Keys for a list of objects: the project's own key where one is recorded,
+ * else one made from the name, with the object's `id` so the file adopts it.
+ */
+function keyed<R extends { id: string; externalId: string }>(project: string, remotes: readonly R[], nameOf: (r: R) => string, fallback: string) {
+  const taken = new Set(remotes.map((r) => keyOf(project, r.externalId)).filter((key): key is string => key !== undefined));
+  return remotes.map((remote) => {
+    const own = keyOf(project, remote.externalId);
+    return own !== undefined ? { key: own, remote, id: {} } : { key: suggestKey(nameOf(remote), fallback, taken), remote, id: { id: remote.id } };
+  });
+}
+
+const isEmpty = (value: unknown) => value === "" || (Array.isArray(value) && value.length === 0);
+const withoutEmpty = (object: Json) => Object.fromEntries(Object.entries(object).filter(([, value]) => !isEmpty(value)));
+
+/** A monitor's fields that differ from what the file would get by leaving them out. */
+function monitorEntry(monitor: RemoteMonitor): Json {
+  const config = monitor.config as unknown as Json;
+  const target = monitor.kind === "http" ? { url: config.url } : { uri: config.uri };
+  const defaults = parseMonitorConfig(monitor.kind, { name: config.name, periodicity: config.periodicity, timeout: config.timeout, ...target }) as unknown as Json;
+  const fields = (MONITOR_FIELDS[monitor.kind] as readonly string[]).filter((field) => !isDeepStrictEqual(config[field], defaults[field]));
+  return { type: monitor.kind, name: config.name, ...target, periodicity: config.periodicity, ...Object.fromEntries(fields.map((field) => [field, config[field]])) };
+}
+
+function pageEntry(page: RemotePage, monitorKeys: Map<string, string>, project: string): Json {
+  const groups = keyed(project, page.groups, (g) => g.name, "group");
+  const groupKeys = new Map(groups.map(({ key, remote }) => [remote.id, key]));
+  const components = keyed(project, page.components, (c) => c.name || (monitorKeys.get(c.monitorId) ?? ""), "component");
+  const { id: _id, externalId: _e, passwordFingerprint: _p, groups: _g, components: _c, published, accessType, ...fields } = page;
+  return {
+    ...withoutEmpty(fields),
+    ...(accessType === DEFAULT_ACCESS_TYPE ? {} : { accessType }),
+    ...(published ? {} : { published }),
+    ...(groups.length ? { groups: Object.fromEntries(groups.map(({ key, remote, id }) => [key, { ...id, name: remote.name }])) } : {}),
+    ...(components.length
+      ? {
+          components: Object.fromEntries(
+            components.map(({ key, remote, id }) => [
+              key,
+              {
+                ...id,
+                type: remote.type,
+                ...withoutEmpty({ monitor: monitorKeys.get(remote.monitorId) ?? "", name: remote.name, description: remote.description, group: groupKeys.get(remote.groupId) ?? "" }),
+                ...(remote.order ? { order: remote.order } : {}),
+                ...(remote.groupOrder ? { groupOrder: remote.groupOrder } : {}),
+              },
+            ]),
+          ),
+        }
+      : {}),
+  };
+}
+
+/**
+ * The workspace as a vigil.yaml whose plan shows no changes. Sensitive
+ * values are never answered by the API, so they are left out, which keeps
+ * the stored ones; a comment says where to give them.
+ */
+export function exportWorkspace(workspace: Workspace, project: string): string {
+  const monitors = keyed(project, workspace.monitors, (m) => m.config.name, "monitor");
+  const monitorKeys = new Map(monitors.map(({ key, remote }) => [remote.id, key]));
+  const channels = keyed(project, workspace.notifications, (n) => n.name || n.type, "channel");
+  const pages = keyed(project, workspace.statusPages, (p) => p.title, "page");
+  const file = {
+    version: FILE_VERSION,
+    project,
+    monitors: Object.fromEntries(monitors.map(({ key, remote, id }) => [key, { ...id, ...monitorEntry(remote) }])),
+    notifications: Object.fromEntries(
+      channels.map(({ key, remote, id }) => {
+        const secrets = SENSITIVE_FIELDS[remote.type] as readonly string[];
+        const block = Object.fromEntries(Object.entries(remote.block).filter(([field, value]) => !secrets.includes(field) && !isEmpty(value)));
+        const monitorsOf = remote.monitorIds.map((monitorId) => monitorKeys.get(monitorId)!);
+        return [key, { ...id, ...withoutEmpty({ name: remote.name, monitors: monitorsOf }), [blockName(remote.type)]: block }];
+      }),
+    ),
+    statusPages: Object.fromEntries(pages.map(({ key, remote, id }) => [key, { ...id, ...pageEntry(remote, monitorKeys, project) }])),
+  };
+  const doc = new Document(file);
+  doc.commentBefore = ` Vigil workspace, written by \`vigil export\`. \`vigil plan -f <this file>\` shows no changes.\n Entries with an id manage the object they name; the others are found by their key.`;
+  for (const { key, remote } of channels) {
+    const secrets = SENSITIVE_FIELDS[remote.type] as readonly string[];
+    const node = doc.getIn(["notifications", key, blockName(remote.type)], true) as YAMLMap | undefined;
+    if (node && secrets.length > 0) {
+      node.commentBefore = ` ${secrets.join(", ")}: sensitive, kept as stored while left out; to set, give e.g. \${${envName(key, secrets[0]!)}}`;
+    }
+  }
+  for (const { key, remote } of pages) {
+    const node = doc.getIn(["statusPages", key], true) as YAMLMap | undefined;
+    if (node && remote.accessType === "password") node.commentBefore = ` password: kept as stored while left out; to set, give e.g. \${${envName(key, "password")}}`;
+  }
+  return doc.toString({ lineWidth: 0 });
+}
+
+const envName = (key: string, field: string) => `${key}_${field}`.replace(/([a-z])([A-Z])/g, "$1_$2").replace(/[^A-Za-z0-9]+/g, "_").toUpperCase();

@@ -1,0 +1,119 @@
+import {
+  PROVIDER_TYPES,
+  PROVIDER_BLOCK_SCHEMAS,
+  SENSITIVE_FIELDS,
+  blockName,
+  componentSchema,
+  dnsMonitorSchema,
+  httpMonitorSchema,
+  statusPageSchema,
+  tcpMonitorSchema,
+  type ProviderType,
+} from "@vigil/domain";
+import { z } from "zod";
+
+/**
+ * The shape of a `vigil.yaml` file. Field rules are the API's own (from
+ * @vigil/domain), so a file that passes here is refused by the API only for
+ * what needs the workspace to decide (a slug taken by another page, say).
+ * The JSON Schema shipped with the CLI is generated from this.
+ */
+
+/** A file's own name for an entry: stable across renames of its display name. */
+export const ENTRY_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const KEY_MAX_CHARS = 100;
+const keyRule = "must be letters, digits, _ and -, starting with a letter or digit";
+const entryKey = () => z.string().max(KEY_MAX_CHARS, `must be at most ${KEY_MAX_CHARS} characters`).regex(ENTRY_KEY_PATTERN, keyRule);
+
+/** The server object an entry adopts, for objects created outside the file (`vigil export` writes it). */
+const adoptedId = () => z.string().min(1, "must not be empty").describe("id of an existing object this entry manages; without it the entry is found by its key");
+
+const entries = <T extends z.ZodType>(entry: T) => z.record(entryKey(), entry);
+const keys = () =>
+  z.array(entryKey()).superRefine((values, ctx) => {
+    values.forEach((value, index) => {
+      if (values.indexOf(value) !== index) ctx.addIssue({ code: "custom", message: `must not repeat ${value}`, path: [index] });
+    });
+  });
+
+const monitorEntry = <K extends string, S extends z.ZodRawShape>(type: K, shape: S) =>
+  z.strictObject({ type: z.literal(type), id: adoptedId().optional(), ...shape });
+
+export const monitorEntrySchema = z.discriminatedUnion("type", [
+  monitorEntry("http", httpMonitorSchema.in.shape),
+  monitorEntry("tcp", tcpMonitorSchema.in.shape),
+  monitorEntry("dns", dnsMonitorSchema.in.shape),
+]);
+
+/** A field's rule without its default: left out, it stays left out (zod 4 applies a default inside optional()). */
+const withoutDefault = <T extends z.ZodType>(rule: z.ZodDefault<T> | T): T => (rule instanceof z.ZodDefault ? (rule.unwrap() as T) : rule);
+
+/** A block as the file writes it: strict, and its sensitive fields may be left out to keep the stored values. */
+function fileBlock(type: ProviderType) {
+  const shape: Record<string, z.ZodType> = { ...PROVIDER_BLOCK_SCHEMAS[type].shape };
+  for (const field of SENSITIVE_FIELDS[type] as readonly string[]) shape[field] = withoutDefault(shape[field]!).optional();
+  return z.strictObject(shape).optional();
+}
+
+export const BLOCK_NAMES = PROVIDER_TYPES.map(blockName);
+
+export const notificationEntrySchema = z
+  .strictObject({
+    id: adoptedId().optional(),
+    name: z.string().max(256, "must be at most 256 characters").optional(),
+    monitors: keys().describe("keys of the file's monitors whose alerts it sends").optional(),
+    ...Object.fromEntries(PROVIDER_TYPES.map((type) => [blockName(type), fileBlock(type)])),
+  })
+  .superRefine((entry, ctx) => {
+    const given = BLOCK_NAMES.filter((name) => (entry as Record<string, unknown>)[name] !== undefined);
+    if (given.length !== 1) {
+      ctx.addIssue({ code: "custom", message: `must have exactly one provider block: ${BLOCK_NAMES.join(", ")}`, path: [] });
+    }
+  });
+
+const groupEntrySchema = z.strictObject({ id: adoptedId().optional(), name: z.string().min(1, "must not be empty").max(256, "must be at most 256 characters") });
+
+const { monitorId: _monitorId, groupId: _groupId, ...componentShape } = componentSchema.shape;
+const componentEntrySchema = z.strictObject({
+  id: adoptedId().optional(),
+  ...componentShape,
+  monitor: entryKey().describe("key of the file's monitor a monitor component shows").optional(),
+  group: entryKey().describe("key of the page's group it belongs to").optional(),
+});
+
+export const statusPageEntrySchema = z.strictObject({
+  id: adoptedId().optional(),
+  ...statusPageSchema.shape,
+  password: withoutDefault(statusPageSchema.shape.password).describe("left out, an existing page keeps its password").optional(),
+  published: z.boolean().describe("shown to visitors (a new page is published)").default(true),
+  groups: entries(groupEntrySchema).default({}),
+  components: entries(componentEntrySchema).default({}),
+});
+
+export const FILE_VERSION = 1;
+
+export const fileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  version: z.literal(FILE_VERSION).default(FILE_VERSION),
+  project: entryKey()
+    .describe("names the objects this file manages: two files with different projects share a workspace without touching each other's")
+    .default("default"),
+  monitors: entries(monitorEntrySchema).default({}),
+  notifications: entries(notificationEntrySchema).default({}),
+  statusPages: entries(statusPageEntrySchema).default({}),
+});
+
+export type VigilFile = z.output<typeof fileSchema>;
+export type MonitorEntry = z.output<typeof monitorEntrySchema>;
+export type NotificationEntry = z.output<typeof notificationEntrySchema>;
+export type StatusPageEntry = z.output<typeof statusPageEntrySchema>;
+export type ComponentEntry = z.output<typeof componentEntrySchema>;
+export type GroupEntry = z.output<typeof groupEntrySchema>;
+
+/** The JSON Schema of the file, for editors (`# yaml-language-server: $schema=…`) and other tools. */
+export function fileJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(fileSchema, { io: "input", unrepresentable: "any" }),
+    title: "vigil.yaml: monitors, notification channels and status pages of a Vigil workspace",
+  };
+}

@@ -1,0 +1,241 @@
+import { MONITOR_FIELDS, SENSITIVE_FIELDS, blockName, parseMonitorConfig, secretFingerprint, type MonitorConfig, type MonitorKind, type ProviderType } from "@vigil/domain";
+import { CliError } from "../failures.js";
+import { diffFields, diffSecret, type FieldChange } from "./diff.js";
+import { BLOCK_NAMES, type ComponentEntry, type GroupEntry, type MonitorEntry, type NotificationEntry, type StatusPageEntry, type VigilFile } from "./file-schema.js";
+import { keyOf, matchEntries, type Match } from "./match.js";
+import type { RemoteComponent, RemoteGroup, RemoteMonitor, RemoteNotification, RemotePage, Workspace } from "./remote.js";
+
+export type Action = "none" | "create" | "update" | "replace" | "delete";
+
+/**
+ * What to do with one object. Every entry has a step, "none" included, so
+ * that applying knows the ids behind the keys the other entries name.
+ */
+export interface Step<D, R> {
+  action: Action;
+  /** Where it is in the file: `monitors.api`, `statusPages.public.components.api`. */
+  address: string;
+  key: string;
+  desired: D | undefined;
+  remote: R | undefined;
+  /** The key recorded on the object; none for an adopted one, whose key the file keeps. */
+  externalId: string | undefined;
+  fields: FieldChange[];
+  /** Why an object is replaced rather than changed. */
+  reason?: string;
+}
+
+export interface MonitorDesired {
+  kind: MonitorKind;
+  config: MonitorConfig;
+}
+
+export interface NotificationDesired {
+  name: string;
+  type: ProviderType;
+  /** The block as the file gives it: a sensitive field left out keeps the stored value. */
+  block: Record<string, unknown>;
+  monitors: string[];
+}
+
+export type PageDesired = Omit<StatusPageEntry, "id" | "groups" | "components">;
+export type GroupDesired = Omit<GroupEntry, "id">;
+export type ComponentDesired = Omit<ComponentEntry, "id">;
+
+export interface PageStep extends Step<PageDesired, RemotePage> {
+  groups: Step<GroupDesired, RemoteGroup>[];
+  components: Step<ComponentDesired, RemoteComponent>[];
+}
+
+export interface Plan {
+  project: string;
+  monitors: Step<MonitorDesired, RemoteMonitor>[];
+  notifications: Step<NotificationDesired, RemoteNotification>[];
+  statusPages: PageStep[];
+}
+
+const MONITOR_SETS = ["regions"];
+const PAGE_FIELDS = ["title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "authEmailDomains", "published"] as const;
+const COMPONENT_FIELDS = ["monitor", "name", "description", "order", "group", "groupOrder"] as const;
+
+/** A step for a matched entry: create, or update when a field differs. */
+function stepOf<E, D, R>(address: string, match: Match<E, R>, desired: D, fields: (remote: R) => FieldChange[]): Step<D, R> {
+  const base = { address: `${address}.${match.key}`, key: match.key, desired, remote: match.remote, externalId: match.externalId };
+  if (match.remote === undefined) return { ...base, action: "create", fields: [] };
+  const changes = fields(match.remote);
+  return { ...base, action: changes.length > 0 ? "update" : "none", fields: changes };
+}
+
+function deletion<R extends { externalId: string }>(project: string, address: string, remote: R): Step<never, R> {
+  const key = keyOf(project, remote.externalId)!;
+  return { action: "delete", address: `${address}.${key}`, key, desired: undefined, remote, externalId: undefined, fields: [] };
+}
+
+/** Ids of server objects by the file key that stands for them; unmatched ids stand for themselves. */
+class KeyNames {
+  private readonly names = new Map<string, string>();
+  private readonly replaced = new Set<string>();
+  constructor(steps: readonly Step<unknown, { id: string }>[]) {
+    for (const step of steps) {
+      if (!step.remote) continue;
+      this.names.set(step.remote.id, step.key);
+      if (step.action === "replace") this.replaced.add(step.remote.id);
+    }
+  }
+  /** A replaced object goes, and whatever points at it loses it: that shows as a change. */
+  of(id: string): string {
+    if (id === "") return "";
+    const name = this.names.get(id) ?? id;
+    return this.replaced.has(id) ? `${name} (replaced)` : name;
+  }
+  isReplaced(id: string): boolean {
+    return this.replaced.has(id);
+  }
+}
+
+function monitorSteps(project: string, file: VigilFile, remote: Workspace, missing: (address: string, id: string) => void) {
+  const { matches, orphans } = matchEntries<MonitorEntry, RemoteMonitor>(project, file.monitors, remote.monitors, (key, id) => missing(`monitors.${key}`, id));
+  const steps = matches.map((match) => {
+    const { type: kind, id: _id, ...fields } = match.entry;
+    const desired: MonitorDesired = { kind, config: parseMonitorConfig(kind, fields) };
+    const step = stepOf("monitors", match, desired, (current) =>
+      diffFields(current.config, desired.config, MONITOR_FIELDS[kind] as readonly string[], MONITOR_SETS),
+    );
+    if (match.remote && match.remote.kind !== kind) {
+      return { ...step, action: "replace" as const, fields: [], reason: `type changes from ${match.remote.kind} to ${kind}` };
+    }
+    return step;
+  });
+  return [...steps, ...orphans.map((orphan) => deletion(project, "monitors", orphan))];
+}
+
+function notificationSteps(project: string, file: VigilFile, remote: Workspace, monitorNames: KeyNames, missing: (address: string, id: string) => void) {
+  const { matches, orphans } = matchEntries<NotificationEntry, RemoteNotification>(project, file.notifications, remote.notifications, (key, id) =>
+    missing(`notifications.${key}`, id),
+  );
+  const problems: string[] = [];
+  const steps = matches.map((match) => {
+    const entry = match.entry as Record<string, unknown>;
+    const blockKey = BLOCK_NAMES.find((name) => entry[name] !== undefined)!;
+    const type = (Object.keys(SENSITIVE_FIELDS) as ProviderType[]).find((t) => blockName(t) === blockKey)!;
+    const block = entry[blockKey] as Record<string, unknown>;
+    const desired: NotificationDesired = { name: match.entry.name ?? "", type, block, monitors: match.entry.monitors ?? [] };
+    const secrets = SENSITIVE_FIELDS[type] as readonly string[];
+    const leftOut = secrets.filter((field) => block[field] === undefined);
+    if (leftOut.length > 0 && (!match.remote || match.remote.type !== type)) {
+      problems.push(`notifications.${match.key}.${blockKey}.${leftOut[0]}: is required ${match.remote ? `as the channel changes to ${blockKey}` : "for a new channel"}`);
+    }
+    return stepOf("notifications", match, desired, (current) => {
+      const now = { name: current.name, type: blockName(current.type), monitors: current.monitorIds.map((id) => monitorNames.of(id)) };
+      const wanted = { name: desired.name, type: blockKey, monitors: desired.monitors };
+      const changes = diffFields(now, wanted, ["name", "type", "monitors"], ["monitors"]);
+      const plain = Object.keys(block).filter((field) => !secrets.includes(field));
+      changes.push(...diffFields(current.type === type ? current.block : {}, block, plain).map((c) => ({ ...c, field: `${blockKey}.${c.field}` })));
+      for (const field of secrets) {
+        const stored = current.type === type ? (current.secretFingerprints[field] ?? "") : "";
+        changes.push(...diffSecret(`${blockKey}.${field}`, block[field] as string | undefined, stored, (value) => secretFingerprint(current.id, value)));
+      }
+      return changes;
+    });
+  });
+  if (problems.length > 0) throw new CliError(`the file cannot be applied:\n  ${problems.join("\n  ")}`);
+  return [...steps, ...orphans.map((orphan) => deletion(project, "notifications", orphan))];
+}
+
+function pageSteps(project: string, file: VigilFile, remote: Workspace, monitorNames: KeyNames, missing: (address: string, id: string) => void): PageStep[] {
+  const { matches, orphans } = matchEntries<StatusPageEntry, RemotePage>(project, file.statusPages, remote.statusPages, (key, id) => missing(`statusPages.${key}`, id));
+  const problems: string[] = [];
+  const steps = matches.map((match): PageStep => {
+    const { id: _id, groups, components, ...desired } = match.entry;
+    const address = `statusPages.${match.key}`;
+    const hasPassword = desired.password !== undefined || (match.remote?.accessType === "password" && match.remote.passwordFingerprint !== "");
+    if (desired.accessType === "password" && !hasPassword) problems.push(`${address}.password: is required when accessType is password`);
+    const step = stepOf("statusPages", match, desired, (current) => [
+      ...diffFields(current, desired, PAGE_FIELDS, ["authEmailDomains"]),
+      ...(desired.accessType === "password" ? diffSecret("password", desired.password, current.passwordFingerprint, (value) => secretFingerprint(current.id, value)) : []),
+    ]);
+    return { ...step, ...childSteps(project, address, match.remote, groups, components, monitorNames, missing) };
+  });
+  if (problems.length > 0) throw new CliError(`the file cannot be applied:\n  ${problems.join("\n  ")}`);
+  const gone = orphans.map((orphan): PageStep => ({ ...deletion(project, "statusPages", orphan), groups: [], components: [] }));
+  return [...steps, ...gone];
+}
+
+/** A page's groups and components; a page that is new has none on the server yet. */
+function childSteps(
+  project: string,
+  address: string,
+  page: RemotePage | undefined,
+  groups: Record<string, GroupEntry>,
+  components: Record<string, ComponentEntry>,
+  monitorNames: KeyNames,
+  missing: (address: string, id: string) => void,
+) {
+  const groupMatch = matchEntries<GroupEntry, RemoteGroup>(project, groups, page?.groups ?? [], (key, id) => missing(`${address}.groups.${key}`, id));
+  const groupSteps = [
+    ...groupMatch.matches.map((match) => {
+      const { id: _id, ...desired } = match.entry;
+      return stepOf(`${address}.groups`, match, desired, (current) => diffFields(current, desired, ["name"]));
+    }),
+    ...groupMatch.orphans.map((orphan) => deletion(project, `${address}.groups`, orphan)),
+  ];
+  const groupNames = new KeyNames(groupSteps);
+  const componentMatch = matchEntries<ComponentEntry, RemoteComponent>(project, components, page?.components ?? [], (key, id) =>
+    missing(`${address}.components.${key}`, id),
+  );
+  const componentSteps = [
+    ...componentMatch.matches.map((match) => {
+      const { id: _id, ...desired } = match.entry;
+      const step = stepOf(`${address}.components`, match, desired, (current) => {
+        const now = { ...current, monitor: monitorNames.of(current.monitorId), group: groupNames.of(current.groupId) };
+        return diffFields(now, { ...desired, monitor: desired.monitor ?? "", group: desired.group ?? "" }, COMPONENT_FIELDS);
+      });
+      const reason =
+        match.remote && match.remote.type !== desired.type
+          ? `type changes from ${match.remote.type} to ${desired.type}`
+          : match.remote && monitorNames.isReplaced(match.remote.monitorId)
+            ? "its monitor is replaced, which removes it"
+            : undefined;
+      return reason ? { ...step, action: "replace" as const, fields: [], reason } : step;
+    }),
+    ...componentMatch.orphans.map((orphan) => deletion(project, `${address}.components`, orphan)),
+  ];
+  return { groups: groupSteps, components: componentSteps };
+}
+
+/** What applying `file` to `remote` would do, object by object. */
+export function planChanges(file: VigilFile, remote: Workspace): Plan {
+  const project = file.project;
+  const missing: string[] = [];
+  const onMissing = (address: string, id: string) => missing.push(`${address}.id: no such object ${id} in this workspace`);
+  const monitors = monitorSteps(project, file, remote, onMissing);
+  const monitorNames = new KeyNames(monitors);
+  const plan = {
+    project,
+    monitors,
+    notifications: notificationSteps(project, file, remote, monitorNames, onMissing),
+    statusPages: pageSteps(project, file, remote, monitorNames, onMissing),
+  };
+  if (missing.length > 0) throw new CliError(`the file names objects the workspace does not have:\n  ${missing.join("\n  ")}`);
+  return plan;
+}
+
+/** Every step of a plan, pages' groups and components after their page. */
+export function allSteps(plan: Plan): Step<unknown, unknown>[] {
+  return [...plan.monitors, ...plan.notifications, ...plan.statusPages.flatMap((page) => [page, ...page.groups, ...page.components])];
+}
+
+export interface Counts {
+  create: number;
+  update: number;
+  replace: number;
+  delete: number;
+}
+
+export function countChanges(plan: Plan): Counts {
+  const counts: Counts = { create: 0, update: 0, replace: 0, delete: 0 };
+  for (const step of allSteps(plan)) if (step.action !== "none") counts[step.action]++;
+  return counts;
+}
+
+export const hasChanges = (counts: Counts) => counts.create + counts.update + counts.replace + counts.delete > 0;
