@@ -19,8 +19,10 @@ NO_COLOR turns colours off; they are only used on a terminal.
 
 Exit codes:
   0  success
-  1  error: the API refused the request or could not be reached; stderr says why and what to do
-  2  usage error: unknown command or flag, missing or invalid argument`;
+  1  error: the API refused the request or could not be reached, or a file has problems;
+     stderr says why and what to do
+  2  usage error: unknown command or flag, missing or invalid argument;
+     with \`plan --detailed-exitcode\`: there are changes`;
 
 /** Every command applies the same rules: errors are thrown to main(), which maps them to exit codes. */
 function applyEverywhere(command: Command): void {
@@ -30,7 +32,7 @@ function applyEverywhere(command: Command): void {
 
 export function createProgram(): Command {
   const program = new Command("vigil")
-    .description("Vigil from the command line: monitors, incidents, notifications, status pages and API keys")
+    .description("Vigil from the command line: monitors, incidents, notifications, status pages, API keys, and all of them as code (plan, apply, export)")
     .version(version)
     .option("--api-key <key>", "API key (default: SERVICE_API_KEY, then the saved profile)")
     .option("--api-url <url>", "the API's address (default: SERVICE_API_URL, then the saved profile, then http://localhost:8080)")

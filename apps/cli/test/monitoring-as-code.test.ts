@@ -147,6 +147,9 @@ describe("vigil plan, apply and export", () => {
     const plan = await run(["plan", "-f", file, "--detailed-exitcode"]);
     expect(plan).toMatchObject({ code: 0, stderr: "" });
     expect(plan.stdout).toBe(`No changes: the workspace matches ${file} (project shop).\n`);
+    // The file may come from stdin.
+    const piped = await vigil(["plan", "-f", "-", "--detailed-exitcode"], env(), text);
+    expect(piped).toMatchObject({ code: 0, stdout: "No changes: the workspace matches - (project shop).\n" });
   });
 
   it("changes one field, renames in place, and shows each change field by field", async () => {
@@ -235,6 +238,8 @@ describe("vigil plan, apply and export", () => {
     expect(exported).toContain("webhookUrl: sensitive, kept as stored while left out");
 
     const schema = JSON.parse((await ok(["schema"])).stdout);
+    // The same schema ships in the package, for editors.
+    expect(JSON.parse(await readFile(join(__dirname, "../dist/vigil.schema.json"), "utf8"))).toEqual(schema);
     const validate = new Ajv2020({ strict: false }).compile(schema);
     expect(validate(parsed) ? [] : validate.errors).toEqual([]);
 

@@ -103,7 +103,7 @@ describe("vigil settings, login and exit codes", () => {
     it("0 for help, which documents the exit codes", async () => {
       const run = await vigil(["--help"], env());
       expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/Exit codes:\n {2}0 {2}success\n {2}1 {2}error.*\n {2}2 {2}usage error/);
+      expect(run.stdout).toMatch(/Exit codes:\n {2}0 {2}success\n {2}1 {2}error[^]*\n {2}2 {2}usage error[^]*--detailed-exitcode/);
     });
 
     it.each([

@@ -3,6 +3,7 @@ import { blockName, monitorToMessage } from "@vigil/domain";
 import pLimit from "p-limit";
 import { CliError, describeFailure } from "../failures.js";
 import { allSteps, type ComponentDesired, type MonitorDesired, type NotificationDesired, type PageStep, type Plan, type Step } from "./plan.js";
+import type { RemoteNotification } from "./remote.js";
 
 export interface ApplyOptions {
   /** Calls in flight at once. */
@@ -12,19 +13,20 @@ export interface ApplyOptions {
   apiUrl: string;
 }
 
-type AnyStep = Step<unknown, unknown>;
+/** Something to do for one step of the plan; `finishes` when it is the step's last call (a replacement makes two). */
+interface Task {
+  address: string;
+  finishes: boolean;
+  run: () => Promise<void>;
+}
+
+const changes = (action: string) => action === "create" || action === "update" || action === "replace";
 
 /** The API's message of a monitor the file wants: every field set, none of the read-only ones. */
 function monitorMessage(desired: MonitorDesired, externalId: string | undefined) {
   const message = monitorToMessage({ id: "", kind: desired.kind, config: desired.config, status: "unknown", externalId: null, createdAt: new Date(0), updatedAt: new Date(0) });
   return { ...message, status: 0, createdAt: undefined, updatedAt: undefined, externalId };
 }
-
-const MONITOR_CALLS = {
-  http: { create: "createHTTPMonitor", update: "updateHTTPMonitor" },
-  tcp: { create: "createTCPMonitor", update: "updateTCPMonitor" },
-  dns: { create: "createDNSMonitor", update: "updateDNSMonitor" },
-} as const;
 
 /** A delete of something already gone (with its page or its monitor) has nothing left to do. */
 async function deleted(call: Promise<unknown>): Promise<void> {
@@ -38,140 +40,120 @@ async function deleted(call: Promise<unknown>): Promise<void> {
 /**
  * Carries out a plan: monitors first (channels and components name them),
  * then channels, pages, their groups and components; deletions last, the
- * children before what holds them. Each phase runs its calls in parallel.
+ * children before what holds them. Each phase runs its calls in parallel;
+ * after a failure no more calls start.
  */
 export async function applyPlan(client: VigilClient, plan: Plan, options: ApplyOptions): Promise<void> {
   const limit = pLimit(options.concurrency);
   const total = allSteps(plan).filter((step) => step.action !== "none").length;
   let done = 0;
-  let failure: { step: AnyStep; error: unknown } | undefined;
+  let failure: { address: string; error: unknown } | undefined;
 
-  /** Runs each step's change in parallel; after a failure, starts no more. */
-  const phase = <S extends AnyStep>(steps: S[], run: (step: S) => Promise<void>) =>
-    Promise.all(
-      steps.map((step) =>
+  const phase = async (tasks: Task[]) => {
+    await Promise.all(
+      tasks.map((task) =>
         limit(async () => {
           if (failure) return;
           try {
-            await run(step);
-            options.onProgress(++done, total);
+            await task.run();
+            if (task.finishes) options.onProgress(++done, total);
           } catch (error) {
-            failure ??= { step, error };
+            failure ??= { address: task.address, error };
           }
         }),
       ),
-    ).then(() => {
-      if (failure) {
-        const { step, error } = failure;
-        throw new CliError(`${step.address}: ${describeFailure(error, options.apiUrl)}\n${done} of ${total} changes were made before it; run plan to see what is left.`);
-      }
-    });
+    );
+    if (failure) {
+      const { address, error } = failure;
+      throw new CliError(`${address}: ${describeFailure(error, options.apiUrl)}\n${done} of ${total} changes were made before it; run plan to see what is left.`);
+    }
+  };
+  const task = (step: { address: string }, run: () => Promise<unknown>, finishes = true): Task => ({ address: step.address, finishes, run: async () => void (await run()) });
 
-  const monitorIds = new Map<string, string>();
-  for (const step of plan.monitors) if (step.remote && step.action !== "replace") monitorIds.set(step.key, step.remote.id);
-  const monitorId = (key: string | undefined) => (key === undefined ? "" : monitorIds.get(key)!);
+  const ids = new AppliedIds(plan);
 
-  await phase(
-    plan.monitors.filter((s) => s.action === "replace"),
-    (step) => deleted(client.monitors.deleteMonitor({ id: step.remote!.id })),
-  );
-  await phase(
-    plan.monitors.filter((s) => s.action === "create" || s.action === "update" || s.action === "replace"),
-    async (step) => {
-      const desired = step.desired!;
-      const calls = MONITOR_CALLS[desired.kind];
-      if (step.action === "update") {
-        const request = { id: step.remote!.id, monitor: monitorMessage(desired, undefined), updateMask: { paths: step.fields.map((f) => f.field) } };
-        await (client.monitors[calls.update] as (r: unknown) => Promise<unknown>)(request);
-        return;
-      }
-      const answer = (await (client.monitors[calls.create] as (r: unknown) => Promise<{ monitor?: { id: string } }>)({ monitor: monitorMessage(desired, step.externalId) })) ?? {};
-      monitorIds.set(step.key, answer.monitor!.id);
-    },
-  );
+  await phase(plan.monitors.filter((s) => s.action === "replace").map((s) => task(s, () => deleted(client.monitors.deleteMonitor({ id: s.remote!.id })), false)));
+  await phase(plan.monitors.filter((s) => changes(s.action)).map((s) => task(s, () => applyMonitor(client, s, ids))));
+  await phase(plan.notifications.filter((s) => changes(s.action)).map((s) => task(s, () => applyNotification(client, s, ids))));
+  await phase(plan.statusPages.filter((s) => changes(s.action)).map((s) => task(s, async () => ids.pages.set(s, await applyPage(client, s)))));
 
-  await phase(
-    plan.notifications.filter((s) => s.action === "create" || s.action === "update"),
-    (step) => applyNotification(client, step, (key) => monitorId(key)),
-  );
-
-  const pageIds = new Map<PageStep, string>();
-  await phase(
-    plan.statusPages.filter((s) => s.action === "create" || s.action === "update"),
-    async (step) => void pageIds.set(step, await applyPage(client, step)),
-  );
-  const pageId = (page: PageStep) => pageIds.get(page) ?? page.remote!.id;
   const livePages = plan.statusPages.filter((page) => page.action !== "delete");
-  const groupIds = new Map<PageStep, Map<string, string>>();
-  for (const page of livePages) groupIds.set(page, new Map(page.groups.filter((g) => g.remote).map((g) => [g.key, g.remote!.id])));
+  const children = <K extends "groups" | "components">(kind: K) => livePages.flatMap((page) => page[kind].map((step) => ({ page, step: step as PageStep[K][number] })));
+  await phase(children("groups").filter(({ step }) => changes(step.action)).map(({ page, step }) => task(step, () => applyGroup(client, page, step, ids))));
+  const components = children("components");
   await phase(
-    livePages.flatMap((page) => page.groups.filter((g) => g.action === "create" || g.action === "update").map((group) => Object.assign(group, { page }))),
-    async (step) => {
-      const inPage = pageId(step.page);
-      if (step.action === "update") {
-        await client.statusPages.updateStatusPageComponentGroup({ pageId: inPage, id: step.remote!.id, group: step.desired!, updateMask: { paths: ["name"] } });
-        return;
-      }
-      const { group } = await client.statusPages.createStatusPageComponentGroup({ group: { pageId: inPage, ...step.desired!, externalId: step.externalId } });
-      groupIds.get(step.page)!.set(step.key, group!.id);
-    },
+    components
+      .filter(({ step }) => step.action === "replace")
+      .map(({ page, step }) => task(step, () => deleted(client.statusPages.deleteStatusPageComponent({ pageId: ids.page(page), id: step.remote!.id })), false)),
   );
-  const components = livePages.flatMap((page) => page.components.map((component) => Object.assign(component, { page })));
-  await phase(
-    components.filter((s) => s.action === "replace"),
-    (step) => deleted(client.statusPages.deleteStatusPageComponent({ pageId: pageId(step.page), id: step.remote!.id })),
-  );
-  await phase(
-    components.filter((s) => s.action === "create" || s.action === "update" || s.action === "replace"),
-    async (step) => {
-      const inPage = pageId(step.page);
-      const groups = groupIds.get(step.page)!;
-      const fields = componentFields(step.desired!, monitorId, (key) => (key === undefined ? "" : groups.get(key)!));
-      if (step.action === "update") {
-        const paths = step.fields.map((f) => ({ monitor: "monitorId", group: "groupId" })[f.field] ?? f.field);
-        await client.statusPages.updateStatusPageComponent({ pageId: inPage, id: step.remote!.id, component: fields, updateMask: { paths } });
-        return;
-      }
-      await client.statusPages.createStatusPageComponent({ component: { pageId: inPage, ...fields, externalId: step.externalId } });
-    },
-  );
+  await phase(components.filter(({ step }) => changes(step.action)).map(({ page, step }) => task(step, () => applyComponent(client, page, step, ids))));
 
-  const gone = (step: AnyStep) => step.action === "delete";
+  const gone = ({ step }: { step: { action: string } }) => step.action === "delete";
   await phase(
-    livePages.flatMap((page) => page.components.filter(gone).map((step) => ({ ...step, pageId: pageId(page) }))),
-    (step) => deleted(client.statusPages.deleteStatusPageComponent({ pageId: step.pageId, id: (step.remote as { id: string }).id })),
+    components.filter(gone).map(({ page, step }) => task(step, () => deleted(client.statusPages.deleteStatusPageComponent({ pageId: ids.page(page), id: step.remote!.id })))),
   );
   await phase(
-    livePages.flatMap((page) => page.groups.filter(gone).map((step) => ({ ...step, pageId: pageId(page) }))),
-    (step) => deleted(client.statusPages.deleteStatusPageComponentGroup({ pageId: step.pageId, id: (step.remote as { id: string }).id })),
+    children("groups")
+      .filter(gone)
+      .map(({ page, step }) => task(step, () => deleted(client.statusPages.deleteStatusPageComponentGroup({ pageId: ids.page(page), id: step.remote!.id })))),
   );
-  await phase(plan.statusPages.filter(gone), (step) => deleted(client.statusPages.deleteStatusPage({ id: step.remote!.id })));
-  await phase(plan.notifications.filter(gone), (step) => deleted(client.notifications.deleteNotification({ id: step.remote!.id })));
-  await phase(plan.monitors.filter(gone), (step) => deleted(client.monitors.deleteMonitor({ id: step.remote!.id })));
+  await phase(plan.statusPages.filter((s) => s.action === "delete").map((s) => task(s, () => deleted(client.statusPages.deleteStatusPage({ id: s.remote!.id })))));
+  await phase(plan.notifications.filter((s) => s.action === "delete").map((s) => task(s, () => deleted(client.notifications.deleteNotification({ id: s.remote!.id })))));
+  await phase(plan.monitors.filter((s) => s.action === "delete").map((s) => task(s, () => deleted(client.monitors.deleteMonitor({ id: s.remote!.id })))));
 }
 
-function componentFields(desired: ComponentDesired, monitorId: (key: string | undefined) => string, groupId: (key: string | undefined) => string) {
-  const { monitor, group, ...rest } = desired;
-  return { ...rest, monitorId: monitorId(monitor), groupId: groupId(group) };
+/** The server ids behind the file's keys: known from the start for existing objects, learnt as creates answer. */
+class AppliedIds {
+  readonly monitors = new Map<string, string>();
+  readonly pages = new Map<PageStep, string>();
+  readonly groups = new Map<PageStep, Map<string, string>>();
+
+  constructor(plan: Plan) {
+    for (const step of plan.monitors) if (step.remote && step.action !== "replace") this.monitors.set(step.key, step.remote.id);
+    for (const page of plan.statusPages) {
+      if (page.remote) this.pages.set(page, page.remote.id);
+      this.groups.set(page, new Map(page.groups.filter((g) => g.remote).map((g) => [g.key, g.remote!.id])));
+    }
+  }
+
+  monitor = (key: string | undefined) => (key === undefined ? "" : this.monitors.get(key)!);
+  page = (page: PageStep) => this.pages.get(page)!;
+  group = (page: PageStep, key: string | undefined) => (key === undefined ? "" : this.groups.get(page)!.get(key)!);
 }
 
-async function applyNotification(client: VigilClient, step: Step<NotificationDesired, { id: string; type: string; block: Record<string, unknown> }>, monitorId: (key: string) => string) {
+const MONITOR_CALLS = {
+  http: { create: "createHTTPMonitor", update: "updateHTTPMonitor" },
+  tcp: { create: "createTCPMonitor", update: "updateTCPMonitor" },
+  dns: { create: "createDNSMonitor", update: "updateDNSMonitor" },
+} as const;
+
+type Call = (request: unknown) => Promise<{ monitor?: { id: string } }>;
+
+async function applyMonitor(client: VigilClient, step: Step<MonitorDesired, { id: string }>, ids: AppliedIds): Promise<void> {
+  const desired = step.desired!;
+  const calls = MONITOR_CALLS[desired.kind];
+  if (step.action === "update") {
+    const request = { id: step.remote!.id, monitor: monitorMessage(desired, undefined), updateMask: { paths: step.fields.map((f) => f.field) } };
+    await (client.monitors[calls.update] as Call)(request);
+    return;
+  }
+  const { monitor } = await (client.monitors[calls.create] as Call)({ monitor: monitorMessage(desired, step.externalId) });
+  ids.monitors.set(step.key, monitor!.id);
+}
+
+async function applyNotification(client: VigilClient, step: Step<NotificationDesired, RemoteNotification>, ids: AppliedIds): Promise<void> {
   const desired = step.desired!;
   const blockKey = blockName(desired.type);
   const current = step.remote;
   // A sensitive field the file leaves out is sent back in its redacted form, which keeps the stored value.
   const block = current && current.type === desired.type ? { ...current.block, ...desired.block } : desired.block;
-  const notification = {
-    name: desired.name,
-    monitorIds: desired.monitors.map(monitorId),
-    provider: { case: blockKey, value: block },
-  };
+  const notification = { name: desired.name, monitorIds: desired.monitors.map(ids.monitor), provider: { case: blockKey, value: block } } as never;
   if (step.action === "create") {
-    await client.notifications.createNotification({ notification: { ...notification, externalId: step.externalId } as never });
+    await client.notifications.createNotification({ notification: { ...(notification as object), externalId: step.externalId } as never });
     return;
   }
   const paths = [...new Set(step.fields.map((f) => (f.field === "name" ? "name" : f.field === "monitors" ? "monitor_ids" : blockKey)))];
-  await client.notifications.updateNotification({ id: current!.id, notification: notification as never, updateMask: { paths } });
+  await client.notifications.updateNotification({ id: current!.id, notification, updateMask: { paths } });
 }
 
 /** Creates or changes a page, publishing or hiding it as the file says; answers its id. */
@@ -189,4 +171,29 @@ async function applyPage(client: VigilClient, step: PageStep): Promise<string> {
     await (published ? client.statusPages.publishStatusPage({ id }) : client.statusPages.unpublishStatusPage({ id }));
   }
   return id;
+}
+
+async function applyGroup(client: VigilClient, page: PageStep, step: PageStep["groups"][number], ids: AppliedIds): Promise<void> {
+  const pageId = ids.page(page);
+  if (step.action === "update") {
+    await client.statusPages.updateStatusPageComponentGroup({ pageId, id: step.remote!.id, group: step.desired!, updateMask: { paths: ["name"] } });
+    return;
+  }
+  const { group } = await client.statusPages.createStatusPageComponentGroup({ group: { pageId, ...step.desired!, externalId: step.externalId } });
+  ids.groups.get(page)!.set(step.key, group!.id);
+}
+
+/** The file names a component's monitor and group by key; the API by id. */
+const FIELD_OF_KEY: Record<string, string> = { monitor: "monitorId", group: "groupId" };
+
+async function applyComponent(client: VigilClient, page: PageStep, step: Step<ComponentDesired, { id: string }>, ids: AppliedIds): Promise<void> {
+  const pageId = ids.page(page);
+  const { monitor, group, ...rest } = step.desired!;
+  const component = { ...rest, monitorId: ids.monitor(monitor), groupId: ids.group(page, group) };
+  if (step.action === "update") {
+    const paths = step.fields.map((f) => FIELD_OF_KEY[f.field] ?? f.field);
+    await client.statusPages.updateStatusPageComponent({ pageId, id: step.remote!.id, component, updateMask: { paths } });
+    return;
+  }
+  await client.statusPages.createStatusPageComponent({ component: { pageId, ...component, externalId: step.externalId } });
 }

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { text as readStream } from "node:stream/consumers";
 import { fieldPath } from "@vigil/domain";
 import { LineCounter, isPair, isScalar, isSeq, parseDocument, visit, type Document } from "yaml";
 import { CliError } from "../failures.js";
@@ -71,16 +72,11 @@ function offsetOf(doc: Document, path: readonly (string | number)[]): number {
 export async function loadFile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<VigilFile> {
   let text: string;
   try {
-    text = path === "-" ? await readStdin() : await readFile(path, "utf8");
+    text = path === "-" ? await readStream(process.stdin) : await readFile(path, "utf8");
   } catch (error) {
     throw new CliError(`cannot read ${path}: ${(error as Error).message}`);
   }
   return parseFile(text, path === "-" ? "<stdin>" : path, env);
-}
-
-async function readStdin(): Promise<string> {
-  const { text } = await import("node:stream/consumers");
-  return text(process.stdin);
 }
 
 export function parseFile(text: string, source: string, env: NodeJS.ProcessEnv): VigilFile {

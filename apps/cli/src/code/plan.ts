@@ -1,4 +1,4 @@
-import { MONITOR_FIELDS, SENSITIVE_FIELDS, blockName, parseMonitorConfig, secretFingerprint, type MonitorConfig, type MonitorKind, type ProviderType } from "@vigil/domain";
+import { MONITOR_FIELDS, PROVIDER_TYPES, SENSITIVE_FIELDS, blockName, parseMonitorConfig, secretFingerprint, type MonitorConfig, type MonitorKind, type ProviderType } from "@vigil/domain";
 import { CliError } from "../failures.js";
 import { diffFields, diffSecret, type FieldChange } from "./diff.js";
 import { BLOCK_NAMES, type ComponentEntry, type GroupEntry, type MonitorEntry, type NotificationEntry, type StatusPageEntry, type VigilFile } from "./file-schema.js";
@@ -117,7 +117,7 @@ function notificationSteps(project: string, file: VigilFile, remote: Workspace, 
   const steps = matches.map((match) => {
     const entry = match.entry as Record<string, unknown>;
     const blockKey = BLOCK_NAMES.find((name) => entry[name] !== undefined)!;
-    const type = (Object.keys(SENSITIVE_FIELDS) as ProviderType[]).find((t) => blockName(t) === blockKey)!;
+    const type = PROVIDER_TYPES.find((t) => blockName(t) === blockKey)!;
     const block = entry[blockKey] as Record<string, unknown>;
     const desired: NotificationDesired = { name: match.entry.name ?? "", type, block, monitors: match.entry.monitors ?? [] };
     const secrets = SENSITIVE_FIELDS[type] as readonly string[];
