@@ -162,7 +162,7 @@ async function run(): Promise<Figures> {
   let stopPipeline = async () => {};
   try {
     await applyMigrations(db);
-    const config = loadConfig({ DATABASE_URL: url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PUBLIC_URL: "https://vigil.bench" });
+    const config = loadConfig({ DATABASE_URL: url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PUBLIC_URL: "https://vigil.bench", ALLOW_PRIVATE_TARGETS: "true" });
     const rules = { defaultRegions: config.defaultRegions, quorum: config.quorum };
 
     log(`seeding ${2 * MONITORS} HTTP monitors (30 s, ${REGIONS.join(", ")}) and ${EXPECTED_MESSAGES} channels for the second ${MONITORS}`);

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const redisPrefix = process.env.BENCH_REDIS_PREFIX ?? testPrefix();
   const secrets = new SecretBox(randomBytes(32));
   const channels = new NotificationRepository(db.prisma, secrets);
-  const settings = providerSettingsFromEnv({}, "http://localhost");
+  const settings = providerSettingsFromEnv({ ALLOW_PRIVATE_TARGETS: "true" }, "http://localhost");
   const pipeline = await startPipeline(
     db.prisma,
     {

@@ -40,6 +40,13 @@ if [[ -z "${REDIS_URL:-}" ]]; then
   { read -r REDIS_URL; read -r redis_pid || true; } <<<"$redis"
 fi
 export REDIS_URL
+# Run on one machine, Vigil mostly checks that machine and its network, which the
+# SSRF guard refuses by default (docs/outbound-guard.md): open the private ranges
+# unless the caller chose otherwise.
+export ALLOW_PRIVATE_TARGETS=${ALLOW_PRIVATE_TARGETS:-true}
+if [[ "$ALLOW_PRIVATE_TARGETS" == true ]]; then
+  log "ALLOW_PRIVATE_TARGETS=true: checks and webhooks may reach loopback and private addresses (see docs/outbound-guard.md)"
+fi
 read -r -a regions <<<"${AGENT_REGIONS:-hostA-ams}"
 # Monitors without regions of their own are checked where the local agents run.
 export DEFAULT_REGIONS=${DEFAULT_REGIONS:-$(IFS=,; echo "${regions[*]}")}

@@ -2,7 +2,7 @@
 // main thread (timing fidelity) and its loop workers (throughput).
 import path from "node:path";
 import type { CheckEnvironment, CheckJob } from "@vigil/checks";
-import { parseMonitorConfig } from "@vigil/domain";
+import { parseMonitorConfig, AddressPolicy } from "@vigil/domain";
 import { assertBuilt } from "../support/built";
 import { ROOT } from "../support/doc";
 
@@ -21,8 +21,11 @@ export const { runCheck } = loadCheckEngine();
 // Error.stack read costs far more, and undici makes and reads one per closed Client (in both loops).
 process.setSourceMapsEnabled(false);
 
-/** What the agent passes runCheck (apps/agent/src/worker.ts): no abort signal, the system's resolver here. */
-export const AGENT_ENV: CheckEnvironment = {};
+/**
+ * What the agent passes runCheck (apps/agent/src/worker.ts): no abort signal, the system's resolver here,
+ * and loopback opened as ALLOW_PRIVATE_TARGETS=true opens it: the bench's targets are local servers.
+ */
+export const AGENT_ENV: CheckEnvironment = { addressPolicy: AddressPolicy.fromEnv({ ALLOW_PRIVATE_TARGETS: "true" }) };
 
 /** Retry 0: a failure must show as a failure, not as a slower success. */
 export function httpJob(port: number, urlPath: string): CheckJob {

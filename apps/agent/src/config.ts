@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_PREFIX } from "@vigil/queue";
-import { REGION_IDS, isRegionId, type RegionId, parseEnv } from "@vigil/domain";
+import { AddressPolicy, REGION_IDS, isRegionId, type RegionId, parseEnv } from "@vigil/domain";
 import type { OtlpProtocol } from "./metrics-export";
 
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
@@ -72,6 +72,8 @@ export interface AgentConfig {
   lockDurationMs: number | undefined;
   stalledIntervalMs: number | undefined;
   otlp: { protocol: OtlpProtocol; intervalMs: number; timeoutMs: number };
+  /** Which addresses checks and per-monitor OTLP exports may connect to (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS). */
+  addressPolicy: AddressPolicy;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
@@ -93,5 +95,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
       // The SDK refuses a timeout longer than the interval.
       timeoutMs: Math.min(e.OTEL_METRIC_EXPORT_TIMEOUT, e.OTEL_METRIC_EXPORT_INTERVAL),
     },
+    addressPolicy: AddressPolicy.fromEnv(env),
   };
 }

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const redis = connectRedis(config.redisUrl, `vigil-agent:${config.region}`);
   logConnectionChanges(redis, logger);
 
-  const metrics = new MetricExports({ ...config.otlp, region: config.region, instanceId: agentName() }, logger);
+  const metrics = new MetricExports({ ...config.otlp, region: config.region, instanceId: agentName(), addressPolicy: config.addressPolicy }, logger);
   const checks = startCheckWorker(config, redis, metrics, logger);
   const health = await startHealthServer(
     { region: config.region, connected: checks.connected, running: checks.running },
@@ -54,6 +54,7 @@ async function main(): Promise<void> {
       queue: checks.queueName,
       prefix: config.redisPrefix,
       healthPort: health.port,
+      addressPolicy: config.addressPolicy.settings,
     },
     "agent started",
   );

@@ -8,13 +8,14 @@
  * IDLE_MS is shut down, which sends what it still holds; so does the agent's
  * shutdown. Export failures are logged and never touch the check's result.
  */
+import { isIP } from "node:net";
 import { diag, DiagLogLevel, type Attributes, type Histogram } from "@opentelemetry/api";
 import { OTLPMetricExporter as JsonExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import { OTLPMetricExporter as ProtobufExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import type { CheckOutcome, Timing } from "@vigil/checks";
-import type { OpenTelemetryConfig, RegionId } from "@vigil/domain";
+import type { AddressPolicy, OpenTelemetryConfig, RegionId } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 import type { CheckJobData } from "@vigil/queue";
 
@@ -32,6 +33,12 @@ export interface MetricExportSettings {
   region: RegionId;
   /** A destination unused this long is shut down; the next check that names it starts it again. */
   idleMs?: number;
+  /**
+   * Guards a monitor's own endpoint, which a user chose; the agent's
+   * OTEL_EXPORTER_OTLP_* endpoint (an empty monitor endpoint) is the
+   * operator's and is not guarded.
+   */
+  addressPolicy: AddressPolicy;
 }
 
 const IDLE_MS = 10 * 60_000;
@@ -119,12 +126,18 @@ export class MetricExports {
   }
 
   private start(target: OpenTelemetryConfig): Destination {
-    const { protocol, intervalMs, timeoutMs, instanceId } = this.settings;
+    const { protocol, intervalMs, timeoutMs, instanceId, addressPolicy } = this.settings;
+    const monitorsOwn = target.endpoint !== "";
+    const url = monitorsOwn ? metricsUrl(target.endpoint) : undefined;
+    // A host name is checked by the lookup on every connection; an IP address never reaches a lookup.
+    const host = url === undefined ? "" : new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
+    if (isIP(host) !== 0) addressPolicy.assertAllowed(host);
     const options = {
       // Without a url the exporter takes OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT, else localhost:4318.
-      url: target.endpoint === "" ? undefined : metricsUrl(target.endpoint),
+      url,
       headers: headerRecord(target.headers),
       timeoutMillis: timeoutMs,
+      ...(monitorsOwn && { httpAgentOptions: { keepAlive: true, lookup: addressPolicy.lookup() } }),
     };
     const exporter = protocol === "http/json" ? new JsonExporter(options) : new ProtobufExporter(options);
     const provider = new MeterProvider({

@@ -45,7 +45,7 @@ export function startCheckWorker(config: AgentConfig, connection: Redis, metrics
     if (!job.id) throw new Error("job without an id");
     running++;
     try {
-      const outcome = await runCheck(job.data, { dnsServers: config.dnsServers });
+      const outcome = await runCheck(job.data, { dnsServers: config.dnsServers, addressPolicy: config.addressPolicy });
       metrics.record(job.data, outcome);
       const message = resultMessage(resultId(config.region, job.id), job.data, config.region, outcome);
       await publishResult(connection, streamKey, message, {

@@ -196,6 +196,33 @@ describe("one agent", () => {
   });
 });
 
+describe("the SSRF guard", () => {
+  it("fails a check of a loopback target as blocked when the agent does not allow private targets", async () => {
+    const region: RegionId = "hostA-arn";
+    const listener = await target(tcpTarget());
+    const guarded = await agent(region, { ALLOW_PRIVATE_TARGETS: "false", ALLOWED_TARGET_CIDRS: "10.0.0.0/8" });
+    expect(guarded.logs().find((entry) => entry.msg === "agent started")).toMatchObject({
+      addressPolicy: { allowPrivateTargets: false, allowedTargetCidrs: ["10.0.0.0/8"] },
+    });
+    await addJob(region, "blocked-1", tcpJob("tcp-blocked", listener.port));
+
+    const message = await waitForResult("tcp-blocked");
+    expect(message).toMatchObject({
+      status: "error",
+      reason: "blocked",
+      error: "refused to connect to 127.0.0.1: loopback address; set ALLOW_PRIVATE_TARGETS=true or ALLOWED_TARGET_CIDRS to allow it",
+    });
+    expect(listener.hits()).toBe(0);
+    await guarded.stop();
+  });
+
+  it("refuses to start with a range it cannot read, naming the variable", async () => {
+    const run = await runAgentToExit(agentEnv("hostA-ams", { ALLOWED_TARGET_CIDRS: "10.0.0.0/8,office-lan" }));
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("ALLOWED_TARGET_CIDRS: office-lan: must be CIDR ranges such as 10.1.0.0/16 or fd00::/8, comma-separated");
+  });
+});
+
 describe("OpenTelemetry export", () => {
   it("exports a check's metrics to its monitor's collector, and publishes results while a collector is down", async () => {
     const region: RegionId = "hostC-us-east4";

@@ -1,5 +1,5 @@
 import type { CheckOutcome } from "@vigil/checks";
-import { parseMonitorConfig, type OpenTelemetryConfig } from "@vigil/domain";
+import { AddressPolicy, parseMonitorConfig, type OpenTelemetryConfig } from "@vigil/domain";
 import { createLogger } from "@vigil/logging";
 import type { CheckJobData } from "@vigil/queue";
 import { MetricExports, metricsUrl, type OtlpProtocol } from "../src/metrics-export";
@@ -17,9 +17,13 @@ async function collector(): Promise<Collector> {
 
 afterAll(() => Promise.all(collectors.map((c) => c.close())));
 
-function exports(protocol: OtlpProtocol = "http/json", idleMs?: number): MetricExports {
+/** The collectors are on loopback, which the SSRF guard refuses by default. */
+const LOOPBACK_OPEN = new AddressPolicy({ allowPrivateTargets: true, allowedTargetCidrs: [] });
+
+function exports(protocol: OtlpProtocol = "http/json", idleMs?: number, addressPolicy = LOOPBACK_OPEN): MetricExports {
   // A long interval: every test sends by shutting the exports down (or letting them idle), which flushes them.
-  return new MetricExports({ protocol, intervalMs: 60_000, timeoutMs: 2_000, instanceId: "agent@test", region: "hostB-fra", idleMs }, logger);
+  const settings = { protocol, intervalMs: 60_000, timeoutMs: 2_000, instanceId: "agent@test", region: "hostB-fra" as const, idleMs, addressPolicy };
+  return new MetricExports(settings, logger);
 }
 
 const httpJob = (monitorId: string, openTelemetry: OpenTelemetryConfig | null): CheckJobData => ({
@@ -128,12 +132,12 @@ describe("OTLP metric export", () => {
     expect(ids("b")).toEqual(["m3"]);
   });
 
-  it("exports nothing for a monitor without openTelemetry, and uses the agent's OTLP settings for an empty endpoint", async () => {
+  it("exports nothing for a monitor without openTelemetry, and uses the agent's OTLP settings (trusted, not guarded) for an empty endpoint", async () => {
     const agentDefault = await collector();
     const previous = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = agentDefault.origin;
     try {
-      const metrics = exports();
+      const metrics = exports("http/json", undefined, AddressPolicy.STRICT);
       metrics.record(httpJob("silent", null), outcome);
       metrics.record(httpJob("defaulted", { endpoint: "", headers: [] }), outcome);
       await metrics.shutdown();
@@ -143,6 +147,21 @@ describe("OTLP metric export", () => {
     }
     expect(agentDefault.exports.map((sent) => sent.path)).toEqual(["/v1/metrics"]);
     expect(points(agentDefault.exports, "vigil.check.duration").map((p) => p.attributes["vigil.monitor.id"])).toEqual(["defaulted"]);
+  });
+
+  it("refuses a monitor's own endpoint at an address the SSRF guard blocks, by address or by name", async () => {
+    const target = await collector();
+    const port = new URL(target.origin).port;
+    const metrics = exports("http/json", undefined, AddressPolicy.STRICT);
+    metrics.record(httpJob("literal", { endpoint: target.origin, headers: [] }), outcome);
+    metrics.record(httpJob("named", { endpoint: `http://localhost:${port}`, headers: [] }), outcome);
+    await metrics.shutdown();
+    expect(target.exports).toEqual([]);
+
+    const opened = exports("http/json", undefined, new AddressPolicy({ allowPrivateTargets: false, allowedTargetCidrs: ["127.0.0.1/32"] }));
+    opened.record(httpJob("named", { endpoint: `http://localhost:${port}`, headers: [] }), outcome);
+    await opened.shutdown();
+    expect(points(target.exports, "vigil.check.duration").map((p) => p.attributes["vigil.monitor.id"])).toEqual(["named"]);
   });
 
   it("closes a destination no check has used for a while, sending what it held", async () => {

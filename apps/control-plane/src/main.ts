@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const closeAdmin = embedded
     ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma), logger)
     : async () => {};
-  logger.info({ port: api.address().port, host: config.host }, "control plane listening");
+  logger.info({ port: api.address().port, host: config.host, addressPolicy: settings.addressPolicy.settings }, "control plane listening");
 
   let stopping = false;
   const stop = async (signal: string) => {

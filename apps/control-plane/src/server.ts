@@ -66,7 +66,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     routes: (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
       const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(prisma)] };
-      router.service(MonitorService, monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger), authenticated);
+      // The deployment has one address policy, read with the providers' settings (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS).
+      const { addressPolicy } = options.notifications.settings;
+      const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy);
+      router.service(MonitorService, monitors, authenticated);
       router.service(IncidentService, incidentService(prisma), authenticated);
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
       router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);

@@ -103,6 +103,8 @@ describe("scripts/start.sh on Ctrl-C", () => {
     const run = start(redisPort, dir);
     await interrupt(run);
     expect(run.output()).toContain("stopping the redis-server started here");
+    // A local start opens the private ranges to the SSRF guard, and says so.
+    expect(run.output()).toContain("[start] ALLOW_PRIVATE_TARGETS=true: checks and webhooks may reach loopback and private addresses");
     expect(redisAnswers(redisPort)).toBe(false);
     // Redis logs this only after it has synced its append-only file and saved a snapshot.
     expect(readFileSync(join(dir, "redis", "redis.log"), "utf8")).toContain("Redis is now ready to exit");

@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { pipeline, type Readable } from "node:stream";
 import { connect as connectTls } from "node:tls";
 import * as zlib from "node:zlib";
-import { effectiveTimeoutMs, failedHttpAssertions, type FailureReason, type Header, type HttpMonitorConfig } from "@vigil/domain";
+import { AddressPolicy, effectiveTimeoutMs, failedHttpAssertions, type FailureReason, type Header, type HttpMonitorConfig } from "@vigil/domain";
 import { Client, errors, type Dispatcher, type buildConnector } from "undici";
 import { Deadline } from "./deadline";
 import { TargetFailure, codeOf, isErrorLike, messageOf } from "./errors";
@@ -61,6 +61,7 @@ export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironme
     const response = await fetchFollowingRedirects(first, state, {
       deadline,
       dnsServers: env.dnsServers,
+      addressPolicy: env.addressPolicy ?? AddressPolicy.STRICT,
       followRedirects: config.followRedirects,
     });
     // Without status code assertions only 2xx passes (failedHttpAssertions'
@@ -107,6 +108,8 @@ interface HopRequest {
 interface HopContext {
   deadline: Deadline;
   dnsServers: string[] | undefined;
+  /** Asked on every hop's connection, so a redirect to an internal address is refused there. */
+  addressPolicy: AddressPolicy;
   followRedirects: boolean;
 }
 
@@ -357,7 +360,7 @@ async function openConnection(options: buildConnector.Options, clock: PhaseClock
     addresses = await resolveHost(host, deadline, { servers: context.dnsServers, explainErrors: false });
   }
   clock.enter("connectMs");
-  const socket = await connectToAny(addresses, port, deadline);
+  const socket = await connectToAny(addresses, port, deadline, context.addressPolicy);
   if (!secure) {
     clock.enter("firstByteMs");
     return socket;

@@ -5,6 +5,7 @@
  */
 import { lookup } from "node:dns/promises";
 import { connect, isIPv6, type Socket } from "node:net";
+import { isAddressRefusedError, type AddressPolicy } from "@vigil/domain";
 import type { Deadline } from "./deadline";
 import { createResolver, describeDnsError, dnsErrorCode } from "./dns";
 import { TargetFailure, codeOf, messageOf } from "./errors";
@@ -72,10 +73,14 @@ function untilEnded<T>(promise: Promise<T>, deadline: Deadline): Promise<T> {
  * A TCP connection to the first of `addresses` that takes one, so that
  * "localhost" works whether the service listens on 127.0.0.1 or ::1. Each
  * address gets an equal share of the time left, so one that never answers
- * cannot use it all. Rejects with a TargetFailure telling why the last
- * address failed, or with the agent's reason when it aborts the check.
+ * cannot use it all. Only addresses `policy` permits are tried, and they are
+ * the very addresses connected to: a name that resolves (or rebinds) to an
+ * internal address is refused as "blocked". Rejects with a TargetFailure
+ * telling why the last address failed, or with the agent's reason when it
+ * aborts the check.
  */
-export async function connectToAny(addresses: readonly string[], port: number, deadline: Deadline): Promise<Socket> {
+export async function connectToAny(resolved: readonly string[], port: number, deadline: Deadline, policy: AddressPolicy): Promise<Socket> {
+  const addresses = permittedOf(resolved, policy);
   let lastFailure = "no address to connect to";
   for (let index = 0; index < addresses.length; index++) {
     const address = addresses[index]!;
@@ -91,6 +96,15 @@ export async function connectToAny(addresses: readonly string[], port: number, d
     }
   }
   throw new TargetFailure(lastFailure, "connect");
+}
+
+function permittedOf(addresses: readonly string[], policy: AddressPolicy): string[] {
+  try {
+    return policy.permitted(addresses);
+  } catch (error) {
+    if (isAddressRefusedError(error)) throw new TargetFailure(error.message, "blocked");
+    throw error;
+  }
 }
 
 /** An address that did not answer within its share of the time. */

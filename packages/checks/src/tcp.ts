@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { effectiveTimeoutMs, parseHostPort, type FailureReason, type TcpMonitorConfig } from "@vigil/domain";
+import { AddressPolicy, effectiveTimeoutMs, parseHostPort, type FailureReason, type TcpMonitorConfig } from "@vigil/domain";
 import { Deadline } from "./deadline";
 import { TargetFailure } from "./errors";
 import { connectToAny, resolveHost } from "./network";
@@ -33,7 +33,7 @@ export async function tcpAttempt(config: TcpMonitorConfig, env: CheckEnvironment
     try {
       // Closed with a reset, so the agent keeps no TIME_WAIT entry per check: with ~28,000 ephemeral
       // ports held 60 s each, a few hundred checks a second of one target would exhaust them.
-      (await connectToAny(addresses, target.port, deadline)).resetAndDestroy();
+      (await connectToAny(addresses, target.port, deadline, env.addressPolicy ?? AddressPolicy.STRICT)).resetAndDestroy();
     } finally {
       connectMs = performance.now() - connectStarted;
     }

@@ -1,4 +1,4 @@
-import type { FailureReason } from "@vigil/domain";
+import type { AddressPolicy, FailureReason } from "@vigil/domain";
 
 /** Final verdict of a check: the last attempt decides. */
 export type CheckStatus = "success" | "degraded" | "error";
@@ -47,6 +47,12 @@ export interface CheckOutcome {
 export interface CheckEnvironment {
   /** DNS servers ("127.0.0.1:5353") for DNS checks and for resolving host names; the system's when absent. */
   dnsServers?: string[];
+  /**
+   * Which addresses HTTP and TCP checks may connect to (ALLOW_PRIVATE_TARGETS,
+   * ALLOWED_TARGET_CIDRS); AddressPolicy.STRICT when absent. DNS checks ask
+   * the agent's own resolvers, which the operator chose, and are not guarded.
+   */
+  addressPolicy?: AddressPolicy;
   /**
    * Aborts the check: it then rejects with the signal's reason. The agent passes none, as it never
    * cuts a check short (a second SIGTERM exits the process).

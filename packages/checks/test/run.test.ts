@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:net";
 import { parseMonitorConfig, type DnsMonitorConfig, type TcpMonitorConfig } from "@vigil/domain";
 import { defaultBackoffMs, mayRetry, runCheck } from "../src/run";
 import { startDnsServer, type TestDnsServer } from "./support/dns-server";
+import { loopback } from "./support/loopback";
 
 /** No real waiting between attempts in tests. */
 const fast = { backoffMs: () => 1 };
@@ -89,7 +90,7 @@ describe("runCheck retries", () => {
     let connections = 0;
     server.on("connection", () => (connections += 1));
     try {
-      const outcome = await runCheck(tcpJob(`127.0.0.1:${port}`, { retry: 3 }), {}, fast);
+      const outcome = await runCheck(tcpJob(`127.0.0.1:${port}`, { retry: 3 }), loopback, fast);
       expect(outcome).toMatchObject({ status: "success", attempts: 1, error: null });
       expect(outcome.timing.connectMs).toEqual(expect.any(Number));
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -102,7 +103,7 @@ describe("runCheck retries", () => {
   it("retries refused TCP connections and reports the last error", async () => {
     const { server, port } = await listening(createServer());
     await close(server);
-    const outcome = await runCheck(tcpJob(`127.0.0.1:${port}`, { retry: 2 }), {}, fast);
+    const outcome = await runCheck(tcpJob(`127.0.0.1:${port}`, { retry: 2 }), loopback, fast);
     expect(outcome).toMatchObject({ status: "error", attempts: 3, error: `connection refused (127.0.0.1:${port})`, reason: "connect" });
   });
 
@@ -181,9 +182,9 @@ describe("runCheck HTTP", () => {
         kind: "http" as const,
         config: parseMonitorConfig("http", { name: "http", periodicity: "1m", url: `http://127.0.0.1:${port}${path}`, timeout: 5000, retry: 1 }),
       });
-      expect(await runCheck(job("/up"), {}, fast)).toMatchObject({ status: "success", statusCode: 200, attempts: 1, reason: null });
+      expect(await runCheck(job("/up"), loopback, fast)).toMatchObject({ status: "success", statusCode: 200, attempts: 1, reason: null });
       expect(requests).toBe(1);
-      expect(await runCheck(job("/down"), {}, fast)).toMatchObject({ status: "error", statusCode: 503, attempts: 2, reason: "http_status" });
+      expect(await runCheck(job("/down"), loopback, fast)).toMatchObject({ status: "error", statusCode: 503, attempts: 2, reason: "http_status" });
       expect(requests).toBe(3);
     } finally {
       await close(server);

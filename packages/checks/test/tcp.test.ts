@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { parseMonitorConfig, type TcpMonitorConfig } from "@vigil/domain";
 import { tcpAttempt } from "../src/tcp";
 import { startDnsServer, type TestDnsServer } from "./support/dns-server";
+import { loopback } from "./support/loopback";
 
 const tcpConfig = (uri: string, fields: Record<string, unknown> = {}): TcpMonitorConfig =>
   parseMonitorConfig("tcp", { name: "tcp", periodicity: "30s", uri, timeout: 5000, ...fields });
@@ -76,7 +77,7 @@ afterAll(async () => {
 describe("tcpAttempt", () => {
   it("connects to an IPv4 address without a DNS lookup", async () => {
     const before = listener.accepted;
-    const attempt = await tcpAttempt(tcpConfig(`127.0.0.1:${listener.port}`), {});
+    const attempt = await tcpAttempt(tcpConfig(`127.0.0.1:${listener.port}`), loopback);
     expect(attempt).toMatchObject({ ok: true, error: null, reason: null, statusCode: null });
     expect(attempt.timing.dnsMs).toBeNull();
     expect(attempt.timing.connectMs).toEqual(expect.any(Number));
@@ -95,7 +96,7 @@ describe("tcpAttempt", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as { port: number };
     try {
-      expect(await tcpAttempt(tcpConfig(`127.0.0.1:${port}`), {})).toMatchObject({ ok: true });
+      expect(await tcpAttempt(tcpConfig(`127.0.0.1:${port}`), loopback)).toMatchObject({ ok: true });
       for (let i = 0; i < 100 && ends.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(ends).toEqual(["ECONNRESET"]);
     } finally {
@@ -104,7 +105,7 @@ describe("tcpAttempt", () => {
   });
 
   it("resolves localhost with the system resolver and times that lookup", async () => {
-    const attempt = await tcpAttempt(tcpConfig(`localhost:${listener.port}`), {});
+    const attempt = await tcpAttempt(tcpConfig(`localhost:${listener.port}`), loopback);
     expect(attempt.ok).toBe(true);
     expect(attempt.timing.dnsMs).toEqual(expect.any(Number));
     expect(attempt.latencyMs).toBeCloseTo((attempt.timing.dnsMs ?? 0) + (attempt.timing.connectMs ?? 0), 6);
@@ -112,7 +113,7 @@ describe("tcpAttempt", () => {
 
   it("resolves a name through the configured DNS servers", async () => {
     const before = dns.queriesFor("svc.test");
-    const attempt = await tcpAttempt(tcpConfig(`svc.test:${listener.port}`), { dnsServers: [dns.server] });
+    const attempt = await tcpAttempt(tcpConfig(`svc.test:${listener.port}`), { ...loopback, dnsServers: [dns.server] });
     expect(attempt).toMatchObject({ ok: true, error: null, reason: null });
     expect(attempt.timing.dnsMs).toEqual(expect.any(Number));
     expect(attempt.timing.connectMs).toEqual(expect.any(Number));
@@ -120,22 +121,22 @@ describe("tcpAttempt", () => {
   });
 
   it("tries each address of a name until one accepts, and reports the last failure when none does", async () => {
-    const ok = await tcpAttempt(tcpConfig(`multi.test:${listener.port}`), { dnsServers: [dns.server] });
+    const ok = await tcpAttempt(tcpConfig(`multi.test:${listener.port}`), { ...loopback, dnsServers: [dns.server] });
     expect(ok).toMatchObject({ ok: true, error: null });
-    const refused = await tcpAttempt(tcpConfig(`allrefuse.test:${listener.port}`), { dnsServers: [dns.server] });
+    const refused = await tcpAttempt(tcpConfig(`allrefuse.test:${listener.port}`), { ...loopback, dnsServers: [dns.server] });
     expect(refused).toMatchObject({ error: `connection refused (127.0.0.3:${listener.port})`, reason: "connect" });
   });
 
   it("reports a refused connection with the address", async () => {
     const port = await closedPort();
-    const attempt = await tcpAttempt(tcpConfig(`127.0.0.1:${port}`), {});
+    const attempt = await tcpAttempt(tcpConfig(`127.0.0.1:${port}`), loopback);
     expect(attempt).toMatchObject({ ok: false, error: `connection refused (127.0.0.1:${port})`, reason: "connect", statusCode: null });
     expect(attempt.timing.dnsMs).toBeNull();
     expect(attempt.timing.connectMs).toEqual(expect.any(Number));
   });
 
   it("fails a name that does not exist, naming the lookup", async () => {
-    const attempt = await tcpAttempt(tcpConfig(`nope.test:${listener.port}`), { dnsServers: [dns.server] });
+    const attempt = await tcpAttempt(tcpConfig(`nope.test:${listener.port}`), { ...loopback, dnsServers: [dns.server] });
     expect(attempt).toMatchObject({ ok: false, reason: "dns" });
     expect(attempt.error).toMatch(/^DNS lookup of nope\.test failed: ENOTFOUND/);
     expect(attempt.timing.dnsMs).toEqual(expect.any(Number));
@@ -143,17 +144,17 @@ describe("tcpAttempt", () => {
   });
 
   it("fails on SERVFAIL and on a name without addresses", async () => {
-    const broken = await tcpAttempt(tcpConfig(`broken.test:${listener.port}`), { dnsServers: [dns.server] });
+    const broken = await tcpAttempt(tcpConfig(`broken.test:${listener.port}`), { ...loopback, dnsServers: [dns.server] });
     expect(broken.error).toMatch(/^DNS lookup of broken\.test failed: ESERVFAIL/);
     expect(broken.reason).toBe("dns");
-    const empty = await tcpAttempt(tcpConfig(`empty.test:${listener.port}`), { dnsServers: [dns.server] });
+    const empty = await tcpAttempt(tcpConfig(`empty.test:${listener.port}`), { ...loopback, dnsServers: [dns.server] });
     expect(empty.error).toMatch(/^DNS lookup of empty\.test failed: ENODATA/);
     expect(empty.reason).toBe("dns");
   });
 
   it("times out when the DNS answer comes after the timeout, which covers DNS and connect", async () => {
     const started = performance.now();
-    const attempt = await tcpAttempt(tcpConfig(`slow.test:${listener.port}`, { timeout: 200 }), { dnsServers: [dns.server] });
+    const attempt = await tcpAttempt(tcpConfig(`slow.test:${listener.port}`, { timeout: 200 }), { ...loopback, dnsServers: [dns.server] });
     const elapsed = performance.now() - started;
     expect(attempt).toMatchObject({ ok: false, error: "timed out after 200 ms (DNS lookup of slow.test)", reason: "timeout" });
     expect(attempt.timing.connectMs).toBeNull();
@@ -163,14 +164,14 @@ describe("tcpAttempt", () => {
   });
 
   it("treats timeout 0 as the largest timeout, not as no time at all", async () => {
-    const attempt = await tcpAttempt(tcpConfig(`127.0.0.1:${listener.port}`, { timeout: 0 }), {});
+    const attempt = await tcpAttempt(tcpConfig(`127.0.0.1:${listener.port}`, { timeout: 0 }), loopback);
     expect(attempt.ok).toBe(true);
   });
 
   it("rejects with the abort reason when the check is aborted, instead of blaming the target", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("agent stopping")), 50);
-    await expect(tcpAttempt(tcpConfig(`slow.test:${listener.port}`), { dnsServers: [dns.server], signal: controller.signal })).rejects.toThrow(
+    await expect(tcpAttempt(tcpConfig(`slow.test:${listener.port}`), { ...loopback, dnsServers: [dns.server], signal: controller.signal })).rejects.toThrow(
       "agent stopping",
     );
   });
@@ -190,21 +191,21 @@ describe("tcpAttempt", () => {
 
     it("connects to [::1]", async () => {
       if (v6 === null) return console.warn("skipped: cannot bind ::1");
-      const attempt = await tcpAttempt(tcpConfig(`[::1]:${v6.port}`), {});
+      const attempt = await tcpAttempt(tcpConfig(`[::1]:${v6.port}`), loopback);
       expect(attempt).toMatchObject({ ok: true, error: null });
       expect(attempt.timing.dnsMs).toBeNull();
     });
 
     it("falls back to AAAA records when a name has no A records", async () => {
       if (v6 === null) return console.warn("skipped: cannot bind ::1");
-      const attempt = await tcpAttempt(tcpConfig(`v6only.test:${v6.port}`), { dnsServers: [dns.server] });
+      const attempt = await tcpAttempt(tcpConfig(`v6only.test:${v6.port}`), { ...loopback, dnsServers: [dns.server] });
       expect(attempt).toMatchObject({ ok: true, error: null });
     });
 
     it("names the address in brackets when refused", async () => {
       if (v6 === null) return console.warn("skipped: cannot bind ::1");
       const port = await closedPort();
-      const attempt = await tcpAttempt(tcpConfig(`[::1]:${port}`), {});
+      const attempt = await tcpAttempt(tcpConfig(`[::1]:${port}`), loopback);
       expect(attempt).toMatchObject({ error: `connection refused ([::1]:${port})`, reason: "connect" });
     });
   });

@@ -1,3 +1,4 @@
+export * from "./address-policy";
 export * from "./alerting";
 export * from "./external-id";
 export * from "./fingerprint";

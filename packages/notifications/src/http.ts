@@ -1,4 +1,6 @@
-import { request } from "undici";
+import { isIP } from "node:net";
+import { AddressRefusedError, isAddressRefusedError, type AddressPolicy } from "@vigil/domain";
+import { Agent, buildConnector, request, type Dispatcher } from "undici";
 import { DeliveryError, isRetryableStatus, parseRetryAfter } from "./errors";
 import type { SendContext } from "./types";
 
@@ -18,6 +20,13 @@ export interface PostOptions {
   contentType?: string;
   /** Where the retry wait is when the provider puts it in the body (Discord, Telegram). */
   retryAfterFromBody?: (body: string) => number | null;
+  /**
+   * The URL is built on a provider API base from the deployment's settings
+   * (PAGERDUTY_EVENTS_URL, …), which the operator chose: not guarded. Every
+   * other URL is a channel's, which a user chose, and goes through the SSRF
+   * guard (settings.addressPolicy).
+   */
+  operatorEndpoint?: boolean;
 }
 
 /**
@@ -26,6 +35,7 @@ export interface PostOptions {
  * provider's answer: retryable for network errors, timeouts, 408, 429 and
  * 5xx (with Retry-After, in seconds or as a date), final for other answers.
  * Redirects are not followed: a provider API that redirects is misconfigured.
+ * A connection the SSRF guard refuses fails the delivery for good.
  */
 export async function post(url: string, options: PostOptions, { settings }: SendContext): Promise<HttpAnswer> {
   const body = options.form ? options.form.toString() : JSON.stringify(options.json ?? {});
@@ -39,9 +49,12 @@ export async function post(url: string, options: PostOptions, { settings }: Send
       signal: AbortSignal.timeout(settings.requestTimeoutMs),
       headersTimeout: settings.requestTimeoutMs,
       bodyTimeout: settings.requestTimeoutMs,
+      ...(!options.operatorEndpoint && { dispatcher: guardedDispatcher(settings.addressPolicy) }),
     });
     answer = { status: res.statusCode, headers: res.headers, body: await readCapped(res.body, settings.maxResponseBytes) };
   } catch (error) {
+    const refused = [error, (error as Error).cause].find(isAddressRefusedError);
+    if (refused) throw new DeliveryError(`${hostOf(url)}: ${refused.message}`, false);
     const timedOut = (error as Error).name === "TimeoutError" || (error as Error).name === "AbortError";
     const what = timedOut ? `no answer within ${settings.requestTimeoutMs / 1000} s` : (error as Error).message;
     throw new DeliveryError(`${hostOf(url)}: ${what}`, true);
@@ -55,6 +68,29 @@ export async function post(url: string, options: PostOptions, { settings }: Send
     answer.status,
     retryAfterMs,
   );
+}
+
+const guardedDispatchers = new WeakMap<AddressPolicy, Dispatcher>();
+
+/**
+ * A connection pool whose every connection is to an address `policy`
+ * permits: IP literals are asked directly, names through the lookup the
+ * socket connects with (so a rebinding name cannot slip past).
+ */
+function guardedDispatcher(policy: AddressPolicy): Dispatcher {
+  let dispatcher = guardedDispatchers.get(policy);
+  if (dispatcher === undefined) {
+    const connect = buildConnector({ lookup: policy.lookup() });
+    dispatcher = new Agent({
+      connect: (options, callback) => {
+        const refusal = isIP(options.hostname) === 0 ? null : policy.refusal(options.hostname);
+        if (refusal !== null) return callback(new AddressRefusedError(refusal), null);
+        connect(options, callback);
+      },
+    });
+    guardedDispatchers.set(policy, dispatcher);
+  }
+  return dispatcher;
 }
 
 /** The host alone: URLs of webhook channels are secrets and never go into messages or logs. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseEnv } from "@vigil/domain";
+import { AddressPolicy, parseEnv } from "@vigil/domain";
 
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
 const optional = () => z.preprocess(unsetIfEmpty, z.string().optional());
@@ -49,6 +49,8 @@ export interface ProviderSettings {
   requestTimeoutMs: number;
   /** Answers are read up to this many bytes (enough for any error message). */
   maxResponseBytes: number;
+  /** Which addresses channels' own URLs (webhooks, ntfy servers) may reach: ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS. */
+  addressPolicy: AddressPolicy;
 }
 
 export function providerSettingsFromEnv(env: NodeJS.ProcessEnv, fallbackPublicUrl: string): ProviderSettings {
@@ -70,5 +72,6 @@ export function providerSettingsFromEnv(env: NodeJS.ProcessEnv, fallbackPublicUr
     emailFrom: e.EMAIL_FROM,
     requestTimeoutMs: e.NOTIFICATION_TIMEOUT_SECONDS * 1000,
     maxResponseBytes: 64 * 1024,
+    addressPolicy: AddressPolicy.fromEnv(env),
   };
 }

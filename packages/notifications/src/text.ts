@@ -14,8 +14,14 @@ const HEADLINE = {
   test: "TEST",
 } as const;
 
-/** A short label for the event: DOWN, DEGRADED, RECOVERED or TEST. */
-export const headline = (message: AlertMessage): string => HEADLINE[message.event];
+/**
+ * A failure because the deployment refused to connect to the target (the SSRF
+ * guard): says so instead of calling the target down, which nobody knows.
+ */
+const isRefusedTarget = (message: AlertMessage) => message.event === "monitor.failed" && message.reason === "blocked";
+
+/** A short label for the event: DOWN, DEGRADED, RECOVERED or TEST; BLOCKED for a target the deployment refuses to reach. */
+export const headline = (message: AlertMessage): string => (isRefusedTarget(message) ? "BLOCKED" : HEADLINE[message.event]);
 
 /** "DOWN: Homepage" */
 export const title = (message: AlertMessage): string => `${headline(message)}: ${message.monitor.name}`;
@@ -26,6 +32,9 @@ const WHAT = {
   "monitor.recovered": "has recovered",
   test: "is a test: Vigil can reach this channel",
 } as const;
+const WHAT_REFUSED = "cannot be checked: this deployment refuses to connect to its address";
+
+const what = (message: AlertMessage): string => (isRefusedTarget(message) ? WHAT_REFUSED : WHAT[message.event]);
 
 /** "Homepage (https://example.com) is down in hostA-ams, hostB-fra: HTTP 503 (http_status)" */
 export function summary(message: AlertMessage): string {
@@ -33,7 +42,7 @@ export function summary(message: AlertMessage): string {
   const where = message.regions.length > 0 && message.event !== "test" ? ` in ${regionList(message.regions)}` : "";
   const cause = message.event === "monitor.recovered" || message.event === "test" ? "" : causeOf(message);
   const lasted = message.durationMs !== null ? ` after ${formatDuration(message.durationMs)}` : "";
-  return `${monitor.name} (${monitor.target}) ${WHAT[message.event]}${where}${lasted}${cause ? `: ${cause}` : ""}`;
+  return `${monitor.name} (${monitor.target}) ${what(message)}${where}${lasted}${cause ? `: ${cause}` : ""}`;
 }
 
 /** The error with its reason and status: "HTTP 503 (http_status)". */
@@ -51,7 +60,7 @@ export const regionList = (regions: RegionReport[]) => regions.map((r) => r.regi
 export function facts(message: AlertMessage): { label: string; value: string }[] {
   const out: { label: string; value: string }[] = [
     { label: "Monitor", value: `${message.monitor.name} (${message.monitor.kind.toUpperCase()} ${message.monitor.target})` },
-    { label: "Status", value: `${headline(message)}: ${message.monitor.name} ${WHAT[message.event]}` },
+    { label: "Status", value: `${headline(message)}: ${message.monitor.name} ${what(message)}` },
   ];
   if (message.regions.length > 0) out.push({ label: "Regions", value: message.regions.map(describeRegion).join("; ") });
   if (message.error) out.push({ label: "Error", value: message.reason ? `${message.error} (${message.reason})` : message.error });

@@ -22,7 +22,15 @@ export interface AgentProcess {
 
 function spawnAgent(env: NodeJS.ProcessEnv) {
   // Jest's NODE_OPTIONS (VM modules) are not for the agent.
-  const merged: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: "", HEALTH_PORT: "0", HEALTH_HOST: "127.0.0.1", ...env };
+  const merged: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_OPTIONS: "",
+    HEALTH_PORT: "0",
+    HEALTH_HOST: "127.0.0.1",
+    // Every target and collector of these tests is on loopback, which the SSRF guard refuses by default.
+    ALLOW_PRIVATE_TARGETS: "true",
+    ...env,
+  };
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
   const child = spawn(process.execPath, [mainJs], { env: merged });
   let out = "";

@@ -4,6 +4,7 @@ import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@conn
 import {
   ValidationError,
   fieldsToUpdate,
+  monitorTargets,
   monitorInputFromMessage,
   monitorToMessage,
   parseExternalId,
@@ -15,6 +16,7 @@ import {
   timeRangeCodec,
   type MonitorKind,
   type MonitorMessageByKind,
+  type AddressPolicy,
   type MonitorRecord,
 } from "@vigil/domain";
 import type { PrismaClient } from "@vigil/db";
@@ -46,6 +48,8 @@ export function monitorService(
   statuses: Statuses,
   prisma: PrismaClient,
   logger: Logger,
+  /** The deployment's SSRF guard: a literal address it refuses is rejected at save time, an early hint of what the agents will refuse. */
+  addressPolicy: AddressPolicy,
 ): ServiceImpl<typeof MonitorService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
 
@@ -66,6 +70,7 @@ export function monitorService(
   async function createMonitor<K extends MonitorKind>(ctx: HandlerContext, kind: K, message: MonitorMessageByKind[K] | undefined) {
     if (!message) throw ValidationError.of("monitor", "is required");
     const config = parseMonitorConfig(kind, monitorInputFromMessage(kind, message));
+    addressPolicy.assertTargetsAllowed(monitorTargets(kind, config));
     const externalId = parseExternalId(message.externalId, "monitor.externalId");
     const record = await repo.create(workspaceOf(ctx), kind, config, externalId);
     reschedule(`scheduling monitor ${record.id}`, () => scheduler.schedule(record));
@@ -89,6 +94,7 @@ export function monitorService(
         throw ValidationError.of("id", `names a ${other} monitor; update it with Update${other}Monitor`);
       }
       const config = parseMonitorConfig(kind, { ...current.config, ...changes });
+      addressPolicy.assertTargetsAllowed(monitorTargets(kind, config));
       if (fields.config.length === 0 && externalId === undefined) return { monitor: monitorToMessage(current as MonitorRecord<K>) };
       const saved = await repo.replaceConfig(workspaceOf(ctx), current as MonitorRecord<K>, config, externalId);
       if (saved && fields.config.length === 0) return { monitor: monitorToMessage(saved) };

@@ -4,6 +4,7 @@ import {
   PROVIDER_TYPES,
   ValidationError,
   blockName,
+  channelTargets,
   deliveryToMessage,
   isProviderType,
   notificationChanges,
@@ -142,6 +143,7 @@ export function notificationService(repo: NotificationRepository, settings: Prov
       const provider = collect(violations, () => blockOfCreate(input));
       const externalId = collect(violations, () => parseExternalId(input.externalId, "notification.externalId"));
       if (!common || !provider || externalId === undefined) throw new ValidationError(violations);
+      settings.addressPolicy.assertTargetsAllowed(channelTargets(provider));
       await requireMonitorsOfWorkspace(ctx, common.monitorIds);
       requireConfigured(provider.type);
       const signingSecret = provider.type === "webhook" ? newSigningSecret() : null;
@@ -168,7 +170,10 @@ export function notificationService(repo: NotificationRepository, settings: Prov
         );
         if (!common || !provider || externalId === undefined) throw new ValidationError(violations);
         if (changes.monitorIds) await requireMonitorsOfWorkspace(ctx, common.monitorIds);
-        if (changes.block) requireConfigured(provider.type);
+        if (changes.block) {
+          settings.addressPolicy.assertTargetsAllowed(channelTargets(provider));
+          requireConfigured(provider.type);
+        }
         if (!changes.name && !changes.monitorIds && !changes.block && !changes.externalId) {
           return { notification: toMessage(current), signingSecret: "" };
         }

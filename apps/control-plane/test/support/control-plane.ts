@@ -33,7 +33,11 @@ export function testPipelineConfig(redisPrefix: string, overrides: Partial<Pipel
  */
 export function testNotifications(prisma: PrismaClient, env: NodeJS.ProcessEnv = {}, box = new SecretBox(randomBytes(32))) {
   const repository = new NotificationRepository(prisma, box);
-  const settings = providerSettingsFromEnv({ PUBLIC_URL: "https://vigil.test", NOTIFICATION_TIMEOUT_SECONDS: "2", ...env }, "http://localhost");
+  const settings = providerSettingsFromEnv(
+    // Channels' endpoints are local doubles on loopback, which the SSRF guard refuses by default.
+    { PUBLIC_URL: "https://vigil.test", NOTIFICATION_TIMEOUT_SECONDS: "2", ALLOW_PRIVATE_TARGETS: "true", ...env },
+    "http://localhost",
+  );
   const setup: NotificationSetup = { settings, loadChannels: (ids) => repository.findForDelivery(ids) };
   return { box, repository, settings, setup };
 }

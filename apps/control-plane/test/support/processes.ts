@@ -15,7 +15,17 @@ export interface ServiceProcess {
 /** Starts the built control plane (`node dist/main.js`) and waits until it listens. */
 export function startService(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [resolve(dist, "main.js")], {
-    env: { ...process.env, NODE_OPTIONS: "", PORT: "0", HOST: "127.0.0.1", REDIS_URL: redisServerUrl(), REDIS_PREFIX: testPrefix(), ...env },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: "",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      REDIS_URL: redisServerUrl(),
+      REDIS_PREFIX: testPrefix(),
+      // The tests' targets and channels are on loopback, which the SSRF guard refuses by default.
+      ALLOW_PRIVATE_TARGETS: "true",
+      ...env,
+    },
   });
   let out = "";
   let err = "";

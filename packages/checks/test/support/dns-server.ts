@@ -23,6 +23,8 @@ export interface ZoneEntry {
   failFirst?: number;
   /** Answers over UDP with the message's last byte cut off: a header promising more than the message holds. */
   malformed?: boolean;
+  /** A records answered instead of A from the second query for this name on: DNS rebinding. */
+  rebindA?: string[];
 }
 
 /** Names are matched without case and without the trailing dot. Unknown names get NXDOMAIN. */
@@ -95,6 +97,9 @@ export async function startDnsServer(zone: Zone): Promise<TestDnsServer> {
     if (entry.servfail) return { response: reply(RCODE.SERVFAIL), delayMs };
     if (entry.failFirst !== undefined && seen <= entry.failFirst) return { response: reply(RCODE.NXDOMAIN), delayMs };
     if (!isSupported(question.type)) return { response: reply(RCODE.NOERROR), delayMs };
+    if (question.type === "A" && entry.rebindA !== undefined && seen > 1) {
+      return { response: reply(RCODE.NOERROR, recordsOf(question.name, { A: entry.rebindA }, "A")), delayMs };
+    }
 
     // Follow CNAMEs inside the zone (a few hops at most), like an authoritative server answering for the whole chain.
     const answers: packet.Answer[] = [];

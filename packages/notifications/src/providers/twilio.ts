@@ -23,6 +23,6 @@ export async function sendTwilioMessage(fields: Record<string, string>, context:
   const { twilioApiUrl, twilioAccountSid = "", twilioAuthToken = "" } = context.settings;
   const url = `${twilioApiUrl}/2010-04-01/Accounts/${encodeURIComponent(twilioAccountSid)}/Messages.json`;
   const credentials = Buffer.from(`${twilioAccountSid}:${twilioAuthToken}`).toString("base64");
-  const answer = await post(url, { headers: { authorization: `Basic ${credentials}` }, form: new URLSearchParams(fields) }, context);
+  const answer = await post(url, { headers: { authorization: `Basic ${credentials}` }, form: new URLSearchParams(fields), operatorEndpoint: true }, context);
   return { statusCode: answer.status };
 }

@@ -73,6 +73,8 @@ export function settingsFor(baseUrl: string, env: NodeJS.ProcessEnv = {}): Provi
       TWILIO_WHATSAPP_FROM: "+14155238886",
       EMAIL_FROM: "Vigil <alerts@vigil.example>",
       NOTIFICATION_TIMEOUT_SECONDS: "2",
+      // The doubles are on loopback, which the SSRF guard refuses by default.
+      ALLOW_PRIVATE_TARGETS: "true",
       ...env,
     },
     "http://localhost:8080",

@@ -49,7 +49,7 @@ export const opsgenie: Provider<"opsgenie"> = {
     const { settings } = context;
     const base = channel.config.region === "eu" ? settings.opsgenieEuApiUrl : settings.opsgenieApiUrl;
     const { url, json } = requestOf(message, base);
-    const answer = await post(url, { headers: { authorization: `GenieKey ${channel.config.apiKey}` }, json }, context);
+    const answer = await post(url, { headers: { authorization: `GenieKey ${channel.config.apiKey}` }, json, operatorEndpoint: true }, context);
     return { statusCode: answer.status };
   },
 };

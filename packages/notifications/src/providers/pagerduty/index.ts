@@ -47,7 +47,7 @@ export const pagerduty: Provider<"pagerduty"> = {
   missingSettings: () => [],
   async send(message, channel, context) {
     const { settings } = context;
-    const answer = await post(settings.pagerdutyEventsUrl, { json: eventOf(message, channel.config.integrationKey, settings.publicUrl) }, context);
+    const answer = await post(settings.pagerdutyEventsUrl, { json: eventOf(message, channel.config.integrationKey, settings.publicUrl), operatorEndpoint: true }, context);
     return { statusCode: answer.status };
   },
 };

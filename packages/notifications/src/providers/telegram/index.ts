@@ -39,7 +39,7 @@ export const telegram: Provider<"telegram"> = {
     // The token goes into the path as Telegram issues it ("123456:ABC-…"); post() names only the host in errors.
     const url = `${settings.telegramApiUrl}/bot${settings.telegramBotToken}/sendMessage`;
     const json = { chat_id: channel.config.chatId, text: textOf(message), parse_mode: "HTML", link_preview_options: { is_disabled: true } };
-    const answer = await post(url, { json, retryAfterFromBody: retryAfterOf }, context);
+    const answer = await post(url, { json, retryAfterFromBody: retryAfterOf, operatorEndpoint: true }, context);
     return { statusCode: answer.status };
   },
 };
