@@ -9,7 +9,7 @@
 // VIGIL_TEST_POSTGRES_URL (else scripts/ensure-postgres.sh), VIGIL_TEST_REDIS_URL (else a Redis on
 // port 6391 via scripts/ensure-redis.sh), BENCH_CPU_PROF=<dir> (the server's CPU profile) and
 // BENCH_CLI_CPU_PROF=<dir> (a CPU profile of each CLI run).
-// Progress goes to stderr; the tables to stdout and, on PostgreSQL, into docs/benchmarks.md.
+// Progress goes to stderr; the tables to stdout and, on PostgreSQL without profiling, into docs/benchmarks.md.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -32,6 +32,7 @@ import {
   SLACK_WEBHOOK,
   SLACK_WEBHOOK_ENV,
   SLUG_SUFFIX_ENV,
+  STATIC_PER_PAGE,
   fileText,
   withVariables,
   workspaceFile,
@@ -60,24 +61,45 @@ interface CliRun {
   /** Wall-clock ms (comparable with the proxy's) when the process was spawned and when it had exited. */
   spawned: number;
   exited: number;
+  /** CPU seconds of the process, as last read before it exited. */
+  cpuSeconds: number;
 }
+
+/** How often a CLI process's CPU ticks are read: what it spends after the last reading is missed. */
+const CPU_POLL_MS = 10;
 
 /** Settings of the machine running the bench that would leak into the CLI's. */
 const CLEARED = ["SERVICE_API_KEY", "SERVICE_API_URL", "NO_COLOR", "FORCE_COLOR", "XDG_CONFIG_HOME", "NODE_OPTIONS"];
 
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of CLEARED) delete env[name];
+  return env;
+}
+
 function vigil(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-  const base = { ...process.env };
-  for (const name of CLEARED) delete base[name];
   const profile = process.env.BENCH_CLI_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CLI_CPU_PROF)}`] : [];
   const spawned = preciseNow();
-  const child = spawn(process.execPath, [...profile, CLI, ...args], { env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...profile, CLI, ...args], { env: { ...cleanEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  // Node tells nothing of a child's CPU time once it has exited: read it while it runs.
+  let ticks = 0;
+  const poll = setInterval(() => {
+    try {
+      ticks = processTicks(child.pid!).ticks;
+    } catch {
+      // It has just exited.
+    }
+  }, CPU_POLL_MS);
   return new Promise((resolve, reject) => {
     child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr, spawned, exited: preciseNow() }));
+    child.once("close", (code) => {
+      clearInterval(poll);
+      resolve({ code, stdout, stderr, spawned, exited: preciseNow(), cpuSeconds: ticks / 100 });
+    });
   });
 }
 
@@ -141,6 +163,8 @@ interface Measured {
   seconds: number;
   calls: Call[];
   cpu: Cpu;
+  /** CPU time of the client (the CLI process, or this process for the baseline) over wall time, in % of one core. */
+  client: number;
 }
 
 /** A CLI run's time split by what the proxy saw, in ms: spawning to the first call, reading the workspace, planning, creating, and after the last call. */
@@ -162,7 +186,7 @@ interface Round {
   raw: Measured;
 }
 
-/** The RPC's name, its method's verb (List, Create, ...) and the service. */
+/** The verb of a call's method: list, create, ..., or other. */
 const verbOf = (call: Call) => /\/(List|Create|Get|Update|Delete|Publish|Unpublish)?[A-Za-z]*$/.exec(call.path)?.[1]?.toLowerCase() ?? "other";
 
 function byVerb(calls: Call[]): Record<string, number> {
@@ -170,6 +194,22 @@ function byVerb(calls: Call[]): Record<string, number> {
   for (const call of calls) counts[verbOf(call)] = (counts[verbOf(call)] ?? 0) + 1;
   return counts;
 }
+
+/** What a create makes, from its RPC's name. */
+const CREATED = [
+  ["monitors", /\/Create(HTTP|TCP|DNS)Monitor$/],
+  ["channels", /\/CreateNotification$/],
+  ["pages", /\/CreateStatusPage$/],
+  ["groups", /\/CreateStatusPageComponentGroup$/],
+  ["components", /\/CreateStatusPageComponent$/],
+] as const;
+
+/** For each kind of object, ms from its first create's start to its last one's end. */
+const createSpans = (calls: Call[]): number[] =>
+  CREATED.map(([, pattern]) => {
+    const made = calls.filter((call) => pattern.test(call.path));
+    return Math.max(...made.map((call) => call.end)) - Math.min(...made.map((call) => call.start));
+  });
 
 const describeCalls = (calls: Call[]) =>
   Object.entries(byVerb(calls))
@@ -238,7 +278,10 @@ async function measureApply(setup: Setup, ws: Workspace): Promise<Pick<Round, "a
   if (detailed.code !== 0) throw new Error(`vigil plan --detailed-exitcode exited ${detailed.code} after apply:\n${detailed.stderr}${detailed.stdout.slice(0, 2_000)}`);
   await setup.proxy.take();
 
-  const measured = (run: CliRun, calls: Call[], cpu: Cpu): CliMeasured => ({ seconds: (run.exited - run.spawned) / 1000, calls, cpu, timeline: timeline(run, calls) });
+  const measured = (run: CliRun, calls: Call[], cpu: Cpu): CliMeasured => {
+    const seconds = (run.exited - run.spawned) / 1000;
+    return { seconds, calls, cpu, client: (100 * run.cpuSeconds) / seconds, timeline: timeline(run, calls) };
+  };
   return { apply: measured(applied, applyCalls, applyCpu), plan: measured(planned, planCalls, planCpu) };
 }
 
@@ -254,19 +297,21 @@ async function measureRaw(setup: Setup, ws: Workspace): Promise<Measured> {
   const measuredCpu = cpu();
   const calls = await setup.proxy.take();
   expectCalls("the raw creates", calls, { create: CREATES, list: 0 });
-  return { seconds, calls, cpu: measuredCpu };
+  return { seconds, calls, cpu: measuredCpu, client: measuredCpu.self };
 }
 
-/** `vigil --version`: Node's start and the CLI's loading, no call. */
-async function startupSeconds(): Promise<Float64Array> {
+/** Wall seconds of `STARTUPS` runs of `node <args>`, e.g. `vigil --version`: Node's start and the CLI's loading, no call. */
+async function startupSeconds(args: string[]): Promise<number[]> {
   await waitForQuietMachine();
   const times: number[] = [];
   for (let i = 0; i < STARTUPS; i++) {
-    const run = await vigil(["--version"]);
-    if (run.code !== 0) throw new Error(`vigil --version exited ${run.code}: ${run.stderr}`);
-    times.push((run.exited - run.spawned) / 1000);
+    const spawned = preciseNow();
+    const child = spawn(process.execPath, args, { env: cleanEnv(), stdio: "ignore" });
+    const code = await new Promise<number | null>((resolve, reject) => child.once("error", reject).once("close", resolve));
+    if (code !== 0) throw new Error(`node ${args.join(" ")} exited ${code}`);
+    times.push((preciseNow() - spawned) / 1000);
   }
-  return sortedCopy(times);
+  return times;
 }
 
 async function run() {
@@ -304,8 +349,8 @@ async function run() {
       }
       if (round > 0) rounds.push(measured as Round);
     }
-    log(`vigil --version, ${STARTUPS} times`);
-    const startup = await startupSeconds();
+    log(`vigil --version and node -e "", ${STARTUPS} times each`);
+    const startup = { cli: await startupSeconds([CLI, "--version"]), node: await startupSeconds(["-e", ""]) };
     return { rounds, startup, version, parallelism: setup.parallelism, fileLines: text.split("\n").length };
   } finally {
     await proxy?.close();
@@ -323,10 +368,10 @@ const median = (values: number[]) => percentile(sortedCopy(values), 50);
 const spread = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
-/** Mean CPU shares over the rounds: server / PostgreSQL / proxy / the client (this process for the baseline, everything else for a CLI run). */
-function cpuColumn(measured: Measured[], client: (cpu: Cpu) => number): string {
-  const shares = [(c: Cpu) => c.server!, (c: Cpu) => c.postgres!, (c: Cpu) => c.proxy!, client];
-  return shares.map((share) => mean(measured.map((m) => share(m.cpu))).toFixed(0)).join(" / ");
+/** Mean CPU shares over the rounds: server / PostgreSQL / proxy / client / the rest of the machine. */
+function cpuColumn(measured: Measured[]): string {
+  const shares = [(m: Measured) => m.cpu.server!, (m: Measured) => m.cpu.postgres!, (m: Measured) => m.cpu.proxy!, (m: Measured) => m.client, (m: Measured) => m.cpu.rest + m.cpu.self - m.client];
+  return shares.map((share) => mean(measured.map((m) => Math.max(0, share(m)))).toFixed(0)).join(" / ");
 }
 
 function tables(f: Figures): { markdown: string; ratio: number; planSeconds: number } {
@@ -334,23 +379,26 @@ function tables(f: Figures): { markdown: string; ratio: number; planSeconds: num
   const seconds = (kind: keyof Round) => of(kind).map((m) => m.seconds);
   const ratio = median(seconds("apply")) / median(seconds("raw"));
   const planSeconds = median(seconds("plan"));
-  const startup = Array.from(f.startup);
-  const row = (what: string, kind: keyof Round, client: (cpu: Cpu) => number) =>
-    `| ${what} | ${median(seconds(kind)).toFixed(2)} | ${spread(seconds(kind))} | ${describeCalls(of(kind)[0]!.calls)} | ${cpuColumn(of(kind), client)} |`;
-  const clientOfCli = (cpu: Cpu) => cpu.rest;
+  const row = (what: string, kind: keyof Round) =>
+    `| ${what} | ${median(seconds(kind)).toFixed(2)} | ${spread(seconds(kind))} | ${describeCalls(of(kind)[0]!.calls)} | ${cpuColumn(of(kind))} |`;
   const phases = (kind: "apply" | "plan") => {
     const t = (pick: (timeline: Timeline) => number) => fmt(median(of(kind).map((m) => pick(m.timeline))));
     return `| \`vigil ${kind}\` | ${t((x) => x.startup)} | ${t((x) => x.reads)} | ${t((x) => x.planning)} | ${t((x) => x.creates)} | ${t((x) => x.exit)} |`;
   };
+  const spans = (kind: "apply" | "raw") => {
+    const perRound = of(kind).map((m) => createSpans(m.calls));
+    return CREATED.map((_, k) => fmt(median(perRound.map((round) => round[k]!)))).join(" | ");
+  };
   const createRate = (kind: "apply" | "raw") =>
     fmt(median(of(kind).map((m) => CREATES / ((kind === "apply" ? (m as CliMeasured).timeline.creates / 1000 : m.seconds)))));
   const markdown = [
-    "| Measurement | Wall time, median (s) | Spread over the rounds (s) | API calls (each round) | CPU % of a core, mean: server / PostgreSQL / proxy / client |",
+    "| Measurement | Wall time, median (s) | Spread over the rounds (s) | API calls (each round) | CPU % of a core, mean: server / PostgreSQL / proxy / client / rest |",
     "|---|---:|---:|---|---:|",
-    row("`vigil apply -f vigil.yaml` into an empty workspace (a subprocess: Node's start included)", "apply", clientOfCli),
-    row(`The same ${CREATES} creates through @vigil/client from the bench process, ${f.parallelism} at a time (baseline)`, "raw", (cpu) => cpu.self),
-    row("`vigil plan -f vigil.yaml` right after: No changes", "plan", clientOfCli),
-    `| \`vigil --version\`: the CLI's bare start-up (${STARTUPS} runs, no call) | ${median(startup).toFixed(2)} | ${spread(startup)} | none | |`,
+    row("`vigil apply -f vigil.yaml` into an empty workspace (a subprocess: Node's start included)", "apply"),
+    row(`The same ${CREATES} creates through @vigil/client from the bench process, ${f.parallelism} at a time (baseline)`, "raw"),
+    row("`vigil plan -f vigil.yaml` right after: No changes", "plan"),
+    `| \`vigil --version\`: the CLI's bare start-up (${STARTUPS} runs, no call) | ${median(f.startup.cli).toFixed(2)} | ${spread(f.startup.cli)} | none | |`,
+    `| \`node -e ""\`: Node's own start, for comparison (${STARTUPS} runs) | ${median(f.startup.node).toFixed(2)} | ${spread(f.startup.node)} | none | |`,
     "",
     `**apply / baseline: ${ratio.toFixed(2)}x** (per round: ${f.rounds.map((r) => (r.apply.seconds / r.raw.seconds).toFixed(2)).join(", ")}); ` +
       `goal ${GOAL_RATIO}x or less: **${ratio <= GOAL_RATIO ? "met" : "missed"}**. ` +
@@ -364,7 +412,13 @@ function tables(f: Figures): { markdown: string; ratio: number; planSeconds: num
     phases("apply"),
     phases("plan"),
     "",
-    `Creates per second: ${createRate("apply")} during apply's creates, ${createRate("raw")} in the baseline.`,
+    `Creates per second: ${createRate("apply")} during apply's creates, ${createRate("raw")} in the baseline. ` +
+      "Each kind's creates, from the first one's start to the last one's end (median ms; channels and pages overlap in the baseline):",
+    "",
+    `| Run | ${CREATED.map(([kind]) => kind).join(" | ")} |`,
+    `|---|${CREATED.map(() => "---:").join("|")}|`,
+    `| \`vigil apply\` | ${spans("apply")} |`,
+    `| baseline | ${spans("raw")} |`,
   ].join("\n");
   return { markdown, ratio, planSeconds };
 }
@@ -374,8 +428,8 @@ async function main(): Promise<void> {
   const figures = await run();
   const { markdown } = tables(figures);
   process.stdout.write(`${markdown}\n`);
-  if (BACKEND !== "postgres") {
-    log("not the default database: docs/benchmarks.md left as it was");
+  if (BACKEND !== "postgres" || process.env.BENCH_CPU_PROF || process.env.BENCH_CLI_CPU_PROF) {
+    log("not the default database, or profiled: docs/benchmarks.md left as it was");
     return;
   }
   writeDocsBlock(
@@ -386,16 +440,18 @@ async function main(): Promise<void> {
       `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.version}`)}.`,
       "",
       `Command: \`BENCH_REPEATS=${REPEATS} pnpm bench:apply\`. A generated vigil.yaml (${figures.fileLines} lines) of ${MONITORS} monitors ` +
-        `(70 % HTTP, 20 % TCP, 10 % DNS; one to four regions, assertions, headers and descriptions on some; none active, targets on ` +
-        `127.0.0.1 or example.com), ${CHANNELS} Slack, Discord and webhook channels each sending the alerts of ${MONITORS / CHANNELS} monitors ` +
+        `(70 % HTTP, 20 % TCP, 10 % DNS; one to four regions, assertions, headers and descriptions on some; none active, targets ` +
+        `under example.com and example.net), ${CHANNELS} Slack, Discord and webhook channels each sending the alerts of ${MONITORS / CHANNELS} monitors ` +
         `(some secrets from the environment), and ${PAGES} status pages of ${GROUPS_PER_PAGE} groups and ${COMPONENTS_PER_PAGE} components ` +
-        `(17 showing monitors, 3 static): ${CREATES} objects. The built control plane in a process of its own (PostgreSQL pool ` +
+        `(${COMPONENTS_PER_PAGE - STATIC_PER_PAGE} showing monitors, ${STATIC_PER_PAGE} static): ${CREATES} objects. The built control plane in a process of its own (PostgreSQL pool ` +
         `${process.env.DATABASE_POOL_SIZE ?? 10}); every call of the CLI and of the baseline goes through a counting HTTP proxy on ` +
         `127.0.0.1 in a process of its own, which streams requests and answers through and notes each call. Each measurement gets a ` +
         `fresh workspace; ${REPEATS} rounds after an unreported warm-up round, the order of apply and baseline alternating. ` +
         `apply runs at its default --parallelism (${figures.parallelism}); the baseline sends the same create requests (built before ` +
         `its clock starts) ${figures.parallelism} at a time, monitors first, then channels and pages, then groups, then components, and ` +
-        `includes no process start: the CLI's bare start-up is the \`vigil --version\` row.`,
+        `includes no process start: the CLI's bare start-up is the \`vigil --version\` row. Before each measurement the bench waits ` +
+        `for the machine to be quiet (under 15 % busy); the CLI's CPU time is read from /proc every ${CPU_POLL_MS} ms while it runs; ` +
+        `"rest" is the rest of the machine (this bench process, the kernel, other work).`,
       "",
       markdown,
     ].join("\n"),

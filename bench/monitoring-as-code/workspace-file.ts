@@ -1,6 +1,7 @@
 // The vigil.yaml of the benchmark (issue 10): 500 monitors (HTTP, TCP, DNS), 20 channels each sending
-// the alerts of 25 monitors, 5 status pages of 2 groups and 20 components each. Every target is a
-// loopback or example.com address, and no monitor is active (the default), so nothing is contacted.
+// the alerts of 25 monitors, 5 status pages of 2 groups and 20 components each. Every target and
+// channel URL names a host under example.com or example.net, and no monitor is active (the default),
+// so nothing is contacted. (No loopback addresses: the server refuses them without ALLOW_PRIVATE_TARGETS.)
 import { REGION_IDS } from "@vigil/domain";
 import { stringify } from "yaml";
 
@@ -10,7 +11,7 @@ export const CHANNELS = 20;
 export const PAGES = 5;
 export const GROUPS_PER_PAGE = 2;
 export const COMPONENTS_PER_PAGE = 20;
-const STATIC_PER_PAGE = 3;
+export const STATIC_PER_PAGE = 3;
 /** The creates an apply of the file makes from empty. */
 export const CREATES = MONITORS + CHANNELS + PAGES + PAGES * GROUPS_PER_PAGE + PAGES * COMPONENTS_PER_PAGE;
 
@@ -18,7 +19,7 @@ export const CREATES = MONITORS + CHANNELS + PAGES + PAGES * GROUPS_PER_PAGE + P
 export const SLUG_SUFFIX_ENV = "BENCH_SLUG_SUFFIX";
 /** Some Slack channels take their webhook from the environment, as a real file would keep a secret out of it. */
 export const SLACK_WEBHOOK_ENV = "BENCH_SLACK_WEBHOOK";
-export const SLACK_WEBHOOK = "http://127.0.0.1:9/slack/services/T0001/B0001/from-the-environment";
+export const SLACK_WEBHOOK = "https://hooks.example.com/services/T0001/B0001/from-the-environment";
 
 type Entry = Record<string, unknown>;
 
@@ -40,7 +41,7 @@ function monitor(i: number): Entry & { type: "http" | "tcp" | "dns" } {
   const common = { name: `Service ${i}`, periodicity: PERIODICITIES[i % PERIODICITIES.length], regions: regionsOf(i) };
   const description = i % 3 === 0 ? { description: `Checks service ${i} of the shop` } : {};
   if (i % 10 === 7 || i % 10 === 8) {
-    return { type: "tcp", ...common, ...description, uri: i % 2 === 0 ? `db-${i}.internal.example.com:5432` : `127.0.0.1:${10_000 + i}` };
+    return { type: "tcp", ...common, ...description, uri: i % 2 === 0 ? `db-${i}.internal.example.com:5432` : `cache-${i}.example.net:6379` };
   }
   if (i % 10 === 9) {
     return {
@@ -54,7 +55,7 @@ function monitor(i: number): Entry & { type: "http" | "tcp" | "dns" } {
     type: "http",
     ...common,
     ...description,
-    url: i % 4 === 0 ? `http://127.0.0.1:8080/health/${i}` : `https://service-${i}.example.com/health?region=eu`,
+    url: i % 4 === 0 ? `http://internal-${i}.example.net:8080/health` : `https://service-${i}.example.com/health?region=eu`,
     ...(i % 5 === 1 && { method: "POST", body: '{"ping":true}', headers: [{ key: "content-type", value: "application/json" }] }),
     ...(i % 2 === 0 && { statusCodeAssertions: [{ comparator: "eq", target: 200 }] }),
     ...(i % 6 === 0 && { bodyAssertions: [{ comparator: "contains", target: "ok" }] }),
@@ -66,9 +67,9 @@ function monitor(i: number): Entry & { type: "http" | "tcp" | "dns" } {
 function channel(c: number, monitors: string[]): Entry & { monitors: string[] } {
   const kind = c % 3;
   const linked = { name: `Team ${c}`, monitors };
-  if (kind === 0) return { ...linked, slack: { webhookUrl: c % 2 === 0 ? `\${${SLACK_WEBHOOK_ENV}}` : `http://127.0.0.1:9/slack/services/T0001/B${c}/inline-secret` } };
-  if (kind === 1) return { ...linked, discord: { webhookUrl: `http://127.0.0.1:9/discord/api/webhooks/${c}/inline-secret` } };
-  return { ...linked, webhook: { endpoint: `http://127.0.0.1:9/hook/${c}`, ...(c % 2 === 0 && { headers: [{ key: "x-team", value: `team-${c}` }] }) } };
+  if (kind === 0) return { ...linked, slack: { webhookUrl: c % 2 === 0 ? `\${${SLACK_WEBHOOK_ENV}}` : `https://hooks.example.com/services/T0001/B${c}/inline-secret` } };
+  if (kind === 1) return { ...linked, discord: { webhookUrl: `https://discord.example.com/api/webhooks/${c}/inline-secret` } };
+  return { ...linked, webhook: { endpoint: `https://hooks.example.net/vigil/${c}`, ...(c % 2 === 0 && { headers: [{ key: "x-team", value: `team-${c}` }] }) } };
 }
 
 /** Two groups; 17 monitor components (this page's own 20 monitors, the last 3 of them left out) and 3 static ones. */
