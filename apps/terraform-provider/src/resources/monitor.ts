@@ -1,0 +1,134 @@
+import { VigilError } from "@vigil/client";
+import {
+  DEFAULTS,
+  LIMITS,
+  MONITOR_FIELDS,
+  MONITOR_STATUSES,
+  PERIODICITIES,
+  REGION_IDS,
+  monitorInputFromMessage,
+  monitorStatusCodec,
+  monitorToMessage,
+  parseMonitorConfig,
+  type MonitorKind,
+  type MonitorMessageByKind,
+} from "@vigil/domain";
+import { domainViolations, ProviderError } from "../diagnostics.js";
+import { computed, fromOutput, optionalComputed, required, toInput, withDefault, type AttributeSpec, type BlockSpec, type NestedBlockSpec } from "../schema/index.js";
+import type { TfObject } from "../values/index.js";
+import type { CallContext, ResourceDefinition } from "./definition.js";
+
+/** What the HTTP, TCP and DNS monitors share, as the contract's tables list it. */
+export const monitorAttributes: Record<string, AttributeSpec> = {
+  id: computed("string", "The monitor's id."),
+  name: required("string", `Name of the monitor, at most ${LIMITS.nameMaxChars} characters.`),
+  periodicity: required("string", `How often the monitor is checked: ${PERIODICITIES.join(", ")}.`),
+  timeout: withDefault("number", `Time a check may take in ms, ${LIMITS.timeoutMs.min} to ${LIMITS.timeoutMs.max}.`, DEFAULTS.timeoutMs),
+  degraded_at: optionalComputed("number", "Response time in ms above which the monitor is degraded; computed by the service when left out."),
+  retry: withDefault("number", `Attempts after a failed one before the check fails, ${LIMITS.retry.min} to ${LIMITS.retry.max}.`, DEFAULTS.retry),
+  regions: withDefault(["set", "string"], `Regions the monitor is checked from, by id (${REGION_IDS.slice(0, 2).join(", ")}, ...); none: the service's default regions.`, []),
+  active: withDefault("bool", "Whether the monitor is checked.", DEFAULTS.active),
+  public: withDefault("bool", "Whether the monitor is visible on the public status page.", DEFAULTS.public),
+  description: withDefault("string", `Description, at most ${LIMITS.descriptionMaxChars} characters.`, DEFAULTS.description),
+  status: computed("string", `The monitor's status: ${MONITOR_STATUSES.join(", ")}.`, { volatile: true }),
+};
+
+const headerBlock = (description: string): NestedBlockSpec => ({
+  nesting: "list",
+  description,
+  maxItems: LIMITS.headersPerMonitor,
+  block: {
+    attributes: {
+      key: required("string", "Header name."),
+      value: required("string", "Header value.", { sensitive: true }),
+    },
+  },
+});
+
+export const openTelemetryBlock: NestedBlockSpec = {
+  nesting: "single",
+  description: "Export of the monitor's metrics to an OpenTelemetry platform over HTTP OTLP.",
+  block: {
+    attributes: { endpoint: withDefault("string", "OTLP endpoint URL (http or https); empty: the agent's OTLP defaults.", "") },
+    blocks: { headers: headerBlock("Headers sent with each export, typically for authentication.") },
+  },
+};
+
+const CALLS = {
+  http: { create: "createHTTPMonitor", update: "updateHTTPMonitor", label: "HTTP" },
+  tcp: { create: "createTCPMonitor", update: "updateTCPMonitor", label: "TCP" },
+  dns: { create: "createDNSMonitor", update: "updateDNSMonitor", label: "DNS" },
+} as const;
+
+type MonitorCall = (request: unknown, options: { signal: AbortSignal }) => Promise<{ monitor?: MonitorMessageByKind[MonitorKind] }>;
+
+export interface MonitorResourceOptions {
+  kind: MonitorKind;
+  typeName: string;
+  description: string;
+  /** The attributes and blocks of this kind besides monitorAttributes and open_telemetry. */
+  attributes: Record<string, AttributeSpec>;
+  blocks?: Record<string, NestedBlockSpec>;
+}
+
+/** An HTTP, TCP or DNS monitor resource: the domain validates and converts, the API's MonitorService stores. */
+export function monitorResource({ kind, typeName, description, attributes, blocks = {} }: MonitorResourceOptions): ResourceDefinition {
+  const schema: BlockSpec = {
+    attributes: { ...monitorAttributes, ...attributes },
+    blocks: { ...blocks, open_telemetry: openTelemetryBlock },
+  };
+  const calls = CALLS[kind];
+  const call = (ctx: CallContext, name: "create" | "update") => (ctx.client.monitors[calls[name]] as unknown as MonitorCall);
+
+  /** The API message of the planned monitor: every field, the domain's defaults filled in, none of the read-only ones. */
+  const message = (planned: TfObject) => {
+    const config = parseMonitorConfig(kind, toInput(schema, planned));
+    const full = monitorToMessage({ id: "", kind, config, status: "unknown", externalId: null, createdAt: new Date(0), updatedAt: new Date(0) });
+    return { ...full, status: 0, createdAt: undefined, updatedAt: undefined, externalId: undefined };
+  };
+
+  const stateOf = (monitor: MonitorMessageByKind[MonitorKind] | undefined): TfObject => {
+    if (!monitor) throw new ProviderError("Unexpected answer", "the API answered without the monitor");
+    const config = parseMonitorConfig(kind, monitorInputFromMessage(kind, monitor as never));
+    const status = monitorStatusCodec.decode(monitor.status);
+    return fromOutput(schema, { ...config, id: monitor.id, status: typeof status === "string" ? status : "unknown" });
+  };
+
+  return {
+    typeName,
+    description,
+    schema,
+    validate: (config) => domainViolations(() => parseMonitorConfig(kind, toInput(schema, config))),
+    async create(ctx, planned) {
+      const { monitor } = await call(ctx, "create")({ monitor: message(planned) }, { signal: ctx.signal });
+      return stateOf(monitor);
+    },
+    async read(ctx, state) {
+      const id = String(state.id);
+      try {
+        const { monitor } = await ctx.client.monitors.getMonitor({ id }, { signal: ctx.signal });
+        if (monitor?.config.case !== kind) {
+          const actual = monitor?.config.case ? CALLS[monitor.config.case].label : "unknown";
+          throw new ProviderError(`Not a ${calls.label} monitor`, `monitor ${id} is a ${actual} monitor; use the resource of its kind`);
+        }
+        return stateOf(monitor.config.value as MonitorMessageByKind[MonitorKind]);
+      } catch (error) {
+        if (error instanceof VigilError && error.code === "not_found") return null;
+        throw error;
+      }
+    },
+    async update(ctx, planned, prior) {
+      const request = { id: String(prior.id), monitor: message(planned), updateMask: { paths: [...MONITOR_FIELDS[kind]] as string[] } };
+      const { monitor } = await call(ctx, "update")(request, { signal: ctx.signal });
+      return stateOf(monitor);
+    },
+    async delete(ctx, state) {
+      try {
+        await ctx.client.monitors.deleteMonitor({ id: String(state.id) }, { signal: ctx.signal });
+      } catch (error) {
+        if (!(error instanceof VigilError && error.code === "not_found")) throw error;
+      }
+    },
+    importState: (id) => ({ id }),
+  };
+}

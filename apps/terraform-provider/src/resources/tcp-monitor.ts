@@ -1,0 +1,12 @@
+import { LIMITS } from "@vigil/domain";
+import { required } from "../schema/index.js";
+import { monitorResource } from "./monitor.js";
+
+export const tcpMonitor = monitorResource({
+  kind: "tcp",
+  typeName: "service_tcp_monitor",
+  description: "A monitor that opens a TCP connection to host:port from each of its regions.",
+  attributes: {
+    uri: required("string", `Target as host:port (hostname, IPv4 address or [IPv6]), at most ${LIMITS.targetMaxChars} characters.`),
+  },
+});
