@@ -51,13 +51,19 @@ export function violationDiagnostics(block: BlockSpec, violations: Violation[], 
   });
 }
 
-/** The violations a domain parse function reports, relative to the resource; none when it accepts the input. */
-export function domainViolations(parse: () => unknown): Violation[] {
+/**
+ * The violations a domain parse function reports, relative to the resource;
+ * none when it accepts the input. `prefixed: false` for a parse naming fields
+ * without a message prefix (parsePage's `limit`).
+ */
+export function domainViolations(parse: () => unknown, { prefixed = true } = {}): Violation[] {
   try {
     parse();
     return [];
   } catch (error) {
-    if (error instanceof ValidationError) return error.violations.map((v) => ({ field: withoutPrefix(v.field), rule: v.rule }));
+    if (error instanceof ValidationError) {
+      return error.violations.map((v) => ({ field: prefixed ? withoutPrefix(v.field) : v.field, rule: v.rule }));
+    }
     throw error;
   }
 }

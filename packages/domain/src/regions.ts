@@ -20,3 +20,11 @@ const regionSet: ReadonlySet<string> = new Set(REGION_IDS);
 export function isRegionId(value: string): value is RegionId {
   return regionSet.has(value);
 }
+
+/**
+ * The region ids at a location code (`fra` -> hostA-fra, hostB-fra): what a
+ * bare code, as the contract's examples write regions, may stand for.
+ */
+export function regionIdsAt(location: string): RegionId[] {
+  return REGION_IDS.filter((id) => id.slice(id.indexOf("-") + 1) === location);
+}

@@ -1,4 +1,3 @@
-import { VigilError } from "@vigil/client";
 import {
   DEFAULTS,
   LIMITS,
@@ -10,12 +9,14 @@ import {
   monitorStatusCodec,
   monitorToMessage,
   parseMonitorConfig,
+  regionIdsAt,
   type MonitorKind,
   type MonitorMessageByKind,
 } from "@vigil/domain";
-import { domainViolations, ProviderError } from "../diagnostics.js";
+import { domainViolations, ProviderError, type Violation } from "../diagnostics.js";
 import { computed, fromOutput, optionalComputed, required, toInput, withDefault, type AttributeSpec, type BlockSpec, type NestedBlockSpec } from "../schema/index.js";
 import type { TfObject } from "../values/index.js";
+import { deleteIfPresent, unlessMissing } from "./common.js";
 import type { CallContext, ResourceDefinition } from "./definition.js";
 
 /** What the HTTP, TCP and DNS monitors share, as the contract's tables list it. */
@@ -26,14 +27,14 @@ export const monitorAttributes: Record<string, AttributeSpec> = {
   timeout: withDefault("number", `Time a check may take in ms, ${LIMITS.timeoutMs.min} to ${LIMITS.timeoutMs.max}.`, DEFAULTS.timeoutMs),
   degraded_at: optionalComputed("number", "Response time in ms above which the monitor is degraded; computed by the service when left out."),
   retry: withDefault("number", `Attempts after a failed one before the check fails, ${LIMITS.retry.min} to ${LIMITS.retry.max}.`, DEFAULTS.retry),
-  regions: withDefault(["set", "string"], `Regions the monitor is checked from, by id (${REGION_IDS.slice(0, 2).join(", ")}, ...); none: the service's default regions.`, []),
+  regions: withDefault(["set", "string"], `Regions the monitor is checked from, by id (${REGION_IDS.slice(0, 2).join(", ")}, ...; not a bare location code such as iad); none: the service's default regions.`, []),
   active: withDefault("bool", "Whether the monitor is checked.", DEFAULTS.active),
   public: withDefault("bool", "Whether the monitor is visible on the public status page.", DEFAULTS.public),
   description: withDefault("string", `Description, at most ${LIMITS.descriptionMaxChars} characters.`, DEFAULTS.description),
   status: computed("string", `The monitor's status: ${MONITOR_STATUSES.join(", ")}.`, { volatile: true }),
 };
 
-const headerBlock = (description: string): NestedBlockSpec => ({
+export const headerBlock = (description: string): NestedBlockSpec => ({
   nesting: "list",
   description,
   maxItems: LIMITS.headersPerMonitor,
@@ -53,6 +54,30 @@ export const openTelemetryBlock: NestedBlockSpec = {
     blocks: { headers: headerBlock("Headers sent with each export, typically for authentication.") },
   },
 };
+
+const orList = new Intl.ListFormat("en", { type: "disjunction" });
+
+/**
+ * Bare location codes (`iad`, as the contract's examples write regions) are
+ * refused, not mapped: a mapped id would differ from the configuration and
+ * show as drift. The rule names the ids the code may stand for, in place of
+ * the domain's list of every region.
+ */
+function withRegionHints(violations: Violation[], regions: unknown): Violation[] {
+  const hints = (Array.isArray(regions) ? regions : []).flatMap((region, index): Violation[] => {
+    const ids = typeof region === "string" ? regionIdsAt(region) : [];
+    const rule = `must be region ids, not the location code "${region}": use ${orList.format(ids.map((id) => `"${id}"`))}`;
+    return ids.length > 0 ? [{ field: `regions[${index}]`, rule }] : [];
+  });
+  return [...violations.filter((v) => !hints.some((hint) => hint.field === v.field)), ...hints];
+}
+
+/** A monitor message's fields as the domain's configuration, with its id and status: what resources and data sources show. */
+export function monitorOutput<K extends MonitorKind>(kind: K, monitor: MonitorMessageByKind[K]) {
+  const config = parseMonitorConfig(kind, monitorInputFromMessage(kind, monitor));
+  const status = monitorStatusCodec.decode(monitor.status);
+  return { ...config, id: monitor.id, status: typeof status === "string" ? status : "unknown" };
+}
 
 const CALLS = {
   http: { create: "createHTTPMonitor", update: "updateHTTPMonitor", label: "HTTP" },
@@ -89,33 +114,31 @@ export function monitorResource({ kind, typeName, description, attributes, block
 
   const stateOf = (monitor: MonitorMessageByKind[MonitorKind] | undefined): TfObject => {
     if (!monitor) throw new ProviderError("Unexpected answer", "the API answered without the monitor");
-    const config = parseMonitorConfig(kind, monitorInputFromMessage(kind, monitor as never));
-    const status = monitorStatusCodec.decode(monitor.status);
-    return fromOutput(schema, { ...config, id: monitor.id, status: typeof status === "string" ? status : "unknown" });
+    return fromOutput(schema, monitorOutput(kind, monitor));
   };
 
   return {
     typeName,
     description,
     schema,
-    validate: (config) => domainViolations(() => parseMonitorConfig(kind, toInput(schema, config))),
+    validate: (config) => {
+      const input = toInput(schema, config);
+      return withRegionHints(domainViolations(() => parseMonitorConfig(kind, input)), input.regions);
+    },
     async create(ctx, planned) {
       const { monitor } = await call(ctx, "create")({ monitor: message(planned) }, { signal: ctx.signal });
       return stateOf(monitor);
     },
     async read(ctx, state) {
       const id = String(state.id);
-      try {
-        const { monitor } = await ctx.client.monitors.getMonitor({ id }, { signal: ctx.signal });
-        if (monitor?.config.case !== kind) {
-          const actual = monitor?.config.case ? CALLS[monitor.config.case].label : "unknown";
-          throw new ProviderError(`Not a ${calls.label} monitor`, `monitor ${id} is a ${actual} monitor; use the resource of its kind`);
-        }
-        return stateOf(monitor.config.value as MonitorMessageByKind[MonitorKind]);
-      } catch (error) {
-        if (error instanceof VigilError && error.code === "not_found") return null;
-        throw error;
+      const answer = await unlessMissing(ctx.client.monitors.getMonitor({ id }, { signal: ctx.signal }));
+      if (answer === null) return null;
+      const { monitor } = answer;
+      if (monitor?.config.case !== kind) {
+        const actual = monitor?.config.case ? CALLS[monitor.config.case].label : "unknown";
+        throw new ProviderError(`Not a ${calls.label} monitor`, `monitor ${id} is a ${actual} monitor; use the resource of its kind`);
       }
+      return stateOf(monitor.config.value as MonitorMessageByKind[MonitorKind]);
     },
     async update(ctx, planned, prior) {
       const request = { id: String(prior.id), monitor: message(planned), updateMask: { paths: [...MONITOR_FIELDS[kind]] as string[] } };
@@ -123,11 +146,7 @@ export function monitorResource({ kind, typeName, description, attributes, block
       return stateOf(monitor);
     },
     async delete(ctx, state) {
-      try {
-        await ctx.client.monitors.deleteMonitor({ id: String(state.id) }, { signal: ctx.signal });
-      } catch (error) {
-        if (!(error instanceof VigilError && error.code === "not_found")) throw error;
-      }
+      await deleteIfPresent(ctx.client.monitors.deleteMonitor({ id: String(state.id) }, { signal: ctx.signal }));
     },
     importState: (id) => ({ id }),
   };

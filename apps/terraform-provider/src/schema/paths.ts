@@ -12,6 +12,10 @@ function segments(field: string): (string | number)[] {
     .map((part) => (part.startsWith("[") ? Number(part.slice(1, -1)) : part));
 }
 
+/** Whether a value is unknown or holds one: the element of a set a rule is about cannot be told apart then. */
+const holdsUnknown = (value: TfValue): boolean =>
+  isUnknown(value) || (Array.isArray(value) ? value.some(holdsUnknown) : isObject(value) && Object.values(value).some(holdsUnknown));
+
 export interface AttributeLocation {
   steps: PathStep[];
   /** Whether the configuration's value on the way is unknown: no rule can be checked on it yet. */
@@ -47,7 +51,7 @@ export function locateField(block: BlockSpec, field: string, config: TfValue): A
       indexable = nested ? nested[1].nesting === "list" : Array.isArray(type) && (type[0] === "list" || type[0] === "map");
       current = nested?.[1].block;
       if (nested?.[1].nesting === "set" || (Array.isArray(type) && type[0] === "set")) {
-        unknown ||= isUnknown(value);
+        unknown ||= holdsUnknown(value);
         break;
       }
     }

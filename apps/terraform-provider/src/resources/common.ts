@@ -1,0 +1,43 @@
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { VigilError } from "@vigil/client";
+import { ProviderError } from "../diagnostics.js";
+import { computed, type AttributeSpec } from "../schema/index.js";
+
+/** What the resources share. */
+
+/** created_at and updated_at: RFC 3339 text; updated_at changes with every update, so an update's plan cannot know it. */
+export const timestampAttributes = (what: string): Record<string, AttributeSpec> => ({
+  created_at: computed("string", `When the ${what} was created (RFC 3339).`),
+  updated_at: computed("string", `When the ${what} was last changed (RFC 3339).`, { volatile: true }),
+});
+
+export const timestampText = (timestamp: Timestamp | undefined): string | null => (timestamp ? timestampDate(timestamp).toISOString() : null);
+
+/** The API's answer, or null when what was asked for is gone (Terraform then plans to create it again). */
+export async function unlessMissing<T>(call: Promise<T>): Promise<T | null> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof VigilError && error.code === "not_found") return null;
+    throw error;
+  }
+}
+
+/** Deletes, counting what is already gone as deleted. */
+export async function deleteIfPresent(call: Promise<unknown>): Promise<void> {
+  await unlessMissing(call);
+}
+
+/** `<page_id>/<child_id>`, the import id of a page's components and groups. */
+export function parseChildImportId(id: string, child: string): { page_id: string; id: string } {
+  const parts = id.split("/");
+  if (parts.length !== 2 || parts.some((part) => part.trim() === "")) {
+    throw new ProviderError("Invalid import id", `expected <page_id>/<${child}_id>, got "${id}"`);
+  }
+  return { page_id: parts[0]!, id: parts[1]! };
+}
+
+export function answered<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new ProviderError("Unexpected answer", `the API answered without the ${what}`);
+  return value;
+}
