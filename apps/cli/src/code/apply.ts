@@ -1,5 +1,5 @@
 import { VigilError, type VigilClient } from "@vigil/client";
-import { blockName, monitorToMessage } from "@vigil/domain";
+import { blockName, monitorConfigToMessage } from "@vigil/domain";
 import pLimit from "p-limit";
 import { CliError, describeFailure } from "../failures.js";
 import { allSteps, type ComponentDesired, type MonitorDesired, type NotificationDesired, type PageStep, type Plan, type Step } from "./plan.js";
@@ -21,12 +21,6 @@ interface Task {
 }
 
 const changes = (action: string) => action === "create" || action === "update" || action === "replace";
-
-/** The API's message of a monitor the file wants: every field set, none of the read-only ones. */
-function monitorMessage(desired: MonitorDesired, externalId: string | undefined) {
-  const message = monitorToMessage({ id: "", kind: desired.kind, config: desired.config, status: "unknown", externalId: null, createdAt: new Date(0), updatedAt: new Date(0) });
-  return { ...message, status: 0, createdAt: undefined, updatedAt: undefined, externalId };
-}
 
 /** A delete of something already gone (with its page or its monitor) has nothing left to do. */
 async function deleted(call: Promise<unknown>): Promise<void> {
@@ -133,11 +127,11 @@ async function applyMonitor(client: VigilClient, step: Step<MonitorDesired, { id
   const desired = step.desired!;
   const calls = MONITOR_CALLS[desired.kind];
   if (step.action === "update") {
-    const request = { id: step.remote!.id, monitor: monitorMessage(desired, undefined), updateMask: { paths: step.fields.map((f) => f.field) } };
+    const request = { id: step.remote!.id, monitor: monitorConfigToMessage(desired.kind, desired.config), updateMask: { paths: step.fields.map((f) => f.field) } };
     await (client.monitors[calls.update] as Call)(request);
     return;
   }
-  const { monitor } = await (client.monitors[calls.create] as Call)({ monitor: monitorMessage(desired, step.externalId) });
+  const { monitor } = await (client.monitors[calls.create] as Call)({ monitor: monitorConfigToMessage(desired.kind, desired.config, step.externalId) });
   ids.monitors.set(step.key, monitor!.id);
 }
 

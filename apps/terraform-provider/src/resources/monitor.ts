@@ -7,7 +7,7 @@ import {
   REGION_IDS,
   monitorInputFromMessage,
   monitorStatusCodec,
-  monitorToMessage,
+  monitorConfigToMessage,
   parseMonitorConfig,
   regionIdsAt,
   type MonitorKind,
@@ -16,7 +16,7 @@ import {
 import { domainViolations, ProviderError, type Violation } from "../diagnostics.js";
 import { computed, fromOutput, optionalComputed, required, toInput, withDefault, type AttributeSpec, type BlockSpec, type NestedBlockSpec } from "../schema/index.js";
 import type { TfObject } from "../values/index.js";
-import { deleteIfPresent, unlessMissing } from "./common.js";
+import { answered, deleteIfPresent, unlessMissing } from "./common.js";
 import type { CallContext, ResourceDefinition } from "./definition.js";
 
 /** What the HTTP, TCP and DNS monitors share, as the contract's tables list it. */
@@ -106,15 +106,10 @@ export function monitorResource({ kind, typeName, description, attributes, block
   const call = (ctx: CallContext, name: "create" | "update") => (ctx.client.monitors[calls[name]] as unknown as MonitorCall);
 
   /** The API message of the planned monitor: every field, the domain's defaults filled in, none of the read-only ones. */
-  const message = (planned: TfObject) => {
-    const config = parseMonitorConfig(kind, toInput(schema, planned));
-    const full = monitorToMessage({ id: "", kind, config, status: "unknown", externalId: null, createdAt: new Date(0), updatedAt: new Date(0) });
-    return { ...full, status: 0, createdAt: undefined, updatedAt: undefined, externalId: undefined };
-  };
+  const message = (planned: TfObject) => monitorConfigToMessage(kind, parseMonitorConfig(kind, toInput(schema, planned)));
 
   const stateOf = (monitor: MonitorMessageByKind[MonitorKind] | undefined): TfObject => {
-    if (!monitor) throw new ProviderError("Unexpected answer", "the API answered without the monitor");
-    return fromOutput(schema, monitorOutput(kind, monitor));
+    return fromOutput(schema, monitorOutput(kind, answered(monitor, "monitor")));
   };
 
   return {

@@ -198,3 +198,12 @@ export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>
     headerAssertions: http.headerAssertions.map((a) => ({ ...a, comparator: stringComparatorCodec.encode(a.comparator) })),
   }) as MonitorMessageByKind[K];
 }
+
+/**
+ * The request message of a configuration a client wants (a create, or an
+ * update with a mask): every configured field set, none of the read-only ones.
+ */
+export function monitorConfigToMessage<K extends MonitorKind>(kind: K, config: MonitorConfigByKind[K], externalId?: string): MonitorMessageByKind[K] {
+  const message = monitorToMessage<K>({ id: "", kind, config, status: "unknown", externalId: null, createdAt: new Date(0), updatedAt: new Date(0) });
+  return Object.assign(message, { status: 0, createdAt: undefined, updatedAt: undefined, externalId });
+}
