@@ -42,7 +42,8 @@ export interface ProviderFile {
 }
 
 /**
- * The bundle under Terraform's executable name, and the package.json that makes Node read it as
+ * The launcher under Terraform's executable name, the provider bundle it loads with its V8 code
+ * cache (which another Node version ignores), and the package.json that makes Node read them as
  * CommonJS even below a folder whose package.json says `"type": "module"` (a JavaScript project
  * holding a Terraform configuration, whose .terraform/providers the bundle is unpacked into).
  */
@@ -56,6 +57,8 @@ export async function providerFiles(): Promise<ProviderFile[]> {
   };
   return [
     { name: EXECUTABLE, content: await read(`terraform-provider-${type}`), mode: 0o755 },
+    { name: "provider.cjs", content: await read("provider.cjs"), mode: 0o644 },
+    { name: "provider.cjs.v8-cache", content: await read("provider.cjs.v8-cache"), mode: 0o644 },
     { name: "package.json", content: await read("package.json"), mode: 0o644 },
   ];
 }

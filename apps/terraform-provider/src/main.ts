@@ -1,13 +1,25 @@
+// The provider's launcher: Terraform starts it several times per command and
+// waits for its handshake line each time, so it announces its socket with as
+// little as that takes (a certificate, a listening socket), then loads the
+// provider itself (provider.cjs, built apart: the TLS server and everything
+// behind it) while Terraform connects.
+import { realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { createCertificate } from "./plugin/certificate.js";
+import { requireWithCodeCache, writeCodeCache } from "./plugin/code-cache.js";
 import { NOT_STARTED_BY_TERRAFORM, handshakeLine, startedByTerraform } from "./plugin/handshake.js";
-import { createPluginLogger, logCalls } from "./plugin/logger.js";
-import { listen } from "./plugin/server.js";
-import { GRPCController } from "./gen/grpc_controller_pb.js";
-import { Provider } from "./gen/tfplugin6_pb.js";
-import { PROVIDER_ADDRESS, PROVIDER_VERSION, providerService } from "./provider.js";
-import { DATA_SOURCES, RESOURCES } from "./resources/index.js";
+import { listenPluginSocket } from "./plugin/socket.js";
+import type * as PluginHandlerModule from "./plugin-handler.js";
+
+const PROVIDER_BUNDLE = join(dirname(realpathSync(process.argv[1]!)), "provider.cjs");
+/** The build's own use of the launcher: `terraform-provider-service --write-code-cache`. */
+const WRITE_CODE_CACHE = "--write-code-cache";
 
 async function main(): Promise<void> {
+  if (process.argv[2] === WRITE_CODE_CACHE) {
+    writeCodeCache(PROVIDER_BUNDLE, (loaded) => (loaded as typeof PluginHandlerModule).warmUp());
+    return;
+  }
   if (!startedByTerraform(process.env)) {
     process.stderr.write(NOT_STARTED_BY_TERRAFORM);
     process.exit(1);
@@ -17,32 +29,16 @@ async function main(): Promise<void> {
     process.stderr.write("PLUGIN_CLIENT_CERT is not set: this Terraform does not use automatic mutual TLS, which the provider requires.\n");
     process.exit(1);
   }
-  const logger = createPluginLogger(process.env);
   // Ctrl-C reaches the whole process group; Terraform answers it with StopProvider, which aborts calls in flight.
-  process.on("SIGINT", () => logger.debug("SIGINT ignored: waiting for StopProvider"));
+  process.on("SIGINT", () => undefined);
 
   const certificate = createCertificate();
-  const provider = providerService({ resources: RESOURCES, dataSources: DATA_SOURCES, env: process.env, logger });
-  const { server, socketPath } = await listen(
-    (router) => {
-      router.service(Provider, provider);
-      router.service(GRPCController, {
-        shutdown: () => {
-          logger.debug("shutdown");
-          // Answer first, then leave: Terraform waits for the reply before it closes the connection.
-          setTimeout(() => process.exit(0), 10);
-          return {};
-        },
-      });
-    },
-    certificate,
-    clientCertificate,
-    process.env.PLUGIN_UNIX_SOCKET_DIR,
-    [logCalls(logger)],
-  );
-  server.on("error", (error) => logger.error({ error: error.message }, "server error"));
-  process.stdout.write(handshakeLine(socketPath, certificate.der));
-  logger.debug({ address: PROVIDER_ADDRESS, version: PROVIDER_VERSION, socketPath }, "serving");
+  const socket = await listenPluginSocket(process.env.PLUGIN_UNIX_SOCKET_DIR);
+  process.stdout.write(handshakeLine(socket.path, certificate.der));
+  const { createProviderServer } = requireWithCodeCache(PROVIDER_BUNDLE) as typeof PluginHandlerModule;
+  const server = createProviderServer(certificate, clientCertificate, process.env);
+  server.on("error", (error) => process.stderr.write(`terraform-provider-service: server error: ${error.message}\n`));
+  socket.handTo(server);
 }
 
 main().catch((error: unknown) => {

@@ -56,9 +56,12 @@ export function providerService({ resources, dataSources, env, logger }: Provide
     return failureDiagnostics(action, schema, error, config);
   };
 
+  // Terraform then keeps the first launch's schema for the whole command instead of asking every launch again.
+  const serverCapabilities = { getProviderSchemaOptional: true };
+
   return {
     getMetadata: () => ({
-      serverCapabilities: {},
+      serverCapabilities,
       resources: resources.map((r) => ({ typeName: r.typeName })),
       dataSources: dataSources.map((d) => ({ typeName: d.typeName })),
     }),
@@ -67,7 +70,7 @@ export function providerService({ resources, dataSources, env, logger }: Provide
       provider: schemaMessage(providerSchema, "Vigil: monitors, notification channels and status pages."),
       resourceSchemas: Object.fromEntries(resources.map((r) => [r.typeName, schemaMessage(r.schema, r.description)])),
       dataSourceSchemas: Object.fromEntries(dataSources.map((d) => [d.typeName, schemaMessage(d.schema, d.description)])),
-      serverCapabilities: {},
+      serverCapabilities,
     }),
 
     validateProviderConfig: (request) => ({ diagnostics: validateProviderConfig(decode(providerSchema, request.config) ?? {}) }),

@@ -8,7 +8,7 @@ import yauzl, { type Entry, type ZipFile } from "yauzl";
 import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
 import { NOT_STARTED_BY_TERRAFORM } from "../src/plugin/handshake.js";
 import { PROVIDER_VERSION } from "../src/provider.js";
-import { PROVIDER_BINARY, providerConfig, TerraformDir } from "./support/terraform.js";
+import { PROVIDER_BINARY, PROVIDER_DIR, providerConfig, TerraformDir } from "./support/terraform.js";
 
 const ROOT = resolve(__dirname, "../../..");
 
@@ -52,6 +52,8 @@ const TERRAFORM_ARCH: Record<string, string> = { x64: "amd64", arm64: "arm64" };
 const PLATFORM = `${process.platform}_${TERRAFORM_ARCH[process.arch]}`;
 const mirrorFolder = (home: string) => join(home, ".terraform.d/plugins/registry.terraform.io/vigil/service", PROVIDER_VERSION, PLATFORM);
 const EXECUTABLE = `terraform-provider-service_v${PROVIDER_VERSION}`;
+/** What the launcher loads once it has shaken hands with Terraform. */
+const BUNDLE_FILES = ["provider.cjs", "provider.cjs.v8-cache"];
 
 /** A proxy nobody listens on: any registry request Terraform tried would fail at once. */
 const NO_NETWORK = { HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9" };
@@ -80,10 +82,11 @@ describe("pnpm terraform:install", () => {
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  it("puts the bundle, executable, and its package.json into the implied local mirror of a fresh HOME and says where", async () => {
+  it("puts the executable launcher, the provider bundle with its code cache, and their package.json into the implied local mirror of a fresh HOME and says where", async () => {
     const folder = mirrorFolder(home);
     expect(output).toContain(folder);
-    expect((await readdir(folder)).sort()).toEqual([EXECUTABLE, "package.json"].sort());
+    expect((await readdir(folder)).sort()).toEqual([EXECUTABLE, ...BUNDLE_FILES, "package.json"].sort());
+    for (const file of BUNDLE_FILES) expect(sha256(await readFile(join(folder, file)))).toBe(sha256(await readFile(join(PROVIDER_DIR, file))));
     expect((await stat(join(folder, EXECUTABLE))).mode & 0o111).toBe(0o111);
     expect(sha256(await readFile(join(folder, EXECUTABLE)))).toBe(sha256(await readFile(PROVIDER_BINARY)));
     expect(JSON.parse(await readFile(join(folder, "package.json"), "utf8"))).toEqual({ type: "commonjs" });
@@ -207,12 +210,13 @@ describe("pnpm terraform:package", () => {
     }
   });
 
-  it("each zip unpacks to the bundle as an executable that runs", async () => {
+  it("each zip unpacks to the launcher as an executable that runs, beside the provider bundle", async () => {
     const bundle = sha256(await readFile(PROVIDER_BINARY));
     for (const platform of PLATFORMS) {
       const entries = await readZip(join(folder, `${PREFIX}_${platform}.zip`));
       expect(entries.map(({ name, mode }) => ({ name, mode }))).toEqual([
         { name: EXECUTABLE, mode: 0o100755 },
+        ...BUNDLE_FILES.map((name) => ({ name, mode: 0o100644 })),
         { name: "package.json", mode: 0o100644 },
       ]);
       expect(sha256(entries[0]?.content ?? Buffer.alloc(0))).toBe(bundle);
