@@ -270,11 +270,11 @@ async function main(): Promise<void> {
     [
       `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.version}, Terraform ${figures.terraformVersion}`)}.`,
       "",
-      `Command: \`BENCH_REPEATS=${REPEATS} pnpm bench:terraform\`. The launch: the built provider (apps/terraform-provider/dist, one ` +
-        `esbuild bundle) started with go-plugin's environment (magic cookie, PLUGIN_PROTOCOL_VERSIONS=6, a client certificate), timed from ` +
+      `Command: \`BENCH_REPEATS=${REPEATS} pnpm bench:terraform\`. The launch: the built provider (apps/terraform-provider/dist: the ` +
+        `launcher, which announces its socket before loading provider.cjs with its V8 code cache) started with go-plugin's environment (magic cookie, PLUGIN_PROTOCOL_VERSIONS=6, a client certificate), timed from ` +
         `spawn to its handshake line, which is when Terraform starts calling it (the issue's measure), and on to the end of the answer to ` +
-        `GetProviderSchema, the call Terraform makes first on every launch (connecting with mutual TLS included; what the provider leaves ` +
-        `out of its start is paid there). The commands: ${MONITORS} monitors (HTTP and TCP, none ` +
+        `GetProviderSchema, the first call of a command (connecting with mutual TLS included; what the launcher leaves ` +
+        `for after the handshake, loading the provider, is paid there). The commands: ${MONITORS} monitors (HTTP and TCP, none ` +
         `active, targets under example.com), ${CHANNELS} Slack and webhook channels each sending the alerts of ${MONITORS / CHANNELS} monitors, ` +
         `and a status page with a group and ${COMPONENTS} components, as a Terraform configuration and as a vigil.yaml (bench/terraform/configuration.ts). ` +
         `The built control plane runs in a process of its own; terraform (default -parallelism, 10) finds the provider through dev_overrides ` +
