@@ -17,8 +17,7 @@ import { performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase, type PrismaClient } from "@vigil/db";
 import type { ProviderConfig, RegionId } from "@vigil/domain";
 import { newSigningSecret } from "@vigil/notifications";
-import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
-import type { Redis } from "ioredis";
+import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage, type RedisConnection } from "@vigil/queue";
 import { loadConfig } from "../apps/control-plane/src/config";
 import { NotificationRepository } from "../apps/control-plane/src/notifications/repository";
 import { SecretBox } from "../apps/control-plane/src/notifications/secrets";
@@ -70,7 +69,7 @@ function result(monitorId: string, region: RegionId, slotMillis: number, healthy
 const round = (monitorIds: string[], slotMillis: number, healthy: boolean) =>
   monitorIds.flatMap((id) => REGIONS.map((region) => result(id, region, slotMillis, healthy)));
 
-async function xadd(redis: Redis, key: string, results: ResultMessage[]): Promise<void> {
+async function xadd(redis: RedisConnection, key: string, results: ResultMessage[]): Promise<void> {
   const pipeline = redis.pipeline();
   for (const message of results) pipeline.xadd(key, "*", ...encodeResult(message));
   const failed = (await pipeline.exec())?.find(([error]) => error);
@@ -126,7 +125,7 @@ interface Outage {
 }
 
 /** Appends ROUNDS failing rounds of `monitorIds` and waits until the control plane has stored them all. */
-async function outage(agent: Redis, key: string, monitorIds: string[], firstSlot: number, others: Record<string, () => number>): Promise<Outage> {
+async function outage(agent: RedisConnection, key: string, monitorIds: string[], firstSlot: number, others: Record<string, () => number>): Promise<Outage> {
   const rounds = Array.from({ length: ROUNDS }, (_, r) => round(monitorIds, firstSlot + r * PERIOD_MS, false));
   await waitForQuietMachine();
   const meter = cpuMeter(others);

@@ -18,7 +18,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase } from "@vigil/db";
 import { PERIODICITY_MS, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { checkQueueName, connectRedis, type CheckJobData } from "@vigil/queue";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "@vigil/queue";
 import { MonitorRepository } from "../apps/control-plane/src/monitors/repository";
 import { CheckScheduler, scheduleOffset } from "../apps/control-plane/src/scheduling/scheduler";
 import { deletePrefix, redisServerUrl } from "../test/redis";
@@ -72,7 +72,7 @@ async function seed(): Promise<{ records: MonitorRecord[]; seconds: number }> {
   }
 }
 
-const usedMemory = async (redis: Redis) => Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1] ?? NaN);
+const usedMemory = async (redis: RedisConnection) => Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1] ?? NaN);
 
 function lagStats(runs: Runs, from = 0): { p50: number; p99: number; p999: number; max: number; n: number } {
   const lags = sortedCopy(runs.start.slice(from).map((start, i) => start - runs.slot[from + i]!));

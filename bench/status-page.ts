@@ -16,7 +16,7 @@ import { gzipSync } from "node:zlib";
 import { applyMigrations, openDatabase, type PrismaClient } from "@vigil/db";
 import type { RegionId } from "@vigil/domain";
 import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "@vigil/queue";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
@@ -199,7 +199,7 @@ async function getMonitorLatencies(port: number, key: string, monitorIds: string
 }
 
 /** Appends a backlog of healthy results at once and times how long the control plane takes to store it. */
-async function ingestRate(redis: Redis, key: string, monitorIds: string[], round: number): Promise<number> {
+async function ingestRate(redis: RedisConnection, key: string, monitorIds: string[], round: number): Promise<number> {
   const regions: RegionId[] = ["hostA-ams"];
   const base = (Math.floor(Date.now() / 60_000) - 1) * 60_000 - round * INGEST_RESULTS * 1_000;
   const results: ResultMessage[] = Array.from({ length: INGEST_RESULTS }, (_, i) => {
@@ -235,7 +235,7 @@ interface Interference {
   ingest: number;
 }
 
-async function interference(server: ServerProcess, redis: Redis, streamKey: string, readKey: string, monitorIds: string[], round: number): Promise<Interference> {
+async function interference(server: ServerProcess, redis: RedisConnection, streamKey: string, readKey: string, monitorIds: string[], round: number): Promise<Interference> {
   const getMonitor = await getMonitorLatencies(server.port, readKey, monitorIds, SECONDS);
   const ingest = await ingestRate(redis, streamKey, monitorIds, round);
   return { getMonitor, ingest };

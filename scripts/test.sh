@@ -9,6 +9,11 @@ if [[ ! -x /usr/bin/chromium ]]; then
   echo "[test] installing chromium with apt-get" >&2
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) >&2
 fi
+if ! command -v promtool >/dev/null; then
+  # The alert rules are checked with promtool, from Debian's prometheus package.
+  echo "[test] installing promtool (prometheus) with apt-get" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null) >&2
+fi
 if ! command -v terraform >/dev/null; then
   # The Terraform provider's tests drive the real binary; it cannot be downloaded here.
   echo "[test] the Terraform provider's tests need terraform (1.11 or later) on PATH" >&2

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { DEFAULT_PREFIX } from "@vigil/queue";
-import { AddressPolicy, REGION_IDS, isRegionId, type RegionId, parseEnv } from "@vigil/domain";
+import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
+import { ADDRESS_POLICY_SETTING_NAMES, AddressPolicy, REGION_IDS, isRegionId, type RegionId, parseEnv } from "@vigil/domain";
 import type { OtlpProtocol } from "./metrics-export";
 
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
@@ -35,8 +35,7 @@ const envSchema = z.object({
       .string({ error: `is required: one of ${REGION_IDS.join(", ")}` })
       .refine(isRegionId, { error: (issue) => `"${String(issue.input)}" is not a region; use one of ${REGION_IDS.join(", ")}` }),
   ),
-  REDIS_URL: z.preprocess(unsetIfEmpty, z.url().default("redis://127.0.0.1:6390")),
-  REDIS_PREFIX: z.preprocess(unsetIfEmpty, z.string().min(1).default(DEFAULT_PREFIX)),
+  ...redisEnvShape,
   CONCURRENCY: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(1000).default(20)),
   DNS_SERVERS: serverList,
   HEALTH_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65_535).default(8081)),
@@ -57,11 +56,24 @@ const envSchema = z.object({
   // recover sooner but cost more Redis traffic; tests use them.
   LOCK_DURATION_MS: milliseconds(),
   STALLED_INTERVAL_MS: milliseconds(),
-});
+}).superRefine(refineRedisEnv);
+
+/**
+ * The name of every environment variable the agent reads (deployment files are
+ * checked against it), with those the OTLP exporter reads itself.
+ */
+export const AGENT_SETTING_NAMES: readonly string[] = [
+  ...Object.keys(envSchema.shape),
+  ...ADDRESS_POLICY_SETTING_NAMES,
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+];
 
 export interface AgentConfig {
   region: RegionId;
-  redisUrl: string;
+  redis: RedisTarget;
   redisPrefix: string;
   concurrency: number;
   /** DNS servers for DNS checks and host names; the system's when undefined. */
@@ -78,10 +90,11 @@ export interface AgentConfig {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
   const e = parseEnv(envSchema, env);
+  const redis = redisSettingsFromEnv(e);
   return {
     region: e.REGION as RegionId,
-    redisUrl: e.REDIS_URL,
-    redisPrefix: e.REDIS_PREFIX,
+    redis: redis.target,
+    redisPrefix: redis.prefix,
     concurrency: e.CONCURRENCY,
     dnsServers: e.DNS_SERVERS && e.DNS_SERVERS.length > 0 ? e.DNS_SERVERS : undefined,
     healthPort: e.HEALTH_PORT,

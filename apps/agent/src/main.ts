@@ -1,24 +1,27 @@
 #!/usr/bin/env node
-import { connectRedis } from "@vigil/queue";
+import { connectRedis, logConnectionChanges } from "@vigil/queue";
 import { loadConfig } from "./config";
 import { startHealthServer } from "./health";
 import { createLogger } from "@vigil/logging";
-import { logConnectionChanges, shutDown } from "./shutdown";
+import { shutDown } from "./shutdown";
 import { MetricExports } from "./metrics-export";
+import { labelRegion, registry } from "./metrics";
 import { agentName, startCheckWorker } from "./worker";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, "agent");
-  const redis = connectRedis(config.redisUrl, `vigil-agent:${config.region}`);
+  const redis = connectRedis(config.redis, `vigil-agent:${config.region}`);
   logConnectionChanges(redis, logger);
 
+  labelRegion(config.region);
   const metrics = new MetricExports({ ...config.otlp, region: config.region, instanceId: agentName(), addressPolicy: config.addressPolicy }, logger);
   const checks = startCheckWorker(config, redis, metrics, logger);
   const health = await startHealthServer(
     { region: config.region, connected: checks.connected, running: checks.running },
     config.healthPort,
     config.healthHost,
+    registry,
   );
   logger.info({ healthPort: health.port }, "health endpoint listening");
 

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Redis } from "ioredis";
-import { encodeResult, type ResultMessage } from "@vigil/queue";
+import { encodeResult, type ResultMessage, type RedisConnection } from "@vigil/queue";
 
 export interface PublishOptions {
   /** Called before each new try, for logging. */
@@ -21,7 +20,7 @@ export interface PublishOptions {
  * the control plane stores once.
  */
 export async function publishResult(
-  redis: Redis,
+  redis: RedisConnection,
   streamKey: string,
   message: ResultMessage,
   { onRetry, maxDelayMs = 5_000 }: PublishOptions = {},

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "@vigil/queue";
 import type { Logger } from "@vigil/logging";
 import type { CheckWorker } from "./worker";
 
@@ -14,7 +14,7 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * A job whose completion Redis never recorded stalls and runs again
  * elsewhere; its result keeps its id, so it is still stored once.
  */
-export async function shutDown(checks: CheckWorker, redis: Redis, logger: Logger): Promise<void> {
+export async function shutDown(checks: CheckWorker, redis: RedisConnection, logger: Logger): Promise<void> {
   let closed = false;
   const closing = checks.worker.close().then(() => (closed = true));
   while (!closed) {
@@ -28,7 +28,7 @@ export async function shutDown(checks: CheckWorker, redis: Redis, logger: Logger
 }
 
 /** Closes the connection politely, or drops it when Redis does not answer (QUIT would wait for it forever). */
-async function quit(redis: Redis): Promise<void> {
+async function quit(redis: RedisConnection): Promise<void> {
   if (redis.status !== "ready") {
     redis.disconnect();
     return;
@@ -41,18 +41,4 @@ async function quit(redis: Redis): Promise<void> {
     pause(2_000).then(() => false),
   ]);
   if (!answered) redis.disconnect();
-}
-
-/** Logs a lost connection once rather than on every reconnect attempt, and its return. */
-export function logConnectionChanges(redis: Redis, logger: Logger): void {
-  let reachable = true;
-  redis.on("error", (error) => {
-    if (reachable) logger.warn({ err: error }, "redis is unreachable; reconnecting");
-    else logger.debug({ err: error }, "redis is still unreachable");
-    reachable = false;
-  });
-  redis.on("ready", () => {
-    if (!reachable) logger.info("redis connection restored");
-    reachable = true;
-  });
 }

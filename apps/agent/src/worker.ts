@@ -1,12 +1,12 @@
 import { hostname } from "node:os";
 import { Worker, type Job } from "bullmq";
-import type { Redis } from "ioredis";
 import { runCheck } from "@vigil/checks";
-import { checkQueueName, resultMessage, resultsStreamKey, type CheckJobData } from "@vigil/queue";
+import { checkQueueName, resultMessage, resultsStreamKey, type CheckJobData, type RedisConnection } from "@vigil/queue";
 import type { AgentConfig } from "./config";
 import type { Logger } from "@vigil/logging";
 import type { MetricExports } from "./metrics-export";
 import { publishResult } from "./publish";
+import { startCheck } from "./metrics";
 
 export interface CheckWorker {
   worker: Worker<CheckJobData, void>;
@@ -33,7 +33,7 @@ export const resultId = (region: string, jobId: string) => `${region}:${jobId}`;
  * dies mid-check leaves the job locked; BullMQ's stalled-job check (on by
  * default) then puts it back for another agent.
  */
-export function startCheckWorker(config: AgentConfig, connection: Redis, metrics: MetricExports, logger: Logger): CheckWorker {
+export function startCheckWorker(config: AgentConfig, connection: RedisConnection, metrics: MetricExports, logger: Logger): CheckWorker {
   const queueName = checkQueueName(config.region);
   const streamKey = resultsStreamKey(config.redisPrefix);
   let running = 0;
@@ -45,7 +45,9 @@ export function startCheckWorker(config: AgentConfig, connection: Redis, metrics
     if (!job.id) throw new Error("job without an id");
     running++;
     try {
+      const checked = startCheck(job.data.kind);
       const outcome = await runCheck(job.data, { dnsServers: config.dnsServers, addressPolicy: config.addressPolicy });
+      checked(outcome.status);
       metrics.record(job.data, outcome);
       const message = resultMessage(resultId(config.region, job.id), job.data, config.region, outcome);
       await publishResult(connection, streamKey, message, {

@@ -1,13 +1,17 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { DatabaseTarget } from "@vigil/db";
-import { DEFAULT_QUORUM, REGION_IDS, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
-import { providerSettingsFromEnv, type ProviderSettings } from "@vigil/notifications";
+import { ADDRESS_POLICY_SETTING_NAMES, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS, type ConnectionLimits, DEFAULTS, DEFAULT_QUORUM, REGION_IDS, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
+import { PROVIDER_SETTING_NAMES, providerSettingsFromEnv, type ProviderSettings } from "@vigil/notifications";
+import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
 import { DEFAULT_RETRY_DELAYS_MS, parseRetryDelays } from "./alerting/retry-schedule";
 import { ENCRYPTION_KEY_RULE, decodeEncryptionKey } from "./notifications/secrets";
+import type { RateLimitSettings } from "./limits/request-rates";
 
 /** Every environment variable the control plane reads, with its default. */
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
+/** A whole number of at least 1 (rates, counts, seconds), with its default. */
+const positiveInt = (fallback: number) => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).default(fallback));
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
@@ -15,8 +19,7 @@ const envSchema = z.object({
   DATABASE_URL: z.preprocess(unsetIfEmpty, z.url().optional()),
   DATA_DIR: z.string().min(1).default(".vigil/data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  REDIS_URL: z.string().min(1).default("redis://127.0.0.1:6390"),
-  REDIS_PREFIX: z.string().min(1).default("vigil"),
+  ...redisEnvShape,
   DEFAULT_REGIONS: z
     .string()
     .default("hostA-ams")
@@ -25,7 +28,11 @@ const envSchema = z.object({
       message: `must be a comma-separated list of region ids (${REGION_IDS.join(", ")})`,
     }),
   RESULT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(DEFAULTS.auditRetentionDays),
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(5).default(300),
+  METRICS_ENABLED: z
+    .preprocess(unsetIfEmpty, z.enum(["true", "false"], { error: "must be true or false" }).default("true"))
+    .transform((value) => value === "true"),
   ENCRYPTION_KEY: z.preprocess(unsetIfEmpty, z.string().optional()).transform((value, ctx) => {
     if (value === undefined) return undefined;
     const key = decodeEncryptionKey(value);
@@ -50,7 +57,25 @@ const envSchema = z.object({
       if (delays === null) ctx.addIssue({ code: "custom", message: "must be a comma-separated list of seconds" });
       return delays ?? [];
     }),
-});
+  RATE_LIMIT_API_KEY: positiveInt(REQUEST_LIMITS.apiCallsPerKeyPerSecond),
+  RATE_LIMIT_API_ADDRESS: positiveInt(REQUEST_LIMITS.apiCallsPerAddressPerSecond),
+  RATE_LIMIT_PAGE_VIEWS: positiveInt(REQUEST_LIMITS.pageViewsPerAddressPerMinute),
+  HTTP_MAX_CONNECTIONS: positiveInt(DEFAULT_CONNECTION_LIMITS.maxConnections),
+  HTTP_MAX_HEADER_BYTES: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1024).max(1024 * 1024).default(DEFAULT_CONNECTION_LIMITS.maxHeaderBytes)),
+  HTTP_HEADERS_TIMEOUT_SECONDS: positiveInt(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs / 1000),
+  HTTP_REQUEST_TIMEOUT_SECONDS: positiveInt(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000),
+  HTTP_IDLE_TIMEOUT_SECONDS: positiveInt(DEFAULT_CONNECTION_LIMITS.idleTimeoutMs / 1000),
+})
+  .superRefine(refineRedisEnv)
+  .superRefine((env, ctx) => {
+    // Node refuses a headers timeout longer than the request's: the request would end first anyway.
+    if (env.HTTP_HEADERS_TIMEOUT_SECONDS > env.HTTP_REQUEST_TIMEOUT_SECONDS) {
+      ctx.addIssue({ code: "custom", path: ["HTTP_HEADERS_TIMEOUT_SECONDS"], message: "must not be longer than HTTP_REQUEST_TIMEOUT_SECONDS" });
+    }
+  });
+
+/** The name of every environment variable the control plane reads (deployment files are checked against it). */
+export const CONTROL_PLANE_SETTING_NAMES: readonly string[] = [...Object.keys(envSchema.shape), ...PROVIDER_SETTING_NAMES, ...ADDRESS_POLICY_SETTING_NAMES];
 
 export interface ControlPlaneConfig {
   port: number;
@@ -59,12 +84,20 @@ export interface ControlPlaneConfig {
   database: DatabaseTarget;
   dataDir: string;
   logLevel: z.output<typeof envSchema>["LOG_LEVEL"];
-  redisUrl: string;
+  redis: RedisTarget;
   redisPrefix: string;
   /** Where monitors without regions of their own are checked. */
   defaultRegions: RegionId[];
   resultRetentionDays: number;
+  /** Audit log entries older than this many days are deleted. */
+  auditRetentionDays: number;
   reconcileIntervalMs: number;
+  /** Whether the API port answers GET /metrics (METRICS_ENABLED). */
+  metricsEnabled: boolean;
+  /** Requests per API key, client address and page (RATE_LIMIT_*). */
+  rateLimits: RateLimitSettings;
+  /** What a connection to the API port may hold, and for how long (HTTP_*). */
+  connectionLimits: ConnectionLimits;
   /** The key channel secrets are encrypted with (ENCRYPTION_KEY); unset: the key file in DATA_DIR. */
   encryptionKey: Buffer | undefined;
   /** What the notification providers need from the deployment (SMTP_URL, TELEGRAM_BOT_TOKEN, …). */
@@ -79,17 +112,32 @@ export interface ControlPlaneConfig {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneConfig {
   const e = parseEnv(envSchema, env);
   const dataDir = resolve(e.DATA_DIR);
+  const redis = redisSettingsFromEnv(e);
   return {
     port: e.PORT,
     host: e.HOST,
     database: e.DATABASE_URL ? { kind: "postgres", url: e.DATABASE_URL } : { kind: "pglite", dataDir },
     dataDir,
     logLevel: e.LOG_LEVEL,
-    redisUrl: e.REDIS_URL,
-    redisPrefix: e.REDIS_PREFIX,
+    redis: redis.target,
+    redisPrefix: redis.prefix,
     defaultRegions: e.DEFAULT_REGIONS as RegionId[],
     resultRetentionDays: e.RESULT_RETENTION_DAYS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
+    metricsEnabled: e.METRICS_ENABLED,
+    rateLimits: {
+      apiCallsPerKeyPerSecond: e.RATE_LIMIT_API_KEY,
+      apiCallsPerAddressPerSecond: e.RATE_LIMIT_API_ADDRESS,
+      pageViewsPerAddressPerMinute: e.RATE_LIMIT_PAGE_VIEWS,
+    },
+    connectionLimits: {
+      maxConnections: e.HTTP_MAX_CONNECTIONS,
+      maxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+      idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
+    },
     encryptionKey: e.ENCRYPTION_KEY,
     providerSettings: providerSettingsFromEnv(env, `http://localhost:${e.PORT}`),
     quorum: e.ALERT_QUORUM,

@@ -1,15 +1,60 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ValidationError } from "@vigil/domain";
+import { HttpError } from "./http/json";
 
 export const notFound = (what: string) => new ConnectError(`${what} not found`, Code.NotFound);
+
+/** What a client is told while PostgreSQL cannot be reached: the call did nothing, and trying again later is safe. */
+export const DATABASE_UNAVAILABLE = "the database is unreachable; try again shortly";
+
+/** Prisma's codes for a server out of reach, a connection lost or refused, and a pool that gave no connection in time. */
+const PRISMA_UNAVAILABLE = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+/** The driver adapter's kinds for the same. */
+const ADAPTER_UNAVAILABLE = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
+const SOCKET_UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH"]);
+/** node-postgres answers a lost connection with plain Errors of these messages. */
+const PG_UNAVAILABLE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended)/;
+
+interface ErrorLike {
+  code?: unknown;
+  kind?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: unknown };
+}
+
+/**
+ * Whether an error means PostgreSQL is out of reach (down, restarting, cut
+ * off, or every pooled connection busy past the pool's timeout), as opposed
+ * to a query it refused. PostgreSQL's own codes for this are class 08
+ * (connection exception) and 57P01-57P03 (shutting down, starting up).
+ */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== "object" || error === null || depth > 5) return false;
+  const e = error as ErrorLike;
+  const code = typeof e.code === "string" ? e.code : "";
+  if (PRISMA_UNAVAILABLE.has(code) || SOCKET_UNAVAILABLE.has(code) || /^08|^57P0[123]$/.test(code)) return true;
+  if (typeof e.kind === "string" && ADAPTER_UNAVAILABLE.has(e.kind)) return true;
+  if (typeof e.message === "string" && PG_UNAVAILABLE.test(e.message.trim().split("\n").at(-1) ?? "")) return true;
+  return isDatabaseUnavailable(e.cause, depth + 1) || isDatabaseUnavailable(e.meta?.driverAdapterError, depth + 1);
+}
 
 /**
  * The error a client sees for anything a handler throws: domain validation
  * becomes invalid_argument naming the field and rule; ConnectErrors pass
- * through; anything else is internal, with details kept out of the answer.
+ * through; an unreachable database is unavailable (so clients retry);
+ * anything else is internal, with details kept out of the answer.
  */
 export function toConnectError(error: unknown): ConnectError {
   if (error instanceof ValidationError) return new ConnectError(error.message, Code.InvalidArgument);
   if (error instanceof ConnectError) return error;
+  if (isDatabaseUnavailable(error)) return new ConnectError(DATABASE_UNAVAILABLE, Code.Unavailable, undefined, undefined, error);
   return new ConnectError("internal error", Code.Internal, undefined, undefined, error);
+}
+
+/** The same for the plain HTTP endpoints: their own errors pass through, an unreachable database is 503. */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (isDatabaseUnavailable(error)) return new HttpError("unavailable", DATABASE_UNAVAILABLE);
+  return new HttpError("internal", "internal error");
 }

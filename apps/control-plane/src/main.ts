@@ -45,6 +45,9 @@ async function main(): Promise<void> {
     logger,
     port: config.port,
     host: config.host,
+    metricsEnabled: config.metricsEnabled,
+    rateLimits: config.rateLimits,
+    connectionLimits: config.connectionLimits,
   });
   const closeAdmin = embedded
     ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma), logger)

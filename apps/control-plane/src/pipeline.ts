@@ -2,8 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@vigil/db";
 import { closeEmailTransports, type ProviderSettings } from "@vigil/notifications";
-import { connectRedis } from "@vigil/queue";
-import type { Redis } from "ioredis";
+import { connectRedis, logConnectionChanges, type RedisConnection } from "@vigil/queue";
 import { Deliveries } from "./alerting/deliveries";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
@@ -11,6 +10,9 @@ import type { Logger } from "@vigil/logging";
 import { MonitorRepository } from "./monitors/repository";
 import { ResultsConsumer } from "./results/consumer";
 import { pruneResults } from "./results/retention";
+import { AuditStore } from "./audit/store";
+import { ReconcileLoop } from "./scheduling/reconcile-loop";
+import { RedisResetWatch } from "./scheduling/reset-watch";
 import { CheckScheduler } from "./scheduling/scheduler";
 import { Statuses } from "./status/statuses";
 import { PageChanges } from "./status-pages/changes";
@@ -18,7 +20,7 @@ import { relayPageChanges } from "./status-pages/relay";
 
 export type PipelineConfig = Pick<
   ControlPlaneConfig,
-  "redisUrl" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "retryDelaysMs"
+  "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "retryDelaysMs"
 >;
 
 /** What delivering notifications needs from the rest of the control plane. */
@@ -34,7 +36,7 @@ export interface Pipeline {
   /** Status page changes, shared with the deployment's other control planes. */
   pageChanges: PageChanges;
   /** Its Redis connection, for the API's state that control planes share. */
-  redis: Redis;
+  redis: RedisConnection;
   /** Makes Redis match the database now. */
   reconcile(): Promise<void>;
   stop(): Promise<void>;
@@ -42,6 +44,9 @@ export interface Pipeline {
 
 const PRUNE_INTERVAL_MS = 3_600_000;
 const RECONCILE_RETRY_MS = 5_000;
+const RESET_CHECK_MS = 1_000;
+/** The marker of the Redis server the schedules were last rebuilt on (see RedisResetWatch). */
+const resetMarkerKey = (prefix: string) => `${prefix}:schedules-marker`;
 
 /**
  * The control plane's side of the check pipeline: schedules in Redis kept in
@@ -50,9 +55,10 @@ const RECONCILE_RETRY_MS = 5_000;
  * pruned to the retention.
  */
 export async function startPipeline(prisma: PrismaClient, config: PipelineConfig, logger: Logger, notifications: NotificationSetup): Promise<Pipeline> {
-  const redis = connectRedis(config.redisUrl, "vigil-control-plane");
+  const redis = connectRedis(config.redis, "vigil-control-plane");
   // Blocking stream reads get a connection of their own, so they never delay scheduling commands.
   const streamRedis = redis.duplicate();
+  logConnectionChanges(redis, logger);
   const scheduler = new CheckScheduler(redis, config.redisPrefix, config.defaultRegions);
   const deliveries = new Deliveries(redis, prisma, logger, {
     prefix: config.redisPrefix,
@@ -71,31 +77,33 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   const pageChanges = new PageChanges();
   const stopRelay = relayPageChanges(pageChanges, redis, config.redisPrefix, logger);
 
+  // A flushed or replaced Redis is noticed within a second and its schedules rebuilt at once.
+  const resetWatch = new RedisResetWatch(redis, resetMarkerKey(config.redisPrefix), RESET_CHECK_MS, (reason) => {
+    logger.warn({ reason }, "Redis lost the schedules; rebuilding them now");
+    reconcileLoop.runNow();
+  }, logger);
   const reconcile = async () => {
-    const counts = await scheduler.reconcile(await repo.listActive());
+    const changesBefore = scheduler.changes;
+    const active = await repo.listActive();
+    await resetWatch.mark();
+    const counts = await scheduler.reconcile(active);
     logger.info(counts, "schedules reconciled with the database");
+    // A monitor changed meanwhile (its commands may have waited for Redis with ours): the list read may be stale.
+    if (scheduler.changes !== changesBefore) reconcileLoop.runNow();
   };
   const safely = (what: string, work: () => Promise<unknown>) => () =>
     work().catch((error: unknown) => logger.error({ err: error }, `${what} failed`));
 
   // The API must come up even while Redis is unreachable: reconciliation runs
   // in the background, soon again after a failure, then at its interval.
-  let reconcileTimer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const reconcileLoop = async () => {
-    let next = config.reconcileIntervalMs;
-    try {
-      await reconcile();
-    } catch (error) {
-      logger.error({ err: error }, "reconciling schedules failed; retrying");
-      next = Math.min(RECONCILE_RETRY_MS, config.reconcileIntervalMs);
-    }
-    if (!stopped) reconcileTimer = setTimeout(() => void reconcileLoop(), next);
-  };
-  void reconcileLoop();
+  const reconcileLoop = new ReconcileLoop(reconcile, { intervalMs: config.reconcileIntervalMs, retryMs: RECONCILE_RETRY_MS }, logger);
+  reconcileLoop.start();
+  resetWatch.start();
   consumer.start();
   deliveries.start();
-  const prune = safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays));
+  const pruneData = safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays));
+  const pruneAudit = safely("pruning the audit log", () => new AuditStore(prisma).prune(config.auditRetentionDays));
+  const prune = () => Promise.all([pruneData(), pruneAudit()]);
   const pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
   void prune();
 
@@ -107,8 +115,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     redis,
     reconcile,
     async stop() {
-      stopped = true;
-      clearTimeout(reconcileTimer);
+      resetWatch.stop();
+      reconcileLoop.stop();
       clearInterval(pruneTimer);
       await consumer.stop();
       await deliveries.close();

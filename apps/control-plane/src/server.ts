@@ -2,8 +2,8 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { PrismaClient } from "@vigil/db";
-import type { Redis } from "ioredis";
-import { LIMITS } from "@vigil/domain";
+import type { RedisConnection } from "@vigil/queue";
+import { DEFAULT_CONNECTION_LIMITS, LIMITS, REQUEST_LIMITS, type ConnectionLimits } from "@vigil/domain";
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
@@ -12,6 +12,8 @@ import type { ProviderSettings } from "@vigil/notifications";
 import { authInterceptor } from "./auth/interceptor";
 import { httpRoutes } from "./http/routes";
 import { listenHttp1AndH2c, type Listener } from "./http/listener";
+import { RequestRates, type RateLimitSettings } from "./limits/request-rates";
+import { rateLimitGate, rpcContextValues } from "./limits/rpc-gate";
 import type { Logger } from "@vigil/logging";
 import { MonitorRepository } from "./monitors/repository";
 import { monitorService } from "./monitors/service";
@@ -23,12 +25,15 @@ import { StatusPageRepository } from "./status-pages/repository";
 import { statusPageService } from "./status-pages/service";
 import { addServerReflection } from "./grpc/reflection";
 import { errorsAndLogging } from "./rpc-interceptors";
+import { auditInterceptor } from "./audit/interceptor";
+import { apiKeyAttribution } from "./audit/attribution";
+import { AuditStore } from "./audit/store";
 import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
 
 export interface SharedRedis {
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
 }
 
@@ -45,6 +50,11 @@ export interface ApiServerOptions {
   logger: Logger;
   port: number;
   host: string;
+  /** Whether GET /metrics answers (METRICS_ENABLED); default true. */
+  metricsEnabled?: boolean;
+  /** Request rates (RATE_LIMIT_*) and what a connection may hold (HTTP_*); default: the defaults of docs/limits.md. */
+  rateLimits?: RateLimitSettings;
+  connectionLimits?: ConnectionLimits;
   /** Extra RPC routes on the same server (benchmarks compare against a trivial handler this way). */
   extraRoutes?: (router: ConnectRouter) => void;
 }
@@ -57,15 +67,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const { prisma, logger, scheduler } = options;
   const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, Health];
   const { pageChanges } = options;
+  const metricsSource = options.metricsEnabled === false ? null : { queue: scheduler.queue.bind(scheduler), redis: options.redis.connection, prefix: options.redis.prefix };
+  const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
+    contextValues: rpcContextValues,
+    requestGate: rateLimitGate(rates),
     // An unknown JSON key or enum name is a mistake to report, not something to drop silently.
     // Zero values are written too ("totalFailed": "0"), so JSON readers see every field.
     jsonOptions: { ignoreUnknownFields: false, alwaysEmitImplicit: true },
     interceptors: [errorsAndLogging(logger)],
     routes: (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
-      const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(prisma)] };
+      const audit = auditInterceptor(new AuditStore(prisma), apiKeyAttribution, logger);
+      const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(prisma), audit] };
       // The deployment has one address policy, read with the providers' settings (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS).
       const { addressPolicy } = options.notifications.settings;
       const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy);
@@ -78,7 +93,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
     },
-    fallback: httpRoutes(prisma, logger, { ...options.notifications, redis: options.redis }, { statuses: options.statuses, pageChanges }) as never,
+    fallback: httpRoutes(prisma, logger, { ...options.notifications, redis: options.redis }, { statuses: options.statuses, pageChanges, rates }, metricsSource) as never,
   });
-  return listenHttp1AndH2c(handler, { port: options.port, host: options.host });
+  return listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });
 }

@@ -5,13 +5,14 @@ import type { AddressInfo } from "node:net";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { PrismaClient } from "@vigil/db";
-import { latencyBucket } from "@vigil/domain";
+import { REQUEST_LIMITS, latencyBucket } from "@vigil/domain";
 import { createLogger } from "@vigil/logging";
 import { Periodicity, Region } from "@vigil/proto";
 import { PageChanges } from "../src/status-pages/changes";
 import { PageAccessControl } from "../src/status-pages/public/access";
 import { PageSessions } from "../src/status-pages/public/sessions";
 import { publicStatusPageRoutes } from "../src/status-pages/public/routes";
+import { RequestRates } from "../src/limits/request-rates";
 import { pruneResults } from "../src/results/retention";
 import { storeResults } from "../src/results/store";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
@@ -434,6 +435,7 @@ describe("the public pages' cache", () => {
       publicUrl: "https://vigil.test",
       pageChanges,
       access: new PageAccessControl(new PageSessions(randomBytes(32))),
+      rates: new RequestRates(api.pipeline.redis, api.redisPrefix, REQUEST_LIMITS),
       logger: createLogger("silent", "test"),
     });
     server = http.createServer((req, res) => router.lookup(req, res));

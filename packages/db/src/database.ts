@@ -37,10 +37,20 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   };
 }
 
+/** How long getting a connection may take, from the pool or from the server. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 async function connect(target: DatabaseTarget): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; release(): Promise<void> }> {
   if (target.kind === "postgres") {
     // One pool for the client and the schema engine, so close() ends every connection.
-    const pool = new pg.Pool({ connectionString: target.url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+      // A server that does not answer (down behind a load balancer, a partition) fails the call after this instead of hanging it.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // Lets the operating system notice a peer gone silently on an idle pooled connection.
+      keepAlive: true,
+    });
     return { adapter: new PrismaPg(pool), release: () => pool.end() };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });

@@ -1,4 +1,4 @@
 export { openDatabase, describeTarget, type Database, type DatabaseTarget } from "./database";
 export { applyMigrations } from "./migrate";
 export { Prisma, PrismaClient } from "./generated/prisma/client";
-export type { Monitor as MonitorRow, ApiKey as ApiKeyRow, Workspace as WorkspaceRow, MonitorKind } from "./generated/prisma/client";
+export type { Monitor as MonitorRow, ApiKey as ApiKeyRow, Workspace as WorkspaceRow, AuditEntry as AuditEntryRow, MonitorKind } from "./generated/prisma/client";

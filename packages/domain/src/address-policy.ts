@@ -313,3 +313,6 @@ const envSchema = z.object({
       return ranges;
     }),
 });
+
+/** The name of every variable the guard reads. */
+export const ADDRESS_POLICY_SETTING_NAMES: readonly string[] = Object.keys(envSchema.shape);

@@ -7,6 +7,7 @@ export * from "./comparators";
 export * from "./latency-histogram";
 export * from "./status";
 export * from "./limits";
+export * from "./request-limits";
 export * from "./monitor-config";
 export * from "./notification-config";
 export * from "./pagination";

@@ -22,6 +22,8 @@ export const LIMITS = {
   pagePasswordMaxChars: 1024,
   /** Largest request body the API reads. */
   requestBodyBytes: 1024 * 1024,
+  /** Audit log entries one listing of the admin command shows. */
+  auditListLimit: { min: 1, max: 10_000 },
 } as const;
 
 export const DEFAULTS = {
@@ -35,6 +37,8 @@ export const DEFAULTS = {
   description: "",
   listLimit: 50,
   listOffset: 0,
+  auditListLimit: 100,
+  auditRetentionDays: 365,
 } as const;
 
 /**

@@ -28,6 +28,9 @@ const envSchema = z.object({
   NOTIFICATION_TIMEOUT_SECONDS: z.coerce.number().positive().max(300).default(15),
 });
 
+/** The name of every variable the providers read. */
+export const PROVIDER_SETTING_NAMES: readonly string[] = Object.keys(envSchema.shape);
+
 export interface ProviderSettings {
   /** Where links in messages point; `http://localhost:<PORT>` when PUBLIC_URL is unset. */
   publicUrl: string;

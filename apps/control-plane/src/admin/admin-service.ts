@@ -1,9 +1,13 @@
-import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { ServiceImpl } from "@connectrpc/connect";
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { Interceptor, ServiceImpl } from "@connectrpc/connect";
 import type { WorkspaceRow } from "@vigil/db";
-import { AdminService, ApiKeySchema, WorkspaceSchema, type ApiKey, type Workspace } from "@vigil/proto/admin";
-import type { Administration, ApiKeyWithWorkspace } from "./operations";
+import type { Logger } from "@vigil/logging";
+import { AdminService, ApiKeySchema, AuditEntrySchema, WorkspaceSchema, type ApiKey, type AuditEntry, type Workspace } from "@vigil/proto/admin";
+import { adminAttribution } from "../audit/attribution";
+import { auditInterceptor } from "../audit/interceptor";
+import { errorsAndLogging } from "../rpc-interceptors";
+import type { Administration, ApiKeyWithWorkspace, AuditEntryWithSlug } from "./operations";
 
 export const workspaceMessage = (w: WorkspaceRow): Workspace =>
   create(WorkspaceSchema, { id: w.id, name: w.name, slug: w.slug, plan: w.plan, createdAt: timestampFromDate(w.createdAt) });
@@ -19,6 +23,28 @@ export const apiKeyMessage = (k: ApiKeyWithWorkspace): ApiKey =>
     revokedAt: k.revokedAt ? timestampFromDate(k.revokedAt) : undefined,
   });
 
+export const auditEntryMessage = (e: AuditEntryWithSlug): AuditEntry =>
+  create(AuditEntrySchema, {
+    id: e.id,
+    at: timestampFromDate(e.at),
+    workspaceId: e.workspaceId,
+    workspaceSlug: e.workspaceSlug,
+    actorType: e.actorType,
+    apiKeyId: e.apiKeyId ?? "",
+    apiKeyName: e.apiKeyName ?? "",
+    apiKeyPrefix: e.apiKeyPrefix ?? "",
+    method: e.method,
+    targetKind: e.targetKind,
+    targetId: e.targetId,
+    changes: e.changes as JsonObject,
+  });
+
+/** Every admin entry point (socket and offline command) logs each call and audits its mutations the same way. */
+export const adminInterceptors = (admin: Administration, logger: Logger): Interceptor[] => [
+  errorsAndLogging(logger),
+  auditInterceptor(admin.audit, adminAttribution(admin.workspaceIdOf), logger),
+];
+
 export function adminService(admin: Administration): ServiceImpl<typeof AdminService> {
   return {
     createWorkspace: async (req) => ({ workspace: workspaceMessage(await admin.createWorkspace(req)) }),
@@ -29,5 +55,10 @@ export function adminService(admin: Administration): ServiceImpl<typeof AdminSer
     },
     listApiKeys: async (req) => ({ apiKeys: (await admin.listApiKeys(req.workspaceSlug)).map(apiKeyMessage) }),
     revokeApiKey: async (req) => ({ apiKey: apiKeyMessage(await admin.revokeApiKey(req.id)) }),
+    async listAuditEntries(req) {
+      const since = req.since ? timestampDate(req.since) : undefined;
+      const entries = await admin.listAuditEntries({ workspaceSlug: req.workspaceSlug, since, limit: req.limit });
+      return { entries: entries.map(auditEntryMessage) };
+    },
   };
 }

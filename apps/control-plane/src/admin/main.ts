@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 import { existsSync } from "node:fs";
 import net from "node:net";
-import { Command } from "commander";
-import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { Command, InvalidArgumentError } from "commander";
+import { toJson } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { applyMigrations, openDatabase } from "@vigil/db";
-import { AdminService, type ApiKey } from "@vigil/proto/admin";
+import { DEFAULTS, LIMITS } from "@vigil/domain";
+import { AdminService, AuditEntrySchema, type ApiKey, type AuditEntry } from "@vigil/proto/admin";
 import { adminSocketPath, loadConfig } from "../config";
 import { lockDataDir } from "../data-dir-lock";
 import { createLogger } from "@vigil/logging";
-import { errorsAndLogging } from "../rpc-interceptors";
-import { adminService } from "./admin-service";
+import { adminInterceptors, adminService } from "./admin-service";
 import { Administration } from "./operations";
 import { adminSocketClient } from "./socket";
 
@@ -37,8 +38,9 @@ async function withAdmin<T>(work: (admin: AdminClient) => Promise<T>): Promise<T
   try {
     await applyMigrations(db);
     const logger = createLogger("silent", "admin");
-    const transport = createRouterTransport(({ service }) => service(AdminService, adminService(new Administration(db.prisma))), {
-      router: { interceptors: [errorsAndLogging(logger)] },
+    const admin = new Administration(db.prisma);
+    const transport = createRouterTransport(({ service }) => service(AdminService, adminService(admin)), {
+      router: { interceptors: adminInterceptors(admin, logger) },
     });
     return await work(createClient(AdminService, transport));
   } finally {
@@ -105,6 +107,41 @@ key
   .action(async (id: string) => {
     const { apiKey } = await withAdmin((a) => a.revokeApiKey({ id }));
     print(json(), apiKey, [`revoked API key ${apiKey!.id} at ${date(apiKey!.revokedAt)}`]);
+  });
+
+const actorOf = (e: AuditEntry) => (e.actorType === "api_key" ? `key ${e.apiKeyPrefix}… ${e.apiKeyId}${e.apiKeyName ? ` (${e.apiKeyName})` : ""}` : e.actorType);
+
+/** `--since` takes an ISO time or a duration back from now: 30m, 12h, 7d. */
+function parseSince(value: string): Date {
+  const back = /^(\d+)([mhd])$/.exec(value);
+  if (back) return new Date(Date.now() - Number(back[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[back[2] as "m" | "h" | "d"]);
+  const at = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(at.getTime())) {
+    throw new InvalidArgumentError("must be an ISO time (2026-11-23T10:00:00Z) or a duration such as 30m, 12h, 7d");
+  }
+  return at;
+}
+
+function parseLimit(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("must be a whole number");
+  return Number(value);
+}
+
+program
+  .command("audit")
+  .description("the audit log of every mutation, newest first")
+  .option("--workspace <slug>", "only this workspace")
+  .option("--since <time>", "only entries since an ISO time or a duration back (30m, 12h, 7d)", parseSince)
+  .option("--limit <n>", `at most this many entries (default ${DEFAULTS.auditListLimit}, at most ${LIMITS.auditListLimit.max})`, parseLimit)
+  .action(async (o: { workspace?: string; since?: Date; limit?: number }) => {
+    const { entries } = await withAdmin((a) =>
+      a.listAuditEntries({ workspaceSlug: o.workspace ?? "", since: o.since && timestampFromDate(o.since), limit: o.limit ?? 0 }),
+    );
+    // JSON lines, one entry each, so that the log can be piped to jq or a collector.
+    if (json()) return entries.forEach((e) => console.log(JSON.stringify(toJson(AuditEntrySchema, e))));
+    for (const e of entries) {
+      console.log([date(e.at), e.workspaceSlug || e.workspaceId, actorOf(e), e.method, `${e.targetKind} ${e.targetId}`, JSON.stringify(e.changes)].join("\t"));
+    }
   });
 
 program.parseAsync().catch((error: unknown) => {

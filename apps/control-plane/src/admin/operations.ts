@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { Prisma, type ApiKeyRow, type PrismaClient, type WorkspaceRow } from "@vigil/db";
-import { ValidationError, parseOrThrow } from "@vigil/domain";
+import { Prisma, type ApiKeyRow, type AuditEntryRow, type PrismaClient, type WorkspaceRow } from "@vigil/db";
+import { DEFAULTS, LIMITS, ValidationError, parseOrThrow } from "@vigil/domain";
+import { AuditStore } from "../audit/store";
 import { newApiKeySecret, type ScopeChoice } from "../auth/api-keys";
 
 const workspaceSchema = z.object({
@@ -13,11 +14,24 @@ const workspaceSchema = z.object({
 
 const scopeSchema = z.enum(["read", "write", "none"], { error: "must be read, write or none" });
 
+const { min, max } = LIMITS.auditListLimit;
+const auditLimitSchema = z
+  .number()
+  .int()
+  .min(min, `must be from ${min} to ${max}`)
+  .max(max, `must be from ${min} to ${max}`);
+
 export type ApiKeyWithWorkspace = ApiKeyRow & { workspace: WorkspaceRow };
+/** An audit entry with the slug of its workspace ("" once the workspace is gone). */
+export type AuditEntryWithSlug = AuditEntryRow & { workspaceSlug: string };
 
 /** Workspace and API-key administration, shared by the admin socket and the offline command. */
 export class Administration {
-  constructor(private readonly prisma: PrismaClient) {}
+  readonly audit: AuditStore;
+
+  constructor(private readonly prisma: PrismaClient) {
+    this.audit = new AuditStore(prisma);
+  }
 
   async createWorkspace(input: { name: string; slug: string; plan?: string | undefined }): Promise<WorkspaceRow> {
     const data = parseOrThrow(workspaceSchema, { ...input, plan: input.plan || undefined }, "");
@@ -58,6 +72,18 @@ export class Administration {
     if (key.revokedAt) return key;
     return this.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() }, include: { workspace: true } });
   }
+
+  /** The audit log, newest first; a limit of 0 means the default. */
+  async listAuditEntries(input: { workspaceSlug: string; since: Date | undefined; limit: number }): Promise<AuditEntryWithSlug[]> {
+    const limit = parseOrThrow(auditLimitSchema, input.limit || DEFAULTS.auditListLimit, "limit");
+    const workspaceId = input.workspaceSlug ? await this.workspaceIdOf(input.workspaceSlug) : undefined;
+    const entries = await this.audit.list({ workspaceId, since: input.since, limit });
+    const workspaces = await this.prisma.workspace.findMany({ where: { id: { in: [...new Set(entries.map((e) => e.workspaceId))] } } });
+    const slugs = new Map(workspaces.map((w) => [w.id, w.slug]));
+    return entries.map((entry) => ({ ...entry, workspaceSlug: slugs.get(entry.workspaceId) ?? "" }));
+  }
+
+  readonly workspaceIdOf = async (slug: string): Promise<string> => (await this.workspaceBySlug(slug)).id;
 
   private async workspaceBySlug(slug: string): Promise<WorkspaceRow> {
     const workspace = await this.prisma.workspace.findUnique({ where: { slug } });

@@ -4,8 +4,7 @@ import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-
 import { createClient, type Client } from "@connectrpc/connect";
 import { AdminService } from "@vigil/proto/admin";
 import type { Logger } from "@vigil/logging";
-import { errorsAndLogging } from "../rpc-interceptors";
-import { adminService } from "./admin-service";
+import { adminInterceptors, adminService } from "./admin-service";
 import type { Administration } from "./operations";
 
 /**
@@ -16,7 +15,7 @@ import type { Administration } from "./operations";
 export async function serveAdminSocket(path: string, admin: Administration, logger: Logger): Promise<() => Promise<void>> {
   rmSync(path, { force: true });
   const server = http.createServer(
-    connectNodeAdapter({ routes: (router) => router.service(AdminService, adminService(admin)), interceptors: [errorsAndLogging(logger)] }),
+    connectNodeAdapter({ routes: (router) => router.service(AdminService, adminService(admin)), interceptors: adminInterceptors(admin, logger) }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

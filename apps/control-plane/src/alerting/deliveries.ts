@@ -1,10 +1,10 @@
 import { Queue, Worker, type Job } from "bullmq";
-import type { Redis } from "ioredis";
 import type { PrismaClient } from "@vigil/db";
 import type { Logger } from "@vigil/logging";
 import { DeliveryError, providerOf, type ProviderSettings } from "@vigil/notifications";
-import { NOTIFICATION_QUEUE } from "@vigil/queue";
+import { NOTIFICATION_QUEUE, type RedisConnection } from "@vigil/queue";
 import { DeliveryStore, type ChannelLoader, type PendingDelivery } from "./delivery-store";
+import { startDelivery } from "../metrics/record";
 import { messageOfEvent } from "./message";
 import { retryDelayMs } from "./retry-schedule";
 
@@ -51,17 +51,19 @@ export class Deliveries {
   private readonly queue: Queue<DeliveryJob>;
   private worker: Worker<DeliveryJob> | undefined;
   /** The worker blocks on a connection of its own; BullMQ leaves a connection it is given open. */
-  private workerConnection: Redis | undefined;
+  private workerConnection: RedisConnection | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly store: DeliveryStore;
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisConnection,
     private readonly prisma: PrismaClient,
     private readonly logger: Logger,
     private readonly options: DeliveryOptions,
   ) {
     this.queue = new Queue(NOTIFICATION_QUEUE, { connection, prefix: options.prefix });
+    // Each command failing while Redis is away would be printed on the console; the outage is logged once (logConnectionChanges).
+    this.queue.on("error", () => {});
     this.store = new DeliveryStore(prisma, options.loadChannels);
   }
 
@@ -144,6 +146,7 @@ export class Deliveries {
     const log = { delivery: id, notification: channel.id, provider: channel.type, event: event.type, attempts };
     let failure: DeliveryError | null = null;
     let statusCode: number | null = null;
+    const answered = startDelivery(channel.type);
     try {
       ({ statusCode } = await providerOf(channel.type).send(messageOfEvent(event, this.options.settings), channel as never, {
         settings: this.options.settings,
@@ -153,11 +156,13 @@ export class Deliveries {
       failure = error instanceof DeliveryError ? error : new DeliveryError(String((error as Error)?.message ?? error), true);
     }
     if (!failure) {
+      answered("delivered");
       await this.store.record({ id, outcome: "delivered", attempts, statusCode, error: null, completedAt: new Date() });
       this.logger.info({ ...log, statusCode }, "notification delivered");
       return null;
     }
     const final = !failure.retryable || attempts > this.options.retryDelaysMs.length;
+    answered(final ? "failed" : "retrying");
     await this.store.record({
       id,
       outcome: final ? "failed" : "pending",

@@ -10,6 +10,7 @@ export const HTTP_ERRORS = {
   unauthenticated: 401,
   permission_denied: 403,
   not_found: 404,
+  resource_exhausted: 429,
   internal: 500,
   unavailable: 503,
 } as const;
@@ -19,18 +20,20 @@ export class HttpError extends Error {
   constructor(
     readonly code: HttpErrorCode,
     message: string,
+    /** Sent with the answer (Retry-After of a rate limit). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
 }
 
-export function sendJson(res: Response, status: number, body: unknown): void {
+export function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const payload = JSON.stringify(body);
-  (res as ServerResponse).writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) });
+  (res as ServerResponse).writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(payload) });
   res.end(payload);
 }
 
 /** Every error of the HTTP endpoints has this body: `{"code": "not_found", "message": "..."}`. */
 export function sendError(res: Response, error: HttpError): void {
-  sendJson(res, HTTP_ERRORS[error.code], { code: error.code, message: error.message });
+  sendJson(res, HTTP_ERRORS[error.code], { code: error.code, message: error.message }, error.headers);
 }

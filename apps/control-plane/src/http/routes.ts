@@ -2,6 +2,9 @@ import FindMyWay, { type HTTPVersion } from "find-my-way";
 import type { PrismaClient } from "@vigil/db";
 import { API_KEY_HEADER, resolveActor, type Actor } from "../auth/api-keys";
 import { revokeApiKey } from "../auth/revoke";
+import { auditedCaller } from "../audit/attribution";
+import { recordAudit } from "../audit/record";
+import { AuditStore } from "../audit/store";
 import type { SecretBox } from "../notifications/secrets";
 import { PageAccessControl } from "../status-pages/public/access";
 import { SignInAttempts } from "../status-pages/public/rate-limit";
@@ -10,25 +13,37 @@ import type { SharedRedis } from "../server";
 import { registerSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
 import { publicStatusPageRoutes, type PublicPagesOptions } from "../status-pages/public/routes";
 import type { Logger } from "@vigil/logging";
+import { toHttpError } from "../errors";
 import { HttpError, sendError, sendJson, type Request, type Response } from "./json";
+import { clientAddress, tooManyRequests } from "../limits/request-rates";
+import { scrape } from "../metrics/endpoint";
+import type { PipelineSource } from "../metrics/pipeline-gauges";
 
 type Handler = (req: Request, res: Response, params: Record<string, string | undefined>) => Promise<void>;
 
-/** The plain HTTP endpoints beside the RPC API: identity, key revocation, health and the public status pages. */
+/**
+ * The plain HTTP endpoints beside the RPC API: identity, key revocation, health,
+ * Prometheus metrics (unless `metrics` is null) and the public status pages.
+ */
 export function httpRoutes(
   prisma: PrismaClient,
   logger: Logger,
   pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis },
-  publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges">,
+  publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges" | "rates">,
+  metrics: PipelineSource | null,
 ): (req: Request, res: Response) => void {
   const router = FindMyWay<HTTPVersion.V1>({
     ignoreTrailingSlash: true,
     defaultRoute: (req, res) => sendError(res, new HttpError("not_found", `no endpoint ${req.method} ${req.url}`)),
   });
 
+  const audit = new AuditStore(prisma);
   const authenticated = async (req: Request): Promise<Actor> => {
     const header = req.headers[API_KEY_HEADER];
-    const actor = await resolveActor(prisma, Array.isArray(header) ? header[0] : header);
+    const key = Array.isArray(header) ? header[0] : header;
+    const refusal = await publicPages.rates.apiCall(clientAddress(req), key);
+    if (refusal) throw tooManyRequests(refusal);
+    const actor = await resolveActor(prisma, key);
     if (!actor) throw new HttpError("unauthenticated", `missing, unknown or revoked API key in the ${API_KEY_HEADER} header`);
     return actor;
   };
@@ -36,9 +51,9 @@ export function httpRoutes(
   const route = (method: "GET" | "DELETE", path: string, handler: Handler) =>
     router.on(method, path, (req, res, params) => {
       handler(req, res, params).catch((error: unknown) => {
-        if (error instanceof HttpError) return sendError(res, error);
-        logger.error({ err: error, method, path }, "http endpoint failed");
-        sendError(res, new HttpError("internal", "internal error"));
+        const answer = toHttpError(error);
+        if (answer.code === "internal") logger.error({ err: error, method, path }, "http endpoint failed");
+        sendError(res, answer);
       });
     });
 
@@ -50,6 +65,8 @@ export function httpRoutes(
   route("DELETE", "/v1/api-key/:id", async (req, res, params) => {
     const actor = await authenticated(req);
     const revoked = await revokeApiKey(prisma, actor, params.id ?? "");
+    const entry = { ...auditedCaller(actor), method: "DELETE /v1/api-key/:id", targetKind: "ApiKey", targetId: revoked.id, changes: {} };
+    await recordAudit(audit, entry, logger);
     sendJson(res, 200, { id: revoked.id, revoked: true, revokedAt: revoked.revokedAt.toISOString() });
   });
 
@@ -62,6 +79,14 @@ export function httpRoutes(
     }
     sendJson(res, 200, { status: "ok" });
   });
+
+  // Unauthenticated like /healthz, for Prometheus; METRICS_ENABLED=false takes it off a public API port.
+  if (metrics) {
+    route("GET", "/metrics", async (_req, res) => {
+      const { contentType, body } = await scrape(metrics);
+      res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" }).end(body);
+    });
+  }
 
   const sessions = new PageSessions(pageAccess.secrets.deriveKey("status page sessions"));
   const attempts = new SignInAttempts(pageAccess.redis.connection, pageAccess.redis.prefix);

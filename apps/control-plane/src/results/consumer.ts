@@ -1,9 +1,10 @@
-import type { Redis } from "ioredis";
 import type { PrismaClient } from "@vigil/db";
-import { RESULTS_GROUP, decodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
+import { RESULTS_GROUP, decodeResult, resultsStreamKey, type ResultMessage, type RedisConnection } from "@vigil/queue";
 import type { Logger } from "@vigil/logging";
 import type { StatusRules } from "../status/rules";
+import { isDatabaseUnavailable } from "../errors";
 import { storeResults } from "./store";
+import { startIngest } from "../metrics/record";
 
 type Entry = [id: string, fields: string[]];
 type StreamReply = [stream: string, entries: Entry[]][] | null;
@@ -19,7 +20,11 @@ export interface ConsumerOptions {
   blockMs?: number;
   /** Entries another consumer took but has not acknowledged for this long are taken over (it died). */
   claimIdleMs?: number;
+  /** Longest wait between tries while storing fails (the database away): the waits double from 1 s up to this. */
+  maxRetryDelayMs?: number;
 }
+
+const RETRY_BASE_MS = 1_000;
 
 /**
  * Reads results from the Redis stream with a consumer group, stores each
@@ -39,9 +44,12 @@ export class ResultsConsumer {
   /** Read our own unacknowledged entries (after a restart or a failed batch) before new ones. */
   private backlog = true;
   private lastClaim = 0;
+  private groupReady = false;
+  private readonly maxRetryDelayMs: number;
+  private wake: () => void = () => {};
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prisma: PrismaClient,
     private readonly logger: Logger,
     private readonly options: ConsumerOptions,
@@ -50,6 +58,7 @@ export class ResultsConsumer {
     this.batchSize = options.batchSize ?? 500;
     this.blockMs = options.blockMs ?? 1_000;
     this.claimIdleMs = options.claimIdleMs ?? 30_000;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 10_000;
   }
 
   start(): void {
@@ -59,27 +68,48 @@ export class ResultsConsumer {
   /** Finishes the batch in hand, then stops. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.wake();
     await this.running;
   }
 
   private async loop(): Promise<void> {
-    await this.ensureGroup();
+    let failures = 0;
     while (!this.stopping) {
       try {
+        if (!this.groupReady) {
+          await this.ensureGroup();
+          this.groupReady = true;
+        }
         const entries = await this.next();
         if (entries.length > 0) await this.handle(entries);
+        failures = 0;
       } catch (error) {
+        // Unacknowledged entries stay ours: read them again before new ones.
         this.backlog = true;
         if (String(error).includes("NOGROUP")) {
           // Redis lost the stream (flushed or replaced): start it again; agents keep appending.
           this.logger.warn("the results stream or its consumer group is gone; recreating it");
-          await this.ensureGroup().catch(() => {});
+          this.groupReady = false;
           continue;
         }
-        this.logger.error({ err: error }, "storing results failed; retrying");
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        failures++;
+        const delayMs = Math.min(RETRY_BASE_MS * 2 ** (failures - 1), this.maxRetryDelayMs);
+        const what = isDatabaseUnavailable(error) ? "the database is unreachable; results wait in the stream" : "storing results failed";
+        this.logger.error({ err: error, attempt: failures, delayMs }, `${what}; retrying`);
+        await this.pause(delayMs);
       }
     }
+  }
+
+  /** Waits before a retry, cut short by stop(). */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   private async ensureGroup(): Promise<void> {
@@ -111,6 +141,7 @@ export class ResultsConsumer {
   }
 
   private async handle(entries: Entry[]): Promise<void> {
+    const ingested = startIngest(entries.length);
     const results: ResultMessage[] = [];
     for (const [id, fields] of entries) {
       const message = decodeResult(fields);
@@ -120,6 +151,7 @@ export class ResultsConsumer {
     const { stored, eventIds } = await storeResults(this.prisma, results, this.options.rules);
     const ids = entries.map(([id]) => id);
     await this.redis.multi().xack(this.key, RESULTS_GROUP, ...ids).xdel(this.key, ...ids).exec();
+    ingested();
     this.logger.debug({ received: entries.length, stored, events: eventIds.length }, "results stored");
     // Committed already: if queueing fails now, the deliveries' sweep queues them later.
     await this.options.onEvents(eventIds).catch((error: unknown) =>

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import { PERIODICITY_MS, REGION_IDS, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { checkedRegions } from "../status/rules";
-import { checkQueueName, schedulerId, type CheckJobData, type Trigger } from "@vigil/queue";
+import { checkQueueName, schedulerId, type CheckJobData, type Trigger, type RedisConnection } from "@vigil/queue";
+import { startReconciliation } from "../metrics/record";
 
 /** Scheduled checks wait behind checks asked for on demand, which carry no priority (BullMQ runs those first). */
 const SCHEDULED_PRIORITY = 10;
@@ -27,9 +27,15 @@ const jobData = (record: MonitorRecord, trigger: Trigger) =>
  */
 export class CheckScheduler {
   private readonly queues = new Map<RegionId, Queue>();
+  /**
+   * Counts schedule and unschedule calls. A reconciliation works from the
+   * monitors it read at its start; when this moved during it, a change may
+   * have been undone and the reconciliation must run again.
+   */
+  changes = 0;
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisConnection,
     private readonly prefix: string,
     /** Where monitors without regions of their own are checked. */
     readonly defaultRegions: readonly RegionId[],
@@ -41,6 +47,7 @@ export class CheckScheduler {
 
   /** Brings a monitor's schedulers in line with its configuration (none when inactive). */
   async schedule(record: MonitorRecord): Promise<void> {
+    this.changes++;
     const wanted = new Set(record.config.active ? this.regionsOf(record) : []);
     await Promise.all(
       REGION_IDS.map((region) => (wanted.has(region) ? this.upsert(region, record) : this.remove(region, record.id))),
@@ -48,6 +55,7 @@ export class CheckScheduler {
   }
 
   async unschedule(monitorId: string): Promise<void> {
+    this.changes++;
     await Promise.all(REGION_IDS.map((region) => this.remove(region, monitorId)));
   }
 
@@ -66,8 +74,10 @@ export class CheckScheduler {
    * out of a region while Redis was unreachable, or a flushed Redis).
    */
   async reconcile(active: MonitorRecord[]): Promise<{ upserted: number; removed: number }> {
+    const reconciled = startReconciliation();
     let upserted = 0;
     let removed = 0;
+    let missing = 0;
     for (const region of REGION_IDS) {
       const wanted = active.filter((record) => this.regionsOf(record).includes(region));
       const wantedIds = new Set(wanted.map((record) => schedulerId(record.id)));
@@ -77,7 +87,9 @@ export class CheckScheduler {
       await Promise.all(wanted.map((record) => this.upsert(region, record)));
       upserted += wanted.length;
       removed += stale.length;
+      missing += wantedIds.size - (existing.length - stale.length);
     }
+    reconciled({ missing, stale: removed });
     return { upserted, removed };
   }
 
@@ -89,6 +101,8 @@ export class CheckScheduler {
     let queue = this.queues.get(region);
     if (!queue) {
       queue = new Queue(checkQueueName(region), { connection: this.connection, prefix: this.prefix });
+      // Each command failing while Redis is away would be printed on the console; the outage is logged once (logConnectionChanges).
+      queue.on("error", () => {});
       this.queues.set(region, queue);
     }
     return queue;

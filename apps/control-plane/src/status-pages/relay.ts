@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "@vigil/queue";
 import type { Logger } from "@vigil/logging";
 import type { PageChanges } from "./changes";
 
@@ -10,7 +10,7 @@ import type { PageChanges } from "./changes";
  * Redis is away leaves the others' copies to expire on their own (5 s).
  * Returns what closes the subscription.
  */
-export function relayPageChanges(changes: PageChanges, redis: Redis, prefix: string, logger: Logger): () => void {
+export function relayPageChanges(changes: PageChanges, redis: RedisConnection, prefix: string, logger: Logger): () => void {
   const channel = `${prefix}:status-page-changes`;
   const self = randomUUID();
   // A subscribed connection takes no other commands.

@@ -10,7 +10,7 @@ import { startPipeline, type PipelineConfig } from "../../src/pipeline";
 import { Administration } from "../../src/admin/operations";
 import { API_KEY_HEADER } from "../../src/auth/api-keys";
 import { createLogger } from "@vigil/logging";
-import { startApiServer } from "../../src/server";
+import { startApiServer, type ApiServerOptions } from "../../src/server";
 import { testNotifications, testPipelineConfig } from "./control-plane";
 
 export { STATUS_RULES } from "./control-plane";
@@ -42,6 +42,8 @@ export interface TestApiOptions {
   /** Provider settings as environment variables (TELEGRAM_BOT_TOKEN, SMTP_URL, ...). */
   providerEnv?: NodeJS.ProcessEnv;
   pipeline?: Partial<PipelineConfig>;
+  /** Rate and connection limits other than the defaults. */
+  limits?: Pick<ApiServerOptions, "rateLimits" | "connectionLimits">;
 }
 
 /** A real API server on a loopback port, backed by a fresh database and Redis keys of its own. */
@@ -61,6 +63,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
     logger,
     port: 0,
     host: "127.0.0.1",
+    ...options.limits,
   });
   const baseUrl = `http://127.0.0.1:${listener.address().port}`;
   const admin = new Administration(db.prisma);

@@ -14,11 +14,12 @@ export const STATUS_RULES: StatusRules = { defaultRegions: ["hostA-ams"], quorum
 /** The pipeline's settings as a test deployment has them; `overrides` changes any. */
 export function testPipelineConfig(redisPrefix: string, overrides: Partial<PipelineConfig> = {}): PipelineConfig {
   return {
-    redisUrl: redisServerUrl(),
+    redis: { kind: "standalone", url: redisServerUrl() },
     redisPrefix,
     defaultRegions: [...STATUS_RULES.defaultRegions],
     quorum: STATUS_RULES.quorum,
     resultRetentionDays: 14,
+    auditRetentionDays: 365,
     reconcileIntervalMs: 300_000,
     notificationConcurrency: 20,
     retryDelaysMs: [...DEFAULT_RETRY_DELAYS_MS],

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import type { PageChanges } from "../changes";
 import type { PageView } from "./view";
+import { statusPageCacheHits, statusPageCacheMisses } from "../../metrics/definitions";
 
 /** How long a page is served from memory at most; a change published on the hub ends it at once. */
 export const PAGE_CACHE_MS = 5_000;
@@ -56,7 +57,11 @@ export class PublicPageCache {
   get(address: string, load: () => Promise<PageView | null>): Promise<CachedPage | null> {
     const now = this.clock();
     const cached = this.entries.get(address);
-    if (cached && cached.expiresAt > now) return cached.page;
+    if (cached && cached.expiresAt > now) {
+      statusPageCacheHits.inc();
+      return cached.page;
+    }
+    statusPageCacheMisses.inc();
     if (this.entries.size >= SWEEP_ABOVE) this.sweep(now);
     const entry: Entry = { expiresAt: now + PAGE_CACHE_MS, pageId: null, page: Promise.resolve(null) };
     entry.page = load().then(

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "@vigil/queue";
 import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 import { PAGE_ACCESS } from "@vigil/domain";
 
@@ -13,7 +13,7 @@ const limits = { points: PAGE_ACCESS.signInAttempts, duration: PAGE_ACCESS.signI
 export class SignInAttempts {
   private readonly limiter: RateLimiterRedis;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisConnection, prefix: string) {
     this.limiter = new RateLimiterRedis({
       ...limits,
       storeClient: redis,

@@ -1,6 +1,8 @@
 import type { HTTPVersion, Instance } from "find-my-way";
 import type { Logger } from "@vigil/logging";
 import { HttpError, sendError, type Request, type Response } from "../../http/json";
+import { toHttpError } from "../../errors";
+import { clientAddress, tooManyRequests, type RequestRates } from "../../limits/request-rates";
 import type { PageChanges } from "../changes";
 import type { PageAccessControl } from "./access";
 import { requestHostname } from "./addresses";
@@ -12,9 +14,12 @@ import { securityHeaders } from "./security-headers";
 import { findPublishedPage, loadPageView, type PageAddress, type PageSources } from "./load";
 import { summaryOf } from "./summary";
 import type { PageView } from "./view";
+import { statusPageRequests } from "../../metrics/definitions";
 
 export interface PublicPagesOptions extends PageSources {
   pageChanges: PageChanges;
+  /** Views per client address and page are limited (RATE_LIMIT_PAGE_VIEWS). */
+  rates: RequestRates;
   access: PageAccessControl;
   logger: Logger;
 }
@@ -34,9 +39,11 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
 
   const serve = (address: (req: Request, params: Record<string, string | undefined>) => PageAddress | null, representation: Representation) =>
     (req: Request, res: Response, params: Record<string, string | undefined>) => {
+      statusPageRequests.inc({ representation });
       answer(req, res, address(req, params), representation).catch((error: unknown) => {
-        options.logger.error({ err: error, path: req.url }, "status page failed");
-        if (!res.headersSent) sendError(res, new HttpError("internal", "internal error"));
+        const answer = toHttpError(error);
+        if (answer.code === "internal") options.logger.error({ err: error, path: req.url }, "status page failed");
+        if (!res.headersSent) sendError(res, answer);
       });
     };
 
@@ -44,6 +51,8 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
     const asPage = address?.kind === "slug" && representation === "html";
     if (!address) return notFound(req, res, asPage);
     const key = address.kind === "slug" ? `slug:${address.slug}` : `host:${address.host}`;
+    const refusal = await options.rates.pageView(clientAddress(req), key);
+    if (refusal) return sendError(res, tooManyRequests(refusal));
     const page = await cache.get(key, () => load(address));
     if (!page) return notFound(req, res, asPage);
     if (!(await options.access.authorize(req, res, page.view.page))) return;

@@ -1,0 +1,48 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { CheckStatus } from "@vigil/checks";
+import type { MonitorKind } from "@vigil/domain";
+
+/**
+ * The agent's one Prometheus registry, served at /metrics on the health port.
+ * Every series, Node's process defaults included, carries the agent's region.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+const registers = [registry];
+
+const checksRun = new Counter({
+  name: "vigil_checks_total",
+  help: "Checks run, by kind (http, tcp, dns) and status (success, degraded, error).",
+  labelNames: ["kind", "status"] as const,
+  registers,
+});
+
+const checkDuration = new Histogram({
+  name: "vigil_check_duration_seconds",
+  help: "Time a check took from start to outcome, retries included, by kind.",
+  labelNames: ["kind"] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+  registers,
+});
+
+const KINDS: readonly MonitorKind[] = ["http", "tcp", "dns"];
+const STATUSES: readonly CheckStatus[] = ["success", "degraded", "error"];
+
+/** Labels every series with the region, and makes each kind's series exist at zero so rates see a silent region. */
+export function labelRegion(region: string): void {
+  registry.setDefaultLabels({ region });
+  for (const kind of KINDS) {
+    for (const status of STATUSES) checksRun.inc({ kind, status }, 0);
+    checkDuration.zero({ kind });
+  }
+}
+
+/** Call when a check starts; the returned function with its status once it has an outcome. */
+export function startCheck(kind: MonitorKind): (status: CheckStatus) => void {
+  const end = checkDuration.startTimer({ kind });
+  return (status) => {
+    end();
+    checksRun.inc({ kind, status });
+  };
+}

@@ -1,0 +1,26 @@
+import type { Actor } from "../auth/api-keys";
+import { actorKey } from "../auth/context";
+import type { Attribution } from "./interceptor";
+import type { AuditActor } from "./store";
+
+/** An API caller as the audit log names it: its key, in its workspace. */
+export const auditedCaller = (actor: Actor): { workspaceId: string; actor: AuditActor } => ({
+  workspaceId: actor.workspace.id,
+  actor: { type: "api_key", keyId: actor.keyId },
+});
+
+/** Calls to the public API: the key the auth interceptor resolved. */
+export const apiKeyAttribution: Attribution = async (req) => {
+  const actor = req.contextValues.get(actorKey);
+  if (!actor) throw new Error("audit interceptor placed before authentication");
+  return auditedCaller(actor);
+};
+
+/** The admin service's mutations answer the workspace or key they made or revoked; the operator is the actor. */
+export const adminAttribution =
+  (workspaceIdOf: (slug: string) => Promise<string>): Attribution =>
+  async (_req, res) => {
+    const { workspace, apiKey } = res.message as { workspace?: { id: string }; apiKey?: { workspaceSlug: string } };
+    const workspaceId = workspace?.id ?? (apiKey ? await workspaceIdOf(apiKey.workspaceSlug) : "");
+    return { workspaceId, actor: { type: "admin" } };
+  };

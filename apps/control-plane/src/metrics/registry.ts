@@ -1,0 +1,10 @@
+import { Registry, collectDefaultMetrics } from "prom-client";
+
+/**
+ * The control plane's one Prometheus registry for the whole process: every
+ * metric in definitions.ts, and Node's process defaults (CPU, memory, heap,
+ * event-loop lag as nodejs_eventloop_lag_seconds), under their standard
+ * names so that stock Node.js dashboards read them too.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });

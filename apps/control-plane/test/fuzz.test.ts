@@ -1,0 +1,229 @@
+import http2 from "node:http2";
+import type { DescService } from "@bufbuild/protobuf";
+import fc from "fast-check";
+import { IncidentService, MonitorService } from "@vigil/proto";
+import { NotificationService } from "@vigil/proto/notification";
+import { StatusPageService } from "@vigil/proto/status-page";
+import { startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
+import { createPage } from "./support/page-access";
+
+/**
+ * Malformed requests to every endpoint, in every encoding the server takes:
+ * none may fail the server (5xx, an internal or unknown gRPC status), end it,
+ * or write anything. Seeded, so that every run sends the same requests.
+ */
+
+const SERVICES: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService];
+const RPC_PATHS = SERVICES.flatMap((service) => service.methods.map((method) => `/${service.typeName}/${method.name}`));
+const CONTENT_TYPES = [
+  "application/json",
+  "application/proto",
+  "application/connect+json",
+  "application/connect+proto",
+  "application/grpc",
+  "application/grpc+proto",
+  "application/grpc+json",
+  "application/grpc-web",
+  "application/grpc-web+proto",
+  "application/grpc-web+json",
+  "application/grpc-web-text",
+  "text/plain",
+  "",
+];
+/** gRPC proper needs HTTP/2 (its status is in trailers); everything else is sent over both versions. */
+const needsHttp2 = (contentType: string) => /^application\/grpc(\+|$)/.test(contentType);
+/** gRPC statuses that mean the server failed: unknown, internal, unavailable, data loss. */
+const SERVER_FAILURES = new Set(["2", "13", "14", "15"]);
+/**
+ * The one 5xx the protocols prescribe for a client's request: a compression
+ * the server does not know is unimplemented, which Connect answers 501.
+ */
+const UNKNOWN_COMPRESSION = /"message":"unknown compression /;
+const RPC_RUNS = 2_400;
+const HTTP_RUNS = 800;
+
+interface Answer {
+  status: number;
+  grpcStatus: string | undefined;
+  body: string;
+}
+
+/** A body that is not a valid request: random bytes, cut or broken protobuf, broken or mistaken JSON, bad envelopes. */
+const malformedBody = fc.oneof(
+  fc.uint8Array({ maxLength: 300 }),
+  // A length-delimited field claiming more bytes than follow.
+  fc.tuple(fc.integer({ min: 1, max: 15 }), fc.uint8Array({ maxLength: 20 })).map(([field, rest]) => Uint8Array.from([(field << 3) | 2, rest.length + 5, ...rest])),
+  // Wire types 6 and 7 do not exist; a varint that never ends.
+  fc.integer({ min: 1, max: 15 }).map((field) => Uint8Array.from([(field << 3) | 7, 1, 2])),
+  fc.constant(Uint8Array.from([0x08, 0xff, 0xff, 0xff])),
+  fc.json().map((json) => Buffer.from(json)),
+  fc.string().map((text) => Buffer.from(`{"${text}`)),
+  fc.dictionary(fc.constantFrom("id", "monitor", "name", "limit", "offset", "updateMask", "statusPage", "notification", "regions"), fc.anything()).map((o) => Buffer.from(JSON.stringify(o) ?? "")),
+  // An envelope (flags, length) around any of the above, with a length that may lie.
+  fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.uint8Array({ maxLength: 64 })).map(([flags, length, payload]) => {
+    const head = Buffer.alloc(5);
+    head.writeUInt8(flags, 0);
+    head.writeUInt32BE(length, 1);
+    return Buffer.concat([head, payload]);
+  }),
+);
+
+/** Extra headers that protocols read: versions, timeouts, compression, all possibly wrong. */
+const protocolHeaders = fc.record(
+  {
+    "connect-protocol-version": fc.constantFrom("1", "2", "x"),
+    "connect-timeout-ms": fc.constantFrom("0", "-1", "99999999999", "abc"),
+    "grpc-timeout": fc.constantFrom("1S", "xyz", "100000000H", "0m"),
+    "content-encoding": fc.constantFrom("gzip", "br", "identity", "zz"),
+    "connect-content-encoding": fc.constantFrom("gzip", "zz"),
+    "grpc-encoding": fc.constantFrom("gzip", "zz"),
+    te: fc.constant("trailers"),
+  },
+  { requiredKeys: [] },
+);
+
+describe("fuzzing every endpoint with malformed requests", () => {
+  let api: TestApi;
+  let keys: WorkspaceKeys;
+  let h2: http2.ClientHttp2Session | undefined;
+
+  beforeAll(async () => {
+    // Limits high enough that the fuzz reaches the endpoints instead of the rate limits.
+    const many = 1_000_000;
+    api = await startTestApi("pglite", { limits: { rateLimits: { apiCallsPerKeyPerSecond: many, apiCallsPerAddressPerSecond: many, pageViewsPerAddressPerMinute: many } } });
+    keys = await api.workspace();
+    await createPage(api.db.prisma, keys.slug, { accessType: "public", customDomain: "status.fuzz.test" });
+    await createPage(api.db.prisma, keys.slug, { accessType: "password", password: "right password" });
+  });
+  afterAll(async () => {
+    h2?.close();
+    await api.close();
+  });
+
+  /** How many rows each table holds. */
+  const rowCounts = async (): Promise<Record<string, number>> => {
+    const tables = await api.db.prisma.$queryRaw<{ name: string }[]>`
+      SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`;
+    const counts: Record<string, number> = {};
+    for (const { name } of tables) {
+      const [row] = await api.db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${name}"`);
+      counts[name] = Number(row?.n ?? 0);
+    }
+    return counts;
+  };
+
+  const overHttp1 = async (method: string, path: string, headers: Record<string, string>, body: Uint8Array | undefined): Promise<Answer> => {
+    const res = await api.fetch(path, { method, headers, body: method === "GET" || method === "HEAD" ? undefined : body });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, grpcStatus: res.headers.get("grpc-status") ?? grpcWebStatus(bytes), body: bytes.toString("latin1") };
+  };
+
+  const overHttp2 = (method: string, path: string, headers: Record<string, string>, body: Uint8Array | undefined): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      if (!h2) {
+        h2 = http2.connect(api.baseUrl);
+        h2.on("error", () => undefined);
+      }
+      const stream = h2.request({ ":method": method, ":path": path, ...headers }, { endStream: false });
+      let status = 0;
+      let grpcStatus: string | undefined;
+      let received = "";
+      stream.on("response", (h) => {
+        status = Number(h[":status"]);
+        grpcStatus = h["grpc-status"] as string | undefined;
+      });
+      stream.on("trailers", (t) => (grpcStatus = (t["grpc-status"] as string | undefined) ?? grpcStatus));
+      stream.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+      stream.on("end", () => resolve({ status, grpcStatus, body: received }));
+      stream.on("error", reject);
+      stream.end(method === "GET" || method === "HEAD" ? undefined : body);
+    });
+
+  const expectNoServerFailure = (answer: Answer, what: string) => {
+    const prescribed = answer.status === 501 && UNKNOWN_COMPRESSION.test(answer.body);
+    if ((answer.status >= 500 && !prescribed) || (answer.grpcStatus !== undefined && SERVER_FAILURES.has(answer.grpcStatus))) {
+      throw new Error(`${what} answered ${answer.status}, grpc-status ${answer.grpcStatus}: ${answer.body.slice(0, 200)}`);
+    }
+  };
+
+  it("answers a body that is no protobuf message, or no gzip, invalid_argument naming the problem", async () => {
+    const cut = Uint8Array.from([0x0a, 0x05, 0x61]);
+    const headers = { "x-service-key": keys.write.key };
+    const proto = await overHttp1("POST", "/monitor.v1.MonitorService/CreateHTTPMonitor", { ...headers, "content-type": "application/proto" }, cut);
+    expect(proto.status).toBe(400);
+    expect(JSON.parse(proto.body)).toEqual({ code: "invalid_argument", message: "parse binary: premature EOF" });
+
+    const envelope = Buffer.concat([Buffer.from([0, 0, 0, 0, cut.length]), cut]);
+    const grpc = await overHttp2("POST", "/monitor.v1.MonitorService/CreateHTTPMonitor", { ...headers, "content-type": "application/grpc", te: "trailers" }, envelope);
+    expect(grpc.grpcStatus).toBe("3");
+
+    const gzip = await overHttp1("POST", "/monitor.v1.MonitorService/ListMonitors", { ...headers, "content-type": "application/json", "content-encoding": "gzip" }, Buffer.from("{}"));
+    expect(gzip.status).toBe(400);
+    expect(JSON.parse(gzip.body).code).toBe("invalid_argument");
+  });
+
+  const anyKey = () => fc.constantFrom<string | undefined>(keys.write.key, keys.read.key, keys.legacy.key, undefined, "vgl_not_a_key", "\u00ff\u00fe");
+
+  it("answers every malformed RPC in every content type without failing or writing", async () => {
+    const before = await rowCounts();
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...RPC_PATHS), fc.constantFrom(...CONTENT_TYPES), malformedBody, anyKey(), protocolHeaders, fc.boolean(), async (path, contentType, body, key, extra, http2First) => {
+        const headers: Record<string, string> = { ...extra, ...(contentType && { "content-type": contentType }), ...(key !== undefined && { "x-service-key": key }) };
+        const send = needsHttp2(contentType) || http2First ? overHttp2 : overHttp1;
+        expectNoServerFailure(await send("POST", path, headers, body), `POST ${path} (${contentType})`);
+      }),
+      { numRuns: RPC_RUNS, seed: 12, endOnFailure: true },
+    );
+    expect(await rowCounts()).toEqual(before);
+    expect((await api.fetch("/healthz")).status).toBe(200);
+  }, 120_000);
+
+  it("answers every malformed request to the plain HTTP routes and the public pages without failing or writing", async () => {
+    const before = await rowCounts();
+    const segment = fc.oneof(fc.constantFrom("acme-1", "acme-2", "nope", "%", "%zz", "..", "a".repeat(300)), fc.string({ maxLength: 20 }).map(encodeURIComponent));
+    const path = fc.oneof(
+      fc.constantFrom("/v1/whoami", "/healthz", "/", "/summary.json", "/badge.svg", "/feed.atom", "/sign-in", "/metrics"),
+      segment.map((id) => `/v1/api-key/${id}`),
+      fc.tuple(segment, fc.constantFrom("", "/summary.json", "/badge.svg", "/feed.atom", "/sign-in", "/sign-in/token")).map(([slug, rest]) => `/status/${slug}${rest}`),
+      fc.tuple(segment, fc.constantFrom("", "?a=%", "?x")).map(([token, query]) => `/sign-in/${token}${query}`),
+    );
+    const headers = fc.record(
+      {
+        host: fc.constantFrom("status.fuzz.test", "STATUS.FUZZ.TEST.", "[::1", "a..b", "x:99999"),
+        "content-type": fc.constantFrom("application/x-www-form-urlencoded", "application/json", "multipart/form-data; boundary=x", "text/plain"),
+        cookie: fc.string({ maxLength: 80 }).map((value) => `vigil_page_x=${encodeURIComponent(value)}`),
+        "if-none-match": fc.constantFrom("*", '"abc"', "W/", ""),
+        "accept-encoding": fc.constantFrom("gzip;q=0", "*", "br", ""),
+        origin: fc.constantFrom("null", "http://evil.test", "not a url"),
+        "x-forwarded-proto": fc.constantFrom("https", "ftp, https"),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom("GET", "POST", "DELETE", "PUT", "PATCH", "HEAD", "OPTIONS"), path, headers, anyKey(), malformedBody, fc.boolean(), async (method, p, h, key, body, overH2) => {
+        const all: Record<string, string> = { ...h, ...(key !== undefined && { "x-service-key": key }) };
+        if (overH2 && all.host) {
+          all[":authority"] = all.host;
+          delete all.host;
+        }
+        expectNoServerFailure(await (overH2 ? overHttp2 : overHttp1)(method, p, all, body), `${method} ${p}`);
+      }),
+      { numRuns: HTTP_RUNS, seed: 34, endOnFailure: true },
+    );
+    expect(await rowCounts()).toEqual(before);
+    expect((await api.fetch("/healthz")).status).toBe(200);
+  }, 120_000);
+});
+
+/** The status in a gRPC-Web body's trailer frame (flag 0x80), if there is one. */
+function grpcWebStatus(body: Buffer): string | undefined {
+  let offset = 0;
+  while (offset + 5 <= body.length) {
+    const flags = body.readUInt8(offset);
+    const length = body.readUInt32BE(offset + 1);
+    const frame = body.subarray(offset + 5, offset + 5 + length);
+    if (flags & 0x80) return /grpc-status:\s*(\d+)/i.exec(frame.toString("latin1"))?.[1];
+    offset += 5 + length;
+  }
+  return undefined;
+}
