@@ -5,7 +5,7 @@ import { createLogger } from "@vigil/logging";
 // The built control plane, as `node apps/control-plane/dist/main.js` runs it; bench/api.ts starts this
 // process with bench/tsconfig.dist.json, so that @vigil/* load from their dist/ too.
 import { startPipeline } from "../apps/control-plane/dist/pipeline";
-import { startApiServer } from "../apps/control-plane/dist/server";
+import { apiPartsOf, startApiServer } from "../apps/control-plane/dist/server";
 import { NotificationRepository } from "../apps/control-plane/dist/notifications/repository";
 import { SecretBox } from "../apps/control-plane/dist/notifications/secrets";
 import { providerSettingsFromEnv } from "@vigil/notifications";
@@ -40,10 +40,7 @@ async function main(): Promise<void> {
   );
   const api = await startApiServer({
     prisma: db.prisma,
-    scheduler: pipeline.scheduler,
-    statuses: pipeline.statuses,
-    pageChanges: pipeline.pageChanges,
-    redis: { connection: pipeline.redis, prefix: redisPrefix },
+    ...apiPartsOf(pipeline, redisPrefix),
     notifications: { settings, secrets },
     logger,
     port: 0,

@@ -9,7 +9,7 @@ import { NotificationRepository } from "./notifications/repository";
 import { loadSecretBox } from "./notifications/secrets";
 import { startPipeline } from "./pipeline";
 import { createLogger } from "@vigil/logging";
-import { startApiServer } from "./server";
+import { apiPartsOf, startApiServer } from "./server";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -37,10 +37,7 @@ async function main(): Promise<void> {
   const pipeline = await startPipeline(db.prisma, config, logger, { settings, loadChannels: (ids) => channels.findForDelivery(ids) });
   const api = await startApiServer({
     prisma: db.prisma,
-    scheduler: pipeline.scheduler,
-    statuses: pipeline.statuses,
-    pageChanges: pipeline.pageChanges,
-    redis: { connection: pipeline.redis, prefix: config.redisPrefix },
+    ...apiPartsOf(pipeline, config.redisPrefix),
     notifications: { settings, secrets },
     logger,
     port: config.port,

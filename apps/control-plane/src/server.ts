@@ -28,6 +28,7 @@ import { errorsAndLogging } from "./rpc-interceptors";
 import { auditInterceptor } from "./audit/interceptor";
 import { apiKeyAttribution } from "./audit/attribution";
 import { AuditStore } from "./audit/store";
+import type { Pipeline } from "./pipeline";
 import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
@@ -58,6 +59,14 @@ export interface ApiServerOptions {
   /** Extra RPC routes on the same server (benchmarks compare against a trivial handler this way). */
   extraRoutes?: (router: ConnectRouter) => void;
 }
+
+/** What the API server takes from the check pipeline of the same process. */
+export const apiPartsOf = (pipeline: Pipeline, redisPrefix: string): Pick<ApiServerOptions, "scheduler" | "statuses" | "pageChanges" | "redis"> => ({
+  scheduler: pipeline.scheduler,
+  statuses: pipeline.statuses,
+  pageChanges: pipeline.pageChanges,
+  redis: { connection: pipeline.redis, prefix: redisPrefix },
+});
 
 /**
  * The public API on one port: MonitorService over Connect, gRPC and gRPC-Web

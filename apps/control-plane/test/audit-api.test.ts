@@ -81,7 +81,7 @@ describe.each(BACKENDS)("audit log of the API on %s", (backend) => {
     await made(M, "UpdateHTTPMonitor", "HTTPMonitor", () => monitors.updateHTTPMonitor({ id: httpId, monitor: { name: "Home" } }), (a) => a.monitor!.id);
     const tcp = await made(M, "CreateTCPMonitor", "TCPMonitor", () =>
       monitors.createTCPMonitor({ monitor: { name: "db", uri: "example.com:5432", periodicity } }), (a) => a.monitor!.id);
-    await made(M, "UpdateTCPMonitor", "TCPMonitor", () => monitors.updateTCPMonitor({ id: tcp.monitor!.id, monitor: { name: "db2" } }), (a) => a.monitor!.id);
+    await made(M, "UpdateTCPMonitor", "TCPMonitor", () => monitors.updateTCPMonitor({ id: tcp.monitor!.id, monitor: { name: "db2" }, updateMask: { paths: ["name", "degradedAt"] } }), (a) => a.monitor!.id);
     const dns = await made(M, "CreateDNSMonitor", "DNSMonitor", () =>
       monitors.createDNSMonitor({ monitor: { name: "dns", uri: "example.com", periodicity } }), (a) => a.monitor!.id);
     await made(M, "UpdateDNSMonitor", "DNSMonitor", () => monitors.updateDNSMonitor({ id: dns.monitor!.id, monitor: { name: "dns2" } }), (a) => a.monitor!.id);
@@ -152,6 +152,9 @@ describe.each(BACKENDS)("audit log of the API on %s", (backend) => {
 
     const update = recorded.find((e) => e.method.endsWith("/UpdateHTTPMonitor"))!;
     expect(update.changes).toEqual({ id: update.targetId, monitor: { name: "Home" } });
+    // Masks come in either spelling (the CLI and the Terraform provider send camelCase); JSON writes camelCase.
+    const masked = recorded.find((e) => e.method.endsWith("/UpdateTCPMonitor"))!;
+    expect(masked.changes).toEqual({ id: masked.targetId, monitor: { name: "db2" }, updateMask: "name,degradedAt" });
     const pageEntries = recorded.filter((e) => /\/(Create|Update)StatusPage$/.test(e.method));
     const passwords = pageEntries.map((e) => (e.changes as { statusPage: { password: string } }).statusPage.password).sort();
     expect(passwords).toEqual(pageFingerprints.map((fp) => `fingerprint:${fp}`).sort());

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createLogger } from "@vigil/logging";
 import { PAGE_ACCESS, REQUEST_LIMITS } from "@vigil/domain";
-import { startApiServer } from "../src/server";
+import { apiPartsOf, startApiServer } from "../src/server";
 import type { Listener } from "../src/http/listener";
 import { startTestApi, jsonOf, type TestApi, type WorkspaceKeys } from "./support/api";
 import { eventually } from "./support/eventually";
@@ -90,10 +90,7 @@ describe("rate limits", () => {
   it("counts together with the other control planes of the deployment (shared Redis)", async () => {
     const other: Listener = await startApiServer({
       prisma: api.db.prisma,
-      scheduler: api.pipeline.scheduler,
-      statuses: api.pipeline.statuses,
-      pageChanges: api.pipeline.pageChanges,
-      redis: { connection: api.pipeline.redis, prefix: api.redisPrefix },
+      ...apiPartsOf(api.pipeline, api.redisPrefix),
       notifications: { settings: api.notifications.settings, secrets: api.notifications.box },
       logger: createLogger("silent", "test"),
       port: 0,

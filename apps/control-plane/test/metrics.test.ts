@@ -13,7 +13,7 @@ import { closedPort } from "../../agent/test/support/targets";
 import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
 import { redisServerUrl } from "../../../test/redis";
 import { loadConfig } from "../src/config";
-import { startApiServer } from "../src/server";
+import { apiPartsOf, startApiServer } from "../src/server";
 import { scrape as scrapeThisProcess } from "../src/metrics/endpoint";
 import { CheckScheduler } from "../src/scheduling/scheduler";
 import { startTestApi, type TestApi } from "./support/api";
@@ -227,10 +227,7 @@ describe("Prometheus metrics of a control plane and an agent", () => {
     const { pipeline, db } = api;
     const listener = await startApiServer({
       prisma: db.prisma,
-      scheduler: pipeline.scheduler,
-      statuses: pipeline.statuses,
-      pageChanges: pipeline.pageChanges,
-      redis: { connection: pipeline.redis, prefix: api.redisPrefix },
+      ...apiPartsOf(pipeline, api.redisPrefix),
       notifications: { settings: api.notifications.settings, secrets: api.notifications.box },
       logger: createLogger("silent", "test"),
       port: 0,

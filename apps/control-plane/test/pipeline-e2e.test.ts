@@ -12,7 +12,7 @@ import { MonitorRepository } from "../src/monitors/repository";
 import { CheckScheduler } from "../src/scheduling/scheduler";
 import { createLogger } from "@vigil/logging";
 import { startPipeline, type Pipeline } from "../src/pipeline";
-import { startApiServer } from "../src/server";
+import { apiPartsOf, startApiServer } from "../src/server";
 import { openTestDatabase } from "./support/api";
 import { testNotifications, testPipelineConfig } from "./support/control-plane";
 import { eventually } from "./support/eventually";
@@ -45,10 +45,7 @@ describe("the check pipeline end to end", () => {
     // A restarted control plane comes back on the same port, as behind a load balancer.
     listener = await startApiServer({
       prisma: db.prisma,
-      scheduler: pipeline.scheduler,
-      statuses: pipeline.statuses,
-      pageChanges: pipeline.pageChanges,
-      redis: { connection: pipeline.redis, prefix },
+      ...apiPartsOf(pipeline, prefix),
       notifications: { settings: notifications.settings, secrets: notifications.box },
       logger,
       port: apiPort,

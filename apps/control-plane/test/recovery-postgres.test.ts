@@ -9,7 +9,7 @@ import { deletePrefix, testPrefix } from "../../../test/redis";
 import { Administration } from "../src/admin/operations";
 import type { Listener } from "../src/http/listener";
 import { startPipeline, type Pipeline } from "../src/pipeline";
-import { startApiServer } from "../src/server";
+import { apiPartsOf, startApiServer } from "../src/server";
 import { testNotifications, testPipelineConfig } from "./support/control-plane";
 import { eventually } from "./support/eventually";
 import { checkResult, publishResults } from "./support/results";
@@ -52,10 +52,7 @@ describe("recovery from PostgreSQL failures", () => {
     pipeline = await startPipeline(db.prisma, config, logger, notifications.setup);
     listener = await startApiServer({
       prisma: db.prisma,
-      scheduler: pipeline.scheduler,
-      statuses: pipeline.statuses,
-      pageChanges: pipeline.pageChanges,
-      redis: { connection: pipeline.redis, prefix },
+      ...apiPartsOf(pipeline, prefix),
       notifications: { settings: notifications.settings, secrets: notifications.box },
       logger,
       port: 0,

@@ -1,6 +1,6 @@
 import { createLogger } from "@vigil/logging";
 import { startPipeline, type Pipeline } from "../src/pipeline";
-import { startApiServer } from "../src/server";
+import { apiPartsOf, startApiServer } from "../src/server";
 import type { Listener } from "../src/http/listener";
 import { startTestApi, type TestApi } from "./support/api";
 import { testPipelineConfig } from "./support/control-plane";
@@ -18,10 +18,7 @@ describe("status pages across control planes (PostgreSQL, real Redis)", () => {
     replica = await startPipeline(api.db.prisma, testPipelineConfig(api.redisPrefix), logger, api.notifications.setup);
     replicaApi = await startApiServer({
       prisma: api.db.prisma,
-      scheduler: replica.scheduler,
-      statuses: replica.statuses,
-      pageChanges: replica.pageChanges,
-      redis: { connection: replica.redis, prefix: api.redisPrefix },
+      ...apiPartsOf(replica, api.redisPrefix),
       notifications: { settings: api.notifications.settings, secrets: api.notifications.box },
       logger,
       port: 0,

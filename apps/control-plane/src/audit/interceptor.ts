@@ -1,4 +1,5 @@
-import { toJson, type JsonObject } from "@bufbuild/protobuf";
+import { clone, toJson, type DescMessage, type JsonObject, type Message } from "@bufbuild/protobuf";
+import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import type { Interceptor, UnaryRequest, UnaryResponse } from "@connectrpc/connect";
 import type { Logger } from "@vigil/logging";
 import { recordAudit } from "./record";
@@ -10,6 +11,21 @@ import { isMutation, targetOf } from "./target";
 export type Attribution = (req: UnaryRequest, res: UnaryResponse) => Promise<{ workspaceId: string; actor: AuditActor }>;
 
 /**
+ * A request as JSON. The API accepts update masks in either spelling
+ * (`degraded_at`, `degradedAt`), but protobuf's JSON form of a FieldMask
+ * refuses paths already in camelCase, so they are written in snake_case first.
+ */
+function requestJson(schema: DescMessage, message: Message): JsonObject {
+  const copy = clone(schema, message) as Message & Record<string, unknown>;
+  for (const field of schema.fields) {
+    if (field.fieldKind !== "message" || field.message.typeName !== FieldMaskSchema.typeName) continue;
+    const mask = copy[field.localName] as { paths: string[] } | undefined;
+    if (mask) mask.paths = mask.paths.map((path) => path.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`));
+  }
+  return toJson(schema, copy) as JsonObject;
+}
+
+/**
  * Records every successful mutation once the handler has answered: a failed
  * or refused call throws before this point and leaves no entry. Place it after
  * authentication, so that the caller is known.
@@ -18,10 +34,15 @@ export function auditInterceptor(store: AuditStore, attribute: Attribution, logg
   return (next) => async (req) => {
     const res = await next(req);
     if (req.stream || res.stream || !isMutation(req.method)) return res;
-    const target = targetOf(req.method, req.message, res.message);
-    const changes = redactForAudit(toJson(req.method.input, req.message), target.id) as JsonObject;
     const method = `${req.service.typeName}/${req.method.name}`;
-    await recordAudit(store, { ...(await attribute(req, res)), method, targetKind: target.kind, targetId: target.id, changes }, logger);
+    try {
+      const target = targetOf(req.method, req.message, res.message);
+      const changes = redactForAudit(requestJson(req.method.input, req.message), target.id) as JsonObject;
+      await recordAudit(store, { ...(await attribute(req, res)), method, targetKind: target.kind, targetId: target.id, changes }, logger);
+    } catch (error) {
+      // The change is made: an answer of failure would make the client make it again.
+      logger.error({ err: error, method }, "audit entry not written");
+    }
     return res;
   };
 }

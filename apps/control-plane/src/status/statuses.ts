@@ -28,6 +28,7 @@ export class Statuses {
    */
   async reevaluate(monitorIds: readonly string[]): Promise<void> {
     const eventIds = await this.prisma.$transaction(async (tx) => recordTransitions(tx, await reevaluateStatuses(tx, monitorIds, this.rules)));
-    await this.enqueue(eventIds);
+    // Not awaited: an update must answer while Redis is away. The events are stored; what fails to queue now, the deliveries' sweep queues.
+    this.enqueue(eventIds).catch(() => undefined);
   }
 }

@@ -10,7 +10,7 @@ import { startPipeline, type PipelineConfig } from "../../src/pipeline";
 import { Administration } from "../../src/admin/operations";
 import { API_KEY_HEADER } from "../../src/auth/api-keys";
 import { createLogger } from "@vigil/logging";
-import { startApiServer, type ApiServerOptions } from "../../src/server";
+import { apiPartsOf, startApiServer, type ApiServerOptions } from "../../src/server";
 import { testNotifications, testPipelineConfig } from "./control-plane";
 
 export { STATUS_RULES } from "./control-plane";
@@ -55,10 +55,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
   const pipeline = await startPipeline(db.prisma, testPipelineConfig(redisPrefix, options.pipeline), logger, notifications.setup);
   const listener = await startApiServer({
     prisma: db.prisma,
-    scheduler: pipeline.scheduler,
-    statuses: pipeline.statuses,
-    pageChanges: pipeline.pageChanges,
-    redis: { connection: pipeline.redis, prefix: redisPrefix },
+    ...apiPartsOf(pipeline, redisPrefix),
     notifications: { settings: notifications.settings, secrets: notifications.box },
     logger,
     port: 0,
