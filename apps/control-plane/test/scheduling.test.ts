@@ -5,6 +5,7 @@ import { schedulerId } from "@vigil/queue";
 import { deletePrefix } from "../../../test/redis";
 import { testPipelineConfig } from "./support/control-plane";
 import { startPipeline } from "../src/pipeline";
+import { MonitorRepository } from "../src/monitors/repository";
 import { createLogger } from "@vigil/logging";
 import { eventually } from "./support/eventually";
 import { startTestApi, type TestApi } from "./support/api";
@@ -85,6 +86,25 @@ describe("scheduling checks in Redis", () => {
     await api.pipeline.reconcile();
     expect(await scheduledRegions(kept.id)).toEqual(["hostC-us-east4"]);
     expect(await queue("hostC-us-east4").getJobScheduler(schedulerId("long-gone"))).toBeUndefined();
+  });
+
+  it("writes at a reconciliation only the schedulers that differ from the database", async () => {
+    const monitor = await create({ regions: [Region.HOSTA_AMS] });
+    await eventually(async () => expect(await scheduledRegions(monitor.id)).toEqual(["hostA-ams"]));
+    const { scheduler } = api.pipeline;
+    const active = await new MonitorRepository(api.db.prisma).listActive();
+    await scheduler.reconcile(active);
+    expect(await scheduler.reconcile(active)).toEqual({ upserted: 0, removed: 0 });
+
+    // Changed behind the control plane's back: another check, then another period.
+    await queue("hostA-ams").upsertJobScheduler(schedulerId(monitor.id), { every: 60_000 }, { name: "check", data: { monitorId: "someone else" } });
+    expect(await scheduler.reconcile(active)).toEqual({ upserted: 1, removed: 0 });
+    expect((await queue("hostA-ams").getJobScheduler(schedulerId(monitor.id)))?.template?.data).toMatchObject({ monitorId: monitor.id, config: { url: "http://127.0.0.1:9/" } });
+    const { template } = (await queue("hostA-ams").getJobScheduler(schedulerId(monitor.id)))!;
+    await queue("hostA-ams").upsertJobScheduler(schedulerId(monitor.id), { every: 300_000 }, { name: "check", data: template!.data, opts: template!.opts });
+    expect(await scheduler.reconcile(active)).toEqual({ upserted: 1, removed: 0 });
+    expect((await queue("hostA-ams").getJobScheduler(schedulerId(monitor.id)))?.every).toBe(60_000);
+    expect(await scheduler.reconcile(active)).toEqual({ upserted: 0, removed: 0 });
   });
 
   it("lets several control planes reconcile at once without duplicating checks", async () => {

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
-import { Queue } from "bullmq";
+import { isDeepStrictEqual } from "node:util";
+import { Queue, type JobSchedulerJson } from "bullmq";
 import { PERIODICITY_MS, REGION_IDS, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { checkedRegions } from "../status/rules";
 import { checkQueueName, schedulerId, type CheckJobData, type Trigger, type RedisConnection } from "@vigil/queue";
@@ -19,6 +20,30 @@ export function scheduleOffset(monitorId: string, periodMs: number): number {
 
 const jobData = (record: MonitorRecord, trigger: Trigger) =>
   ({ monitorId: record.id, kind: record.kind, config: record.config, trigger }) as CheckJobData;
+
+const repeatOf = (record: MonitorRecord) => {
+  const every = PERIODICITY_MS[record.config.periodicity];
+  return { every, offset: scheduleOffset(record.id, every) };
+};
+
+/**
+ * Whether a scheduler in Redis already does what the monitor asks: the same
+ * period, offset and check, and a next run that is not more than a period
+ * overdue (one that is has lost its job, and writing it again makes a new one).
+ */
+function isUpToDate(scheduler: JobSchedulerJson | undefined, record: MonitorRecord, now: number): boolean {
+  if (!scheduler) return false;
+  const { every, offset } = repeatOf(record);
+  // BullMQ leaves a zero offset out of what it answers.
+  return (
+    scheduler.every === every &&
+    (scheduler.offset ?? 0) === offset &&
+    scheduler.next !== undefined &&
+    scheduler.next >= now - every &&
+    isDeepStrictEqual(scheduler.template?.data, jobData(record, "scheduled")) &&
+    scheduler.template?.opts?.priority === SCHEDULED_PRIORITY
+  );
+}
 
 /**
  * Keeps one BullMQ job scheduler per (active monitor, region) on that
@@ -69,9 +94,12 @@ export class CheckScheduler {
   }
 
   /**
-   * Makes Redis match the given active monitors: upserts every scheduler they
-   * need and removes every other one (monitors deleted, deactivated, or moved
-   * out of a region while Redis was unreachable, or a flushed Redis).
+   * Makes Redis match the given active monitors: writes every scheduler that
+   * is missing, differs from its monitor or has fallen behind, and removes
+   * every other one (monitors deleted, deactivated, or moved out of a region
+   * while Redis was unreachable, or a flushed Redis). Schedulers already right
+   * are left alone: upserting one moves its next job, which is work for Redis
+   * and delay for the agents at every periodic reconciliation.
    */
   async reconcile(active: MonitorRecord[]): Promise<{ upserted: number; removed: number }> {
     const reconciled = startReconciliation();
@@ -83,9 +111,12 @@ export class CheckScheduler {
       const wantedIds = new Set(wanted.map((record) => schedulerId(record.id)));
       const existing = await this.queue(region).getJobSchedulers(0, -1);
       const stale = existing.filter((s) => !wantedIds.has(s.key));
+      const current = new Map(existing.map((s) => [s.key, s]));
+      const now = Date.now();
+      const outdated = wanted.filter((record) => !isUpToDate(current.get(schedulerId(record.id)), record, now));
       await Promise.all(stale.map((s) => this.queue(region).removeJobScheduler(s.key)));
-      await Promise.all(wanted.map((record) => this.upsert(region, record)));
-      upserted += wanted.length;
+      await Promise.all(outdated.map((record) => this.upsert(region, record)));
+      upserted += outdated.length;
       removed += stale.length;
       missing += wantedIds.size - (existing.length - stale.length);
     }
@@ -109,10 +140,10 @@ export class CheckScheduler {
   }
 
   private async upsert(region: RegionId, record: MonitorRecord): Promise<void> {
-    const every = PERIODICITY_MS[record.config.periodicity];
+    const { every, offset } = repeatOf(record);
     await this.queue(region).upsertJobScheduler(
       schedulerId(record.id),
-      { every, offset: scheduleOffset(record.id, every) },
+      { every, offset },
       { name: "check", data: jobData(record, "scheduled"), opts: { priority: SCHEDULED_PRIORITY, ...CLEANUP } },
     );
   }
