@@ -219,7 +219,7 @@ async function main(): Promise<void> {
   ].join("\n");
   process.stdout.write(`${table(all)}\n`);
   if (BACKENDS.length === 2) {
-    writeDocsBlock("api", "API throughput (issue 2)", "bench/api.ts", generated);
+    writeDocsBlock("api", "API throughput (issues 2 and 13)", "bench/api.ts", generated);
     log(`wrote ${path.relative(ROOT, DOCS)}`);
   } else {
     log("only some backends ran: docs/benchmarks.md left as it was");

@@ -1,12 +1,13 @@
 // Result ingest and summary benchmark (issue 3), on PostgreSQL and on PGlite.
 //  - Ingest: results appended to the Redis stream with XADD, consumed by ResultsConsumer (as
-//    startPipeline wires it) and stored by storeResults; beside it, storeResults alone with batches of
-//    500 (the database's share) and XADD alone (the producer side).
+//    startPipeline wires it) and stored by storeResults; beside it, storeResults alone with the consumer's
+//    batches (the database's share) and XADD alone (the producer side); then the growth: the same path
+//    through the stream at each consumer batch size of BENCH_INGEST_BATCHES.
 //  - Summaries: one monitor with 14 days of 30-s checks in all 28 regions (~1.13 M results) stored
 //    through storeResults, then monitorSummary (hourly aggregates) against the same summary computed
 //    from the raw check_results rows, and the aggregate percentiles checked against the exact ones.
 // Usage: pnpm bench:pipeline, with optional BENCH_BACKENDS (postgres,pglite), BENCH_PARTS (ingest,summary),
-// BENCH_INGEST_RESULTS (100000), BENCH_SUMMARY_DAYS (14), BENCH_SEED_BATCH (5000), BENCH_SUMMARY_CALLS (50),
+// BENCH_INGEST_RESULTS (100000), BENCH_INGEST_BATCHES (500,2000,5000), BENCH_SUMMARY_DAYS (14), BENCH_SEED_BATCH (5000), BENCH_SUMMARY_CALLS (50),
 // BENCH_RAW_CALLS (10), VIGIL_TEST_POSTGRES_URL (else scripts/ensure-postgres.sh), VIGIL_TEST_REDIS_URL
 // (else a Redis on port 6391 via scripts/ensure-redis.sh).
 // Progress goes to stderr; the tables to stdout and, for each part that ran on both backends, into docs/benchmarks.md.
@@ -17,7 +18,7 @@ import { performance } from "node:perf_hooks";
 import { Prisma, applyMigrations, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
 import { PERCENTILE_RELATIVE_ERROR, REGION_IDS, type RegionId, type TimeRange } from "@vigil/domain";
 import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
-import { ResultsConsumer } from "../apps/control-plane/src/results/consumer";
+import { DEFAULT_BATCH_SIZE, ResultsConsumer } from "../apps/control-plane/src/results/consumer";
 import { storeResults } from "../apps/control-plane/src/results/store";
 import { PERCENTILES, monitorSummary, rangeStart, type Summary } from "../apps/control-plane/src/results/summary";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
@@ -40,7 +41,10 @@ const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,pglite").split(",") as
 const PARTS = (process.env.BENCH_PARTS ?? "ingest,summary").split(",") as Part[];
 const INGEST_RESULTS = Number(process.env.BENCH_INGEST_RESULTS ?? 100_000);
 const INGEST_MONITORS = 100;
-const STORE_BATCH = 500;
+/** Consumer batch sizes of the growth table (the consumer's default is measured in any case). */
+const INGEST_BATCHES = (process.env.BENCH_INGEST_BATCHES ?? "500,2000,5000").split(",").map(Number);
+/** storeResults alone is called with the consumer's batches. */
+const STORE_BATCH = DEFAULT_BATCH_SIZE;
 const XADD_PIPELINE = 1_000;
 const SUMMARY_DAYS = Number(process.env.BENCH_SUMMARY_DAYS ?? 14);
 const SEED_BATCH = Number(process.env.BENCH_SEED_BATCH ?? 5_000);
@@ -99,6 +103,8 @@ interface IngestRow {
   cpu: Cpu;
   /** Which run of the measurement this is (repeated when other work disturbed it). */
   attempt?: number;
+  /** The consumer's batch size, for the rows through the stream. */
+  batchSize?: number;
   /** Per storeResults call, where measured. */
   batchMs?: { p50: number; p99: number; max: number };
 }
@@ -152,15 +158,18 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
     // Results in 30-s rounds of 2,800 (every monitor in every region), ending about now: each
     // measured phase takes new ones, so every phase stores what it measures.
     const perRound = monitorIds.length * REGION_IDS.length;
-    const rounds = Math.ceil((2 * MAX_ATTEMPTS * INGEST_RESULTS) / perRound);
+    const rounds = Math.ceil(((2 + INGEST_BATCHES.length) * MAX_ATTEMPTS * INGEST_RESULTS) / perRound);
     const source = resultStream(new ResultFactory(2), monitorIds, Math.floor(Date.now() / PERIOD_MS - rounds) * PERIOD_MS);
     const others = otherProcesses(backend, redisPort);
     const key = resultsStreamKey(prefix);
     let stored = 0;
 
-    // 1. The agents' side, XADD as publishResult does (pipelined, no consumer yet); then 2. the
-    // control plane's side: the ResultsConsumer that startPipeline runs, draining that backlog.
-    const [xadd, endToEnd] = await undisturbed(`${backend} ingest through the stream`, 1, async () => {
+    /**
+     * 1. The agents' side, XADD as publishResult does (pipelined, no consumer yet); then 2. the
+     * control plane's side: a ResultsConsumer as startPipeline runs it (`batchSize` unset: its
+     * default), draining that backlog.
+     */
+    const throughStream = async (batchSize: number | undefined): Promise<IngestRow[]> => {
       const viaStream = take(source, INGEST_RESULTS);
       await waitForQuietMachine();
       log(`${backend} ingest: appending ${INGEST_RESULTS} results to ${key} with XADD`);
@@ -181,12 +190,14 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
       };
 
       await waitForQuietMachine();
-      log(`${backend} ingest: ResultsConsumer storing the ${INGEST_RESULTS} results from the stream`);
+      const batches = batchSize ?? DEFAULT_BATCH_SIZE;
+      log(`${backend} ingest: ResultsConsumer storing the ${INGEST_RESULTS} results from the stream in batches of ${batches}`);
       const consumer = new ResultsConsumer(streamRedis, db.prisma, logger, {
         prefix,
         consumer: `bench-${process.pid}`,
         rules: BENCH_STATUS_RULES,
         onEvents: async () => {},
+        batchSize,
       });
       meter = cpuMeter(others);
       started = performance.now();
@@ -199,15 +210,23 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
         clearInterval(progress);
       }
       const consumed: IngestRow = {
-        path: "Stream → ResultsConsumer → storeResults (end to end)",
+        path: batchSize === undefined ? "Stream → ResultsConsumer → storeResults (end to end)" : `Stream → ResultsConsumer → storeResults, batches of ${batchSize}`,
         results: viaStream.length,
         seconds: (performance.now() - started) / 1000,
         cpu: meter(),
+        batchSize: batches,
       };
       await consumer.stop();
       stored += viaStream.length;
       return [appended, consumed];
-    });
+    };
+    const [xadd, endToEnd] = await undisturbed(`${backend} ingest through the stream`, 1, () => throughStream(undefined));
+    // The growth: the same run at each other consumer batch size.
+    const growth: IngestRow[] = [];
+    for (const batchSize of INGEST_BATCHES.filter((size) => size !== DEFAULT_BATCH_SIZE)) {
+      const [, consumed] = await undisturbed(`${backend} ingest in batches of ${batchSize}`, 1, () => throughStream(batchSize));
+      growth.push(consumed!);
+    }
 
     // 3. The database's share: storeResults alone, the same number of new results in batches of 500.
     const [direct] = await undisturbed(`${backend} storeResults alone`, 0, async () => {
@@ -237,7 +256,7 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
         },
       ];
     });
-    const rows = [xadd!, endToEnd!, direct!];
+    const rows = [xadd!, endToEnd!, direct!, ...growth];
 
     // Everything was stored once, and counted once in the hourly aggregates.
     const [check] = await db.prisma.$queryRaw<{ raw: bigint; counted: bigint }[]>`
@@ -278,6 +297,20 @@ function ingestTable(all: IngestFigures[]): string {
     "| Backend | Path | Results | Seconds | Results/s | Notes | CPU %: bench process (Node) / PostgreSQL / Redis / rest |",
     "|---|---|---:|---:|---:|---|---:|",
     ...lines,
+  ].join("\n");
+}
+
+/** Results/s through the stream at each consumer batch size, a column per backend. */
+function growthTable(all: IngestFigures[]): string {
+  const rate = (figures: IngestFigures, size: number) => {
+    const row = figures.rows.find((r) => r.batchSize === size);
+    return row ? fmt(row.results / row.seconds) : "-";
+  };
+  const sizes = [...new Set(all.flatMap((f) => f.rows.flatMap((r) => r.batchSize ?? [])))].sort((a, b) => a - b);
+  return [
+    `| Consumer batch size | ${all.map((f) => `${f.backend} results/s`).join(" | ")} |`,
+    `|---:|${all.map(() => "---:").join("|")}|`,
+    ...sizes.map((size) => `| ${fmt(size)}${size === DEFAULT_BATCH_SIZE ? " (default)" : ""} | ${all.map((f) => rate(f, size)).join(" | ")} |`),
   ].join("\n");
 }
 
@@ -562,7 +595,7 @@ async function main(): Promise<void> {
   const bothBackends = BACKENDS.includes("postgres") && BACKENDS.includes("pglite");
   const parts = PARTS.length === 2 ? "" : `BENCH_PARTS=${PARTS.join(",")} `;
   if (ingested.length > 0) {
-    const table = ingestTable(ingested);
+    const table = `${ingestTable(ingested)}\n\nGrowth, end to end through the stream by the consumer's batch size:\n\n${growthTable(ingested)}`;
     process.stdout.write(`${table}\n\n`);
     if (bothBackends) {
       writeDocsBlock(

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     connectionLimits: config.connectionLimits,
   });
   const closeAdmin = embedded
-    ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma), logger)
+    ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma, pipeline.keyRevocations), logger)
     : async () => {};
   logger.info({ port: api.address().port, host: config.host, addressPolicy: settings.addressPolicy.settings }, "control plane listening");
 

@@ -17,6 +17,8 @@ import { CheckScheduler } from "./scheduling/scheduler";
 import { Statuses } from "./status/statuses";
 import { PageChanges } from "./status-pages/changes";
 import { relayPageChanges } from "./status-pages/relay";
+import { VerifiedKeys } from "./auth/verified-keys";
+import { relayKeyRevocations, type KeyRevocations } from "./auth/revocation-relay";
 
 export type PipelineConfig = Pick<
   ControlPlaneConfig,
@@ -35,6 +37,9 @@ export interface Pipeline {
   deliveries: Deliveries;
   /** Status page changes, shared with the deployment's other control planes. */
   pageChanges: PageChanges;
+  /** The API keys this control plane trusts for a while, and the revocations that reach every control plane. */
+  verifiedKeys: VerifiedKeys;
+  keyRevocations: KeyRevocations;
   /** Its Redis connection, for the API's state that control planes share. */
   redis: RedisConnection;
   /** Makes Redis match the database now. */
@@ -76,6 +81,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   const repo = new MonitorRepository(prisma);
   const pageChanges = new PageChanges();
   const stopRelay = relayPageChanges(pageChanges, redis, config.redisPrefix, logger);
+  const verifiedKeys = new VerifiedKeys(prisma);
+  const keyRevocations = relayKeyRevocations(verifiedKeys, redis, config.redisPrefix, logger);
 
   // A flushed or replaced Redis is noticed within a second and its schedules rebuilt at once.
   const resetWatch = new RedisResetWatch(redis, resetMarkerKey(config.redisPrefix), RESET_CHECK_MS, (reason) => {
@@ -112,6 +119,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     statuses,
     deliveries,
     pageChanges,
+    verifiedKeys,
+    keyRevocations,
     redis,
     reconcile,
     async stop() {
@@ -123,6 +132,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
       closeEmailTransports();
       await scheduler.close();
       stopRelay();
+      keyRevocations.close();
       streamRedis.disconnect();
       await redis.quit();
     },

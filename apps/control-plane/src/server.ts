@@ -10,6 +10,8 @@ import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
 import type { ProviderSettings } from "@vigil/notifications";
 import { authInterceptor } from "./auth/interceptor";
+import type { KeyRevocations } from "./auth/revocation-relay";
+import type { VerifiedKeys } from "./auth/verified-keys";
 import { httpRoutes } from "./http/routes";
 import { listenHttp1AndH2c, type Listener } from "./http/listener";
 import { RequestRates, type RateLimitSettings } from "./limits/request-rates";
@@ -46,6 +48,9 @@ export interface ApiServerOptions {
   statuses: Statuses;
   /** What tells the public pages (here and on the other control planes) that a page changed. */
   pageChanges: PageChanges;
+  /** Which API keys callers may use, and how a revocation reaches every control plane. */
+  verifiedKeys: VerifiedKeys;
+  keyRevocations: KeyRevocations;
   /** The deployment's Redis (the pipeline's connection) for what every control plane counts together: sign-in attempts. */
   redis: SharedRedis;
   logger: Logger;
@@ -61,10 +66,12 @@ export interface ApiServerOptions {
 }
 
 /** What the API server takes from the check pipeline of the same process. */
-export const apiPartsOf = (pipeline: Pipeline, redisPrefix: string): Pick<ApiServerOptions, "scheduler" | "statuses" | "pageChanges" | "redis"> => ({
+export const apiPartsOf = (pipeline: Pipeline, redisPrefix: string): Pick<ApiServerOptions, "scheduler" | "statuses" | "pageChanges" | "verifiedKeys" | "keyRevocations" | "redis"> => ({
   scheduler: pipeline.scheduler,
   statuses: pipeline.statuses,
   pageChanges: pipeline.pageChanges,
+  verifiedKeys: pipeline.verifiedKeys,
+  keyRevocations: pipeline.keyRevocations,
   redis: { connection: pipeline.redis, prefix: redisPrefix },
 });
 
@@ -89,7 +96,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     routes: (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
       const audit = auditInterceptor(new AuditStore(prisma), apiKeyAttribution, logger);
-      const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(prisma), audit] };
+      const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(options.verifiedKeys), audit] };
       // The deployment has one address policy, read with the providers' settings (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS).
       const { addressPolicy } = options.notifications.settings;
       const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy);
@@ -102,7 +109,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
     },
-    fallback: httpRoutes(prisma, logger, { ...options.notifications, redis: options.redis }, { statuses: options.statuses, pageChanges, rates }, metricsSource) as never,
+    fallback: httpRoutes(prisma, options, logger, { ...options.notifications, redis: options.redis }, { statuses: options.statuses, pageChanges, rates }, metricsSource) as never,
   });
   return listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });
 }

@@ -27,8 +27,9 @@ describe.each(BACKENDS)("storing results on %s", (backend) => {
   });
   afterAll(() => api.close());
 
-  it("stores a batch once, however often it is delivered, and skips results of deleted monitors", async () => {
-    const batch = [result(monitorId), result(monitorId, { region: "hostB-fra", id: "hostB-fra:job-x" }), result("deleted-monitor")];
+  it("stores a batch once, however often it is delivered (twice within it too), and skips results of deleted monitors", async () => {
+    const first = result(monitorId);
+    const batch = [first, result(monitorId, { region: "hostB-fra", id: "hostB-fra:job-x" }), { ...first }, result("deleted-monitor")];
     expect((await storeResults(api.db.prisma, batch, STATUS_RULES)).stored).toBe(2);
     expect((await storeResults(api.db.prisma, batch, STATUS_RULES)).stored).toBe(0);
     expect(await api.db.prisma.checkResult.count({ where: { monitorId } })).toBe(2);

@@ -14,6 +14,7 @@ import { createLogger } from "@vigil/logging";
 import { adminInterceptors, adminService } from "./admin-service";
 import { Administration } from "./operations";
 import { adminSocketClient } from "./socket";
+import { announcingThroughRedis } from "../auth/revocation-relay";
 
 type AdminClient = Client<typeof AdminService>;
 
@@ -35,15 +36,18 @@ async function withAdmin<T>(work: (admin: AdminClient) => Promise<T>): Promise<T
 
   const unlock = config.database.kind === "pglite" ? await lockDataDir(config.dataDir) : async () => {};
   const db = await openDatabase(config.database);
+  const logger = createLogger("silent", "admin");
+  // Control planes on a shared database keep verified keys for a while: a revocation must reach them.
+  const revocations = config.database.kind === "postgres" ? announcingThroughRedis(config.redis, config.redisPrefix, logger) : null;
   try {
     await applyMigrations(db);
-    const logger = createLogger("silent", "admin");
-    const admin = new Administration(db.prisma);
+    const admin = new Administration(db.prisma, revocations);
     const transport = createRouterTransport(({ service }) => service(AdminService, adminService(admin)), {
       router: { interceptors: adminInterceptors(admin, logger) },
     });
     return await work(createClient(AdminService, transport));
   } finally {
+    revocations?.close();
     await db.close();
     await unlock();
   }

@@ -3,6 +3,7 @@ import { Prisma, type ApiKeyRow, type AuditEntryRow, type PrismaClient, type Wor
 import { DEFAULTS, LIMITS, ValidationError, parseOrThrow } from "@vigil/domain";
 import { AuditStore } from "../audit/store";
 import { newApiKeySecret, type ScopeChoice } from "../auth/api-keys";
+import type { KeyRevocations } from "../auth/revocation-relay";
 
 const workspaceSchema = z.object({
   name: z.string().min(1, "must not be empty").max(256, "must be at most 256 characters"),
@@ -29,7 +30,11 @@ export type AuditEntryWithSlug = AuditEntryRow & { workspaceSlug: string };
 export class Administration {
   readonly audit: AuditStore;
 
-  constructor(private readonly prisma: PrismaClient) {
+  constructor(
+    private readonly prisma: PrismaClient,
+    /** How a revocation reaches the running control planes; none where none runs on this database. */
+    private readonly revocations: KeyRevocations | null = null,
+  ) {
     this.audit = new AuditStore(prisma);
   }
 
@@ -70,7 +75,9 @@ export class Administration {
     const key = await this.prisma.apiKey.findUnique({ where: { id }, include: { workspace: true } });
     if (!key) throw ValidationError.of("id", `no API key ${id}`);
     if (key.revokedAt) return key;
-    return this.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() }, include: { workspace: true } });
+    const revoked = await this.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() }, include: { workspace: true } });
+    await this.revocations?.announce(id);
+    return revoked;
   }
 
   /** The audit log, newest first; a limit of 0 means the default. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ApiKeyRow, PrismaClient, WorkspaceRow } from "@vigil/db";
+import type { ApiKeyRow, WorkspaceRow } from "@vigil/db";
 
 export const API_KEY_HEADER = "x-service-key";
 
@@ -37,12 +37,4 @@ export const canWrite = (actor: Actor) => actor.scopes.includes("write");
 export function actorOf(key: ApiKeyRow & { workspace: WorkspaceRow }): Actor {
   const { id, name, slug, plan } = key.workspace;
   return { type: "apiKey", keyId: key.id, scopes: effectiveScopes(key.scopes), workspace: { id, name, slug, plan } };
-}
-
-/** The actor behind a presented key, or null for a missing, unknown or revoked key. */
-export async function resolveActor(prisma: PrismaClient, presented: string | null | undefined): Promise<Actor | null> {
-  if (!presented) return null;
-  const key = await prisma.apiKey.findUnique({ where: { secretHash: hashApiKey(presented) }, include: { workspace: true } });
-  if (!key || key.revokedAt) return null;
-  return actorOf(key);
 }

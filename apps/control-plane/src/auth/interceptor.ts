@@ -1,8 +1,8 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
-import type { PrismaClient } from "@vigil/db";
-import { API_KEY_HEADER, canWrite, resolveActor } from "./api-keys";
+import { API_KEY_HEADER, canWrite } from "./api-keys";
 import { actorKey } from "./context";
+import type { VerifiedKeys } from "./verified-keys";
 
 /**
  * Authenticates every call with the `x-service-key` header. A method the
@@ -10,9 +10,9 @@ import { actorKey } from "./context";
  * list and get methods) is open to read keys; every other method is a mutation
  * and needs the write scope.
  */
-export function authInterceptor(prisma: PrismaClient): Interceptor {
+export function authInterceptor(keys: VerifiedKeys): Interceptor {
   return (next) => async (req) => {
-    const actor = await resolveActor(prisma, req.header.get(API_KEY_HEADER));
+    const actor = await keys.actorFor(req.header.get(API_KEY_HEADER));
     if (!actor) {
       throw new ConnectError(`missing, unknown or revoked API key in the ${API_KEY_HEADER} header`, Code.Unauthenticated);
     }

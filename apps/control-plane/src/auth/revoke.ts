@@ -1,13 +1,15 @@
 import type { PrismaClient } from "@vigil/db";
 import { HttpError } from "../http/json";
 import { canWrite, type Actor } from "./api-keys";
+import type { KeyRevocations } from "./revocation-relay";
 
 /**
  * Revokes a key of the caller's workspace. A write key may revoke any of
  * them; a read key only itself. Revoking an already revoked key succeeds and
- * keeps the first revocation time.
+ * keeps the first revocation time. It answers once every control plane has
+ * stopped accepting the key.
  */
-export async function revokeApiKey(prisma: PrismaClient, actor: Actor, keyId: string): Promise<{ id: string; revokedAt: Date }> {
+export async function revokeApiKey(prisma: PrismaClient, revocations: KeyRevocations, actor: Actor, keyId: string): Promise<{ id: string; revokedAt: Date }> {
   const key = await prisma.apiKey.findFirst({ where: { id: keyId, workspaceId: actor.workspace.id } });
   if (!key) throw new HttpError("not_found", `API key ${keyId} not found`);
   if (key.id !== actor.keyId && !canWrite(actor)) {
@@ -15,5 +17,6 @@ export async function revokeApiKey(prisma: PrismaClient, actor: Actor, keyId: st
   }
   if (key.revokedAt) return { id: key.id, revokedAt: key.revokedAt };
   const revoked = await prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
+  await revocations.announce(revoked.id);
   return { id: revoked.id, revokedAt: revoked.revokedAt! };
 }

@@ -1,6 +1,6 @@
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import type { PrismaClient } from "@vigil/db";
-import { API_KEY_HEADER, resolveActor, type Actor } from "../auth/api-keys";
+import { API_KEY_HEADER, type Actor } from "../auth/api-keys";
 import { revokeApiKey } from "../auth/revoke";
 import { auditedCaller } from "../audit/attribution";
 import { recordAudit } from "../audit/record";
@@ -9,7 +9,7 @@ import type { SecretBox } from "../notifications/secrets";
 import { PageAccessControl } from "../status-pages/public/access";
 import { SignInAttempts } from "../status-pages/public/rate-limit";
 import { PageSessions } from "../status-pages/public/sessions";
-import type { SharedRedis } from "../server";
+import type { ApiServerOptions, SharedRedis } from "../server";
 import { registerSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
 import { publicStatusPageRoutes, type PublicPagesOptions } from "../status-pages/public/routes";
 import type { Logger } from "@vigil/logging";
@@ -27,6 +27,7 @@ type Handler = (req: Request, res: Response, params: Record<string, string | und
  */
 export function httpRoutes(
   prisma: PrismaClient,
+  keys: Pick<ApiServerOptions, "verifiedKeys" | "keyRevocations">,
   logger: Logger,
   pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis },
   publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges" | "rates">,
@@ -43,7 +44,7 @@ export function httpRoutes(
     const key = Array.isArray(header) ? header[0] : header;
     const refusal = await publicPages.rates.apiCall(clientAddress(req), key);
     if (refusal) throw tooManyRequests(refusal);
-    const actor = await resolveActor(prisma, key);
+    const actor = await keys.verifiedKeys.actorFor(key);
     if (!actor) throw new HttpError("unauthenticated", `missing, unknown or revoked API key in the ${API_KEY_HEADER} header`);
     return actor;
   };
@@ -64,7 +65,7 @@ export function httpRoutes(
 
   route("DELETE", "/v1/api-key/:id", async (req, res, params) => {
     const actor = await authenticated(req);
-    const revoked = await revokeApiKey(prisma, actor, params.id ?? "");
+    const revoked = await revokeApiKey(prisma, keys.keyRevocations, actor, params.id ?? "");
     const entry = { ...auditedCaller(actor), method: "DELETE /v1/api-key/:id", targetKind: "ApiKey", targetId: revoked.id, changes: {} };
     await recordAudit(audit, entry, logger);
     sendJson(res, 200, { id: revoked.id, revoked: true, revokedAt: revoked.revokedAt.toISOString() });

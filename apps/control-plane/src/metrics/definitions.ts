@@ -25,7 +25,7 @@ export const apiRequestDuration = new Histogram({
 export const resultsIngestBatchSize = new Histogram({
   name: "vigil_results_ingest_batch_size",
   help: "Results read from the stream and stored in one transaction.",
-  buckets: [1, 5, 10, 25, 50, 100, 250, 500],
+  buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_000, 5_000],
   registers,
 });
 

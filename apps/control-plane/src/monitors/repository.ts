@@ -1,6 +1,7 @@
 import { Prisma, type MonitorRow, type PrismaClient } from "@vigil/db";
 import type { MonitorConfigByKind, MonitorKind, MonitorRecord, MonitorStatus } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
+import { RecordsByVersion } from "./records-by-version";
 
 /** Monitor rows <-> domain records. One table holds all kinds; `target` is the url or uri. */
 function toRecord(row: MonitorRow): MonitorRecord {
@@ -16,26 +17,28 @@ function toRecord(row: MonitorRow): MonitorRecord {
     description: row.description,
     openTelemetry: row.openTelemetry ?? null,
   };
-  const byKind = {
-    http: () => ({
-      ...common,
-      url: row.target,
-      method: row.method,
-      body: row.body ?? "",
-      headers: row.headers,
-      followRedirects: row.followRedirects ?? true,
-      statusCodeAssertions: row.statusCodeAssertions,
-      bodyAssertions: row.bodyAssertions,
-      headerAssertions: row.headerAssertions,
-    }),
-    tcp: () => ({ ...common, uri: row.target }),
-    dns: () => ({ ...common, uri: row.target, recordAssertions: row.recordAssertions }),
-  };
+  // Only the row's own kind is mapped: ListMonitors maps a hundred rows per call.
+  const config =
+    row.kind === "http"
+      ? {
+          ...common,
+          url: row.target,
+          method: row.method,
+          body: row.body ?? "",
+          headers: row.headers,
+          followRedirects: row.followRedirects ?? true,
+          statusCodeAssertions: row.statusCodeAssertions,
+          bodyAssertions: row.bodyAssertions,
+          headerAssertions: row.headerAssertions,
+        }
+      : row.kind === "tcp"
+        ? { ...common, uri: row.target }
+        : { ...common, uri: row.target, recordAssertions: row.recordAssertions };
   return {
     id: row.id,
     kind: row.kind,
     // The row was written from a validated config of its kind.
-    config: byKind[row.kind]() as unknown as MonitorConfigByKind[MonitorKind],
+    config: config as unknown as MonitorConfigByKind[MonitorKind],
     externalId: row.externalId,
     status: row.status as MonitorStatus,
     createdAt: row.createdAt,
@@ -71,11 +74,25 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
   };
 }
 
+/**
+ * The columns of a monitor row under the Prisma model's field names, for the
+ * hot reads (GetMonitor, ListMonitors) that go around the query builder in
+ * plain SQL: they are the API's most frequent calls, and building and
+ * interpreting the Prisma query cost more than the query itself.
+ */
+const MONITOR_ROW = Prisma.sql`id, workspace_id AS "workspaceId", kind::text AS kind, name, target, periodicity, method, body, headers,
+  timeout_ms AS "timeoutMs", retry, follow_redirects AS "followRedirects", regions, active, public, degraded_at_ms AS "degradedAtMs",
+  description, status_code_assertions AS "statusCodeAssertions", body_assertions AS "bodyAssertions",
+  header_assertions AS "headerAssertions", record_assertions AS "recordAssertions", open_telemetry AS "openTelemetry", status,
+  external_id AS "externalId", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
 /** A write of a monitor's external id, refused as already_exists when another monitor of the workspace (of any kind) has it. */
 const uniqueExternalId = <T>(externalId: string | null | undefined, write: () => Promise<T>) =>
   refusingDuplicates(externalIdTaken("monitor", "monitor of this workspace", externalId), write);
 
 export class MonitorRepository {
+  private readonly kept = new RecordsByVersion();
+
   constructor(private readonly prisma: PrismaClient) {}
 
   async create<K extends MonitorKind>(workspaceId: string, kind: K, config: MonitorConfigByKind[K], externalId: string | null): Promise<MonitorRecord<K>> {
@@ -86,8 +103,8 @@ export class MonitorRepository {
   }
 
   async find(workspaceId: string, id: string): Promise<MonitorRecord | null> {
-    const row = await this.prisma.monitor.findFirst({ where: { id, workspaceId } });
-    return row && toRecord(row);
+    const [row] = await this.prisma.$queryRaw<MonitorRow[]>`SELECT ${MONITOR_ROW} FROM monitors WHERE id = ${id} AND workspace_id = ${workspaceId}`;
+    return row ? toRecord(row) : null;
   }
 
   /**
@@ -114,11 +131,26 @@ export class MonitorRepository {
 
   /** One page in creation order (then id), and the workspace's total. */
   async list(workspaceId: string, limit: number, offset: number): Promise<{ records: MonitorRecord[]; total: number }> {
-    const [rows, total] = await Promise.all([
-      this.prisma.monitor.findMany({ where: { workspaceId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: limit, skip: offset }),
-      this.prisma.monitor.count({ where: { workspaceId } }),
+    const [page, [{ total }]] = await Promise.all([
+      this.prisma.$queryRaw<{ id: string; version: string }[]>`SELECT id, xmin::text AS version FROM monitors
+        WHERE workspace_id = ${workspaceId} ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`,
+      // Counted over the (workspace_id, created_at, id) index, in parallel with the page.
+      this.prisma.$queryRaw<[{ total: number }]>`SELECT count(*)::int AS total FROM monitors WHERE workspace_id = ${workspaceId}`,
     ]);
-    return { records: rows.map(toRecord), total };
+    const changed = page.filter(({ id, version }) => !this.kept.get(id, version)).map(({ id }) => id);
+    const read = new Map<string, MonitorRecord>();
+    if (changed.length > 0) {
+      const rows = await this.prisma.$queryRaw<(MonitorRow & { version: string })[]>`SELECT ${MONITOR_ROW}, xmin::text AS version
+        FROM monitors WHERE workspace_id = ${workspaceId} AND id = ANY(${changed})`;
+      for (const row of rows) {
+        const record = toRecord(row);
+        this.kept.keep(row.version, record);
+        read.set(record.id, record);
+      }
+    }
+    // A monitor deleted between the two reads is left out of the page.
+    const records = page.map(({ id, version }) => this.kept.get(id, version) ?? read.get(id)).filter((r) => r !== undefined);
+    return { records, total };
   }
 
   /** Every active monitor of every workspace, for the scheduler's reconciliation. */

@@ -27,6 +27,7 @@ import type { Logger } from "@vigil/logging";
 import { monitorSummary } from "../results/summary";
 import type { CheckScheduler } from "../scheduling/scheduler";
 import type { Statuses } from "../status/statuses";
+import { messageOf } from "./messages";
 import type { MonitorRepository } from "./repository";
 
 const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS" } as const;
@@ -121,7 +122,7 @@ export function monitorService(
       const page = parsePage({ limit: req.limit, offset: req.offset });
       const { records, total } = await repo.list(workspaceOf(ctx), page.limit, page.offset);
       const ofKind = <K extends MonitorKind>(kind: K) =>
-        records.filter((r): r is MonitorRecord<K> => r.kind === kind).map((r) => monitorToMessage(r));
+        records.filter((r): r is MonitorRecord<K> => r.kind === kind).map((r) => messageOf(r));
       return { httpMonitors: ofKind("http"), tcpMonitors: ofKind("tcp"), dnsMonitors: ofKind("dns"), totalSize: total };
     },
 

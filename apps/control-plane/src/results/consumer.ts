@@ -25,6 +25,8 @@ export interface ConsumerOptions {
 }
 
 const RETRY_BASE_MS = 1_000;
+/** Entries read and stored per transaction unless ConsumerOptions.batchSize says otherwise. */
+export const DEFAULT_BATCH_SIZE = 2_000;
 
 /**
  * Reads results from the Redis stream with a consumer group, stores each
@@ -55,7 +57,7 @@ export class ResultsConsumer {
     private readonly options: ConsumerOptions,
   ) {
     this.key = resultsStreamKey(options.prefix);
-    this.batchSize = options.batchSize ?? 500;
+    this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.blockMs = options.blockMs ?? 1_000;
     this.claimIdleMs = options.claimIdleMs ?? 30_000;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 10_000;
@@ -74,16 +76,33 @@ export class ResultsConsumer {
 
   private async loop(): Promise<void> {
     let failures = 0;
+    /** The next batch, read from Redis while the database stores the one before. */
+    let ahead: Promise<Entry[]> | undefined;
     while (!this.stopping) {
       try {
         if (!this.groupReady) {
           await this.ensureGroup();
           this.groupReady = true;
         }
-        const entries = await this.next();
-        if (entries.length > 0) await this.handle(entries);
+        const entries = await (ahead ?? this.next(true));
+        ahead = undefined;
+        if (entries.length > 0) {
+          // Not while reading our unacknowledged entries: that read would return this batch again.
+          // Without BLOCK: an empty stream answers at once, so this batch's XACK on the same
+          // connection never waits behind a blocking read.
+          if (!this.backlog) {
+            ahead = this.next(false);
+            // Its failure, if any, is met where it is awaited.
+            ahead.catch(() => {});
+          }
+          await this.handle(entries);
+        }
         failures = 0;
       } catch (error) {
+        // A read ahead must have settled before we go back to our unacknowledged entries, or it
+        // could mark the backlog read after we asked for it again.
+        await ahead?.catch(() => {});
+        ahead = undefined;
         // Unacknowledged entries stay ours: read them again before new ones.
         this.backlog = true;
         if (String(error).includes("NOGROUP")) {
@@ -98,6 +117,17 @@ export class ResultsConsumer {
         this.logger.error({ err: error, attempt: failures, delayMs }, `${what}; retrying`);
         await this.pause(delayMs);
       }
+    }
+    await this.finishReadAhead(ahead);
+  }
+
+  /** Stores a batch read ahead when stop() came, so that stopping leaves none of ours unacknowledged. */
+  private async finishReadAhead(ahead: Promise<Entry[]> | undefined): Promise<void> {
+    try {
+      const entries = (await ahead) ?? [];
+      if (entries.length > 0) await this.handle(entries);
+    } catch (error) {
+      this.logger.warn({ err: error }, "storing the batch read ahead failed while stopping; another control plane takes it over");
     }
   }
 
@@ -121,7 +151,8 @@ export class ResultsConsumer {
     }
   }
 
-  private async next(): Promise<Entry[]> {
+  /** The next batch: ours unacknowledged first, else new entries, waiting for them up to blockMs when `block`. */
+  private async next(block: boolean): Promise<Entry[]> {
     if (Date.now() - this.lastClaim > this.claimIdleMs / 2) {
       this.lastClaim = Date.now();
       const [, claimed] = (await this.redis.xautoclaim(
@@ -133,7 +164,9 @@ export class ResultsConsumer {
     const reply = (
       this.backlog
         ? await this.redis.xreadgroup(...group, "STREAMS", this.key, "0")
-        : await this.redis.xreadgroup(...group, "BLOCK", this.blockMs, "STREAMS", this.key, ">")
+        : block
+          ? await this.redis.xreadgroup(...group, "BLOCK", this.blockMs, "STREAMS", this.key, ">")
+          : await this.redis.xreadgroup(...group, "STREAMS", this.key, ">")
     ) as StreamReply;
     const entries = reply?.[0]?.[1] ?? [];
     if (this.backlog && entries.length === 0) this.backlog = false;

@@ -52,24 +52,29 @@ export interface Transition {
   regions: RegionAtTransition[];
 }
 
-/** What is known of each checked region at `asOf`: a stale region (its agents are gone) is unknown. */
+/** A checked region's verdict at `asOf`: a stale region (its agents are gone) is unknown. */
+function verdictAt(monitor: MonitorState, region: RegionId, asOf: Date): RegionVerdict {
+  const state = monitor.states.get(region);
+  return !state || isStale(state.lastResultAt, asOf, monitor.periodMs) ? "unknown" : state.status;
+}
+
+/** What is known of each checked region at `asOf`. */
 export function regionsAt(monitor: MonitorState, asOf: Date): RegionAtTransition[] {
   return monitor.regions.map((region) => {
-    const state = monitor.states.get(region);
-    if (!state || isStale(state.lastResultAt, asOf, monitor.periodMs)) return { region, verdict: "unknown" };
-    return { region, verdict: state.status, ...state };
+    const verdict = verdictAt(monitor, region, asOf);
+    return verdict === "unknown" ? { region, verdict } : { region, verdict, ...monitor.states.get(region) };
   });
 }
 
 function evaluateAt(monitor: MonitorState, asOf: Date, quorum: QuorumRule): Transition | null {
-  const regions = regionsAt(monitor, asOf);
+  // Verdicts alone first: this runs for every stored result, and most change nothing.
   const to = monitorStatusFromRegions(
-    regions.map((r) => r.verdict),
+    monitor.regions.map((region) => verdictAt(monitor, region, asOf)),
     quorum,
     monitor.status,
   );
   if (to === monitor.status) return null;
-  const transition = { monitor, from: monitor.status, to, at: asOf, regions };
+  const transition = { monitor, from: monitor.status, to, at: asOf, regions: regionsAt(monitor, asOf) };
   monitor.status = to;
   return transition;
 }

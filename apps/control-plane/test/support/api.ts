@@ -63,7 +63,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
     ...options.limits,
   });
   const baseUrl = `http://127.0.0.1:${listener.address().port}`;
-  const admin = new Administration(db.prisma);
+  const admin = new Administration(db.prisma, pipeline.keyRevocations);
   let workspaces = 0;
 
   const withKey = (key: string | undefined): Interceptor => (next) => (req) => {

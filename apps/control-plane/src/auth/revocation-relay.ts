@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto";
+import { connectRedis, type RedisConnection, type RedisTarget } from "@vigil/queue";
+import type { Logger } from "@vigil/logging";
+import type { VerifiedKeys } from "./verified-keys";
+
+/** How long a revocation waits for every control plane to confirm it has dropped the key. */
+const CONFIRMATION_WAIT_MS = 2_000;
+
+/** Tells every control plane of the deployment that a key was revoked. */
+export interface KeyRevocations {
+  /** Resolves once every control plane listening has stopped trusting the key (or after a bounded wait). */
+  announce(keyId: string): Promise<void>;
+}
+
+interface Pending {
+  confirmed: number;
+  /** How many control planes received the announcement; known once PUBLISH answers. */
+  receivers: number;
+  done: () => void;
+}
+
+/**
+ * Carries key revocations between the control planes of a deployment over
+ * Redis pub/sub. Each control plane drops the key from its verified keys and
+ * confirms; the revoking call waits for as many confirmations as PUBLISH
+ * reported receivers, so that once it answers, the key fails on the very next
+ * call to any control plane. Without Redis the revocation still holds here at
+ * once and elsewhere within VERIFIED_KEY_TTL_MS; after a lost subscription a
+ * control plane drops every verified key, since it may have missed some.
+ * `keys` is null in a process that only announces (the offline admin command).
+ */
+export function relayKeyRevocations(
+  keys: VerifiedKeys | null,
+  redis: RedisConnection,
+  prefix: string,
+  logger: Logger,
+): KeyRevocations & { close(): void } {
+  const channel = `${prefix}:api-key-revocations`;
+  const confirmations = `${prefix}:api-key-revocation-confirmations`;
+  const pending = new Map<string, Pending>();
+  const settle = (token: string) => {
+    const entry = pending.get(token);
+    if (entry && entry.confirmed >= entry.receivers) entry.done();
+  };
+
+  // A subscribed connection takes no other commands.
+  const subscriber = redis.duplicate();
+  subscriber.on("ready", () => keys?.forgetAll());
+  subscriber.on("message", (from: string, message: string) => {
+    if (from === confirmations) {
+      const entry = pending.get(message);
+      if (entry) (entry.confirmed++, settle(message));
+      return;
+    }
+    const { keyId, token } = JSON.parse(message) as { keyId: string; token: string };
+    keys?.forget(keyId);
+    redis.publish(confirmations, token).catch((error: unknown) => logger.warn({ err: error, keyId }, "confirming an API key revocation failed"));
+  });
+  const subscribed = subscriber.subscribe(channel, confirmations);
+  subscribed.catch((error: unknown) => logger.warn({ err: error }, "subscribing to API key revocations failed"));
+
+  async function announce(keyId: string): Promise<void> {
+    keys?.forget(keyId);
+    const token = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    const confirmed = new Promise<void>((resolve, reject) => {
+      pending.set(token, { confirmed: 0, receivers: Infinity, done: resolve });
+      timer = setTimeout(() => reject(new Error(`not every control plane confirmed within ${CONFIRMATION_WAIT_MS} ms`)), CONFIRMATION_WAIT_MS);
+    });
+    try {
+      await Promise.race([
+        confirmed,
+        (async () => {
+          await subscribed;
+          pending.get(token)!.receivers = await redis.publish(channel, JSON.stringify({ keyId, token }));
+          settle(token);
+          await confirmed;
+        })(),
+      ]);
+    } catch (error) {
+      logger.warn({ err: error, keyId }, "API key revoked; other control planes may accept it until their cached copy expires");
+    } finally {
+      clearTimeout(timer);
+      pending.delete(token);
+    }
+  }
+
+  return { announce, close: () => subscriber.disconnect() };
+}
+
+/**
+ * Revocations from a process that runs no control plane (the offline admin
+ * command on a shared database): Redis is connected only if a key is revoked.
+ */
+export function announcingThroughRedis(target: RedisTarget, prefix: string, logger: Logger): KeyRevocations & { close(): void } {
+  let connected: { redis: RedisConnection; relay: ReturnType<typeof relayKeyRevocations> } | undefined;
+  return {
+    announce(keyId) {
+      if (!connected) {
+        const redis = connectRedis(target, "vigil-admin");
+        connected = { redis, relay: relayKeyRevocations(null, redis, prefix, logger) };
+      }
+      return connected.relay.announce(keyId);
+    },
+    close() {
+      connected?.relay.close();
+      connected?.redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import { Code } from "@connectrpc/connect";
+import { createLogger } from "@vigil/logging";
+import { Administration } from "../src/admin/operations";
+import { hashApiKey } from "../src/auth/api-keys";
+import { announcingThroughRedis } from "../src/auth/revocation-relay";
+import { VERIFIED_KEY_TTL_MS, VerifiedKeys } from "../src/auth/verified-keys";
+import type { Listener } from "../src/http/listener";
+import { startPipeline, type Pipeline } from "../src/pipeline";
+import { apiPartsOf, startApiServer } from "../src/server";
+import { BACKENDS, openTestDatabase, startTestApi, type TestApi } from "./support/api";
+import { codeOf } from "./support/codes";
+import { testPipelineConfig } from "./support/control-plane";
+
+describe.each(BACKENDS)("verified API keys on %s", (backend) => {
+  let db: Awaited<ReturnType<typeof openTestDatabase>>;
+  let admin: Administration;
+  let now: number;
+  let keys: VerifiedKeys;
+  let workspaces = 0;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(backend);
+    admin = new Administration(db.prisma);
+  });
+  afterAll(() => db.dispose());
+  beforeEach(() => {
+    now = 1_000_000;
+    keys = new VerifiedKeys(db.prisma, { ttlMs: VERIFIED_KEY_TTL_MS, now: () => now });
+  });
+
+  const newKey = async () => {
+    const slug = `cache-${++workspaces}`;
+    const workspace = await admin.createWorkspace({ name: slug, slug });
+    const { apiKey, key } = await admin.createApiKey({ workspaceSlug: slug, scope: "read" });
+    return { workspace, id: apiKey.id, key };
+  };
+
+  it("accepts a key created after the same key was refused (misses are not kept)", async () => {
+    const { workspace } = await newKey();
+    const chosen = `vgl_created-after-a-miss-${workspaces}`;
+    expect(await keys.actorFor(chosen)).toBeNull();
+    await db.prisma.apiKey.create({ data: { workspaceId: workspace.id, prefix: chosen.slice(0, 12), secretHash: hashApiKey(chosen), scopes: ["read"] } });
+    expect(await keys.actorFor(chosen)).toEqual(expect.objectContaining({ scopes: ["read"], workspace: expect.objectContaining({ id: workspace.id }) }));
+  });
+
+  it("refuses a key deleted from the database once its cached copy expires", async () => {
+    const { id, key } = await newKey();
+    expect(await keys.actorFor(key)).not.toBeNull();
+    await db.prisma.apiKey.delete({ where: { id } });
+    now += VERIFIED_KEY_TTL_MS;
+    expect(await keys.actorFor(key)).toBeNull();
+  });
+
+  it("refuses the keys of a deleted workspace once their cached copies expire", async () => {
+    const { workspace, key } = await newKey();
+    expect(await keys.actorFor(key)).not.toBeNull();
+    await db.prisma.workspace.delete({ where: { id: workspace.id } });
+    now += VERIFIED_KEY_TTL_MS;
+    expect(await keys.actorFor(key)).toBeNull();
+  });
+
+  it("refuses a forgotten key at once, even when a lookup of it was under way", async () => {
+    const { id, key } = await newKey();
+    const lookup = keys.actorFor(key);
+    await db.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+    keys.forget(id);
+    // Whatever the racing lookup read, it must not have put the key back.
+    await lookup;
+    expect(await keys.actorFor(key)).toBeNull();
+  });
+});
+
+describe.each(BACKENDS)("API key revocation across control planes on %s (real Redis)", (backend) => {
+  let api: TestApi;
+  let replica: Pipeline;
+  let replicaApi: Listener;
+  let replicaUrl: string;
+
+  beforeAll(async () => {
+    api = await startTestApi(backend);
+    // A second control plane of the same deployment: the same database, the same Redis keys.
+    const logger = createLogger("silent", "test");
+    replica = await startPipeline(api.db.prisma, testPipelineConfig(api.redisPrefix), logger, api.notifications.setup);
+    replicaApi = await startApiServer({
+      prisma: api.db.prisma,
+      ...apiPartsOf(replica, api.redisPrefix),
+      notifications: { settings: api.notifications.settings, secrets: api.notifications.box },
+      logger,
+      port: 0,
+      host: "127.0.0.1",
+    });
+    replicaUrl = `http://127.0.0.1:${replicaApi.address().port}`;
+  });
+  afterAll(async () => {
+    await replicaApi.close();
+    await replica.stop();
+    await api.close();
+  });
+
+  const whoami = (baseUrl: string, key: string) => fetch(`${baseUrl}/v1/whoami`, { headers: { "x-service-key": key } });
+  const listOnReplica = (key: string) => whoami(replicaUrl, key).then((res) => res.status);
+
+  it("refuses a key on the other control plane on the very next call after DELETE /v1/api-key answers", async () => {
+    const { write, read } = await api.workspace();
+    // Both control planes have verified the key (and keep it).
+    expect(await listOnReplica(read.key)).toBe(200);
+    expect(await codeOf(api.client(read.key).listMonitors({}))).toBe("ok");
+
+    const revoked = await api.fetch(`/v1/api-key/${read.id}`, { method: "DELETE", headers: { "x-service-key": write.key } });
+    expect(revoked.status).toBe(200);
+    expect(await listOnReplica(read.key)).toBe(401);
+    expect(await codeOf(api.client(read.key).listMonitors({}))).toBe(Code.Unauthenticated);
+  });
+
+  it("refuses a key on the other control plane on the very next call after the admin command revokes it", async () => {
+    const { read } = await api.workspace();
+    expect(await listOnReplica(read.key)).toBe(200);
+    await api.admin.revokeApiKey(read.id);
+    expect(await listOnReplica(read.key)).toBe(401);
+  });
+
+  it("refuses a key on every control plane after the offline admin command (no control plane of its own) revokes it", async () => {
+    const { read } = await api.workspace();
+    expect(await listOnReplica(read.key)).toBe(200);
+    expect(await codeOf(api.client(read.key).listMonitors({}))).toBe("ok");
+    const revocations = announcingThroughRedis(testPipelineConfig(api.redisPrefix).redis, api.redisPrefix, createLogger("silent", "test"));
+    try {
+      await new Administration(api.db.prisma, revocations).revokeApiKey(read.id);
+    } finally {
+      revocations.close();
+    }
+    expect(await listOnReplica(read.key)).toBe(401);
+    expect(await codeOf(api.client(read.key).listMonitors({}))).toBe(Code.Unauthenticated);
+  });
+
+  it("refuses a key revoked through the other control plane here too", async () => {
+    const { write } = await api.workspace();
+    expect(await codeOf(api.client(write.key).listMonitors({}))).toBe("ok");
+    const revoked = await fetch(`${replicaUrl}/v1/api-key/${write.id}`, { method: "DELETE", headers: { "x-service-key": write.key } });
+    expect(revoked.status).toBe(200);
+    expect(await codeOf(api.client(write.key).listMonitors({}))).toBe(Code.Unauthenticated);
+  });
+});
