@@ -4,10 +4,7 @@ import { Administration } from "../src/admin/operations";
 import { hashApiKey } from "../src/auth/api-keys";
 import { announcingThroughRedis } from "../src/auth/revocation-relay";
 import { VERIFIED_KEY_TTL_MS, VerifiedKeys } from "../src/auth/verified-keys";
-import type { Listener } from "../src/http/listener";
-import { startPipeline, type Pipeline } from "../src/pipeline";
-import { apiPartsOf, startApiServer } from "../src/server";
-import { BACKENDS, openTestDatabase, startTestApi, type TestApi } from "./support/api";
+import { BACKENDS, openTestDatabase, startTestApi, type Replica, type TestApi } from "./support/api";
 import { codeOf } from "./support/codes";
 import { testPipelineConfig } from "./support/control-plane";
 
@@ -72,28 +69,17 @@ describe.each(BACKENDS)("verified API keys on %s", (backend) => {
 
 describe.each(BACKENDS)("API key revocation across control planes on %s (real Redis)", (backend) => {
   let api: TestApi;
-  let replica: Pipeline;
-  let replicaApi: Listener;
+  let replica: Replica;
   let replicaUrl: string;
 
   beforeAll(async () => {
     api = await startTestApi(backend);
     // A second control plane of the same deployment: the same database, the same Redis keys.
-    const logger = createLogger("silent", "test");
-    replica = await startPipeline(api.db.prisma, testPipelineConfig(api.redisPrefix), logger, api.notifications.setup);
-    replicaApi = await startApiServer({
-      prisma: api.db.prisma,
-      ...apiPartsOf(replica, api.redisPrefix),
-      notifications: { settings: api.notifications.settings, secrets: api.notifications.box },
-      logger,
-      port: 0,
-      host: "127.0.0.1",
-    });
-    replicaUrl = `http://127.0.0.1:${replicaApi.address().port}`;
+    replica = await api.startReplica();
+    replicaUrl = replica.baseUrl;
   });
   afterAll(async () => {
-    await replicaApi.close();
-    await replica.stop();
+    await replica.close();
     await api.close();
   });
 

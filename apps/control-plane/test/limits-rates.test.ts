@@ -1,8 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { createLogger } from "@vigil/logging";
 import { PAGE_ACCESS, REQUEST_LIMITS } from "@vigil/domain";
-import { apiPartsOf, startApiServer } from "../src/server";
-import type { Listener } from "../src/http/listener";
 import { startTestApi, jsonOf, type TestApi, type WorkspaceKeys } from "./support/api";
 import { eventually } from "./support/eventually";
 
@@ -88,20 +85,12 @@ describe("rate limits", () => {
   });
 
   it("counts together with the other control planes of the deployment (shared Redis)", async () => {
-    const other: Listener = await startApiServer({
-      prisma: api.db.prisma,
-      ...apiPartsOf(api.pipeline, api.redisPrefix),
-      notifications: { settings: api.notifications.settings, secrets: api.notifications.box },
-      logger: createLogger("silent", "test"),
-      port: 0,
-      host: "127.0.0.1",
-      rateLimits,
-    });
+    const other = await api.startReplica({ rateLimits });
     try {
       const path = "/status/shared-count/badge.svg";
       for (let i = 0; i < rateLimits.pageViewsPerAddressPerMinute; i++) expect((await api.fetch(path)).status).toBe(404);
       // The other control plane has seen none of these views itself: it learns of them from Redis.
-      await eventually(async () => (await fetch(`http://127.0.0.1:${other.address().port}${path}`)).status === 429);
+      await eventually(async () => (await fetch(`${other.baseUrl}${path}`)).status === 429);
     } finally {
       await other.close();
     }

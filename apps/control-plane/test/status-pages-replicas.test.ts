@@ -1,34 +1,18 @@
-import { createLogger } from "@vigil/logging";
-import { startPipeline, type Pipeline } from "../src/pipeline";
-import { apiPartsOf, startApiServer } from "../src/server";
-import type { Listener } from "../src/http/listener";
-import { startTestApi, type TestApi } from "./support/api";
-import { testPipelineConfig } from "./support/control-plane";
+import { startTestApi, type Replica, type TestApi } from "./support/api";
 
 describe("status pages across control planes (PostgreSQL, real Redis)", () => {
   let api: TestApi;
-  let replica: Pipeline;
-  let replicaApi: Listener;
+  let replica: Replica;
   let replicaUrl: string;
 
   beforeAll(async () => {
     api = await startTestApi("postgres");
     // A second control plane of the same deployment: the same database, the same Redis keys.
-    const logger = createLogger("silent", "test");
-    replica = await startPipeline(api.db.prisma, testPipelineConfig(api.redisPrefix), logger, api.notifications.setup);
-    replicaApi = await startApiServer({
-      prisma: api.db.prisma,
-      ...apiPartsOf(replica, api.redisPrefix),
-      notifications: { settings: api.notifications.settings, secrets: api.notifications.box },
-      logger,
-      port: 0,
-      host: "127.0.0.1",
-    });
-    replicaUrl = `http://127.0.0.1:${replicaApi.address().port}`;
+    replica = await api.startReplica();
+    replicaUrl = replica.baseUrl;
   });
   afterAll(async () => {
-    await replicaApi.close();
-    await replica.stop();
+    await replica.close();
     await api.close();
   });
 
@@ -42,7 +26,7 @@ describe("status pages across control planes (PostgreSQL, real Redis)", () => {
     expect(before.status).toBe(200);
     expect(await before.text()).toContain("Everything");
 
-    const heard = new Promise<string>((resolve) => replica.pageChanges.subscribe(resolve));
+    const heard = new Promise<string>((resolve) => replica.pipeline.pageChanges.subscribe(resolve));
     await pages.unpublishStatusPage({ id: statusPage!.id });
     // Told through Redis, not left to expire: the replica answers 404 the moment it hears.
     expect(await heard).toBe(statusPage!.id);

@@ -6,7 +6,7 @@ import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
 import { createTestDatabase } from "../../../../test/postgres";
 import { deletePrefix, testPrefix } from "../../../../test/redis";
-import { startPipeline, type PipelineConfig } from "../../src/pipeline";
+import { startPipeline, type Pipeline, type PipelineConfig } from "../../src/pipeline";
 import { Administration } from "../../src/admin/operations";
 import { API_KEY_HEADER } from "../../src/auth/api-keys";
 import { createLogger } from "@vigil/logging";
@@ -53,15 +53,17 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
   const redisPrefix = testPrefix();
   const notifications = testNotifications(db.prisma, options.providerEnv);
   const pipeline = await startPipeline(db.prisma, testPipelineConfig(redisPrefix, options.pipeline), logger, notifications.setup);
-  const listener = await startApiServer({
-    prisma: db.prisma,
-    ...apiPartsOf(pipeline, redisPrefix),
-    notifications: { settings: notifications.settings, secrets: notifications.box },
-    logger,
-    port: 0,
-    host: "127.0.0.1",
-    ...options.limits,
-  });
+  const serve = (on: Pipeline, limits = options.limits) =>
+    startApiServer({
+      prisma: db.prisma,
+      ...apiPartsOf(on, redisPrefix),
+      notifications: { settings: notifications.settings, secrets: notifications.box },
+      logger,
+      port: 0,
+      host: "127.0.0.1",
+      ...limits,
+    });
+  const listener = await serve(pipeline);
   const baseUrl = `http://127.0.0.1:${listener.address().port}`;
   const admin = new Administration(db.prisma, pipeline.keyRevocations);
   let workspaces = 0;
@@ -103,6 +105,19 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
       };
       return { slug, write: await key("write"), read: await key("read"), legacy: await key("none") };
     },
+    /** A second control plane of the same deployment (the same database, the same Redis keys), with its own API server. */
+    async startReplica(limits?: TestApiOptions["limits"]) {
+      const replica = await startPipeline(db.prisma, testPipelineConfig(redisPrefix, options.pipeline), logger, notifications.setup);
+      const replicaListener = await serve(replica, limits);
+      return {
+        pipeline: replica,
+        baseUrl: `http://127.0.0.1:${replicaListener.address().port}`,
+        async close() {
+          await replicaListener.close();
+          await replica.stop();
+        },
+      };
+    },
     /** Plain HTTP, for the /v1 endpoints and raw protocol checks. */
     fetch: (path: string, init?: RequestInit) => fetch(baseUrl + path, init),
     async close() {
@@ -115,6 +130,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
 }
 
 export type TestApi = Awaited<ReturnType<typeof startTestApi>>;
+export type Replica = Awaited<ReturnType<TestApi["startReplica"]>>;
 
 /** A JSON response body, for assertions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
