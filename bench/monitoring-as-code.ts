@@ -17,7 +17,6 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { Administration } from "../apps/control-plane/src/admin/operations";
-import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { createClient } from "../packages/client/dist/index.js";
 import { fmt, log, percentile, sortedCopy } from "./pipeline/common";
 import { startCountingProxy, preciseNow, type Call, type CountingProxy } from "./monitoring-as-code/counting-proxy";
@@ -38,6 +37,7 @@ import {
   workspaceFile,
 } from "./monitoring-as-code/workspace-file";
 import { assertBuilt } from "./support/built";
+import { benchDatabase } from "./support/database";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
 import { cpuMeter, describeMachine, postgresTicks, processTicks, waitForQuietMachine, type Cpu } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
@@ -122,15 +122,6 @@ interface Workspace {
 /** Measurements each round makes, each in a workspace of its own. */
 const KINDS = ["apply", "raw"] as const;
 type Kind = (typeof KINDS)[number];
-
-async function createDatabase(): Promise<{ target: DatabaseTarget; remove: () => Promise<void> }> {
-  if (BACKEND === "pglite") {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "vigil-bench-pglite-"));
-    return { target: { kind: "pglite", dataDir }, remove: async () => rmSync(dataDir, { recursive: true, force: true }) };
-  }
-  const url = await recreateDatabase(DATABASE);
-  return { target: { kind: "postgres", url }, remove: () => dropDatabase(DATABASE) };
-}
 
 /** Migrates and makes an empty workspace with a write key per measurement (round 0 is the warm-up), then closes. */
 async function prepare(target: DatabaseTarget): Promise<{ workspaces: Record<Kind, Workspace>[]; version: string }> {
@@ -315,7 +306,7 @@ async function startupSeconds(args: string[]): Promise<number[]> {
 }
 
 async function run() {
-  const { target, remove } = await createDatabase();
+  const { target, remove } = await benchDatabase(BACKEND, DATABASE);
   const dir = mkdtempSync(path.join(os.tmpdir(), "vigil-bench-code-"));
   let server: ServerProcess | undefined;
   let proxy: CountingProxy | undefined;

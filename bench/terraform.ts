@@ -15,9 +15,9 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { Administration } from "../apps/control-plane/src/admin/operations";
-import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { log, percentile, sortedCopy } from "./pipeline/common";
 import { assertBuilt } from "./support/built";
+import { benchDatabase } from "./support/database";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
 import { describeMachine, waitForQuietMachine } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
@@ -137,15 +137,6 @@ async function measureVigil(dir: string, baseUrl: string, ws: Workspace): Promis
 
 // ---- the run ---------------------------------------------------------------------------------
 
-async function createDatabase(): Promise<{ target: DatabaseTarget; remove: () => Promise<void> }> {
-  if (BACKEND === "pglite") {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "vigil-bench-pglite-"));
-    return { target: { kind: "pglite", dataDir }, remove: async () => rmSync(dataDir, { recursive: true, force: true }) };
-  }
-  const url = await recreateDatabase(DATABASE);
-  return { target: { kind: "postgres", url }, remove: () => dropDatabase(DATABASE) };
-}
-
 const TOOLS = ["terraform", "vigil"] as const;
 
 /** Migrates and makes an empty workspace with a write key per tool and round (round 0 is the warm-up), then closes. */
@@ -183,7 +174,7 @@ async function run() {
       `node ${median(launch.node).toFixed(0)} ms (medians)`,
   );
 
-  const { target, remove } = await createDatabase();
+  const { target, remove } = await benchDatabase(BACKEND, DATABASE);
   const dir = mkdtempSync(path.join(os.tmpdir(), "vigil-bench-terraform-"));
   let server: ServerProcess | undefined;
   try {
