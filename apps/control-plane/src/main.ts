@@ -16,7 +16,9 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, "control-plane");
   const embedded = config.database.kind === "pglite";
   const unlock = embedded ? await lockDataDir(config.dataDir) : async () => {};
-  const db = await openDatabase(config.database);
+  const db = await openDatabase(config.database, {
+    onConnectionLost: (error) => logger.warn({ err: error.message }, "PostgreSQL ended an idle connection; the next query opens another"),
+  });
   const applied = await applyMigrations(db);
   logger.info({ database: describeTarget(config.database), applied }, "database ready");
 

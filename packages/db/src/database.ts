@@ -23,8 +23,13 @@ export function describeTarget(target: DatabaseTarget): string {
   return `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
 }
 
-export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  const { adapter, release } = await connect(target);
+export interface DatabaseOptions {
+  /** A pooled connection the server ended while idle (a restart, a fail-over, an operator's terminate). */
+  onConnectionLost?(error: Error): void;
+}
+
+export async function openDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Promise<Database> {
+  const { adapter, release } = await connect(target, options);
   const prisma = new PrismaClient({ adapter });
   return {
     target,
@@ -40,7 +45,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
 /** How long getting a connection may take, from the pool or from the server. */
 const CONNECT_TIMEOUT_MS = 5_000;
 
-async function connect(target: DatabaseTarget): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; release(): Promise<void> }> {
+async function connect(target: DatabaseTarget, options: DatabaseOptions): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; release(): Promise<void> }> {
   if (target.kind === "postgres") {
     // One pool for the client and the schema engine, so close() ends every connection.
     const pool = new pg.Pool({
@@ -51,7 +56,23 @@ async function connect(target: DatabaseTarget): Promise<{ adapter: SqlMigrationA
       // Lets the operating system notice a peer gone silently on an idle pooled connection.
       keepAlive: true,
     });
-    return { adapter: new PrismaPg(pool), release: () => pool.end() };
+    // The pool drops a connection the server ended and opens another on the next query; without a listener
+    // Node would treat the pool's "error" event as fatal and a PostgreSQL restart would stop the process.
+    pool.on("error", (error) => options.onConnectionLost?.(error));
+    const open = new Set<pg.Client>();
+    pool.on("connect", (client) => {
+      open.add(client);
+      client.once("end", () => open.delete(client));
+    });
+    return {
+      adapter: new PrismaPg(pool),
+      // pool.end() resolves once it has asked every connection to end, not once they have: wait for the sockets,
+      // so that whoever closes the database next (a shutdown, DROP DATABASE) finds no session left.
+      release: async () => {
+        await pool.end();
+        await Promise.all([...open].map((client) => new Promise((ended) => client.once("end", ended))));
+      },
+    };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   const pglite = new PGlite(target.dataDir ?? undefined);

@@ -1,0 +1,64 @@
+import { Client } from "pg";
+import { openDatabase } from "../src/database";
+import { createTestDatabase } from "../../../test/postgres";
+
+/** A session of the test's own that counts the other sessions on the database, connected before it is needed. */
+async function observe(url: string) {
+  const observer = new Client({ connectionString: url });
+  await observer.connect();
+  return {
+    async sessions(): Promise<number> {
+      const { rows } = await observer.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      );
+      return rows[0]!.n;
+    },
+    end: () => observer.end(),
+  };
+}
+
+async function terminateOthers(url: string): Promise<void> {
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  } finally {
+    await admin.end();
+  }
+}
+
+describe("PostgreSQL connections", () => {
+  let url: string;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => ({ url, drop } = await createTestDatabase()));
+  afterAll(() => drop());
+
+  it("survives the server ending idle connections, reports it, and answers the next query on a new one", async () => {
+    const lost: Error[] = [];
+    const db = await openDatabase({ kind: "postgres", url }, { onConnectionLost: (error) => lost.push(error) });
+    try {
+      await Promise.all([1, 2, 3].map(() => db.prisma.$queryRaw`SELECT pg_sleep(0.05)::text`));
+      await terminateOthers(url);
+      await new Promise((settle) => setTimeout(settle, 200));
+      expect(lost.length).toBeGreaterThan(0);
+      expect(lost[0]!.message).toContain("terminating connection due to administrator command");
+      expect(await db.prisma.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("has ended every session once close() resolves, so the database can be dropped at once", async () => {
+    const db = await openDatabase({ kind: "postgres", url });
+    const observer = await observe(url);
+    try {
+      await Promise.all(Array.from({ length: 5 }, () => db.prisma.$queryRaw`SELECT pg_sleep(0.02)::text`));
+      expect(await observer.sessions()).toBeGreaterThanOrEqual(1);
+      await db.close();
+      expect(await observer.sessions()).toBe(0);
+    } finally {
+      await observer.end();
+    }
+  });
+});
