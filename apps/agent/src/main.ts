@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { warmUpChecks } from "@vigil/checks";
 import { connectRedis, logConnectionChanges } from "@vigil/queue";
 import { loadConfig } from "./config";
 import { startHealthServer } from "./health";
@@ -15,6 +16,8 @@ async function main(): Promise<void> {
   logConnectionChanges(redis, logger);
 
   labelRegion(config.region);
+  const warmed = await warmUpChecks();
+  logger.info({ checks: warmed }, "check engine warmed up on loopback");
   const metrics = new MetricExports({ ...config.otlp, region: config.region, instanceId: agentName(), addressPolicy: config.addressPolicy }, logger);
   const checks = startCheckWorker(config, redis, metrics, logger);
   const health = await startHealthServer(

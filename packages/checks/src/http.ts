@@ -42,14 +42,15 @@ const CLIENT_DONE = new errors.ClientDestroyedError();
  * Attempt for anything the target does; rejects only on a bug here.
  */
 export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironment): Promise<Attempt> {
-  const started = performance.now();
   const timeoutMs = effectiveTimeoutMs(config.timeout);
   const deadline = new Deadline(timeoutMs, env.signal);
-  const state: AttemptState = { clock: new PhaseClock(), statusCode: null };
-  // The attempt ends with its last byte (or its failure), not when its connection has finished closing.
+  const origin: AttemptOrigin = { began: undefined };
+  const state: AttemptState = { clock: new PhaseClock(origin), statusCode: null, origin };
+  // The attempt's time is the target's: from its first phase (not from setting up our client, which the
+  // target has no part in) to its last byte or failure (not until its connection has finished closing).
   const result = (error: string | null, reason: FailureReason | null): Attempt => ({
     ok: error === null,
-    latencyMs: (state.clock.stoppedAt ?? performance.now()) - started,
+    latencyMs: origin.began === undefined ? 0 : (state.clock.stoppedAt ?? performance.now()) - origin.began,
     timing: state.clock.timing,
     statusCode: state.statusCode,
     error,
@@ -117,6 +118,12 @@ interface HopContext {
 interface AttemptState {
   clock: PhaseClock;
   statusCode: number | null;
+  origin: AttemptOrigin;
+}
+
+/** When the first phase of the attempt's first hop began (performance.now()); undefined before. */
+interface AttemptOrigin {
+  began: number | undefined;
 }
 
 /** The final response, as failedHttpAssertions observes it. */
@@ -147,7 +154,7 @@ async function fetchFollowingRedirects(first: HopRequest, state: AttemptState, c
   const visited = new Set([hopKey(first)]);
   let request = first;
   for (let redirects = 0; ; redirects += 1) {
-    state.clock = new PhaseClock();
+    state.clock = new PhaseClock(state.origin);
     state.statusCode = null;
     const response = await send(request, state, context);
     if (response.location === undefined) return response;
@@ -316,6 +323,8 @@ class PhaseClock {
   private current: Phase | null = null;
   private since = 0;
 
+  constructor(private readonly origin: AttemptOrigin) {}
+
   get phase(): Phase | null {
     return this.current;
   }
@@ -324,6 +333,7 @@ class PhaseClock {
     // A connector still running after the attempt ended must not change its result.
     if (this.stoppedAt !== undefined) return;
     const now = performance.now();
+    this.origin.began ??= now;
     if (this.current !== null) this.timing[this.current] = now - this.since;
     this.current = phase;
     this.since = now;

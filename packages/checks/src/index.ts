@@ -3,3 +3,4 @@ export * from "./http";
 export * from "./tcp";
 export * from "./dns";
 export * from "./run";
+export * from "./warm-up";

@@ -1,0 +1,286 @@
+// Measurement fidelity benchmark (issue 13): how exactly the real agent reports a target's latency.
+// The agent process (apps/agent/dist/main.js, as `npm start` runs it) takes HTTP check jobs from its region's
+// queue; the target (bench/fidelity/target.ts, a child process) answers `GET /delay/N` exactly N ms after the
+// request arrived (10, 50 and 200 ms). Jobs are queued at a steady rate, round-robin over the delays and over
+// BENCH_MONITORS monitors per delay, and the results are read back from the results stream. Error = what the
+// agent reported − the truth: N for latencyMs and firstByteMs, 0 for connectMs and transferMs (loopback).
+// Levels: low load (BENCH_LOW_RATE checks/s) and the agent's rated load (BENCH_RATED_RATE). Also reported: the
+// very first check after the agent started, and each monitor's first check against its later ones.
+// Usage: pnpm bench:fidelity, with optional BENCH_LOW_RATE (5), BENCH_RATED_RATE (see RATED_RATE),
+// BENCH_SAMPLES (150 per delay and level), BENCH_MONITORS (10 per delay), BENCH_CPU_PROF=<dir> (a V8 CPU profile of
+// the agent), BENCH_NO_DOC=1 (print only, leave the doc alone), VIGIL_TEST_REDIS_URL (else a Redis on
+// port 6391 via scripts/ensure-redis.sh). Build first: pnpm -s build (the agent runs from apps/agent/dist).
+// Progress goes to stderr; the tables to stdout and into docs/benchmarks.md.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { Queue } from "./pipeline/deps";
+import { parseMonitorConfig, type RegionId } from "@vigil/domain";
+import { checkQueueName, connectRedis, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
+import { deletePrefix, redisServerUrl } from "../test/redis";
+import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
+import { assertBuilt } from "./support/built";
+import { ROOT, writeDocsBlock } from "./support/doc";
+import { describeMachine, processTicks } from "./support/machine";
+import type { ProbeRequest, ProbeSample } from "./fidelity/probe";
+
+const REGION: RegionId = "hostA-ams";
+const DELAYS_MS = [10, 50, 200];
+const LOW_RATE = Number(process.env.BENCH_LOW_RATE ?? 5);
+/** The load the agent is rated for: docs/scaling.md explains the figure. */
+const RATED_RATE = Number(process.env.BENCH_RATED_RATE ?? 200);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 150);
+const MONITORS = Number(process.env.BENCH_MONITORS ?? 10);
+/** The issue's goals: error within this many ms at p50 and p99. */
+const GOAL = { p50: 1, p99: 3 };
+
+/** One check as the agent reported it, or one request of the plain client (bench/fidelity/probe.ts). */
+interface Sample {
+  delayMs: number;
+  /** Index of the check among its monitor's checks (0: the monitor's first); 1 for the plain client. */
+  nth: number;
+  latencyMs: number;
+  connectMs: number | null;
+  firstByteMs: number | null;
+  transferMs: number | null;
+  status: ResultMessage["status"];
+}
+
+const sampleOf = (delayMs: number, nth: number, result: ResultMessage): Sample => ({
+  delayMs,
+  nth,
+  latencyMs: result.latencyMs,
+  connectMs: result.timing.connectMs,
+  firstByteMs: result.timing.firstByteMs,
+  transferMs: result.timing.transferMs,
+  status: result.status,
+});
+
+// ---- processes -------------------------------------------------------------------------------
+
+function startTarget(): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "fidelity/target.ts")], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    child.once("message", (message: { port: number }) => resolve({ child, port: message.port }));
+    child.once("exit", (code) => reject(new Error(`target exited with ${code}`)));
+  });
+}
+
+/** The plain client's requests at `rate`, in a process of its own, started for the level and stopped after. */
+async function runFloor(port: number, rate: number): Promise<{ samples: Sample[]; cpu: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "fidelity/probe.ts")], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  try {
+    const request: ProbeRequest = { port, delays: DELAYS_MS, perDelay: SAMPLES, rate };
+    const started = performance.now();
+    const before = processTicks(child.pid!).ticks;
+    child.send(request);
+    const reply = await new Promise<{ samples: ProbeSample[] }>((resolve) => child.once("message", resolve));
+    const cpu = (processTicks(child.pid!).ticks - before) / ((performance.now() - started) / 1000);
+    return { samples: reply.samples.map((p) => ({ ...p, nth: 1, status: "success" })), cpu };
+  } finally {
+    child.disconnect();
+  }
+}
+
+async function targetLateness(target: ChildProcess): Promise<number[]> {
+  target.send("lateness");
+  return new Promise((resolve) => target.once("message", (message: { lateness: number[] }) => resolve(message.lateness)));
+}
+
+function startAgent(redisUrl: string, prefix: string): Promise<ChildProcess> {
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = spawn(process.execPath, [...profile, path.join(ROOT, "apps/agent/dist/main.js")], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: {
+      ...process.env,
+      NODE_OPTIONS: "",
+      REGION,
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: prefix,
+      ALLOW_PRIVATE_TARGETS: "true",
+      HEALTH_PORT: "0",
+      HEALTH_HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+    },
+  });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
+      if (line.includes('"msg":"agent started"')) resolve(child);
+    });
+    child.once("exit", (code) => reject(new Error(`agent exited with ${code}`)));
+  });
+}
+
+// ---- one level -------------------------------------------------------------------------------
+
+function httpJob(port: number, delayMs: number, monitor: number): CheckJobData {
+  const config = parseMonitorConfig("http", {
+    name: `fidelity ${delayMs} ms #${monitor}`,
+    url: `http://127.0.0.1:${port}/delay/${delayMs}`,
+    periodicity: "30s",
+    retry: 0,
+    timeout: 10_000,
+    degradedAt: delayMs + 20,
+  });
+  return { monitorId: `00000000-0000-4000-8000-${String(delayMs * 1000 + monitor).padStart(12, "0")}`, kind: "http", config, trigger: "manual" };
+}
+
+/** Queues `SAMPLES` checks per delay at `rate` per second and collects their results. */
+async function runLevel(queue: Queue, results: ResultReader, port: number, rate: number): Promise<{ samples: Sample[]; seconds: number }> {
+  const total = SAMPLES * DELAYS_MS.length;
+  const seen = new Map<string, number>();
+  const pending = new Map<string, { delayMs: number; nth: number }>();
+  const started = performance.now();
+  for (let i = 0; i < total; i++) {
+    const delayMs = DELAYS_MS[i % DELAYS_MS.length]!;
+    const monitor = Math.floor(i / DELAYS_MS.length) % MONITORS;
+    const job = httpJob(port, delayMs, monitor);
+    const nth = seen.get(job.monitorId) ?? 0;
+    seen.set(job.monitorId, nth + 1);
+    const jobId = `fidelity-${randomUUID()}`;
+    pending.set(`${REGION}:${jobId}`, { delayMs, nth });
+    await queue.add("check", job, { jobId, removeOnComplete: true, removeOnFail: true });
+    const due = started + ((i + 1) * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+  }
+  const samples: Sample[] = [];
+  for await (const result of results.until(() => pending.size === 0)) {
+    const job = pending.get(result.id);
+    if (!job) continue;
+    pending.delete(result.id);
+    samples.push(sampleOf(job.delayMs, job.nth, result));
+  }
+  return { samples, seconds: (performance.now() - started) / 1000 };
+}
+
+/** The results stream read from where the benchmark started. */
+class ResultReader {
+  // The prefix is the run's own: the stream holds only its results.
+  private last = "0";
+  constructor(private readonly redis: ReturnType<typeof connectRedis>, private readonly key: string) {}
+
+  async *until(done: () => boolean): AsyncGenerator<ResultMessage> {
+    while (!done()) {
+      const reply = (await this.redis.xread("COUNT", 1000, "BLOCK", 30_000, "STREAMS", this.key, this.last)) as [string, [string, string[]][]][] | null;
+      if (!reply) throw new Error("no result for 30 s");
+      for (const [id, fields] of reply[0]![1]) {
+        this.last = id;
+        const result = decodeResult(fields);
+        if (result) yield result;
+      }
+    }
+  }
+}
+
+// ---- figures ---------------------------------------------------------------------------------
+
+type Figure = (sample: Sample) => number | null;
+const FIGURES: [name: string, figure: Figure][] = [
+  ["latencyMs", (s) => s.latencyMs - s.delayMs],
+  ["connectMs", (s) => s.connectMs],
+  ["firstByteMs", (s) => (s.firstByteMs === null ? null : s.firstByteMs - s.delayMs)],
+  ["transferMs", (s) => s.transferMs],
+];
+
+const signed = (value: number) => `${value >= 0 ? "+" : ""}${fmt(value, 2)}`;
+
+function errorsOf(samples: Sample[], figure: Figure) {
+  const values = sortedCopy(samples.map(figure).filter((v): v is number => v !== null));
+  return { p50: percentile(values, 50), p99: percentile(values, 99), max: values[values.length - 1] ?? NaN };
+}
+
+function levelRows(level: string, rate: number, samples: Sample[], cpu: number): string[] {
+  return DELAYS_MS.map((delayMs) => {
+    const of = samples.filter((s) => s.delayMs === delayMs);
+    const failed = of.filter((s) => s.status === "error").length;
+    const degraded = of.filter((s) => s.status === "degraded").length;
+    const cells = FIGURES.map(([, figure]) => {
+      const e = errorsOf(of, figure);
+      return `${signed(e.p50)} / ${signed(e.p99)} / ${signed(e.max)}`;
+    });
+    const worst = FIGURES.map(([, figure]) => errorsOf(of, figure));
+    const met = worst.every((e) => Math.abs(e.p50) <= GOAL.p50 && Math.abs(e.p99) <= GOAL.p99) && degraded === 0;
+    return `| ${level} | ${rate} | ${delayMs} | ${of.length} | ${failed} | ${degraded} | ${cells.join(" | ")} | ${fmt(cpu)} | ${met ? "yes" : "**no**"} |`;
+  });
+}
+
+function firstChecks(samples: Sample[]): string {
+  const first = samples.filter((s) => s.nth === 0);
+  const later = samples.filter((s) => s.nth > 0);
+  const [f, l] = [errorsOf(first, FIGURES[0]![1]), errorsOf(later, FIGURES[0]![1])];
+  return `Monitors' first checks (${first.length}): latencyMs error p50 ${signed(f.p50)}, max ${signed(f.max)} ms; their later checks (${later.length}): p50 ${signed(l.p50)}, max ${signed(l.max)} ms.`;
+}
+
+// ---- main ------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  assertBuilt("apps/agent", "packages/checks", "packages/queue", "packages/domain");
+  const redisUrl = redisServerUrl();
+  const prefix = benchPrefix();
+  const redis = connectRedis(redisUrl, "bench");
+  const queue = new Queue(checkQueueName(REGION), { connection: redis, prefix });
+  const results = new ResultReader(redis, resultsStreamKey(prefix));
+  const target = await startTarget();
+  let agent: ChildProcess | undefined;
+  try {
+    agent = await startAgent(redisUrl, prefix);
+    log(`agent ${agent.pid} started; target on port ${target.port}`);
+    const lines: string[] = [];
+    let firstAfterStart = "";
+    let allSamples: Sample[] = [];
+    for (const [level, rate] of [["low", LOW_RATE], ["rated", RATED_RATE]] as const) {
+      log(`${level} load: ${SAMPLES} checks per delay at ${rate}/s`);
+      const before = processTicks(agent.pid!).ticks;
+      const { samples, seconds } = await runLevel(queue, results, target.port, rate);
+      const agentCpu = (processTicks(agent.pid!).ticks - before) / seconds;
+      if (!firstAfterStart) {
+        const first = samples[0]!;
+        firstAfterStart = `The agent's very first check (${first.delayMs} ms target): latencyMs ${fmt(first.latencyMs, 2)} ms (error ${signed(first.latencyMs - first.delayMs)}).`;
+      }
+      lines.push(...levelRows(level, rate, samples, agentCpu));
+      allSamples = allSamples.concat(samples);
+      log(`${level} load, plain client: ${SAMPLES} requests per delay at ${rate}/s`);
+      const floor = await runFloor(target.port, rate);
+      lines.push(...levelRows(`${level}, plain client`, rate, floor.samples, floor.cpu));
+    }
+    const lateness = sortedCopy(await targetLateness(target.child));
+    const header = [
+      "| Load | Checks/s | Delay (ms) | Samples | Failed | Degraded | latencyMs error p50 / p99 / max | connectMs p50 / p99 / max | firstByteMs error p50 / p99 / max | transferMs p50 / p99 / max | CPU % (agent or client) | Goal met |",
+      "|---|---:|---:|---:|---:|---:|---|---|---|---|---:|---|",
+    ];
+    const block = [
+      `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}.`,
+      "",
+      `Command: \`BENCH_LOW_RATE=${LOW_RATE} BENCH_RATED_RATE=${RATED_RATE} BENCH_SAMPLES=${SAMPLES} BENCH_MONITORS=${MONITORS} pnpm bench:fidelity\`.`,
+      "",
+      "Errors in ms (reported − truth; goal: within ±1 ms at p50 and ±3 ms at p99, no check degraded):",
+      "",
+      ...header,
+      ...lines,
+      "",
+      `The target's own lateness (answer sent − arrival − delay): p50 ${fmt(percentile(lateness, 50), 3)} ms, p99 ${fmt(percentile(lateness, 99), 3)} ms, max ${fmt(lateness[lateness.length - 1] ?? NaN, 3)} ms.`,
+      firstAfterStart,
+      firstChecks(allSamples),
+    ].join("\n");
+    process.stdout.write(`${block}\n`);
+    if (process.env.BENCH_NO_DOC === undefined) writeDocsBlock("fidelity", "Measurement fidelity", "bench/fidelity.ts", block);
+  } finally {
+    if (agent) {
+      const exited = new Promise((done) => agent!.once("exit", done));
+      agent.kill("SIGTERM");
+      await exited;
+    }
+    target.child.disconnect();
+    await queue.close();
+    redis.disconnect();
+    await deletePrefix(prefix);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(1);
+});
