@@ -17,7 +17,9 @@ async function main(): Promise<void> {
   const db = await openDatabase(target);
   // Request logging would cost more than the handlers being measured.
   const logger = createLogger("warn", "bench");
-  // bench/status-page.ts appends results to the stream this server consumes: it names the prefix.
+  // bench/status-page.ts appends results to the stream this server consumes, and bench/scaling.ts runs
+  // two servers on one prefix: they name the prefix, and remove its keys themselves.
+  const ownPrefix = process.env.BENCH_REDIS_PREFIX === undefined;
   const redisPrefix = process.env.BENCH_REDIS_PREFIX ?? testPrefix();
   const secrets = new SecretBox(randomBytes(32));
   const channels = new NotificationRepository(db.prisma, secrets);
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
     void (async () => {
       await api.close();
       await pipeline.stop();
-      await deletePrefix(redisPrefix);
+      if (ownPrefix) await deletePrefix(redisPrefix);
       await db.close();
       process.exit(0);
     })();

@@ -10,6 +10,7 @@ import path from "node:path";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { seedWorkspace } from "./seed";
+import { assertAnswers, getMonitorCall, loadRequest, type ApiCall } from "./support/api-calls";
 import { assertBuilt } from "./support/built";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
 import { load } from "./support/load";
@@ -26,14 +27,6 @@ const PG_DATABASE = "vigil_bench";
 const RETRY_ABOVE_REST_CPU = 25;
 
 type Backend = "postgres" | "pglite";
-
-interface Endpoint {
-  name: string;
-  path: string;
-  /** Called for every request, so GetMonitor can ask for a different monitor each time. */
-  body: () => string;
-  check: (response: any) => string | null;
-}
 
 interface Figures {
   backend: Backend;
@@ -57,8 +50,7 @@ interface Cpu {
 
 const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
-function endpoints(monitorIds: string[]): Endpoint[] {
-  const randomId = () => monitorIds[Math.floor(Math.random() * monitorIds.length)];
+function endpoints(monitorIds: string[]): ApiCall[] {
   return [
     {
       name: "Health/Check (baseline)",
@@ -66,12 +58,7 @@ function endpoints(monitorIds: string[]): Endpoint[] {
       body: () => "{}",
       check: (r) => (r.status === "SERVING" ? null : "not SERVING"),
     },
-    {
-      name: "GetMonitor",
-      path: "/monitor.v1.MonitorService/GetMonitor",
-      body: () => JSON.stringify({ id: randomId() }),
-      check: (r) => ((r.monitor?.http ?? r.monitor?.tcp ?? r.monitor?.dns)?.id ? null : `no monitor in ${JSON.stringify(r)}`),
-    },
+    getMonitorCall(monitorIds),
     {
       name: "ListMonitors(limit=100)",
       path: "/monitor.v1.MonitorService/ListMonitors",
@@ -124,23 +111,13 @@ function cpuMeter(serverPid: number): () => Cpu {
   };
 }
 
-async function run(port: number, key: string, endpoint: Endpoint, seconds: number) {
-  return load(
-    port,
-    { method: "POST", path: endpoint.path, headers: { "content-type": "application/json", "x-service-key": key }, body: endpoint.body },
-    { connections: CONNECTIONS, seconds },
-  );
+async function run(port: number, key: string, endpoint: ApiCall, seconds: number) {
+  return load(port, loadRequest(endpoint, key), { connections: CONNECTIONS, seconds });
 }
 
-async function measure(backend: Backend, child: ChildProcess, port: number, key: string, endpoint: Endpoint): Promise<Figures> {
+async function measure(backend: Backend, child: ChildProcess, port: number, key: string, endpoint: ApiCall): Promise<Figures> {
   // One call first, to see that the endpoint answers what it should, not just 200.
-  const response = await fetch(`http://127.0.0.1:${port}${endpoint.path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-service-key": key },
-    body: endpoint.body(),
-  });
-  const problem = response.ok ? endpoint.check(await response.json()) : `HTTP ${response.status}: ${await response.text()}`;
-  if (problem) throw new Error(`${backend} ${endpoint.name}: ${problem}`);
+  await assertAnswers(port, endpoint, key);
 
   log(`${backend} ${endpoint.name}: warm-up ${WARMUP_SECONDS} s`);
   await run(port, key, endpoint, WARMUP_SECONDS);

@@ -4,8 +4,10 @@
 //    batches (the database's share) and XADD alone (the producer side); then the growth: the same path
 //    through the stream at each consumer batch size of BENCH_INGEST_BATCHES.
 //  - Summaries: one monitor with 14 days of 30-s checks in all 28 regions (~1.13 M results) stored
-//    through storeResults, then monitorSummary (hourly aggregates) against the same summary computed
-//    from the raw check_results rows, and the aggregate percentiles checked against the exact ones.
+//    through storeResults, then monitorSummary (the aggregates; all regions from the roll-ups across
+//    regions) against the same summary from the per-region aggregates (what all regions read before
+//    the roll-ups, which must give the same summary) and from the raw check_results rows, and the
+//    aggregate percentiles checked against the exact ones; at 1, 7 and 14 days, for all regions, one and three.
 // Usage: pnpm bench:pipeline, with optional BENCH_BACKENDS (postgres,pglite), BENCH_PARTS (ingest,summary),
 // BENCH_INGEST_RESULTS (100000), BENCH_INGEST_BATCHES (500,2000,5000), BENCH_SUMMARY_DAYS (14), BENCH_SEED_BATCH (5000), BENCH_SUMMARY_CALLS (50),
 // BENCH_RAW_CALLS (10), VIGIL_TEST_POSTGRES_URL (else scripts/ensure-postgres.sh), VIGIL_TEST_REDIS_URL
@@ -20,7 +22,8 @@ import { PERCENTILE_RELATIVE_ERROR, REGION_IDS, type RegionId, type TimeRange } 
 import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import { DEFAULT_BATCH_SIZE, ResultsConsumer } from "../apps/control-plane/src/results/consumer";
 import { storeResults } from "../apps/control-plane/src/results/store";
-import { PERCENTILES, monitorSummary, rangeStart, type Summary } from "../apps/control-plane/src/results/summary";
+import { PERCENTILES, monitorSummary, rangeStart, rowsOf, summaryFrom, wholeDays, type Summary } from "../apps/control-plane/src/results/summary";
+import { AGGREGATES, ALL_REGIONS, DAILY_RESULT_COUNTS, PER_REGION, type SummaryTables } from "../apps/control-plane/src/results/aggregates";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
@@ -56,9 +59,10 @@ const RETRY_ABOVE_REST_CPU = 25;
 const MAX_ATTEMPTS = 3;
 /** The 3-region filter: one region of each host. */
 const THREE_REGIONS: RegionId[] = ["hostA-ams", "hostB-fra", "hostC-us-east4"];
+const ONE_REGION: RegionId[] = ["hostA-ams"];
 const RANGES: TimeRange[] = ["1d", "7d", "14d"];
-const DAY_MS = 86_400_000;
-const TABLES = ["check_results", "result_counts", "latency_buckets", "daily_latency_buckets"];
+/** Every table a summary can read (the status pages' daily counts aside), and the raw results. */
+const TABLES = ["check_results", ...AGGREGATES.filter((table) => table !== DAILY_RESULT_COUNTS).map((table) => table.name)];
 
 /** Warnings and errors of the consumer go to stderr; stdout is for the tables. */
 const logger = stderrLogger("warn", "bench-pipeline");
@@ -337,6 +341,8 @@ interface SummaryCase {
   results: number;
   aggregateRows: AggregateRows;
   aggregate: Timed;
+  /** For all regions: the same summary from the per-region aggregates (the path before the roll-ups). */
+  perRegion?: { timed: Timed; rows: AggregateRows };
   raw: Timed;
   summary: Summary;
   exact: number[];
@@ -405,21 +411,18 @@ async function exactPercentiles(prisma: PrismaClient, monitorId: string, from: D
 }
 
 /**
- * The aggregate rows a summary reads: hourly counts, and latency buckets split as monitorSummary
- * splits the range (whole UTC days from the daily buckets, the partial first and last days from the
- * hourly ones; hours only for a range within two days).
+ * The aggregate rows a summary reads from `tables`: hourly counts, and latency buckets split as
+ * summaryFrom splits the range (whole UTC days from the daily buckets, the partial first and last
+ * days from the hourly ones).
  */
-async function aggregateRows(prisma: PrismaClient, monitorId: string, from: Date, now: Date, regions: RegionId[]): Promise<AggregateRows> {
-  const firstDay = new Date(Math.ceil(from.getTime() / DAY_MS) * DAY_MS);
-  const lastDay = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
-  const [daysFrom, daysTo] = firstDay < lastDay ? [firstDay, lastDay] : [now, now];
-  const inRegions = Prisma.sql`(cardinality(${regions}::text[]) = 0 OR region = ANY(${regions}::text[]))`;
+async function aggregateRows(prisma: PrismaClient, tables: SummaryTables, monitorId: string, from: Date, now: Date, regions: RegionId[]): Promise<AggregateRows> {
+  const { daysFrom, daysTo } = wholeDays(from, now);
+  const ofMonitor = rowsOf(tables, monitorId, regions);
+  const [counts, hourly, daily] = [tables.counts, tables.hourly, tables.daily].map(({ name }) => Prisma.raw(name));
   const [row] = await prisma.$queryRaw<{ counts: bigint; hourly: bigint; daily: bigint }[]>`
-    SELECT (SELECT count(*) FROM result_counts WHERE monitor_id = ${monitorId} AND hour >= ${from} AND ${inRegions}) AS counts,
-           (SELECT count(*) FROM latency_buckets WHERE monitor_id = ${monitorId} AND ${inRegions}
-              AND hour >= ${from} AND (hour < ${daysFrom} OR hour >= ${daysTo})) AS hourly,
-           (SELECT count(*) FROM daily_latency_buckets WHERE monitor_id = ${monitorId} AND ${inRegions}
-              AND day >= ${daysFrom} AND day < ${daysTo}) AS daily`;
+    SELECT (SELECT count(*) FROM ${counts} WHERE ${ofMonitor} AND hour >= ${from}) AS counts,
+           (SELECT count(*) FROM ${hourly} WHERE ${ofMonitor} AND hour >= ${from} AND (hour < ${daysFrom} OR hour >= ${daysTo})) AS hourly,
+           (SELECT count(*) FROM ${daily} WHERE ${ofMonitor} AND day >= ${daysFrom} AND day < ${daysTo}) AS daily`;
   return { counts: Number(row!.counts), hourly: Number(row!.hourly), daily: Number(row!.daily) };
 }
 
@@ -472,21 +475,25 @@ async function summaries(backend: Backend): Promise<SummaryFigures> {
     }
 
     const cases: SummaryCase[] = [];
-    for (const regions of [[], THREE_REGIONS]) {
+    for (const regions of [[], ONE_REGION, THREE_REGIONS]) {
       for (const range of RANGES) {
         const label = `${range}, ${regions.length ? regions.join("+") : "all regions"}`;
         const from = rangeStart(range, new Date(now));
         // Measured again (up to MAX_ATTEMPTS times) when other work took CPU from the calls.
         let aggregate: Awaited<ReturnType<typeof time<Summary>>>;
+        let perRegion: Awaited<ReturnType<typeof time<Summary>>> | undefined;
         let raw: Awaited<ReturnType<typeof time<RawSummary>>>;
         let rest: number;
         let attempt = 0;
         for (;;) {
           attempt++;
           await waitForQuietMachine();
-          log(`${backend} summary ${label}: monitorSummary x ${SUMMARY_CALLS}, then the raw-row baseline x ${RAW_CALLS}`);
+          log(`${backend} summary ${label}: monitorSummary x ${SUMMARY_CALLS}${regions.length ? "" : " (roll-ups), the per-region aggregates"}, then the raw-row baseline x ${RAW_CALLS}`);
           const meter = cpuMeter(backend === "postgres" ? { postgres: postgresTicks } : {});
           aggregate = await time(SUMMARY_CALLS, 2, () => monitorSummary(db.prisma, monitorId!, range, regions, new Date(now)));
+          if (regions.length === 0) {
+            perRegion = await time(SUMMARY_CALLS, 2, () => summaryFrom(db.prisma, PER_REGION, REGION_IDS, monitorId!, from, new Date(now)));
+          }
           raw = await time(RAW_CALLS, 1, () => rawSummary(db.prisma, monitorId!, from, regions));
           rest = meter().rest;
           if (rest <= RETRY_ABOVE_REST_CPU || attempt === MAX_ATTEMPTS) break;
@@ -494,6 +501,9 @@ async function summaries(backend: Backend): Promise<SummaryFigures> {
         }
         const exact = await exactPercentiles(db.prisma, monitorId!, from, regions);
         const summary = aggregate.last;
+        if (perRegion && JSON.stringify(perRegion.last) !== JSON.stringify(summary)) {
+          throw new Error(`${label}: the roll-ups say ${JSON.stringify(summary)}, the per-region aggregates ${JSON.stringify(perRegion.last)}`);
+        }
         const counts = (s: { successful: number; degraded: number; failed: number }) => [s.successful, s.degraded, s.failed].join("/");
         const fromAggregates = counts({ successful: summary.totalSuccessful, degraded: summary.totalDegraded, failed: summary.totalFailed });
         if (fromAggregates !== counts(raw.last) || summary.lastPingAt?.getTime() !== raw.last.last?.getTime()) {
@@ -507,8 +517,12 @@ async function summaries(backend: Backend): Promise<SummaryFigures> {
           range,
           regions,
           results: raw.last.successful + raw.last.degraded + raw.last.failed,
-          aggregateRows: await aggregateRows(db.prisma, monitorId!, from, new Date(now), regions),
+          aggregateRows: await aggregateRows(db.prisma, regions.length ? PER_REGION : ALL_REGIONS, monitorId!, from, new Date(now), regions),
           aggregate: aggregate.timed,
+          perRegion: perRegion && {
+            timed: perRegion.timed,
+            rows: await aggregateRows(db.prisma, PER_REGION, monitorId!, from, new Date(now), [...REGION_IDS]),
+          },
           raw: raw.timed,
           summary,
           exact,
@@ -534,29 +548,45 @@ async function summaries(backend: Backend): Promise<SummaryFigures> {
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
+const regionsLabel = (regions: RegionId[]) => (regions.length ? regions.join(", ") : `all ${REGION_IDS.length}`);
+const timedCell = (x: Timed) => `${x.p50.toFixed(1)} / ${x.p99.toFixed(1)} / ${x.max.toFixed(1)}`;
+const rowsCell = (rows: AggregateRows) => [rows.counts, rows.hourly, rows.daily].map((n) => fmt(n)).join(" + ");
+
 function summaryTables(all: SummaryFigures[]): string {
   const seeding = [
-    "| Backend | Results seeded | Seeding time | Stored/s | check_results | result_counts | latency_buckets | daily_latency_buckets |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    `| Backend | Results seeded | Seeding time | Stored/s | ${TABLES.join(" | ")} |`,
+    `|---|---:|---:|---:|${TABLES.map(() => "---:").join("|")}|`,
     ...all.map((f) => {
       const size = (table: string) => {
         const s = f.sizes.find((x) => x.table === table)!;
         return `${fmt(s.rows)} rows, ${mib(s.bytes)}`;
       };
-      return `| ${f.backend} | ${fmt(f.seeded)} | ${(f.seedSeconds / 60).toFixed(1)} min | ${fmt(f.seeded / f.seedSeconds)} | ${size("check_results")} | ${size("result_counts")} | ${size("latency_buckets")} | ${size("daily_latency_buckets")} |`;
+      return `| ${f.backend} | ${fmt(f.seeded)} | ${(f.seedSeconds / 60).toFixed(1)} min | ${fmt(f.seeded / f.seedSeconds)} | ${TABLES.map(size).join(" | ")} |`;
+    }),
+  ].join("\n");
+  // The growth: p50 / p99 by range, all regions (roll-ups, and the per-region aggregates before them) and one region.
+  const growth = [
+    `| Range | ${all.map((f) => `${f.backend}: all regions, roll-ups | ${f.backend}: all regions, per-region aggregates (before) | ${f.backend}: one region`).join(" | ")} |`,
+    `|---|${all.map(() => "---:|---:|---:").join("|")}|`,
+    ...RANGES.map((range) => {
+      const cells = all.flatMap((f) => {
+        const of = (regions: RegionId[]) => f.cases.find((c) => c.range === range && c.regions.join() === regions.join())!;
+        const pair = (x: Timed) => `${x.p50.toFixed(1)} / ${x.p99.toFixed(1)}`;
+        return [pair(of([]).aggregate), pair(of([]).perRegion!.timed), pair(of(ONE_REGION).aggregate)];
+      });
+      return `| ${range} | ${cells.join(" | ")} |`;
     }),
   ].join("\n");
   const latency = [
-    "| Backend | Range | Regions | Results in range | Aggregate rows read: counts + hourly + daily buckets | monitorSummary p50 / p99 / max (ms) | Raw-row baseline p50 / p99 / max (ms) | Baseline / summary (p50) | Max percentile error vs exact | Other work (CPU %) |",
-    "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| Backend | Range | Regions | Results in range | Aggregate rows read: counts + hourly + daily buckets | monitorSummary p50 / p99 / max (ms) | Per-region aggregates (before the roll-ups): p50 / p99 / max (ms), rows read | Raw-row baseline p50 / p99 / max (ms) | Baseline / summary (p50) | Max percentile error vs exact | Other work (CPU %) |",
+    "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...all.flatMap((f) =>
-      f.cases.map((c) => {
-        const t = (x: Timed) => `${x.p50.toFixed(1)} / ${x.p99.toFixed(1)} / ${x.max.toFixed(1)}`;
-        return (
-          `| ${f.backend} | ${c.range} | ${c.regions.length ? c.regions.join(", ") : `all ${REGION_IDS.length}`} | ${fmt(c.results)} | ${[c.aggregateRows.counts, c.aggregateRows.hourly, c.aggregateRows.daily].map((n) => fmt(n)).join(" + ")} | ` +
-          `${t(c.aggregate)} | ${t(c.raw)} | ${(c.raw.p50 / c.aggregate.p50).toFixed(1)}x | ${(100 * c.maxRelativeError).toFixed(2)} %${c.withinBound ? "" : " (OUT OF BOUND)"} | ${c.rest.toFixed(0)}${c.attempt > 1 ? ` (run ${c.attempt})` : ""} |`
-        );
-      }),
+      f.cases.map(
+        (c) =>
+          `| ${f.backend} | ${c.range} | ${regionsLabel(c.regions)} | ${fmt(c.results)} | ${rowsCell(c.aggregateRows)} | **${timedCell(c.aggregate)}** | ` +
+          `${c.perRegion ? `${timedCell(c.perRegion.timed)}; ${rowsCell(c.perRegion.rows)}` : "-"} | ${timedCell(c.raw)} | ${(c.raw.p50 / c.aggregate.p50).toFixed(1)}x | ` +
+          `${(100 * c.maxRelativeError).toFixed(2)} %${c.withinBound ? "" : " (OUT OF BOUND)"} | ${c.rest.toFixed(0)}${c.attempt > 1 ? ` (run ${c.attempt})` : ""} |`,
+      ),
     ),
   ].join("\n");
   const example = all[0]!.cases.find((c) => c.range === "14d" && c.regions.length === 0)!;
@@ -572,8 +602,9 @@ function summaryTables(all: SummaryFigures[]): string {
   const check =
     `Percentile error: PERCENTILE_RELATIVE_ERROR = sqrt(1.02) - 1 = ${(100 * PERCENTILE_RELATIVE_ERROR).toFixed(3)} % ` +
     `(plus rounding to whole milliseconds, at most 0.5 ms). Largest error measured over all ${all.flatMap((f) => f.cases).length * PERCENTILES.length} ` +
-    `percentiles above: ${(100 * worst).toFixed(2)} %; ${outOfBound === 0 ? "all within the bound" : `${outOfBound} cases OUT OF the bound`}.`;
-  return [seeding, "", latency, "", percentiles, "", check].join("\n");
+    `percentiles above: ${(100 * worst).toFixed(2)} %; ${outOfBound === 0 ? "all within the bound" : `${outOfBound} cases OUT OF the bound`}. ` +
+    "For all regions the roll-ups gave exactly the summary of the per-region aggregates in every case (the run stops otherwise).";
+  return [seeding, "", "Growth, monitorSummary p50 / p99 (ms) by range:", "", growth, "", latency, "", percentiles, "", check].join("\n");
 }
 
 // ---- report ----------------------------------------------------------------------------------
@@ -628,7 +659,7 @@ async function main(): Promise<void> {
           "",
           `Command: \`${parts}BENCH_SUMMARY_DAYS=${SUMMARY_DAYS} BENCH_SEED_BATCH=${SEED_BATCH} BENCH_SUMMARY_CALLS=${SUMMARY_CALLS} BENCH_RAW_CALLS=${RAW_CALLS} pnpm bench:pipeline\` ` +
             `(one monitor, ${SUMMARY_DAYS} days of 30-s checks in all ${REGION_IDS.length} regions; calls one after another, after 2 warm-up calls ` +
-            `for monitorSummary and 1 for the baseline; 3-region filter ${THREE_REGIONS.join(", ")}).`,
+            `for monitorSummary and for the per-region path, 1 for the raw-row baseline; one-region filter ${ONE_REGION.join(", ")}, 3-region filter ${THREE_REGIONS.join(", ")}).`,
           "",
           tables,
         ].join("\n"),

@@ -5,6 +5,14 @@ import path from "node:path";
 export const ROOT = path.resolve(__dirname, "../..");
 export const DOCS = path.join(ROOT, "docs/benchmarks.md");
 
+/** The generated block `key` of docs/benchmarks.md (between its markers), or undefined. */
+export function readDocsBlock(key: string): string | undefined {
+  const current = existsSync(DOCS) ? readFileSync(DOCS, "utf8") : "";
+  const start = new RegExp(`<!-- bench:${key}:start[^>]*-->`).exec(current);
+  const endAt = current.indexOf(`<!-- bench:${key}:end -->`);
+  return start && endAt > start.index ? current.slice(start.index + start[0].length, endAt) : undefined;
+}
+
 /**
  * Replaces the generated block between `<!-- bench:<key>:start ... -->` and `<!-- bench:<key>:end -->`
  * in docs/benchmarks.md, keeping the rest of the file (which others edit too); when the block is

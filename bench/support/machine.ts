@@ -1,7 +1,7 @@
 // The machine the benchmarks run on: CPU accounting from /proc (Linux; clock ticks of 1/100 s), to
 // tell where the time went during a run and whether other work on the machine was competing with it,
 // waiting for that other work to pass, and the "Run on ..." line of docs/benchmarks.md.
-// Shared by bench/api.ts, bench/checks.ts, bench/pipeline.ts and bench/scheduling.ts.
+// Shared by bench/api.ts, bench/checks.ts, bench/pipeline.ts, bench/scaling.ts and bench/scheduling.ts.
 import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 
@@ -15,6 +15,15 @@ export function processTicks(pid: number | string): { comm: string; ticks: numbe
   const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
   return { comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(") ")), ticks: Number(fields[11]) + Number(fields[12]) };
 }
+
+/** A ticks source for cpuMeter: one process by id, 0 once it has ended. */
+export const pidTicks = (pid: number) => (): number => {
+  try {
+    return processTicks(pid).ticks;
+  } catch {
+    return 0;
+  }
+};
 
 /** CPU ticks of this process. */
 export function selfTicks(): number {

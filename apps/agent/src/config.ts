@@ -2,6 +2,8 @@ import { z } from "zod";
 import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
 import { ADDRESS_POLICY_SETTING_NAMES, AddressPolicy, REGION_IDS, isRegionId, type RegionId, parseEnv } from "@vigil/domain";
 import type { OtlpProtocol } from "./metrics-export";
+import { MAX_IN_FLIGHT } from "./in-flight-limit";
+import { MAX_CHECK_THREADS, defaultCheckThreads } from "./check-threads";
 
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
 const milliseconds = () => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional());
@@ -27,6 +29,8 @@ const otlpProtocol = z.preprocess(
   z.enum(OTLP_PROTOCOLS, { error: (issue) => `"${String(issue.input)}" is not supported: use ${OTLP_PROTOCOLS.join(" or ")} (OTLP over HTTP)` }).optional(),
 );
 
+const concurrencyError = `must be a whole number from 1 to ${MAX_IN_FLIGHT}; leave it unset to let the agent derive it from its open-file limit and memory`;
+
 /** Every environment variable the agent reads, with its default. */
 const envSchema = z.object({
   REGION: z.preprocess(
@@ -36,7 +40,25 @@ const envSchema = z.object({
       .refine(isRegionId, { error: (issue) => `"${String(issue.input)}" is not a region; use one of ${REGION_IDS.join(", ")}` }),
   ),
   ...redisEnvShape,
-  CONCURRENCY: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(1000).default(20)),
+  // Unset: derived from the open-file limit and the heap (in-flight-limit.ts).
+  CONCURRENCY: z.preprocess(
+    unsetIfEmpty,
+    z.coerce
+      .number({ error: concurrencyError })
+      .int({ error: concurrencyError })
+      .min(1, { error: concurrencyError })
+      .max(MAX_IN_FLIGHT, { error: concurrencyError })
+      .optional(),
+  ),
+  CHECK_THREADS: z.preprocess(
+    unsetIfEmpty,
+    z.coerce
+      .number({ error: `must be a whole number from 1 to ${MAX_CHECK_THREADS}` })
+      .int({ error: `must be a whole number from 1 to ${MAX_CHECK_THREADS}` })
+      .min(1, { error: `must be a whole number from 1 to ${MAX_CHECK_THREADS}` })
+      .max(MAX_CHECK_THREADS, { error: `must be a whole number from 1 to ${MAX_CHECK_THREADS}` })
+      .optional(),
+  ),
   DNS_SERVERS: serverList,
   HEALTH_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65_535).default(8081)),
   HEALTH_HOST: z.preprocess(unsetIfEmpty, z.string().min(1).default("0.0.0.0")),
@@ -75,7 +97,10 @@ export interface AgentConfig {
   region: RegionId;
   redis: RedisTarget;
   redisPrefix: string;
-  concurrency: number;
+  /** CONCURRENCY: checks in flight at once; undefined to derive it (chooseInFlightLimit). */
+  concurrency: number | undefined;
+  /** CHECK_THREADS: threads that run the checks, apart from the main thread's Redis work. */
+  checkThreads: number;
   /** DNS servers for DNS checks and host names; the system's when undefined. */
   dnsServers: string[] | undefined;
   healthPort: number;
@@ -96,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
     redis: redis.target,
     redisPrefix: redis.prefix,
     concurrency: e.CONCURRENCY,
+    checkThreads: e.CHECK_THREADS ?? defaultCheckThreads(),
     dnsServers: e.DNS_SERVERS && e.DNS_SERVERS.length > 0 ? e.DNS_SERVERS : undefined,
     healthPort: e.HEALTH_PORT,
     healthHost: e.HEALTH_HOST,

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-import { warmUpChecks } from "@vigil/checks";
 import { connectRedis, logConnectionChanges } from "@vigil/queue";
 import { loadConfig } from "./config";
 import { startHealthServer } from "./health";
 import { createLogger } from "@vigil/logging";
 import { shutDown } from "./shutdown";
 import { MetricExports } from "./metrics-export";
-import { labelRegion, registry } from "./metrics";
+import { exportInFlight, labelRegion, registry } from "./metrics";
+import { chooseInFlightLimit, logInFlightLimit, processLimits } from "./in-flight-limit";
 import { agentName, startCheckWorker } from "./worker";
+import { CheckThreads } from "./check-threads";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -16,10 +17,13 @@ async function main(): Promise<void> {
   logConnectionChanges(redis, logger);
 
   labelRegion(config.region);
-  const warmed = await warmUpChecks();
-  logger.info({ checks: warmed }, "check engine warmed up on loopback");
+  const limits = processLimits();
+  const inFlight = chooseInFlightLimit(config.concurrency, limits);
+  logInFlightLimit(inFlight, limits, logger);
+  const threads = await CheckThreads.start(config.checkThreads, { dnsServers: config.dnsServers, addressPolicy: config.addressPolicy.settings }, logger);
   const metrics = new MetricExports({ ...config.otlp, region: config.region, instanceId: agentName(), addressPolicy: config.addressPolicy }, logger);
-  const checks = startCheckWorker(config, redis, metrics, logger);
+  const checks = startCheckWorker(config, inFlight.limit, (job) => threads.run(job), redis, metrics, logger);
+  exportInFlight(inFlight, checks.running);
   const health = await startHealthServer(
     { region: config.region, connected: checks.connected, running: checks.running },
     config.healthPort,
@@ -39,6 +43,7 @@ async function main(): Promise<void> {
     logger.info({ signal, running: checks.running() }, "shutting down: finishing the checks in progress");
     try {
       await shutDown(checks, redis, logger);
+      await threads.close();
       await metrics.shutdown();
       await health.close();
     } catch (error) {
@@ -56,7 +61,8 @@ async function main(): Promise<void> {
   logger.info(
     {
       region: config.region,
-      concurrency: config.concurrency,
+      concurrency: inFlight.limit,
+      checkThreads: config.checkThreads,
       queue: checks.queueName,
       prefix: config.redisPrefix,
       healthPort: health.port,

@@ -1,6 +1,7 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { CheckStatus } from "@vigil/checks";
 import type { MonitorKind } from "@vigil/domain";
+import type { InFlightLimit } from "./in-flight-limit";
 
 /**
  * The agent's one Prometheus registry, served at /metrics on the health port.
@@ -45,4 +46,28 @@ export function startCheck(kind: MonitorKind): (status: CheckStatus) => void {
     end();
     checksRun.inc({ kind, status });
   };
+}
+
+const inFlightLimit = new Gauge({
+  name: "vigil_agent_in_flight_limit",
+  help: "Checks this agent holds in flight at most, and what set it (bound_by: CONCURRENCY, open_files, memory or cap).",
+  labelNames: ["bound_by"] as const,
+  registers,
+});
+
+let checksInFlight: () => number = () => 0;
+
+new Gauge({
+  name: "vigil_agent_checks_in_flight",
+  help: "Checks in progress on this agent, publishing their results included.",
+  registers,
+  collect() {
+    this.set(checksInFlight());
+  },
+});
+
+/** Exports the in-flight limit the agent chose, and the checks in flight (read at scrape time from `running`). */
+export function exportInFlight(chosen: InFlightLimit, running: () => number): void {
+  inFlightLimit.set({ bound_by: chosen.boundBy }, chosen.limit);
+  checksInFlight = running;
 }

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { Worker, type Job } from "bullmq";
-import { runCheck } from "@vigil/checks";
+import type { CheckOutcome } from "@vigil/checks";
 import { checkQueueName, resultMessage, resultsStreamKey, type CheckJobData, type RedisConnection } from "@vigil/queue";
 import type { AgentConfig } from "./config";
 import type { Logger } from "@vigil/logging";
@@ -28,12 +28,21 @@ export const agentName = () => `agent@${hostname()}:${process.pid}`;
 export const resultId = (region: string, jobId: string) => `${region}:${jobId}`;
 
 /**
- * Consumes the region's queue: runs each job's check, appends the result to
- * the results stream, and only then lets BullMQ complete the job. An agent that
- * dies mid-check leaves the job locked; BullMQ's stalled-job check (on by
- * default) then puts it back for another agent.
+ * Consumes the region's queue, up to `inFlightLimit` jobs at once: runs each
+ * job's check, appends the result to the results stream, and only then lets
+ * BullMQ complete the job. An agent that dies mid-check leaves the job
+ * locked; BullMQ's stalled-job check (on by default) then puts it back for
+ * another agent.
  */
-export function startCheckWorker(config: AgentConfig, connection: RedisConnection, metrics: MetricExports, logger: Logger): CheckWorker {
+export function startCheckWorker(
+  config: AgentConfig,
+  inFlightLimit: number,
+  /** Runs a job's check (on a check thread: check-threads.ts). */
+  runCheck: (job: CheckJobData) => Promise<CheckOutcome>,
+  connection: RedisConnection,
+  metrics: MetricExports,
+  logger: Logger,
+): CheckWorker {
   const queueName = checkQueueName(config.region);
   const streamKey = resultsStreamKey(config.redisPrefix);
   let running = 0;
@@ -46,7 +55,7 @@ export function startCheckWorker(config: AgentConfig, connection: RedisConnectio
     running++;
     try {
       const checked = startCheck(job.data.kind);
-      const outcome = await runCheck(job.data, { dnsServers: config.dnsServers, addressPolicy: config.addressPolicy });
+      const outcome = await runCheck(job.data);
       checked(outcome.status);
       metrics.record(job.data, outcome);
       const message = resultMessage(resultId(config.region, job.id), job.data, config.region, outcome);
@@ -63,7 +72,7 @@ export function startCheckWorker(config: AgentConfig, connection: RedisConnectio
   const worker = new Worker<CheckJobData, void>(queueName, processor, {
     connection,
     prefix: config.redisPrefix,
-    concurrency: config.concurrency,
+    concurrency: inFlightLimit,
     name: agentName(),
     // Whoever adds jobs says to remove them when done; these defaults apply when
     // a job does not say, so finished jobs never pile up in Redis.

@@ -67,6 +67,18 @@ describe.each(BACKENDS)("alerting on %s", (backend) => {
     expect(recovery.details).toMatchObject({ durationMs: 60_000, incident: { id: incident!.id } });
   });
 
+  it("resolves the open incident and opens the next one when a monitor recovers and fails again within one batch", async () => {
+    const id = await monitorIn([Region.HOSTA_AMS]);
+    await store([result(id, "hostA-ams", 0, "error")]);
+    await store([result(id, "hostA-ams", 1, "success"), result(id, "hostA-ams", 2, "error")]);
+    expect(await events(id)).toEqual(["monitor.failed", "monitor.recovered", "monitor.failed"]);
+    const incidents = await api.db.prisma.incident.findMany({ where: { monitorId: id }, orderBy: { startedAt: "asc" } });
+    expect(incidents.map((i) => [i.startedAt, i.resolvedAt])).toEqual([
+      [new Date(at(0)), new Date(at(1))],
+      [new Date(at(2)), null],
+    ]);
+  });
+
   it("needs 2 of 4 regions, and takes degraded, failed and recovered as one incident", async () => {
     const id = await monitorIn([Region.HOSTA_AMS, Region.HOSTB_FRA, Region.HOSTA_IAD, Region.HOSTB_SIN]);
     const regions = ["hostA-ams", "hostB-fra", "hostA-iad", "hostB-sin"] as const;

@@ -1,11 +1,10 @@
 import Ajv from "ajv";
-import { QueueKeys } from "bullmq";
 import { validate as lintDockerfile } from "dockerfile-utils";
 import { parse as parseYaml } from "yaml";
-import { isRegionId, type RegionId } from "@vigil/domain";
-import { checkQueueName } from "@vigil/queue";
+import { isRegionId } from "@vigil/domain";
 import { AGENT_SETTING_NAMES, loadConfig as loadAgentConfig } from "../../agent/src/config";
 import { CONTROL_PLANE_SETTING_NAMES, loadConfig } from "../src/config";
+import { queueDepth } from "../src/metrics/definitions";
 import composeSpec from "./support/deploy/compose-spec.json";
 import { dockerStages, exists, overlayNames, readManifests, readText, readYaml, type Manifest } from "./support/deploy/files";
 
@@ -136,7 +135,6 @@ describe("deploy/k8s", () => {
       "v1 Secret": core.Secret,
       "policy/v1 PodDisruptionBudget": policy.PodDisruptionBudget,
       "keda.sh/v1alpha1 ScaledObject": keda.ScaledObject,
-      "keda.sh/v1alpha1 TriggerAuthentication": keda.TriggerAuthentication,
     };
     for (const manifest of [...manifests, secret, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: settings.name }, data: settingsData }]) {
       const Model = models[`${manifest.apiVersion} ${manifest.kind}`];
@@ -183,12 +181,15 @@ describe("deploy/k8s", () => {
     expect(budget.spec.minAvailable).toBeLessThan(controlPlane.spec.replicas);
   });
 
-  it("scales the agents with KEDA on the Redis list of the queue's waiting jobs", () => {
+  // Not KEDA's redis scaler on the queue's wait list: scheduled checks carry a priority and wait in BullMQ's sorted set.
+  it("scales the agents with KEDA on the region's queue depth, as the control plane exports it", () => {
     const scaled = manifests.find((m) => m.kind === "ScaledObject")!;
     expect(find("Deployment", scaled.spec.scaleTargetRef.name)?.spec.template.spec.containers[0].image).toMatch(/^vigil\/agent/);
     const [trigger] = scaled.spec.triggers;
-    expect(trigger.type).toBe("redis");
-    expect(find("TriggerAuthentication", trigger.authenticationRef.name)).toBeDefined();
+    expect(trigger.type).toBe("prometheus");
+    expect(trigger.metadata.serverAddress).toMatch(/^https?:\/\//);
+    expect(trigger.metadata.query).toBe(`max(${(queueDepth as unknown as { name: string }).name}{region="REGION-SET-BY-OVERLAY"})`);
+    expect(Number(trigger.metadata.threshold)).toBeGreaterThan(0);
   });
 
   describe.each(overlayNames())("overlay %s", (region) => {
@@ -207,7 +208,7 @@ describe("deploy/k8s", () => {
       expect(new Set(overlayNames().map((name) => (readYaml(`k8s/overlays/${name}/kustomization.yaml`) as { namespace: string }).namespace)).size).toBe(overlayNames().length);
     });
 
-    it("sets the agents' REGION, and KEDA watches that region's waiting jobs under the deployment's prefix", () => {
+    it("sets the agents' REGION, and KEDA watches that region's queue depth", () => {
       const filePatches = overlay.patches.filter((p) => p.path !== undefined);
       for (const { path } of filePatches) expect(exists(`${dir}/${path}`)).toBe(true);
       const patched = filePatches.flatMap(({ path }) => readManifests(`${dir}/${path}`));
@@ -221,7 +222,7 @@ describe("deploy/k8s", () => {
       expect(patchedContainer.env).toEqual([{ name: "REGION", value: region }]);
 
       const jsonPatches = overlay.patches.filter((p) => p.patch !== undefined);
-      const wantedList = new QueueKeys(settingsData.REDIS_PREFIX).toKey(checkQueueName(region as RegionId), "wait");
+      const wantedQuery = `max(vigil_queue_depth{region="${region}"})`;
       const listPatch = jsonPatches.flatMap((p) => {
         const target = find(p.target!.kind, p.target!.name);
         expect(target).toBeDefined();
@@ -229,8 +230,8 @@ describe("deploy/k8s", () => {
       });
       expect(listPatch).toHaveLength(1);
       const { op, target } = listPatch[0]!;
-      expect(op).toEqual({ op: "replace", path: "/spec/triggers/0/metadata/listName", value: wantedList });
-      expect(target.spec.triggers[0].metadata.listName).toBeDefined();
+      expect(op).toEqual({ op: "replace", path: "/spec/triggers/0/metadata/query", value: wantedQuery });
+      expect(target.spec.triggers[0].metadata.query).toBeDefined();
     });
   });
 });

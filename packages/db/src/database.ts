@@ -5,6 +5,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client";
+import { registerDriverRows, type DriverRows } from "./driver-rows";
 
 /** Where the data lives: a PostgreSQL server, or embedded PGlite in a folder (or in memory). */
 export type DatabaseTarget = { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string | null };
@@ -29,8 +30,9 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Promise<Database> {
-  const { adapter, release } = await connect(target, options);
+  const { adapter, rows, release } = await connect(target, options);
   const prisma = new PrismaClient({ adapter });
+  registerDriverRows(prisma, rows);
   return {
     target,
     prisma,
@@ -45,7 +47,10 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
 /** How long getting a connection may take, from the pool or from the server. */
 const CONNECT_TIMEOUT_MS = 5_000;
 
-async function connect(target: DatabaseTarget, options: DatabaseOptions): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; release(): Promise<void> }> {
+async function connect(
+  target: DatabaseTarget,
+  options: DatabaseOptions,
+): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; rows: DriverRows; release(): Promise<void> }> {
   if (target.kind === "postgres") {
     // One pool for the client and the schema engine, so close() ends every connection.
     const pool = new pg.Pool({
@@ -66,6 +71,7 @@ async function connect(target: DatabaseTarget, options: DatabaseOptions): Promis
     });
     return {
       adapter: new PrismaPg(pool),
+      rows: async <T>(text: string, values: readonly unknown[]) => (await pool.query({ text, values: [...values] })).rows as T[],
       // pool.end() resolves once it has asked every connection to end, not once they have: wait for the sockets,
       // so that whoever closes the database next (a shutdown, DROP DATABASE) finds no session left.
       release: async () => {
@@ -77,5 +83,9 @@ async function connect(target: DatabaseTarget, options: DatabaseOptions): Promis
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   const pglite = new PGlite(target.dataDir ?? undefined);
   await pglite.waitReady;
-  return { adapter: new PrismaPGlite(pglite), release: () => pglite.close() };
+  return {
+    adapter: new PrismaPGlite(pglite),
+    rows: async <T>(text: string, values: readonly unknown[]) => (await pglite.query<T>(text, [...values])).rows,
+    release: () => pglite.close(),
+  };
 }

@@ -75,3 +75,29 @@ export async function slowHttpTarget(delayMs: number): Promise<SlowTarget> {
   });
   return { ...(await listen(server, () => count)), firstRequest };
 }
+
+/** A TCP target that accepts connections and never answers: checks of it hang until their timeout. */
+export interface HangingTarget extends Target {
+  /** Connections open now. */
+  open(): number;
+}
+
+export async function hangingTarget(): Promise<HangingTarget> {
+  let count = 0;
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    count++;
+    sockets.add(socket);
+    socket.on("error", () => {});
+    socket.once("close", () => sockets.delete(socket));
+  });
+  const target = await listen(server, () => count);
+  return {
+    ...target,
+    open: () => sockets.size,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return target.close();
+    },
+  };
+}

@@ -152,6 +152,18 @@ export async function recordTransitions(tx: Tx, transitions: readonly Transition
 // write (or of an ORM's multi-row insert) both in PostgreSQL and in this process.
 
 async function saveIncidents(tx: Tx, incidents: OpenIncident[]): Promise<void> {
+  // Resolutions first: a monitor that recovered and failed again within one batch closes its open
+  // incident before the new one is inserted (one open incident per monitor).
+  const changed = incidents.filter((i) => !i.created && i.changed);
+  if (changed.length > 0) {
+    await tx.$executeRaw`
+      UPDATE incidents SET severity = c.severity, resolved_at = c.resolved_at, error = c.error, reason = c.reason, status_code = c.status_code
+      FROM unnest(
+        ${changed.map((i) => i.id)}::text[], ${changed.map((i) => i.severity)}::text[], ${changed.map((i) => i.resolvedAt)}::timestamp(3)[],
+        ${changed.map((i) => i.error)}::text[], ${changed.map((i) => i.reason)}::text[], ${changed.map((i) => i.statusCode)}::int[]
+      ) AS c(id, severity, resolved_at, error, reason, status_code)
+      WHERE incidents.id = c.id`;
+  }
   const created = incidents.filter((i) => i.created);
   if (created.length > 0) {
     // unnest() cannot take an array of arrays; region ids (a fixed list, domain/regions.ts) have no comma.
@@ -164,16 +176,6 @@ async function saveIncidents(tx: Tx, incidents: OpenIncident[]): Promise<void> {
         ${created.map((i) => i.severity)}::text[], ${created.map((i) => i.resolvedAt)}::timestamp(3)[], ${created.map((i) => i.error)}::text[],
         ${created.map((i) => i.reason)}::text[], ${created.map((i) => i.statusCode)}::int[]
       ) AS i(id, workspace_id, monitor_id, started_at, regions, severity, resolved_at, error, reason, status_code)`;
-  }
-  const changed = incidents.filter((i) => !i.created && i.changed);
-  if (changed.length > 0) {
-    await tx.$executeRaw`
-      UPDATE incidents SET severity = c.severity, resolved_at = c.resolved_at, error = c.error, reason = c.reason, status_code = c.status_code
-      FROM unnest(
-        ${changed.map((i) => i.id)}::text[], ${changed.map((i) => i.severity)}::text[], ${changed.map((i) => i.resolvedAt)}::timestamp(3)[],
-        ${changed.map((i) => i.error)}::text[], ${changed.map((i) => i.reason)}::text[], ${changed.map((i) => i.statusCode)}::int[]
-      ) AS c(id, severity, resolved_at, error, reason, status_code)
-      WHERE incidents.id = c.id`;
   }
 }
 

@@ -1,4 +1,4 @@
-import { Prisma, type MonitorRow, type PrismaClient } from "@vigil/db";
+import { Prisma, driverRows, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
 import type { MonitorConfigByKind, MonitorKind, MonitorRecord, MonitorStatus } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
 import { RecordsByVersion } from "./records-by-version";
@@ -77,14 +77,15 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
 /**
  * The columns of a monitor row under the Prisma model's field names, for the
  * hot reads (GetMonitor, ListMonitors) that go around the query builder in
- * plain SQL: they are the API's most frequent calls, and building and
- * interpreting the Prisma query cost more than the query itself.
+ * plain SQL on the driver (driverRows): they are the API's most frequent
+ * calls, and building and interpreting the Prisma query cost more than the
+ * query itself. Timestamps are read as timestamptz, as driverRows asks.
  */
-const MONITOR_ROW = Prisma.sql`id, workspace_id AS "workspaceId", kind::text AS kind, name, target, periodicity, method, body, headers,
+const MONITOR_ROW = `id, workspace_id AS "workspaceId", kind::text AS kind, name, target, periodicity, method, body, headers,
   timeout_ms AS "timeoutMs", retry, follow_redirects AS "followRedirects", regions, active, public, degraded_at_ms AS "degradedAtMs",
   description, status_code_assertions AS "statusCodeAssertions", body_assertions AS "bodyAssertions",
   header_assertions AS "headerAssertions", record_assertions AS "recordAssertions", open_telemetry AS "openTelemetry", status,
-  external_id AS "externalId", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  external_id AS "externalId", created_at AT TIME ZONE 'UTC' AS "createdAt", updated_at AT TIME ZONE 'UTC' AS "updatedAt"`;
 
 /** A write of a monitor's external id, refused as already_exists when another monitor of the workspace (of any kind) has it. */
 const uniqueExternalId = <T>(externalId: string | null | undefined, write: () => Promise<T>) =>
@@ -92,8 +93,11 @@ const uniqueExternalId = <T>(externalId: string | null | undefined, write: () =>
 
 export class MonitorRepository {
   private readonly kept = new RecordsByVersion();
+  private readonly rows: DriverRows;
 
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(private readonly prisma: PrismaClient) {
+    this.rows = driverRows(prisma);
+  }
 
   async create<K extends MonitorKind>(workspaceId: string, kind: K, config: MonitorConfigByKind[K], externalId: string | null): Promise<MonitorRecord<K>> {
     const row = await uniqueExternalId(externalId, () =>
@@ -103,7 +107,7 @@ export class MonitorRepository {
   }
 
   async find(workspaceId: string, id: string): Promise<MonitorRecord | null> {
-    const [row] = await this.prisma.$queryRaw<MonitorRow[]>`SELECT ${MONITOR_ROW} FROM monitors WHERE id = ${id} AND workspace_id = ${workspaceId}`;
+    const [row] = await this.rows<MonitorRow>(`SELECT ${MONITOR_ROW} FROM monitors WHERE id = $1 AND workspace_id = $2`, [id, workspaceId]);
     return row ? toRecord(row) : null;
   }
 
@@ -132,16 +136,20 @@ export class MonitorRepository {
   /** One page in creation order (then id), and the workspace's total. */
   async list(workspaceId: string, limit: number, offset: number): Promise<{ records: MonitorRecord[]; total: number }> {
     const [page, [{ total }]] = await Promise.all([
-      this.prisma.$queryRaw<{ id: string; version: string }[]>`SELECT id, xmin::text AS version FROM monitors
-        WHERE workspace_id = ${workspaceId} ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`,
+      this.rows<{ id: string; version: string }>(
+        "SELECT id, xmin::text AS version FROM monitors WHERE workspace_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3",
+        [workspaceId, limit, offset],
+      ),
       // Counted over the (workspace_id, created_at, id) index, in parallel with the page.
-      this.prisma.$queryRaw<[{ total: number }]>`SELECT count(*)::int AS total FROM monitors WHERE workspace_id = ${workspaceId}`,
+      this.rows<{ total: number }>("SELECT count(*)::int AS total FROM monitors WHERE workspace_id = $1", [workspaceId]) as Promise<[{ total: number }]>,
     ]);
     const changed = page.filter(({ id, version }) => !this.kept.get(id, version)).map(({ id }) => id);
     const read = new Map<string, MonitorRecord>();
     if (changed.length > 0) {
-      const rows = await this.prisma.$queryRaw<(MonitorRow & { version: string })[]>`SELECT ${MONITOR_ROW}, xmin::text AS version
-        FROM monitors WHERE workspace_id = ${workspaceId} AND id = ANY(${changed})`;
+      const rows = await this.rows<MonitorRow & { version: string }>(
+        `SELECT ${MONITOR_ROW}, xmin::text AS version FROM monitors WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+        [workspaceId, changed],
+      );
       for (const row of rows) {
         const record = toRecord(row);
         this.kept.keep(row.version, record);

@@ -1,7 +1,8 @@
-import type { Prisma, PrismaClient } from "@vigil/db";
+import { Prisma, type PrismaClient } from "@vigil/db";
 import { latencyBucket } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
 import { recordTransitions } from "../alerting/record";
+import { AGGREGATES, type AggregateTable } from "./aggregates";
 import { lockMonitors, moveStatuses } from "../status/store";
 import type { StatusRules } from "../status/rules";
 
@@ -17,8 +18,8 @@ export interface Stored {
 /**
  * Stores a batch of results exactly once: a result whose id is already stored
  * (a redelivery, or a second copy in the same batch) or whose monitor was deleted
- * is skipped, and only the newly stored ones are added to the hourly and daily
- * counts and latency buckets and move the statuses. The transitions they cause
+ * is skipped, and only the newly stored ones are added to the aggregates
+ * (aggregates.ts) and move the statuses. The transitions they cause
  * become incidents, events and deliveries in the same transaction (the outbox),
  * so a failed batch leaves no trace and can be retried whole, and a stored one
  * told nobody twice.
@@ -37,11 +38,10 @@ export async function storeResults(prisma: PrismaClient, results: ResultMessage[
 }
 
 /**
- * Inserts the results that are new and adds exactly those to the aggregates, in one statement
- * (one round trip, the batch sent once): hourly counts feed summaries, daily ones (per UTC day)
- * the 90-day bars of status pages, and latency buckets per hour and per day the percentiles
- * (see summary.ts). Latency percentiles describe checks that got an answer: failed checks are
- * counted, not timed. Returns the newly stored results.
+ * Inserts the results that are new and adds exactly those to every aggregate (aggregates.ts), in one
+ * statement (one round trip, the batch sent once): the data-modifying CTEs below take the rows the
+ * insert returned, so a redelivered result is counted nowhere. Latency percentiles describe checks
+ * that got an answer: failed checks are counted, not timed. Returns the newly stored results.
  */
 async function insertAndCount(tx: Tx, results: ResultMessage[]): Promise<ResultMessage[]> {
   const rows = await tx.$queryRaw<{ id: string }[]>`
@@ -63,39 +63,34 @@ async function insertAndCount(tx: Tx, results: ResultMessage[]): Promise<ResultM
       RETURNING id
     ),
     fresh AS MATERIALIZED (SELECT batch.* FROM batch JOIN stored USING (id)),
-    hourly AS (
-      INSERT INTO result_counts (monitor_id, region, hour, successful, degraded, failed, last_ping_at)
-      SELECT monitor_id, region, date_trunc('hour', started_at),
-        count(*) FILTER (WHERE status = 'success'), count(*) FILTER (WHERE status = 'degraded'), count(*) FILTER (WHERE status = 'error'),
-        max(started_at)
-      FROM fresh GROUP BY 1, 2, 3
-      ON CONFLICT (monitor_id, region, hour) DO UPDATE SET
-        successful = result_counts.successful + EXCLUDED.successful,
-        degraded = result_counts.degraded + EXCLUDED.degraded,
-        failed = result_counts.failed + EXCLUDED.failed,
-        last_ping_at = GREATEST(result_counts.last_ping_at, EXCLUDED.last_ping_at)
-    ),
-    daily AS (
-      INSERT INTO daily_result_counts (monitor_id, region, day, successful, degraded, failed)
-      SELECT monitor_id, region, date_trunc('day', started_at),
-        count(*) FILTER (WHERE status = 'success'), count(*) FILTER (WHERE status = 'degraded'), count(*) FILTER (WHERE status = 'error')
-      FROM fresh GROUP BY 1, 2, 3
-      ON CONFLICT (monitor_id, region, day) DO UPDATE SET
-        successful = daily_result_counts.successful + EXCLUDED.successful,
-        degraded = daily_result_counts.degraded + EXCLUDED.degraded,
-        failed = daily_result_counts.failed + EXCLUDED.failed
-    ),
-    hourly_latency AS (
-      INSERT INTO latency_buckets (monitor_id, region, hour, bucket, count)
-      SELECT monitor_id, region, date_trunc('hour', started_at), bucket, count(*) FROM fresh WHERE status <> 'error' GROUP BY 1, 2, 3, 4
-      ON CONFLICT (monitor_id, region, hour, bucket) DO UPDATE SET count = latency_buckets.count + EXCLUDED.count
-    ),
-    daily_latency AS (
-      INSERT INTO daily_latency_buckets (monitor_id, region, day, bucket, count)
-      SELECT monitor_id, region, date_trunc('day', started_at), bucket, count(*) FROM fresh WHERE status <> 'error' GROUP BY 1, 2, 3, 4
-      ON CONFLICT (monitor_id, region, day, bucket) DO UPDATE SET count = daily_latency_buckets.count + EXCLUDED.count
-    )
+    ${ADD_FRESH_TO_AGGREGATES}
     SELECT id FROM stored`;
   const ids = new Set(rows.map((row) => row.id));
   return results.filter((r) => ids.has(r.id));
+}
+
+/** One CTE per aggregate table, each adding the `fresh` results to it. */
+const ADD_FRESH_TO_AGGREGATES = Prisma.raw(AGGREGATES.map((table, i) => `add_${i} AS (${addFresh(table)})`).join(",\n"));
+
+function addFresh(table: AggregateTable): string {
+  const { name, period } = table;
+  const keys = ["monitor_id", ...(table.perRegion ? ["region"] : []), period];
+  const keyValues = ["monitor_id", ...(table.perRegion ? ["region"] : []), `date_trunc('${period}', started_at)`];
+  const groupBy = (columns: number) => Array.from({ length: columns }, (_, i) => i + 1).join(", ");
+  if (table.kind === "latency") {
+    return `INSERT INTO ${name} (${[...keys, "bucket", "count"].join(", ")})
+      SELECT ${[...keyValues, "bucket", "count(*)"].join(", ")} FROM fresh WHERE status <> 'error' GROUP BY ${groupBy(keys.length + 1)}
+      ON CONFLICT (${[...keys, "bucket"].join(", ")}) DO UPDATE SET count = ${name}.count + EXCLUDED.count`;
+  }
+  const counted = ["successful", "degraded", "failed"];
+  const values = ["count(*) FILTER (WHERE status = 'success')", "count(*) FILTER (WHERE status = 'degraded')", "count(*) FILTER (WHERE status = 'error')"];
+  const sums = counted.map((column) => `${column} = ${name}.${column} + EXCLUDED.${column}`);
+  if (table.lastPing) {
+    counted.push("last_ping_at");
+    values.push("max(started_at)");
+    sums.push(`last_ping_at = GREATEST(${name}.last_ping_at, EXCLUDED.last_ping_at)`);
+  }
+  return `INSERT INTO ${name} (${[...keys, ...counted].join(", ")})
+      SELECT ${[...keyValues, ...values].join(", ")} FROM fresh GROUP BY ${groupBy(keys.length)}
+      ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${sums.join(", ")}`;
 }

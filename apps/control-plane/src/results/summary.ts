@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
 import { REGION_IDS, TIME_RANGES, percentilesFromBuckets, type RegionId, type TimeRange } from "@vigil/domain";
+import { ALL_REGIONS, PER_REGION, type SummaryTables } from "./aggregates";
 
 export const PERCENTILES = [50, 75, 90, 95, 99] as const;
 const DAY = 86_400_000;
@@ -20,8 +21,8 @@ export function rangeStart(range: TimeRange, now: Date): Date {
 }
 
 /**
- * Counts and latency percentiles of a monitor over a range, from the hourly
- * aggregates (never the raw results); `regions` empty means all regions.
+ * Counts and latency percentiles of a monitor over a range, from the aggregates (never the raw
+ * results); `regions` empty (or every region) means all regions, read from the roll-ups across regions.
  */
 export async function monitorSummary(
   prisma: PrismaClient,
@@ -30,43 +31,81 @@ export async function monitorSummary(
   regions: RegionId[],
   now = new Date(),
 ): Promise<Summary> {
-  const from = rangeStart(range, now);
-  // Whole UTC days inside the range come from the daily buckets; the partial
-  // first and last days from the hourly ones. A range within two days reads hours only.
-  // Each part is one key range per region (an OR of two would scan the hours between).
+  const allRegions = regions.length === 0 || REGION_IDS.every((region) => regions.includes(region));
+  return summaryFrom(prisma, allRegions ? ALL_REGIONS : PER_REGION, regions, monitorId, rangeStart(range, now), now);
+}
+
+/** The whole UTC days between `from` and `now`, [daysFrom, daysTo); an empty span at `now` when there are none. */
+export function wholeDays(from: Date, now: Date): { daysFrom: Date; daysTo: Date } {
   const firstDay = new Date(Math.ceil(from.getTime() / DAY) * DAY);
   const lastDay = new Date(Math.floor(now.getTime() / DAY) * DAY);
-  const [daysFrom, daysTo] = firstDay < lastDay ? [firstDay, lastDay] : [now, now];
-  // "All regions" is spelled out too: the keys lead with (monitor_id, region), so a list of regions
-  // is a few tight index ranges, where no region condition would read every hour the monitor has.
-  const inRegions = Prisma.sql`region = ANY(${regions.length === 0 ? REGION_IDS : regions}::text[])`;
-  const [counts, buckets] = await Promise.all([
-    prisma.$queryRaw<{ successful: bigint | null; degraded: bigint | null; failed: bigint | null; last: Date | null }[]>`
-      SELECT sum(successful) AS successful, sum(degraded) AS degraded, sum(failed) AS failed, max(last_ping_at) AS last
-      FROM result_counts
-      WHERE monitor_id = ${monitorId} AND hour >= ${from} AND ${inRegions}`,
-    prisma.$queryRaw<{ bucket: number; count: bigint }[]>`
+  return firstDay < lastDay ? { daysFrom: firstDay, daysTo: lastDay } : { daysFrom: now, daysTo: now };
+}
+
+/**
+ * The condition on a summary's rows. Regions are spelled out for the per-region tables, whose keys
+ * lead with (monitor_id, region): a few tight index ranges.
+ */
+export function rowsOf(tables: SummaryTables, monitorId: string, regions: readonly RegionId[]): Prisma.Sql {
+  return tables.counts.perRegion
+    ? Prisma.sql`monitor_id = ${monitorId} AND region = ANY(${regions}::text[])`
+    : Prisma.sql`monitor_id = ${monitorId}`;
+}
+
+/**
+ * The summary from `from` to now in one statement: counts from the hourly counts, latency buckets
+ * of whole UTC days from the daily table and of the partial first and last days from the hourly
+ * one (a range within two days reads hours only). `regions` narrows per-region tables.
+ */
+export async function summaryFrom(
+  prisma: PrismaClient,
+  tables: SummaryTables,
+  regions: readonly RegionId[],
+  monitorId: string,
+  from: Date,
+  now: Date,
+): Promise<Summary> {
+  const { daysFrom, daysTo } = wholeDays(from, now);
+  // Each part is one key range (per region): an OR of two would scan the hours between.
+  const ofMonitor = rowsOf(tables, monitorId, regions);
+  const [counts, hourly, daily] = [tables.counts, tables.hourly, tables.daily].map(({ name }) => Prisma.raw(name));
+  // One row: the totals, and the histogram as two arrays in the same order (sums as float8, which
+  // arrive as numbers where int8 would arrive as BigInt).
+  const [row] = await prisma.$queryRaw<SummaryRow[]>`
+    WITH buckets AS (
       SELECT bucket, sum(count) AS count FROM (
-        SELECT bucket, count FROM latency_buckets
-        WHERE monitor_id = ${monitorId} AND ${inRegions} AND hour >= ${from} AND hour < ${daysFrom}
+        SELECT bucket, count FROM ${hourly} WHERE ${ofMonitor} AND hour >= ${from} AND hour < ${daysFrom}
         UNION ALL
-        SELECT bucket, count FROM daily_latency_buckets
-        WHERE monitor_id = ${monitorId} AND ${inRegions} AND day >= ${daysFrom} AND day < ${daysTo}
+        SELECT bucket, count FROM ${daily} WHERE ${ofMonitor} AND day >= ${daysFrom} AND day < ${daysTo}
         UNION ALL
-        SELECT bucket, count FROM latency_buckets
-        WHERE monitor_id = ${monitorId} AND ${inRegions} AND hour >= ${daysTo}
-      ) AS buckets
-      GROUP BY bucket`,
-  ]);
-  const total = counts[0];
+        SELECT bucket, count FROM ${hourly} WHERE ${ofMonitor} AND hour >= ${daysTo}
+      ) AS parts
+      GROUP BY bucket
+    )
+    SELECT totals.*, histogram.* FROM
+      (SELECT sum(successful)::float8 AS successful, sum(degraded)::float8 AS degraded, sum(failed)::float8 AS failed, max(last_ping_at) AS last
+       FROM ${counts} WHERE ${ofMonitor} AND hour >= ${from}) AS totals,
+      (SELECT array_agg(bucket) AS buckets, array_agg(count::float8) AS bucket_counts FROM buckets) AS histogram`;
+  const buckets = row?.buckets ?? [];
+  const bucketCounts = row?.bucket_counts ?? [];
   return {
-    lastPingAt: total?.last ?? null,
-    totalSuccessful: Number(total?.successful ?? 0),
-    totalDegraded: Number(total?.degraded ?? 0),
-    totalFailed: Number(total?.failed ?? 0),
+    lastPingAt: row?.last ?? null,
+    totalSuccessful: row?.successful ?? 0,
+    totalDegraded: row?.degraded ?? 0,
+    totalFailed: row?.failed ?? 0,
     percentiles: percentilesFromBuckets(
-      buckets.map((b) => ({ bucket: Number(b.bucket), count: Number(b.count) })),
+      buckets.map((bucket, i) => ({ bucket, count: bucketCounts[i]! })),
       PERCENTILES,
     ),
   };
+}
+
+interface SummaryRow {
+  successful: number | null;
+  degraded: number | null;
+  failed: number | null;
+  last: Date | null;
+  /** Null without answered checks in the range. */
+  buckets: number[] | null;
+  bucket_counts: number[] | null;
 }

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import { Queue, type JobSchedulerJson } from "bullmq";
+import { Job, Queue } from "bullmq";
 import { PERIODICITY_MS, REGION_IDS, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { checkedRegions } from "../status/rules";
 import { checkQueueName, schedulerId, type CheckJobData, type Trigger, type RedisConnection } from "@vigil/queue";
@@ -9,13 +9,29 @@ import { startReconciliation } from "../metrics/record";
 /** Scheduled checks wait behind checks asked for on demand, which carry no priority (BullMQ runs those first). */
 const SCHEDULED_PRIORITY = 10;
 const CLEANUP = { removeOnComplete: true, removeOnFail: true } as const;
+/**
+ * Schedulers a reconciliation reads or writes per round trip: all at once would
+ * queue 100,000 commands in Redis ahead of the agents' (runs seconds late).
+ */
+const RECONCILE_CHUNK = 1_000;
+
+/** Runs `work` on `items` RECONCILE_CHUNK at a time, one chunk after the other, handing `each` every item with its answer. */
+async function inChunks<T, R>(items: readonly T[], work: (chunk: T[]) => Promise<R[]>, each?: (item: T, answer: R) => void): Promise<void> {
+  for (let from = 0; from < items.length; from += RECONCILE_CHUNK) {
+    const chunk = items.slice(from, from + RECONCILE_CHUNK);
+    const answers = await work(chunk);
+    chunk.forEach((item, i) => each?.(item, answers[i]!));
+  }
+}
 
 /**
  * Spreads monitors of one periodicity over their period: the same monitor
  * always gets the same offset, so every replica computes the same schedule.
+ * Never 0, which BullMQ takes as no offset (the monitor would run from the
+ * moment of each upsert instead): a whole period gives the same slots.
  */
 export function scheduleOffset(monitorId: string, periodMs: number): number {
-  return createHash("sha256").update(monitorId).digest().readUInt32BE(0) % periodMs;
+  return createHash("sha256").update(monitorId).digest().readUInt32BE(0) % periodMs || periodMs;
 }
 
 const jobData = (record: MonitorRecord, trigger: Trigger) =>
@@ -26,22 +42,29 @@ const repeatOf = (record: MonitorRecord) => {
   return { every, offset: scheduleOffset(record.id, every) };
 };
 
+/** What a reconciliation compares of a scheduler in Redis: BullMQ's hash `<repeat key>:<id>` and its score in the repeat key. */
+interface StoredScheduler {
+  next: number;
+  every: string | null;
+  offset: string | null;
+  data: string | null;
+  opts: string | null;
+}
+
 /**
  * Whether a scheduler in Redis already does what the monitor asks: the same
  * period, offset and check, and a next run that is not more than a period
  * overdue (one that is has lost its job, and writing it again makes a new one).
  */
-function isUpToDate(scheduler: JobSchedulerJson | undefined, record: MonitorRecord, now: number): boolean {
-  if (!scheduler) return false;
+function isUpToDate(scheduler: StoredScheduler, record: MonitorRecord, now: number): boolean {
   const { every, offset } = repeatOf(record);
-  // BullMQ leaves a zero offset out of what it answers.
   return (
-    scheduler.every === every &&
-    (scheduler.offset ?? 0) === offset &&
-    scheduler.next !== undefined &&
+    Number(scheduler.every) === every &&
+    Number(scheduler.offset) === offset &&
     scheduler.next >= now - every &&
-    isDeepStrictEqual(scheduler.template?.data, jobData(record, "scheduled")) &&
-    scheduler.template?.opts?.priority === SCHEDULED_PRIORITY
+    scheduler.data !== null &&
+    isDeepStrictEqual(JSON.parse(scheduler.data), jobData(record, "scheduled")) &&
+    Job.optsFromJSON(scheduler.opts ?? undefined).priority === SCHEDULED_PRIORITY
   );
 }
 
@@ -99,7 +122,9 @@ export class CheckScheduler {
    * every other one (monitors deleted, deactivated, or moved out of a region
    * while Redis was unreachable, or a flushed Redis). Schedulers already right
    * are left alone: upserting one moves its next job, which is work for Redis
-   * and delay for the agents at every periodic reconciliation.
+   * and delay for the agents at every periodic reconciliation. Reads and
+   * writes go in chunks, one round trip each, so that the agents' commands
+   * are served between them even with 100,000 schedulers.
    */
   async reconcile(active: MonitorRecord[]): Promise<{ upserted: number; removed: number }> {
     const reconciled = startReconciliation();
@@ -107,21 +132,60 @@ export class CheckScheduler {
     let removed = 0;
     let missing = 0;
     for (const region of REGION_IDS) {
+      const queue = this.queue(region);
       const wanted = active.filter((record) => this.regionsOf(record).includes(region));
       const wantedIds = new Set(wanted.map((record) => schedulerId(record.id)));
-      const existing = await this.queue(region).getJobSchedulers(0, -1);
-      const stale = existing.filter((s) => !wantedIds.has(s.key));
-      const current = new Map(existing.map((s) => [s.key, s]));
-      const now = Date.now();
-      const outdated = wanted.filter((record) => !isUpToDate(current.get(schedulerId(record.id)), record, now));
-      await Promise.all(stale.map((s) => this.queue(region).removeJobScheduler(s.key)));
-      await Promise.all(outdated.map((record) => this.upsert(region, record)));
+      const existing = await this.nextRuns(queue);
+      const stale = [...existing.keys()].filter((id) => !wantedIds.has(id));
+      const outdated = wanted.filter((record) => !existing.has(schedulerId(record.id)));
+      missing += outdated.length;
+      await inChunks(
+        wanted.filter((record) => existing.has(schedulerId(record.id))),
+        (chunk) => this.stored(queue, chunk.map((record) => schedulerId(record.id)), existing),
+        (record, scheduler) => {
+          if (!scheduler || !isUpToDate(scheduler, record, Date.now())) outdated.push(record);
+        },
+      );
+      await inChunks(stale, (chunk) => Promise.all(chunk.map((id) => queue.removeJobScheduler(id))));
+      await inChunks(outdated, (chunk) => Promise.all(chunk.map((record) => this.upsert(region, record))));
       upserted += outdated.length;
       removed += stale.length;
-      missing += wantedIds.size - (existing.length - stale.length);
     }
     reconciled({ missing, stale: removed });
     return { upserted, removed };
+  }
+
+  /**
+   * The queue's schedulers and their next runs, read with ZSCAN a page at a
+   * time: unlike pages by rank, it misses none while the agents move them.
+   */
+  private async nextRuns(queue: Queue): Promise<Map<string, number>> {
+    const runs = new Map<string, number>();
+    let cursor = "0";
+    do {
+      const [next, page] = await this.connection.zscan(queue.keys.repeat!, cursor, "COUNT", RECONCILE_CHUNK);
+      // Member, score, member, score, ...
+      for (let i = 0; i < page.length; i += 2) runs.set(page[i]!, Number(page[i + 1]));
+      cursor = next;
+    } while (cursor !== "0");
+    return runs;
+  }
+
+  /**
+   * The stored fields of the schedulers `ids`, in one pipeline of HMGET: a Lua
+   * call each (queue.getJobScheduler) cost Redis several times more, and with
+   * 100,000 schedulers held the agents' runs back by seconds.
+   */
+  private async stored(queue: Queue, ids: string[], nextRuns: Map<string, number>): Promise<(StoredScheduler | undefined)[]> {
+    const pipeline = this.connection.pipeline();
+    for (const id of ids) pipeline.hmget(`${queue.keys.repeat}:${id}`, "every", "offset", "data", "opts");
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, fields], i) => {
+      if (error) throw error;
+      const [every = null, offset = null, data = null, opts = null] = fields as (string | null)[];
+      // Gone since the scan (removed by another control plane): written again like a missing one.
+      return every === null ? undefined : { next: nextRuns.get(ids[i]!)!, every, offset, data, opts };
+    });
   }
 
   async close(): Promise<void> {

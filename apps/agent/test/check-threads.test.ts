@@ -1,0 +1,68 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseMonitorConfig } from "@vigil/domain";
+import { createLogger } from "@vigil/logging";
+import type { CheckJobData } from "@vigil/queue";
+import { CheckThreads, MAX_CHECK_THREADS, defaultCheckThreads } from "../src/check-threads";
+import { loadConfig } from "../src/config";
+
+const job = (url: string): CheckJobData => ({
+  monitorId: "00000000-0000-4000-8000-000000000001",
+  kind: "http",
+  config: parseMonitorConfig("http", { name: "threads", url, periodicity: "30s", retry: 0, timeout: 5_000 }),
+  trigger: "manual",
+});
+
+describe("check threads", () => {
+  let server: Server;
+  let origin: string;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => response.writeHead(request.url === "/missing" ? 404 : 200).end("ok"));
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((closed) => server.close(closed)));
+
+  it("runs checks on threads of their own and answers with their outcomes", async () => {
+    const threads = await CheckThreads.start(2, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: true, allowedTargetCidrs: [] } }, createLogger("silent", "test"));
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => threads.run(job(`${origin}/${i % 2 ? "ok" : "missing"}`))));
+      expect(outcomes.map((o) => o.statusCode)).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2 ? 200 : 404)));
+      // A Date of the main thread's realm (Jest's own Date is another).
+      expect(Object.prototype.toString.call(outcomes[0]!.startedAt)).toBe("[object Date]");
+      expect(outcomes[1]!.status).toBe("success");
+      expect(outcomes[0]!.reason).toBe("http_status");
+    } finally {
+      await threads.close();
+    }
+  });
+
+  it("applies the agent's address policy on the thread: loopback is refused unless opened", async () => {
+    const threads = await CheckThreads.start(1, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: false, allowedTargetCidrs: [] } }, createLogger("silent", "test"));
+    try {
+      const outcome = await threads.run(job(`${origin}/ok`));
+      expect(outcome).toMatchObject({ status: "error", reason: "blocked" });
+    } finally {
+      await threads.close();
+    }
+  });
+
+  it("uses the cores the main thread leaves, at least one and at most four", () => {
+    expect([1, 2, 3, 8, 64].map(defaultCheckThreads)).toEqual([1, 1, 2, 4, 4]);
+  });
+});
+
+describe("CHECK_THREADS", () => {
+  const env = (threads: string | undefined) => ({ REGION: "hostA-ams", CHECK_THREADS: threads });
+
+  it("defaults to the cores the main thread leaves, and takes a whole number up to the cap", () => {
+    expect(loadConfig(env(undefined)).checkThreads).toBe(defaultCheckThreads());
+    expect(loadConfig(env("3")).checkThreads).toBe(3);
+    expect(loadConfig(env(String(MAX_CHECK_THREADS))).checkThreads).toBe(MAX_CHECK_THREADS);
+  });
+
+  it.each(["0", "17", "1.5", "two"])("refuses %s, naming the variable and the range", (value) => {
+    expect(() => loadConfig(env(value))).toThrow(`CHECK_THREADS: must be a whole number from 1 to ${MAX_CHECK_THREADS}`);
+  });
+});

@@ -1,0 +1,90 @@
+// An agent's side of bench/scheduling.ts, in a process of its own as in production (BENCH_WORKERS of
+// them share the region's queue, as several agents of a region do): a BullMQ Worker with the agent's
+// settings that runs no check, and notes for every scheduled run which monitor, which slot and when
+// it started. Started by bench/scheduling.ts with an IPC channel; not run by hand.
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { checkQueueName, connectRedis, type CheckJobData } from "@vigil/queue";
+import type { RegionId } from "@vigil/domain";
+import { Worker, type Job } from "./deps";
+
+export type WorkerRequest =
+  | { type: "start"; redisUrl: string; prefix: string; region: RegionId; concurrency: number; monitorIds: string[] }
+  | { type: "stop" };
+
+/** Runs since the last message (sent every FLUSH_MS): index of the monitor, slot and start in epoch millis. */
+export interface WorkerRuns {
+  type: "runs";
+  monitor: number[];
+  slot: number[];
+  start: number[];
+  /** Jobs whose timestamp + delay differs from the slot in their id (the delay was clamped at 0). */
+  clamped: number;
+  /** Plain (not scheduled) jobs run, for the ceiling. */
+  drained: number;
+}
+
+export type WorkerReply = { type: "ready" } | WorkerRuns | { type: "stopped"; loopDelayMaxMs: number };
+
+/** Often enough for the ceiling's timing, which waits for the plain jobs' count. */
+const FLUSH_MS = 100;
+
+const fresh = (): WorkerRuns => ({ type: "runs", monitor: [], slot: [], start: [], clamped: 0, drained: 0 });
+let runs = fresh();
+let worker: Worker<CheckJobData, void> | undefined;
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+
+async function start(request: Extract<WorkerRequest, { type: "start" }>): Promise<void> {
+  const index = new Map(request.monitorIds.map((id, i) => [id, i]));
+  const processor = async (job: Job<CheckJobData, void>): Promise<void> => {
+    const started = Date.now();
+    if (!job.repeatJobKey) {
+      runs.drained++;
+      return;
+    }
+    // A scheduler's job id is `repeat:<scheduler id>:<slot millis>`: the time the scheduler computed.
+    const slot = Number(job.id!.slice(job.id!.lastIndexOf(":") + 1));
+    if (job.timestamp + (job.opts.delay ?? 0) !== slot) runs.clamped++;
+    runs.monitor.push(index.get(job.data.monitorId) ?? -1);
+    runs.slot.push(slot);
+    runs.start.push(started);
+  };
+  worker = new Worker<CheckJobData, void>(checkQueueName(request.region), processor, {
+    connection: connectRedis(request.redisUrl, "vigil-bench-agent"),
+    prefix: request.prefix,
+    concurrency: request.concurrency,
+    name: "bench-agent",
+    removeOnComplete: { count: 0 },
+    removeOnFail: { count: 0 },
+  });
+  worker.on("error", (error) => process.stderr.write(`[bench] worker error: ${error}\n`));
+  worker.on("failed", (job, error) => process.stderr.write(`[bench] job ${job?.id} failed: ${error}\n`));
+  await worker.waitUntilReady();
+  loopDelay.enable();
+}
+
+const flush = () => {
+  if (runs.start.length > 0 || runs.drained > 0 || runs.clamped > 0) process.send!(runs);
+  runs = fresh();
+};
+const flushing = setInterval(flush, FLUSH_MS);
+
+process.on("message", (request: WorkerRequest) => {
+  if (request.type === "start") {
+    start(request).then(
+      () => process.send!({ type: "ready" } satisfies WorkerReply),
+      (error: unknown) => {
+        process.stderr.write(`[bench] worker failed to start: ${(error as Error).stack}\n`);
+        process.exit(1);
+      },
+    );
+    return;
+  }
+  void (async () => {
+    await worker?.close();
+    clearInterval(flushing);
+    flush();
+    loopDelay.disable();
+    // Its Redis connection would keep the process alive.
+    process.send!({ type: "stopped", loopDelayMaxMs: loopDelay.max / 1e6 } satisfies WorkerReply, () => process.exit(0));
+  })();
+});
