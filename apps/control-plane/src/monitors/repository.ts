@@ -135,14 +135,15 @@ export class MonitorRepository {
 
   /** One page in creation order (then id), and the workspace's total. */
   async list(workspaceId: string, limit: number, offset: number): Promise<{ records: MonitorRecord[]; total: number }> {
-    const [page, [{ total }]] = await Promise.all([
+    const [page, counted] = await Promise.all([
       this.rows<{ id: string; version: string }>(
         "SELECT id, xmin::text AS version FROM monitors WHERE workspace_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3",
         [workspaceId, limit, offset],
       ),
       // Counted over the (workspace_id, created_at, id) index, in parallel with the page.
-      this.rows<{ total: number }>("SELECT count(*)::int AS total FROM monitors WHERE workspace_id = $1", [workspaceId]) as Promise<[{ total: number }]>,
+      this.rows<{ total: number }>("SELECT count(*)::int AS total FROM monitors WHERE workspace_id = $1", [workspaceId]),
     ]);
+    const total = counted[0]!.total;
     const changed = page.filter(({ id, version }) => !this.kept.get(id, version)).map(({ id }) => id);
     const read = new Map<string, MonitorRecord>();
     if (changed.length > 0) {
