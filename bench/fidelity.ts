@@ -1,14 +1,16 @@
 // Measurement fidelity benchmark (issue 13): how exactly the real agent reports a target's latency.
 // The agent process (apps/agent/dist/main.js, as `npm start` runs it) takes HTTP check jobs from its region's
-// queue; the target (bench/fidelity/target.ts, a child process) answers `GET /delay/N` exactly N ms after the
-// request arrived (10, 50 and 200 ms). Jobs are queued at a steady rate, round-robin over the delays and over
-// BENCH_MONITORS monitors per delay, and the results are read back from the results stream. Error = what the
-// agent reported − the truth: N for latencyMs and firstByteMs, 0 for connectMs and transferMs (loopback).
+// queue; the target (bench/fidelity/target.ts, a child process) answers `GET /delay/N?id=<check>` N ms after the
+// request arrived (10, 50 and 200 ms) and keeps how long each answer really took. Jobs are queued at a steady
+// rate, round-robin over the delays and over BENCH_MONITORS monitors per delay, and the results are read back
+// from the results stream. Error = what the agent reported − the truth: the target's time for that request for
+// latencyMs and firstByteMs, 0 for connectMs and transferMs (loopback).
 // Levels: low load (BENCH_LOW_RATE checks/s), then the higher rates of BENCH_LOAD_RATES. Also reported: the
 // very first check after the agent started, and each monitor's first check against its later ones.
 // Usage: pnpm bench:fidelity, with optional BENCH_LOW_RATE (5), BENCH_LOAD_RATES (100,300),
-// BENCH_SAMPLES (150 per delay and level), BENCH_MONITORS (10 per delay), BENCH_CPU_PROF=<dir> (a V8 CPU profile of
-// the agent), BENCH_NO_DOC=1 (print only, leave the doc alone), VIGIL_TEST_REDIS_URL (else a Redis on
+// BENCH_SAMPLES (150 per delay and level), BENCH_MONITORS (10 per delay), BENCH_CPU_PROF=<dir> (V8 CPU profiles of
+// the agent's threads), BENCH_AGENT_NODE_ARGS (node flags for the agent, space-separated, e.g. V8's GC settings to try),
+// BENCH_NO_DOC=1 (print only, leave the doc alone), VIGIL_TEST_REDIS_URL (else a Redis on
 // port 6391 via scripts/ensure-redis.sh). Build first: pnpm -s build (the agent runs from apps/agent/dist).
 // Progress goes to stderr; the tables to stdout and into docs/benchmarks.md.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -22,7 +24,7 @@ import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
 import { assertBuilt } from "./support/built";
 import { ROOT, writeDocsBlock } from "./support/doc";
-import { describeMachine, processTicks } from "./support/machine";
+import { cpuMeter, describeMachine, pidTicks, processTicks, redisTicks, type Cpu } from "./support/machine";
 import type { ProbeRequest, ProbeSample } from "./fidelity/probe";
 
 const REGION: RegionId = "hostA-ams";
@@ -37,7 +39,11 @@ const GOAL = { p50: 1, p99: 3 };
 
 /** One check as the agent reported it, or one request of the plain client (bench/fidelity/probe.ts). */
 interface Sample {
+  /** The request's id at the target. */
+  id: string;
   delayMs: number;
+  /** How long the target took to answer this request (answer sent − request arrived); set once the level is done. */
+  truthMs: number;
   /** Index of the check among its monitor's checks (0: the monitor's first); 1 for the plain client. */
   nth: number;
   latencyMs: number;
@@ -47,8 +53,10 @@ interface Sample {
   status: ResultMessage["status"];
 }
 
-const sampleOf = (delayMs: number, nth: number, result: ResultMessage): Sample => ({
+const sampleOf = (id: string, delayMs: number, nth: number, result: ResultMessage): Sample => ({
+  id,
   delayMs,
+  truthMs: NaN,
   nth,
   latencyMs: result.latencyMs,
   connectMs: result.timing.connectMs,
@@ -68,29 +76,35 @@ function startTarget(): Promise<{ child: ChildProcess; port: number }> {
 }
 
 /** The plain client's requests at `rate`, in a process of its own, started for the level and stopped after. */
-async function runFloor(port: number, rate: number): Promise<{ samples: Sample[]; cpu: number }> {
+async function runFloor(port: number, rate: number, watched: Watched): Promise<{ samples: Sample[]; cpu: string }> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "fidelity/probe.ts")], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   try {
     const request: ProbeRequest = { port, delays: DELAYS_MS, perDelay: SAMPLES, rate };
-    const started = performance.now();
-    const before = processTicks(child.pid!).ticks;
+    const meter = cpuMeter({ ...watched, measured: pidTicks(child.pid!) });
     child.send(request);
     const reply = await new Promise<{ samples: ProbeSample[] }>((resolve) => child.once("message", resolve));
-    const cpu = (processTicks(child.pid!).ticks - before) / ((performance.now() - started) / 1000);
-    return { samples: reply.samples.map((p) => ({ ...p, nth: 1, status: "success" })), cpu };
+    return { samples: reply.samples.map((p) => ({ ...p, truthMs: NaN, nth: 1, status: "success" })), cpu: cpuCell(meter()) };
   } finally {
     child.disconnect();
   }
 }
 
-async function targetLateness(target: ChildProcess): Promise<number[]> {
-  target.send("lateness");
-  return new Promise((resolve) => target.once("message", (message: { lateness: number[] }) => resolve(message.lateness)));
+/** Sets each sample's truth from what the target kept for its request (and makes the target forget them). */
+async function setTruths(target: ChildProcess, samples: Sample[]): Promise<void> {
+  target.send("truths");
+  const reply = await new Promise<{ truths: [string, number][] }>((resolve) => target.once("message", resolve));
+  const truths = new Map(reply.truths);
+  for (const sample of samples) {
+    const truth = truths.get(sample.id);
+    if (truth === undefined) throw new Error(`the target kept no time for request ${sample.id}`);
+    sample.truthMs = truth;
+  }
 }
 
 function startAgent(redisUrl: string, prefix: string): Promise<ChildProcess> {
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const child = spawn(process.execPath, [...profile, path.join(ROOT, "apps/agent/dist/main.js")], {
+  const nodeArgs = process.env.BENCH_AGENT_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...profile, ...nodeArgs, path.join(ROOT, "apps/agent/dist/main.js")], {
     stdio: ["ignore", "pipe", "inherit"],
     env: {
       ...process.env,
@@ -115,10 +129,10 @@ function startAgent(redisUrl: string, prefix: string): Promise<ChildProcess> {
 
 // ---- one level -------------------------------------------------------------------------------
 
-function httpJob(port: number, delayMs: number, monitor: number): CheckJobData {
+function httpJob(port: number, delayMs: number, monitor: number, requestId: string): CheckJobData {
   const config = parseMonitorConfig("http", {
     name: `fidelity ${delayMs} ms #${monitor}`,
-    url: `http://127.0.0.1:${port}/delay/${delayMs}`,
+    url: `http://127.0.0.1:${port}/delay/${delayMs}?id=${requestId}`,
     periodicity: "30s",
     retry: 0,
     timeout: 10_000,
@@ -128,19 +142,19 @@ function httpJob(port: number, delayMs: number, monitor: number): CheckJobData {
 }
 
 /** Queues `SAMPLES` checks per delay at `rate` per second and collects their results. */
-async function runLevel(queue: Queue, results: ResultReader, port: number, rate: number): Promise<{ samples: Sample[]; seconds: number }> {
+async function runLevel(queue: Queue, results: ResultReader, target: ChildProcess, port: number, rate: number): Promise<Sample[]> {
   const total = SAMPLES * DELAYS_MS.length;
   const seen = new Map<string, number>();
-  const pending = new Map<string, { delayMs: number; nth: number }>();
+  const pending = new Map<string, { jobId: string; delayMs: number; nth: number }>();
   const started = performance.now();
   for (let i = 0; i < total; i++) {
     const delayMs = DELAYS_MS[i % DELAYS_MS.length]!;
     const monitor = Math.floor(i / DELAYS_MS.length) % MONITORS;
-    const job = httpJob(port, delayMs, monitor);
+    const jobId = `fidelity-${randomUUID()}`;
+    const job = httpJob(port, delayMs, monitor, jobId);
     const nth = seen.get(job.monitorId) ?? 0;
     seen.set(job.monitorId, nth + 1);
-    const jobId = `fidelity-${randomUUID()}`;
-    pending.set(`${REGION}:${jobId}`, { delayMs, nth });
+    pending.set(`${REGION}:${jobId}`, { jobId, delayMs, nth });
     await queue.add("check", job, { jobId, removeOnComplete: true, removeOnFail: true });
     const due = started + ((i + 1) * 1000) / rate;
     const wait = due - performance.now();
@@ -151,9 +165,10 @@ async function runLevel(queue: Queue, results: ResultReader, port: number, rate:
     const job = pending.get(result.id);
     if (!job) continue;
     pending.delete(result.id);
-    samples.push(sampleOf(job.delayMs, job.nth, result));
+    samples.push(sampleOf(job.jobId, job.delayMs, job.nth, result));
   }
-  return { samples, seconds: (performance.now() - started) / 1000 };
+  await setTruths(target, samples);
+  return samples;
 }
 
 /** The results stream read from where the benchmark started. */
@@ -179,9 +194,9 @@ class ResultReader {
 
 type Figure = (sample: Sample) => number | null;
 const FIGURES: [name: string, figure: Figure][] = [
-  ["latencyMs", (s) => s.latencyMs - s.delayMs],
+  ["latencyMs", (s) => s.latencyMs - s.truthMs],
   ["connectMs", (s) => s.connectMs],
-  ["firstByteMs", (s) => (s.firstByteMs === null ? null : s.firstByteMs - s.delayMs)],
+  ["firstByteMs", (s) => (s.firstByteMs === null ? null : s.firstByteMs - s.truthMs)],
   ["transferMs", (s) => s.transferMs],
 ];
 
@@ -192,7 +207,19 @@ function errorsOf(samples: Sample[], figure: Figure) {
   return { p50: percentile(values, 50), p99: percentile(values, 99), max: values[values.length - 1] ?? NaN };
 }
 
-function levelRows(level: string, rate: number, samples: Sample[], cpu: number): string[] {
+/** The processes beside the one measured, whose CPU each level reports. */
+type Watched = Record<"target" | "redis", () => number>;
+
+/**
+ * CPU % of one core over the level: the agent (its main thread in brackets) or the plain client, the target, Redis,
+ * this benchmark (queueing the jobs, reading the results) and the rest of the machine.
+ */
+function cpuCell(cpu: Cpu): string {
+  const main = cpu.measuredMain === undefined ? "" : ` (${fmt(cpu.measuredMain)})`;
+  return `${fmt(cpu.measured!)}${main} / ${fmt(cpu.target!)} / ${fmt(cpu.redis!)} / ${fmt(cpu.self)} / ${fmt(cpu.rest)}`;
+}
+
+function levelRows(level: string, rate: number, samples: Sample[], cpu: string): string[] {
   return DELAYS_MS.map((delayMs) => {
     const of = samples.filter((s) => s.delayMs === delayMs);
     const failed = of.filter((s) => s.status === "error").length;
@@ -203,7 +230,7 @@ function levelRows(level: string, rate: number, samples: Sample[], cpu: number):
     });
     const worst = FIGURES.map(([, figure]) => errorsOf(of, figure));
     const met = worst.every((e) => Math.abs(e.p50) <= GOAL.p50 && Math.abs(e.p99) <= GOAL.p99) && degraded === 0;
-    return `| ${level} | ${rate} | ${delayMs} | ${of.length} | ${failed} | ${degraded} | ${cells.join(" | ")} | ${fmt(cpu)} | ${met ? "yes" : "**no**"} |`;
+    return `| ${level} | ${rate} | ${delayMs} | ${of.length} | ${failed} | ${degraded} | ${cells.join(" | ")} | ${cpu} | ${met ? "yes" : "**no**"} |`;
   });
 }
 
@@ -228,31 +255,36 @@ async function main(): Promise<void> {
   try {
     // The truth must be warm too: a target's first requests parse and answer on cold code before its clock starts.
     for (let i = 0; i < 200; i++) await (await fetch(`http://127.0.0.1:${target.port}/delay/0`)).text();
-    await targetLateness(target.child);
     agent = await startAgent(redisUrl, prefix);
+    const watched: Watched = { target: pidTicks(target.child.pid!), redis: redisTicks(new URL(redisUrl).port) };
     log(`agent ${agent.pid} started; target on port ${target.port}`);
     const lines: string[] = [];
     let firstAfterStart = "";
     let allSamples: Sample[] = [];
+    /** Every request the target answered in the run, the agent's and the plain client's. */
+    let answered: Sample[] = [];
     const levels: [string, number][] = [["low", LOW_RATE], ...LOAD_RATES.map((rate): [string, number] => [`${rate}/s`, rate])];
     for (const [level, rate] of levels) {
       log(`${level} load: ${SAMPLES} checks per delay at ${rate}/s`);
-      const before = processTicks(agent.pid!).ticks;
-      const { samples, seconds } = await runLevel(queue, results, target.port, rate);
-      const agentCpu = (processTicks(agent.pid!).ticks - before) / seconds;
+      // The agent's main thread is the task whose id is the process's.
+      const meter = cpuMeter({ ...watched, measured: pidTicks(agent.pid!), measuredMain: () => processTicks(`${agent!.pid}/task/${agent!.pid}`).ticks });
+      const samples = await runLevel(queue, results, target.child, target.port, rate);
+      const agentCpu = cpuCell(meter());
       if (!firstAfterStart) {
         const first = samples[0]!;
-        firstAfterStart = `The agent's very first check (${first.delayMs} ms target): latencyMs ${fmt(first.latencyMs, 2)} ms (error ${signed(first.latencyMs - first.delayMs)}).`;
+        firstAfterStart = `The agent's very first check (${first.delayMs} ms target): latencyMs ${fmt(first.latencyMs, 2)} ms (error ${signed(first.latencyMs - first.truthMs)}).`;
       }
       lines.push(...levelRows(level, rate, samples, agentCpu));
       allSamples = allSamples.concat(samples);
       log(`${level} load, plain client: ${SAMPLES} requests per delay at ${rate}/s`);
-      const floor = await runFloor(target.port, rate);
+      const floor = await runFloor(target.port, rate, watched);
+      await setTruths(target.child, floor.samples);
+      answered = answered.concat(samples, floor.samples);
       lines.push(...levelRows(`${level}, plain client`, rate, floor.samples, floor.cpu));
     }
-    const lateness = sortedCopy(await targetLateness(target.child));
+    const lateness = sortedCopy(answered.map((s) => s.truthMs - s.delayMs));
     const header = [
-      "| Load | Checks/s | Delay (ms) | Samples | Failed | Degraded | latencyMs error p50 / p99 / max | connectMs p50 / p99 / max | firstByteMs error p50 / p99 / max | transferMs p50 / p99 / max | CPU % (agent or client) | Goal met |",
+      "| Load | Checks/s | Delay (ms) | Samples | Failed | Degraded | latencyMs error p50 / p99 / max | connectMs p50 / p99 / max | firstByteMs error p50 / p99 / max | transferMs p50 / p99 / max | CPU % of one core: agent (main thread) or client / target / Redis / benchmark / rest | Goal met |",
       "|---|---:|---:|---:|---:|---:|---|---|---|---|---:|---|",
     ];
     const block = [
@@ -265,7 +297,7 @@ async function main(): Promise<void> {
       ...header,
       ...lines,
       "",
-      `The target's own lateness (answer sent − arrival − delay): p50 ${fmt(percentile(lateness, 50), 3)} ms, p99 ${fmt(percentile(lateness, 99), 3)} ms, max ${fmt(lateness[lateness.length - 1] ?? NaN, 3)} ms.`,
+      `How late the target answered (answer sent − request arrived − delay; in the truth each check is compared with): p50 ${fmt(percentile(lateness, 50), 3)} ms, p99 ${fmt(percentile(lateness, 99), 3)} ms, max ${fmt(lateness[lateness.length - 1] ?? NaN, 3)} ms.`,
       firstAfterStart,
       firstChecks(allSamples),
     ].join("\n");

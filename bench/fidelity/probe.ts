@@ -13,6 +13,8 @@ export interface ProbeRequest {
 }
 
 export interface ProbeSample {
+  /** The request's id at the target, which keeps its truth under it. */
+  id: string;
   delayMs: number;
   latencyMs: number;
   connectMs: number;
@@ -20,7 +22,7 @@ export interface ProbeSample {
   transferMs: number;
 }
 
-function probe(port: number, delayMs: number): Promise<ProbeSample> {
+function probe(port: number, delayMs: number, id: string): Promise<ProbeSample> {
   return new Promise((resolve, reject) => {
     const began = performance.now();
     let connected = 0;
@@ -29,7 +31,7 @@ function probe(port: number, delayMs: number): Promise<ProbeSample> {
     const socket = net.connect({ host: "127.0.0.1", port });
     socket.once("connect", () => {
       connected = performance.now();
-      socket.write(`GET /delay/${delayMs} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`);
+      socket.write(`GET /delay/${delayMs}?id=${id} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`);
     });
     socket.on("data", (chunk: Buffer) => {
       firstByte ||= performance.now();
@@ -38,7 +40,7 @@ function probe(port: number, delayMs: number): Promise<ProbeSample> {
       if (!received.endsWith("\r\n\r\nok")) return;
       const ended = performance.now();
       socket.destroy();
-      resolve({ delayMs, latencyMs: ended - began, connectMs: connected - began, firstByteMs: firstByte - connected, transferMs: ended - firstByte });
+      resolve({ id, delayMs, latencyMs: ended - began, connectMs: connected - began, firstByteMs: firstByte - connected, transferMs: ended - firstByte });
     });
     socket.once("error", reject);
   });
@@ -51,7 +53,7 @@ process.on("message", async (request: ProbeRequest) => {
   const running: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
     const delayMs = request.delays[i % request.delays.length]!;
-    running.push(probe(request.port, delayMs).then((sample) => void samples.push(sample)));
+    running.push(probe(request.port, delayMs, `probe-${i}`).then((sample) => void samples.push(sample)));
     const wait = started + ((i + 1) * 1000) / request.rate - performance.now();
     if (wait > 0) await new Promise((next) => setTimeout(next, wait));
   }

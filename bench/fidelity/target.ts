@@ -1,36 +1,33 @@
-// The target of bench/fidelity.ts, in a child process of its own: `GET /delay/N` answers 200 "ok" exactly N ms
-// after its request arrived. A timer alone fires up to a millisecond or two late (and later still on a busy
-// machine), which would be charged to the agent: the timer wakes the target 2 ms early and it then polls the
-// clock on every turn of its event loop until the moment, so the answer leaves within microseconds of it.
-// Each answer's own lateness (sent − arrived − N) is kept, and reported to the parent on request, so the
-// benchmark shows how exact the truth was. Tells its parent { port } over IPC; exits when the parent disconnects.
+// The target of bench/fidelity.ts, in a child process of its own: `GET /delay/N?id=<id>` answers 200 "ok" N ms
+// after its request arrived, on a timer, and keeps how long it really took (answer sent − request arrived, by
+// its own clock) under the request's id: the truth the benchmark compares each check with. A timer fires up to
+// a millisecond or two late, so N alone would charge that to the client; an earlier version answered at exactly
+// N ms by polling the clock on every turn of its event loop for the last 2 ms, which cost up to a core of a
+// 2-core machine at a few hundred requests a second, CPU taken from the clients it measured.
+// Tells its parent { port } over IPC, then answers "truths" with { truths: [id, ms][] } (and forgets them);
+// exits when the parent disconnects.
 import http from "node:http";
 import type net from "node:net";
 
-const EARLY_MS = 2;
-const lateness: number[] = [];
-
-function answerAt(response: http.ServerResponse, arrived: bigint, delayMs: number): void {
-  const due = arrived + BigInt(Math.round(delayMs * 1e6));
-  const poll = () => {
-    if (process.hrtime.bigint() < due) return void setImmediate(poll);
-    response.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
-    response.end("ok");
-    lateness.push(Number(process.hrtime.bigint() - due) / 1e6);
-  };
-  setTimeout(poll, Math.max(0, delayMs - EARLY_MS));
-}
+const truths = new Map<string, number>();
 
 const server = http.createServer((request, response) => {
   const arrived = process.hrtime.bigint();
-  const delay = /^\/delay\/(\d+)/.exec(request.url ?? "");
-  if (!delay) return void response.writeHead(404).end();
-  answerAt(response, arrived, Number(delay[1]));
+  const match = /^\/delay\/(\d+)(?:\?id=([\w-]+))?$/.exec(request.url ?? "");
+  if (!match) return void response.writeHead(404).end();
+  const [, delayMs, id] = match;
+  setTimeout(() => {
+    response.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
+    response.end("ok");
+    if (id !== undefined) truths.set(id, Number(process.hrtime.bigint() - arrived) / 1e6);
+  }, Number(delayMs));
 });
 server.keepAliveTimeout = 0;
 
 server.listen(0, "127.0.0.1", 4096, () => process.send?.({ port: (server.address() as net.AddressInfo).port }));
 process.on("message", (message) => {
-  if (message === "lateness") process.send?.({ lateness: lateness.splice(0) });
+  if (message !== "truths") return;
+  process.send?.({ truths: [...truths] });
+  truths.clear();
 });
 process.once("disconnect", () => process.exit(0));
