@@ -4,11 +4,12 @@
 // own as agents are, that run no checks: they record, per job, the lag between the run's scheduled
 // time and its actual start, and which slot of which monitor it was. Midway it reconciles again, as
 // the control plane does periodically. Reports lag percentiles, missed/duplicate runs, how evenly the
-// starts are spread and Redis memory per monitor; then, as context, the same workers' ceiling (plain
-// jobs queued at once and drained).
+// starts are spread, Redis memory per monitor and Redis' work per run (bench/scheduling/redis-work.ts);
+// then, as context, the same workers' ceiling (plain jobs queued at once and drained).
 // Usage: pnpm bench:scheduling, with optional BENCH_MINUTES (5), BENCH_MONITORS (10000), BENCH_WORKERS (1),
 // BENCH_CONCURRENCY (100, per worker), BENCH_GRACE_SECONDS (10), BENCH_RECONCILE_AGAIN_SECONDS (150; 0 = never),
-// BENCH_DRAIN_JOBS (20000), VIGIL_TEST_REDIS_URL
+// BENCH_DRAIN_JOBS (20000), BENCH_REDIS_CONFIG (Redis settings for the run, e.g. "auto-aof-rewrite-percentage=800,save=";
+// restored afterwards; such a run leaves docs/benchmarks.md alone), VIGIL_TEST_REDIS_URL
 // (else a Redis on port 6391 via scripts/ensure-redis.sh).
 // Progress goes to stderr; the results to stdout and, for the issue's scenarios (10,000 or 100,000
 // monitors, at least 5 minutes), into docs/benchmarks.md with the growth table of both.
@@ -27,6 +28,7 @@ import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline
 import type { WorkerReply, WorkerRequest } from "./pipeline/check-worker";
 import { seedActiveMonitors } from "./pipeline/monitors";
 import type { ReconcilerReply, ReconcilerRequest } from "./pipeline/reconciler";
+import { perRun, persistenceSettings, redisCounters, type RedisPerRun } from "./scheduling/redis-work";
 import { readDocsBlock, writeDocsBlock } from "./support/doc";
 import { cpuMeter, describeMachine, pidTicks, redisTicks, type Cpu } from "./support/machine";
 
@@ -38,6 +40,11 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 /** Runs of slots up to the end of the window may start this much later and still count. */
 const GRACE_MS = Number(process.env.BENCH_GRACE_SECONDS ?? 10) * 1000;
 const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 20_000);
+/** Redis settings (CONFIG SET) for the run, as name=value pairs: to see what a server's configuration changes. */
+const REDIS_CONFIG = (process.env.BENCH_REDIS_CONFIG ?? "")
+  .split(",")
+  .filter(Boolean)
+  .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)] as const);
 const REGION: RegionId = "hostA-ams";
 const PERIOD_MS = PERIODICITY_MS["30s"];
 const PROGRESS_MS = 30_000;
@@ -103,9 +110,16 @@ async function main(): Promise<void> {
   const reconciler = await startReconciler({ redisUrl, prefix, records });
   const runs: Runs = { monitor: [], slot: [], start: [], clamped: 0, drained: 0 };
   const workers: CheckWorker[] = [];
+  /** The settings BENCH_REDIS_CONFIG changed, as they were: put back at the end. */
+  const redisConfigBefore: [string, string][] = [];
 
   try {
     const redisVersion = /redis_version:(\S+)/.exec(await redis.info("server"))?.[1] ?? "unknown";
+    for (const [name, value] of REDIS_CONFIG) {
+      redisConfigBefore.push([name, ((await redis.config("GET", name)) as string[])[1] ?? ""]);
+      await redis.config("SET", name, value);
+      log(`Redis ${name} set to "${value}" for the run (was "${redisConfigBefore.at(-1)![1]}")`);
+    }
     const memoryBefore = await usedMemory(redis);
     const monitorIds = records.map((record) => record.id);
     for (let i = 0; i < WORKERS; i++) workers.push(await startWorker({ redisUrl, prefix, monitorIds }, runs));
@@ -120,6 +134,8 @@ async function main(): Promise<void> {
     const settleSeconds = await caughtUp(queue);
     const windowStart = Date.now();
     const windowEnd = windowStart + MINUTES * 60_000;
+    const redisBefore = { counters: await redisCounters(redis), runs: runs.start.length };
+    const persistence = await persistenceSettings(redis);
     log(`measuring for ${MINUTES} min`);
 
     // The periodic reconciliation, as startPipeline's timer runs it.
@@ -149,6 +165,7 @@ async function main(): Promise<void> {
     if (Date.now() < windowEnd + GRACE_MS) await sleep(windowEnd + GRACE_MS - Date.now());
     await reconciledAgain;
     const cpu = meter();
+    const redisWork = perRun(redisBefore.counters, await redisCounters(redis), runs.start.length - redisBefore.runs);
     const elapsed = Date.now() - windowStart;
 
     // Context: the same worker's ceiling, with plain jobs (scheduled priority) queued all at once.
@@ -172,6 +189,8 @@ async function main(): Promise<void> {
     const markdown = render({
       ...report,
       cpu,
+      redisWork,
+      persistence,
       reconcileSeconds,
       settleSeconds,
       reconciled: reconciled.upserted!,
@@ -182,7 +201,7 @@ async function main(): Promise<void> {
     });
     process.stdout.write(`${markdown}\n`);
     const scenario = SCENARIOS[MONITORS];
-    if (scenario && MINUTES >= 5) {
+    if (scenario && MINUTES >= 5 && REDIS_CONFIG.length === 0) {
       const figures: Figures = {
         monitors: MONITORS,
         workers: WORKERS,
@@ -194,6 +213,7 @@ async function main(): Promise<void> {
         lag: report.lag,
         runsPerSecond: report.counted / ((report.elapsed - GRACE_MS) / 1000),
         cpu,
+        redisWork,
       };
       writeDocsBlock(
         scenario.key,
@@ -213,11 +233,12 @@ async function main(): Promise<void> {
       writeDocsBlock("scheduling-growth", "Scheduling (issue 3)", "bench/scheduling.ts", growthTable());
       log(`wrote the ${scenario.key} and scheduling-growth blocks of docs/benchmarks.md`);
     } else {
-      log("not one of the issue's scenarios (10,000 or 100,000 monitors, 5 minutes or more): docs/benchmarks.md left as it was");
+      log("not one of the issue's scenarios (10,000 or 100,000 monitors, 5 minutes or more, the server's own Redis settings): docs/benchmarks.md left as it was");
     }
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
     await reconciler.stop();
+    for (const [name, value] of redisConfigBefore) await redis.config("SET", name, value);
     await queues.close();
     redis.disconnect();
     await deletePrefix(prefix);
@@ -470,6 +491,8 @@ interface Figures {
   lag: LagStats;
   runsPerSecond: number;
   cpu: Cpu;
+  /** Absent from runs before it was measured. */
+  redisWork?: RedisPerRun;
 }
 
 /** 10,000 beside 100,000 monitors, from the figures in their blocks. */
@@ -491,6 +514,9 @@ function growthTable(): string {
     row("Missed / duplicate runs", (f) => `${fmt(f.missed)} / ${fmt(f.duplicates)}`),
     row("Start lag p50 / p99 / max", (f) => `${f.lag.p50} / ${f.lag.p99} / ${f.lag.max} ms`),
     row("Worker processes", (f) => fmt(f.workers)),
+    row("Redis per scheduled run: main-thread CPU / its forks' (persistence) CPU", (f) =>
+      f.redisWork ? `${fmt(f.redisWork.mainCpuUs)} / ${fmt(f.redisWork.forkCpuUs)} µs` : "-",
+    ),
     row("CPU %: worker(s) / reconciler / Redis / rest", (f) => [f.cpu.workers ?? NaN, f.cpu.controlPlane ?? NaN, f.cpu.redis ?? NaN, f.cpu.rest].map((v) => v.toFixed(0)).join(" / ")),
   ].join("\n");
 }
@@ -500,6 +526,8 @@ const ms = (value: number) => (Number.isFinite(value) ? `${value}` : "-");
 
 function render(r: Report & {
   cpu: Cpu;
+  redisWork: RedisPerRun;
+  persistence: string;
   reconcileSeconds: number;
   settleSeconds: number;
   reconciled: number;
@@ -555,6 +583,14 @@ function render(r: Report & {
     ],
     ["Starts in any one wall-clock second of the window: max / mean", `${fmt(r.spread.wallMax)} / ${r.spread.wallMean.toFixed(0)} (${(r.spread.wallMax / r.spread.wallMean).toFixed(2)}x)`],
     ["Monitors per second of the period from their offsets (sha256 of the id mod 30 s): max / mean", `${r.spread.offsetMax} / ${r.spread.offsetMean.toFixed(0)} (${(r.spread.offsetMax / r.spread.offsetMean).toFixed(2)}x)`],
+    [
+      "**Redis per scheduled run** (the server's counters over the window): main-thread CPU / BullMQ script calls, µs each (of which in the Redis commands they run) / the workers' blocking waits (BZPOPMIN)",
+      `**${fmt(r.redisWork.mainCpuUs)} µs** / ${r.redisWork.scriptCalls.toFixed(2)} calls, ${fmt(r.redisWork.scriptCallUs)} µs each (${fmt(r.redisWork.scriptCommandsUs)} µs) / ${r.redisWork.waits.toFixed(2)}`,
+    ],
+    [
+      `Redis forks for persistence over the window (AOF rewrites / RDB saves; \`${r.persistence}\`): count, and their CPU per scheduled run`,
+      `${fmt(r.redisWork.aofRewrites)} / ${fmt(r.redisWork.rdbSaves)}, ${fmt(r.redisWork.forkCpuUs)} µs`,
+    ],
     ["Longest event-loop stall of a worker process (from its start to the end of the ceiling run)", `${r.workerLoopDelayMaxMs.toFixed(0)} ms`],
     [
       `CPU % over the window: ${WORKERS === 1 ? "worker process" : `${WORKERS} worker processes`} (agents' side) / reconciler process (control plane's side) / Redis / bench process / rest`,
