@@ -135,15 +135,21 @@ export class MonitorRepository {
 
   /** One page in creation order (then id), and the workspace's total. */
   async list(workspaceId: string, limit: number, offset: number): Promise<{ records: MonitorRecord[]; total: number }> {
-    const [page, counted] = await Promise.all([
-      this.rows<{ id: string; version: string }>(
-        "SELECT id, xmin::text AS version FROM monitors WHERE workspace_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3",
-        [workspaceId, limit, offset],
-      ),
-      // Counted over the (workspace_id, created_at, id) index, in parallel with the page.
-      this.rows<{ total: number }>("SELECT count(*)::int AS total FROM monitors WHERE workspace_id = $1", [workspaceId]),
-    ]);
-    const total = counted[0]!.total;
+    // One statement, so the page and the total come from one snapshot. The total is the count the
+    // monitors' triggers keep (workspace_monitor_counts), not a count(*) of the workspace. The page's
+    // ids are stepped through on the (workspace_id, created_at, id) index alone, so an offset skips
+    // index entries rather than rows; only the page's rows are visited, for their versions.
+    const listed = await this.rows<{ total: number; id: string | null; version: string | null }>(
+      `SELECT counted.total, m.id, m.xmin::text AS version
+         FROM (SELECT coalesce((SELECT monitors FROM workspace_monitor_counts WHERE workspace_id = $1), 0) AS total) AS counted
+         LEFT JOIN monitors AS m ON m.id = ANY(ARRAY(
+           SELECT id FROM monitors WHERE workspace_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3
+         ))
+        ORDER BY m.created_at, m.id`,
+      [workspaceId, limit, offset],
+    );
+    const total = listed[0]!.total;
+    const page = listed.filter((row): row is { total: number; id: string; version: string } => row.id !== null);
     const changed = page.filter(({ id, version }) => !this.kept.get(id, version)).map(({ id }) => id);
     const read = new Map<string, MonitorRecord>();
     if (changed.length > 0) {
