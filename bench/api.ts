@@ -1,7 +1,8 @@
 // API throughput benchmark (issue 2): GetMonitor and ListMonitors(limit=100) against the
 // trivial Health/Check handler on the same server, on PostgreSQL and on PGlite.
 // Usage: pnpm bench:api, with optional BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3),
-// BENCH_BACKENDS (postgres,pglite), BENCH_MONITORS (10000; other sizes write the growth blocks), VIGIL_TEST_POSTGRES_URL
+// BENCH_BACKENDS (postgres,pglite), BENCH_MONITORS (10000; other sizes write the growth blocks), BENCH_RATES (200,500:
+// the fixed total request rates of the latency runs; empty for none), BENCH_RATE_SECONDS (10), VIGIL_TEST_POSTGRES_URL
 // (else scripts/ensure-postgres.sh), BENCH_CPU_PROF.
 // Progress goes to stderr; the results table to stdout and, when both backends ran, into docs/benchmarks.md.
 import type { ChildProcess } from "node:child_process";
@@ -15,6 +16,7 @@ import { assertAnswers, getMonitorCall, loadRequest, type ApiCall } from "./supp
 import { assertBuilt } from "./support/built";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
 import { load } from "./support/load";
+import { pacedLoad } from "./support/paced-load";
 import { startServer, stopServer } from "./support/server-process";
 import { cpuMeter as machineCpuMeter, describeMachine, postgresTicks, processTicks, waitForQuietMachine } from "./support/machine";
 
@@ -26,6 +28,15 @@ const CONNECTIONS = 32;
 const MONITORS = Number(process.env.BENCH_MONITORS ?? 10_000);
 const SCENARIO_MONITORS = 10_000;
 const PG_DATABASE = "vigil_bench";
+/**
+ * Total request rates (req/s, all 32 connections together) at which latency is measured in an open
+ * loop, the same rates for the baseline and each endpoint: a closed loop saturates the server, so its
+ * latencies are queueing (Little's law) rather than the cost of a call.
+ */
+const RATES = (process.env.BENCH_RATES ?? "200,500").split(",").filter(Boolean).map(Number);
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
+/** The issue's p99 goals (ms). */
+const P99_GOALS: Record<string, number> = { GetMonitor: 10, "ListMonitors(limit=100)": 50 };
 /** CPU % of one core taken by other processes during a measured run beyond which it is repeated (up to 3 times). */
 const RETRY_ABOVE_REST_CPU = 25;
 
@@ -40,6 +51,18 @@ interface Figures {
   p99: number;
   max: number;
   cpu: Cpu;
+}
+
+/** Latency of one endpoint at a fixed total request rate. */
+interface AtRate {
+  backend: Backend;
+  endpoint: string;
+  rate: number;
+  /** Requests answered per second: below `rate` when the server could not keep up. */
+  achieved: number;
+  p50: number;
+  p99: number;
+  max: number;
 }
 
 /** CPU time over wall time in the measured window, in % of one core (so up to 100 x cores in all). */
@@ -143,16 +166,33 @@ async function measure(backend: Backend, child: ChildProcess, port: number, key:
   }
 }
 
-async function benchmark(backend: Backend): Promise<{ figures: Figures[]; version: string }> {
+/** Each endpoint at each rate, the endpoints in turn at one rate so that they share the machine's conditions. */
+async function measureAtRates(backend: Backend, port: number, key: string, calls: ApiCall[]): Promise<AtRate[]> {
+  const all: AtRate[] = [];
+  for (const rate of RATES) {
+    for (const endpoint of calls) {
+      await waitForQuietMachine();
+      log(`${backend} ${endpoint.name}: ${rate} req/s for ${RATE_SECONDS} s`);
+      const { requests, seconds, p50, p99, max } = await pacedLoad(port, loadRequest(endpoint, key), { connections: CONNECTIONS, seconds: RATE_SECONDS, rate });
+      all.push({ backend, endpoint: endpoint.name, rate, achieved: requests / seconds, p50, p99, max });
+      log(`${backend} ${endpoint.name} at ${rate} req/s: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(0)} ms`);
+    }
+  }
+  return all;
+}
+
+async function benchmark(backend: Backend): Promise<{ figures: Figures[]; atRates: AtRate[]; version: string }> {
   log(`${backend}: creating and seeding the database`);
   const { target, remove } = await createDatabase(backend);
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     const { key, monitorIds, version } = await prepare(target);
     server = await startServer(target);
+    const calls = endpoints(monitorIds);
     const figures: Figures[] = [];
-    for (const endpoint of endpoints(monitorIds)) figures.push(await measure(backend, server.child, server.port, key, endpoint));
-    return { figures, version };
+    for (const endpoint of calls) figures.push(await measure(backend, server.child, server.port, key, endpoint));
+    const atRates = await measureAtRates(backend, server.port, key, calls);
+    return { figures, atRates, version };
   } finally {
     if (server) await stopServer(server.child);
     await remove();
@@ -175,6 +215,21 @@ function table(all: Figures[]): string {
   ].join("\n");
 }
 
+function rateTable(all: AtRate[]): string {
+  const rows = all.map((f) => {
+    const baseline = all.find((b) => b.backend === f.backend && b.rate === f.rate && b.endpoint.startsWith("Health"))!;
+    const goal = P99_GOALS[f.endpoint];
+    const against = goal === undefined ? "" : `< ${goal}: ${f.p99 < goal ? "met" : "not met"}`;
+    const beside = f === baseline ? "(baseline)" : baseline.p99.toFixed(2);
+    return `| ${f.backend} | ${f.rate} | ${f.endpoint} | ${f.achieved.toFixed(0)} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.max.toFixed(0)} | ${beside} | ${against} |`;
+  });
+  return [
+    "| Backend | Rate (req/s) | Endpoint | Answered req/s | p50 (ms) | p99 (ms) | max (ms) | Baseline p99 at this rate (ms) | p99 goal (ms) |",
+    "|---|---:|---|---:|---:|---:|---:|---:|---|",
+    ...rows,
+  ].join("\n");
+}
+
 function machine(versions: Record<string, string>): string {
   return describeMachine(Object.entries(versions).map(([backend, version]) => `${backend} (Postgres ${version})`).join(", "));
 }
@@ -182,22 +237,37 @@ function machine(versions: Record<string, string>): string {
 async function main(): Promise<void> {
   assertBuilt("apps/control-plane", "packages/db", "packages/domain", "packages/proto", "packages/queue", "packages/logging");
   const all: Figures[] = [];
+  const atRates: AtRate[] = [];
   const versions: Record<string, string> = {};
   for (const backend of BACKENDS) {
-    const { figures, version } = await benchmark(backend);
+    const { figures, atRates: latencies, version } = await benchmark(backend);
     all.push(...figures);
+    atRates.push(...latencies);
     versions[backend] = version;
   }
   const generated = [
     `Run on ${new Date().toISOString().slice(0, 10)}: ${machine(versions)}.`,
     "",
-    `Command: \`${MONITORS === SCENARIO_MONITORS ? "" : `BENCH_MONITORS=${MONITORS} `}BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} pnpm bench:api\` ` +
+    `Command: \`${MONITORS === SCENARIO_MONITORS ? "" : `BENCH_MONITORS=${MONITORS} `}BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} ` +
+      `BENCH_RATES=${RATES.join(",")} BENCH_RATE_SECONDS=${RATE_SECONDS} pnpm bench:api\` ` +
       `(${MONITORS} monitors in the workspace, ${CONNECTIONS} connections, HTTP/1.1 Connect JSON, ` +
       `PostgreSQL pool ${process.env.DATABASE_POOL_SIZE ?? 10} connections).`,
     "",
+    "Throughput, closed loop (each connection sends its next request when it has the answer):",
+    "",
     table(all),
+    ...(atRates.length === 0
+      ? []
+      : [
+          "",
+          `Latency at fixed total rates, open loop (requests sent evenly spaced at the rate over up to ${CONNECTIONS} keep-alive ` +
+            `connections, latency from when each was due; ${RATE_SECONDS} s each, bench/support/paced-load.ts):`,
+          "",
+          rateTable(atRates),
+        ]),
   ].join("\n");
   process.stdout.write(`${table(all)}\n`);
+  if (atRates.length > 0) process.stdout.write(`${rateTable(atRates)}\n`);
   if (BACKENDS.length === 2) {
     const key = MONITORS === SCENARIO_MONITORS ? "api" : `api-${MONITORS}-monitors`;
     writeDocsBlock(key, "API throughput (issues 2 and 13)", "bench/api.ts", generated);
