@@ -35,6 +35,7 @@ async function main(): Promise<void> {
       reconcileIntervalMs: 3_600_000,
       quorum: "half",
       notificationConcurrency: 100,
+      ingestLanes: 1,
       retryDelaysMs: [5_000],
     },
     logger,

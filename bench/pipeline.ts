@@ -1,8 +1,9 @@
 // Result ingest and summary benchmark (issue 3), on PostgreSQL and on PGlite.
 //  - Ingest: results appended to the Redis stream with XADD, consumed by ResultsConsumer (as
-//    startPipeline wires it) and stored by storeResults; beside it, storeResults alone with the consumer's
-//    batches (the database's share) and XADD alone (the producer side); then the growth: the same path
-//    through the stream at each consumer batch size of BENCH_INGEST_BATCHES.
+//    startPipeline wires it) and stored by storeResults in the deployment's default lanes (INGEST_LANES);
+//    beside it, storeResults alone with the consumer's batches (the database's share), XADD alone (the
+//    producer side) and, where the default is more than one lane, the same path in one lane; then the
+//    growth: the same path through the stream at each consumer batch size of BENCH_INGEST_BATCHES.
 //  - Summaries: one monitor with 14 days of 30-s checks in all 28 regions (~1.13 M results) stored
 //    through storeResults, then monitorSummary (the aggregates; all regions from the roll-ups across
 //    regions) against the same summary from the per-region aggregates (what all regions read before
@@ -20,10 +21,11 @@ import { performance } from "node:perf_hooks";
 import { Prisma, applyMigrations, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
 import { PERCENTILE_RELATIVE_ERROR, REGION_IDS, type RegionId, type TimeRange } from "@vigil/domain";
 import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
-import { DEFAULT_BATCH_SIZE, ResultsConsumer } from "../apps/control-plane/src/results/consumer";
+import { DEFAULT_BATCH_SIZE, ResultsConsumer, defaultIngestLanes } from "../apps/control-plane/src/results/consumer";
+import { splitIntoLanes } from "../apps/control-plane/src/results/lanes";
 import { storeResults } from "../apps/control-plane/src/results/store";
 import { PERCENTILES, monitorSummary, rangeStart, rowsOf, summaryFrom, wholeDays, type Summary } from "../apps/control-plane/src/results/summary";
-import { AGGREGATES, ALL_REGIONS, DAILY_RESULT_COUNTS, PER_REGION, type SummaryTables } from "../apps/control-plane/src/results/aggregates";
+import { AGGREGATES, ALL_REGIONS, ALL_REGION_DAILY_RESULT_COUNTS, PER_REGION, type SummaryTables } from "../apps/control-plane/src/results/aggregates";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
@@ -62,7 +64,7 @@ const THREE_REGIONS: RegionId[] = ["hostA-ams", "hostB-fra", "hostC-us-east4"];
 const ONE_REGION: RegionId[] = ["hostA-ams"];
 const RANGES: TimeRange[] = ["1d", "7d", "14d"];
 /** Every table a summary can read (the status pages' daily counts aside), and the raw results. */
-const TABLES = ["check_results", ...AGGREGATES.filter((table) => table !== DAILY_RESULT_COUNTS).map((table) => table.name)];
+const TABLES = ["check_results", ...AGGREGATES.filter((table) => table !== ALL_REGION_DAILY_RESULT_COUNTS).map((table) => table.name)];
 
 /** Warnings and errors of the consumer go to stderr; stdout is for the tables. */
 const logger = stderrLogger("warn", "bench-pipeline");
@@ -107,7 +109,7 @@ interface IngestRow {
   cpu: Cpu;
   /** Which run of the measurement this is (repeated when other work disturbed it). */
   attempt?: number;
-  /** The consumer's batch size, for the rows through the stream. */
+  /** The consumer's batch size, for the rows through the stream at the deployment's lanes. */
   batchSize?: number;
   /** Per storeResults call, where measured. */
   batchMs?: { p50: number; p99: number; max: number };
@@ -173,7 +175,8 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
      * control plane's side: a ResultsConsumer as startPipeline runs it (`batchSize` unset: its
      * default), draining that backlog.
      */
-    const throughStream = async (batchSize: number | undefined): Promise<IngestRow[]> => {
+    const lanes = defaultIngestLanes(target);
+    const throughStream = async (batchSize: number | undefined, laneCount = lanes): Promise<IngestRow[]> => {
       const viaStream = take(source, INGEST_RESULTS);
       await waitForQuietMachine();
       log(`${backend} ingest: appending ${INGEST_RESULTS} results to ${key} with XADD`);
@@ -202,6 +205,7 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
         rules: BENCH_STATUS_RULES,
         onEvents: async () => {},
         batchSize,
+        lanes: laneCount,
       });
       meter = cpuMeter(others);
       started = performance.now();
@@ -214,11 +218,16 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
         clearInterval(progress);
       }
       const consumed: IngestRow = {
-        path: batchSize === undefined ? "Stream → ResultsConsumer → storeResults (end to end)" : `Stream → ResultsConsumer → storeResults, batches of ${batchSize}`,
+        path:
+          laneCount !== lanes
+            ? `Stream → ResultsConsumer → storeResults, ${laneCount} lane${laneCount === 1 ? "" : "s"} (baseline: the default is ${lanes})`
+            : batchSize === undefined
+              ? `Stream → ResultsConsumer → storeResults (end to end, ${lanes} lane${lanes === 1 ? "" : "s"})`
+              : `Stream → ResultsConsumer → storeResults, batches of ${batchSize}`,
         results: viaStream.length,
         seconds: (performance.now() - started) / 1000,
         cpu: meter(),
-        batchSize: batches,
+        batchSize: laneCount === lanes ? batches : undefined,
       };
       await consumer.stop();
       stored += viaStream.length;
@@ -231,20 +240,23 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
       const [, consumed] = await undisturbed(`${backend} ingest in batches of ${batchSize}`, 1, () => throughStream(batchSize));
       growth.push(consumed!);
     }
+    // Where lanes are the default, one lane in the same run: how the consumer stored before them.
+    const oneLane = lanes > 1 ? await undisturbed(`${backend} ingest in one lane`, 1, () => throughStream(undefined, 1)) : [];
 
     // 3. The database's share: storeResults alone, the same number of new results in batches of 500.
     const [direct] = await undisturbed(`${backend} storeResults alone`, 0, async () => {
       const batches: ResultMessage[][] = [];
       for (let done = 0; done < INGEST_RESULTS; done += STORE_BATCH) batches.push(take(source, Math.min(STORE_BATCH, INGEST_RESULTS - done)));
       await waitForQuietMachine();
-      log(`${backend} ingest: storeResults alone, ${batches.length} batches of ${STORE_BATCH}`);
+      log(`${backend} ingest: storeResults alone, ${batches.length} batches of ${STORE_BATCH} in ${lanes} lane(s)`);
       const batchMs: number[] = [];
       let count = 0;
       const meter = cpuMeter(others);
       const started = performance.now();
       for (const batch of batches) {
         const t = performance.now();
-        count += (await storeResults(db.prisma, batch, BENCH_STATUS_RULES)).stored;
+        const stores = splitIntoLanes(batch, lanes).map((lane) => storeResults(db.prisma, lane, BENCH_STATUS_RULES));
+        for (const { stored: laneStored } of await Promise.all(stores)) count += laneStored;
         batchMs.push(performance.now() - t);
       }
       const seconds = (performance.now() - started) / 1000;
@@ -252,7 +264,7 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
       stored += count;
       return [
         {
-          path: `storeResults alone, batches of ${STORE_BATCH} (the database's share)`,
+          path: `storeResults alone, batches of ${STORE_BATCH} in ${lanes} lane${lanes === 1 ? "" : "s"} (the database's share)`,
           results: count,
           seconds,
           cpu: meter(),
@@ -260,7 +272,7 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
         },
       ];
     });
-    const rows = [xadd!, endToEnd!, direct!, ...growth];
+    const rows = [xadd!, endToEnd!, direct!, ...(oneLane[1] ? [oneLane[1]] : []), ...growth];
 
     // Everything was stored once, and counted once in the hourly aggregates.
     const [check] = await db.prisma.$queryRaw<{ raw: bigint; counted: bigint }[]>`

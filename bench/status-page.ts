@@ -45,12 +45,12 @@ const BROWSER_ENCODINGS = "gzip, deflate, br";
 
 // ---- the page --------------------------------------------------------------------------------
 
-/** A day's checks of one region: a minute's period, a bad day now and then. */
-function dayCounts(monitor: number, day: number) {
+/** A day's checks over all of a monitor's regions (the roll-up pages read): a minute's period, a bad day now and then. */
+function dayCounts(monitor: number, day: number, regions: number) {
   const total = 1_440;
   const failed = (monitor + day) % 29 === 0 ? 60 : (monitor + day) % 11 === 0 ? 3 : 0;
   const degraded = (monitor * 7 + day) % 13 === 0 ? 90 : 4;
-  return { successful: total - failed - degraded, degraded, failed };
+  return { successful: (total - failed - degraded) * regions, degraded: degraded * regions, failed: failed * regions };
 }
 
 /** The page of the issue: 20 monitor components in 3 groups (two left ungrouped), 90 days of data, incidents. */
@@ -82,11 +82,9 @@ async function seedPage(prisma: PrismaClient, workspaceId: string, monitorIds: s
     })),
   });
   const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-  await prisma.dailyResultCount.createMany({
+  await prisma.allRegionDailyResultCount.createMany({
     data: monitors.flatMap((monitor, m) =>
-      (monitor.regions as RegionId[]).flatMap((region) =>
-        Array.from({ length: DAYS }, (_, d) => ({ monitorId: monitor.id, region, day: new Date(today - d * DAY_MS), ...dayCounts(m, d) })),
-      ),
+      Array.from({ length: DAYS }, (_, d) => ({ monitorId: monitor.id, day: new Date(today - d * DAY_MS), ...dayCounts(m, d, monitor.regions.length) })),
     ),
   });
   // One monitor failing now with an open incident, and resolved incidents over the last two weeks.

@@ -5,6 +5,7 @@ import { ADDRESS_POLICY_SETTING_NAMES, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS
 import { PROVIDER_SETTING_NAMES, providerSettingsFromEnv, type ProviderSettings } from "@vigil/notifications";
 import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
 import { DEFAULT_RETRY_DELAYS_MS, parseRetryDelays } from "./alerting/retry-schedule";
+import { defaultIngestLanes } from "./results/consumer";
 import { ENCRYPTION_KEY_RULE, decodeEncryptionKey } from "./notifications/secrets";
 import type { RateLimitSettings } from "./limits/request-rates";
 
@@ -48,6 +49,7 @@ const envSchema = z.object({
       return rule ?? DEFAULT_QUORUM;
     }),
   NOTIFICATION_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(100),
+  INGEST_LANES: z.coerce.number().int().min(1).max(16).optional(),
   NOTIFICATION_RETRY_DELAYS: z
     .string()
     .optional()
@@ -105,6 +107,8 @@ export interface ControlPlaneConfig {
   /** How many of a monitor's regions must fail before it does (ALERT_QUORUM). */
   quorum: QuorumRule;
   notificationConcurrency: number;
+  /** Transactions storing parts of each batch of results at once (INGEST_LANES). */
+  ingestLanes: number;
   /** Waits before each retry of a failed delivery. */
   retryDelaysMs: number[];
 }
@@ -113,10 +117,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
   const e = parseEnv(envSchema, env);
   const dataDir = resolve(e.DATA_DIR);
   const redis = redisSettingsFromEnv(e);
+  const database: DatabaseTarget = e.DATABASE_URL ? { kind: "postgres", url: e.DATABASE_URL } : { kind: "pglite", dataDir };
   return {
     port: e.PORT,
     host: e.HOST,
-    database: e.DATABASE_URL ? { kind: "postgres", url: e.DATABASE_URL } : { kind: "pglite", dataDir },
+    database,
     dataDir,
     logLevel: e.LOG_LEVEL,
     redis: redis.target,
@@ -142,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
     providerSettings: providerSettingsFromEnv(env, `http://localhost:${e.PORT}`),
     quorum: e.ALERT_QUORUM,
     notificationConcurrency: e.NOTIFICATION_CONCURRENCY,
+    ingestLanes: e.INGEST_LANES ?? defaultIngestLanes(database),
     retryDelaysMs: e.NOTIFICATION_RETRY_DELAYS,
   };
 }

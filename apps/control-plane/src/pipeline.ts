@@ -22,7 +22,7 @@ import { relayKeyRevocations, type KeyRevocations } from "./auth/revocation-rela
 
 export type PipelineConfig = Pick<
   ControlPlaneConfig,
-  "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "retryDelaysMs"
+  "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "ingestLanes" | "retryDelaysMs"
 >;
 
 /** What delivering notifications needs from the rest of the control plane. */
@@ -76,6 +76,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     prefix: config.redisPrefix,
     rules: statuses.rules,
     onEvents: (ids) => deliveries.enqueue(ids),
+    lanes: config.ingestLanes,
     consumer: `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
   });
   const repo = new MonitorRepository(prisma);

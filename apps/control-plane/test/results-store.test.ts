@@ -1,6 +1,7 @@
 import { Periodicity, Region } from "@vigil/proto";
 import type { ResultMessage } from "@vigil/queue";
 import { PERCENTILE_RELATIVE_ERROR } from "@vigil/domain";
+import { AGGREGATES } from "../src/results/aggregates";
 import { storeResults } from "../src/results/store";
 import { pruneResults } from "../src/results/retention";
 import { monitorSummary } from "../src/results/summary";
@@ -62,6 +63,37 @@ describe.each(BACKENDS)("storing results on %s", (backend) => {
     expect((await api.pipeline.statuses.regions(id))[1]!.status).toBe("error");
     await storeResults(api.db.prisma, [result(id, { region: "hostC-us-east4", status: "success", startedAt: minutesAgo(1) })], STATUS_RULES);
     expect((await api.pipeline.statuses.regions(id))[1]!.status).toBe("active");
+  });
+
+  it("deletes a monitor's results and every aggregate row with the monitor, and nothing of another", async () => {
+    const client = api.client((await api.workspace()).write.key);
+    const create = async (name: string) =>
+      (await client.createTCPMonitor({ monitor: { name, uri: "127.0.0.1:1", periodicity: Periodicity.PERIODICITY_1M } })).monitor!.id;
+    const [gone, kept] = [await create("deleted"), await create("kept")];
+    const results = (id: string) => [
+      result(id),
+      result(id, { region: "hostB-fra", id: `hostB-fra:${id}`, latencyMs: 300 }),
+      result(id, { id: `old:${id}`, startedAt: minutesAgo(3 * 24 * 60), status: "error", error: "refused", reason: "connect" }),
+    ];
+    await storeResults(api.db.prisma, [...results(gone), ...results(kept)], STATUS_RULES);
+    const rowsOf = async (id: string) =>
+      Object.fromEntries(
+        await Promise.all(
+          ["check_results", ...AGGREGATES.map((table) => table.name)].map(async (table) => {
+            const [row] = await api.db.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE monitor_id = $1`, id);
+            return [table, row!.n] as const;
+          }),
+        ),
+      );
+    const before = await rowsOf(gone);
+    expect(Object.values(before).every((n) => n > 0)).toBe(true);
+
+    await client.deleteMonitor({ id: gone });
+    expect(Object.values(await rowsOf(gone)).every((n) => n === 0)).toBe(true);
+    expect(await rowsOf(kept)).toEqual(before);
+    // Its results still arriving (checks in flight when it was deleted) are stored nowhere.
+    expect((await storeResults(api.db.prisma, [result(gone, { id: "late" })], STATUS_RULES)).stored).toBe(0);
+    expect(Object.values(await rowsOf(gone)).every((n) => n === 0)).toBe(true);
   });
 
   it("prunes raw results past the retention and aggregates no range can reach", async () => {

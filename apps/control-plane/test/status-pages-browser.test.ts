@@ -40,7 +40,7 @@ describe("a public status page in a browser", () => {
     for (let day = 0; day < 60; day++) {
       await seedDay(api.db.prisma, monitor!.id, utcDay(now, day), day === 3 ? { successful: 900, failed: 100 } : day === 7 ? { successful: 995, failed: 5 } : { successful: 1440 });
     }
-    await api.db.prisma.dailyLatencyBucket.create({ data: { monitorId: monitor!.id, region: "hostA-ams", day: utcDay(now, 3), bucket: latencyBucket(120), count: 900 } });
+    await api.db.prisma.allRegionDailyLatencyBucket.create({ data: { monitorId: monitor!.id, day: utcDay(now, 3), bucket: latencyBucket(120), count: 900 } });
     await api.db.prisma.incident.create({
       data: { workspaceId, monitorId: monitor!.id, severity: "error", startedAt: new Date(now.getTime() - 86_400_000), resolvedAt: new Date(now.getTime() - 82_800_000), regions: ["hostA-ams"] },
     });

@@ -17,6 +17,7 @@ import { pruneResults } from "../src/results/retention";
 import { storeResults } from "../src/results/store";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
 import { eventually } from "./support/eventually";
+import { migrationStatements } from "./support/migrations";
 import { checkResult, publishResults } from "./support/results";
 import { seedDay, statusPageFixtures, utcDay } from "./support/status-pages";
 
@@ -175,12 +176,12 @@ describe.each(BACKENDS)("public status pages on %s", (backend) => {
     await seedDay(prisma, privateId, utcDay(now, 2), { successful: 999, failed: 1 });
     await seedDay(prisma, privateId, utcDay(now, 3), { successful: 900, degraded: 100 });
     await seedDay(prisma, privateId, utcDay(now, 4), { successful: 500 });
-    await seedDay(prisma, privateId, utcDay(now, 4), { failed: 500 }, "hostB-fra");
+    await seedDay(prisma, privateId, utcDay(now, 4), { failed: 500 }); // another region's
     await seedDay(prisma, privateId, utcDay(now, 89), { successful: 10 });
     await seedDay(prisma, privateId, utcDay(now, 90), { failed: 10 }); // before the bar: counts nowhere
     for (const monitorId of [privateId, publicId]) {
       await seedDay(prisma, monitorId, utcDay(now, 5), { successful: 10 });
-      await prisma.dailyLatencyBucket.create({ data: { monitorId, region: "hostA-ams", day: utcDay(now, 5), bucket: latencyBucket(120), count: 10 } });
+      await prisma.allRegionDailyLatencyBucket.create({ data: { monitorId, day: utcDay(now, 5), bucket: latencyBucket(120), count: 10 } });
     }
 
     const html = (await page(`/status/${p.slug}`)).body;
@@ -374,6 +375,24 @@ describe.each(BACKENDS)("public status pages on %s", (backend) => {
     expect(JSON.parse((await page(`/status/${p.slug}/summary.json`)).body).page.name).toBe(`<script>alert("t")</script>`);
   });
 
+  it("keeps the bars of days counted before the upgrade: its migration sums each day's regions", async () => {
+    const [fill] = migrationStatements("lean_ingest", 'INSERT INTO "all_region_daily_result_counts"');
+    const day = utcDay(new Date(), 3);
+    const migrated = await api.db.prisma.$transaction(async (tx) => {
+      // The per-region table as it was before the migration, for this transaction only.
+      await tx.$executeRawUnsafe(
+        `CREATE TEMP TABLE daily_result_counts (monitor_id text, region text, day timestamp(3), successful int, degraded int, failed int) ON COMMIT DROP`,
+      );
+      await tx.$executeRawUnsafe(
+        `INSERT INTO daily_result_counts VALUES ('before-upgrade', 'hostA-ams', $1, 10, 1, 0), ('before-upgrade', 'hostB-fra', $1, 5, 0, 2)`,
+        day,
+      );
+      await tx.$executeRawUnsafe(fill!);
+      return tx.allRegionDailyResultCount.findMany({ where: { monitorId: "before-upgrade" } });
+    });
+    expect(migrated).toEqual([{ monitorId: "before-upgrade", day, successful: 15, degraded: 1, failed: 2 }]);
+  });
+
   it("has ingest add results to the daily counts once, which are kept 91 days", async () => {
     const id = await monitor("Counted");
     const now = new Date();
@@ -388,14 +407,13 @@ describe.each(BACKENDS)("public status pages on %s", (backend) => {
     await storeResults(api.db.prisma, batch, STATUS_RULES);
     await storeResults(api.db.prisma, batch, STATUS_RULES); // a redelivery counts nothing
     const days = () =>
-      api.db.prisma.dailyResultCount.findMany({ where: { monitorId: id }, orderBy: [{ day: "asc" }, { region: "asc" }], omit: { monitorId: true } });
+      api.db.prisma.allRegionDailyResultCount.findMany({ where: { monitorId: id }, orderBy: { day: "asc" }, omit: { monitorId: true } });
     expect(await days()).toEqual([
-      { region: "hostA-ams", day: utcDay(now, 95), successful: 1, degraded: 0, failed: 0 },
-      { region: "hostA-ams", day: utcDay(now, 1), successful: 2, degraded: 0, failed: 1 },
-      { region: "hostB-fra", day: utcDay(now, 1), successful: 0, degraded: 1, failed: 0 },
+      { day: utcDay(now, 95), successful: 1, degraded: 0, failed: 0 },
+      { day: utcDay(now, 1), successful: 2, degraded: 1, failed: 1 },
     ]);
     await pruneResults(api.db.prisma, 14, now);
-    expect((await days()).map((d) => d.day)).toEqual([utcDay(now, 1), utcDay(now, 1)]);
+    expect((await days()).map((d) => d.day)).toEqual([utcDay(now, 1)]);
   });
 
   it("shows an unpublish through the management API at once", async () => {

@@ -1,5 +1,3 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Periodicity } from "@vigil/proto";
 import { REGION_IDS, TIME_RANGES, type RegionId, type TimeRange } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
@@ -8,6 +6,7 @@ import { pruneResults } from "../src/results/retention";
 import { storeResults } from "../src/results/store";
 import { monitorSummary, rangeStart, summaryFrom } from "../src/results/summary";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
+import { migrationStatements } from "./support/migrations";
 import { checkResult } from "./support/results";
 
 const NOW = new Date();
@@ -93,16 +92,7 @@ describe.each(BACKENDS)("summaries of all regions from the roll-ups on %s", (bac
     const kept = await snapshot();
     expect(kept.every((rows) => rows.length > 0)).toBe(true);
     for (const table of tables) await api.db.prisma.$executeRawUnsafe(`DELETE FROM ${table}`);
-    for (const statement of migrationFillStatements()) await api.db.prisma.$executeRawUnsafe(statement);
+    for (const statement of migrationStatements("all_region_rollups", "-- Fill the roll-ups")) await api.db.prisma.$executeRawUnsafe(statement);
     expect(await snapshot()).toEqual(kept);
   });
 });
-
-/** The statements of the roll-ups' migration that fill them from the per-region aggregates. */
-function migrationFillStatements(): string[] {
-  const migrations = join(__dirname, "../../../prisma/migrations");
-  const dir = readdirSync(migrations).find((name) => name.endsWith("_all_region_rollups"))!;
-  const sql = readFileSync(join(migrations, dir, "migration.sql"), "utf8");
-  const fill = sql.slice(sql.indexOf("-- Fill the roll-ups"));
-  return fill.split(";").map((part) => part.replace(/^--.*$/gm, "").trim()).filter(Boolean);
-}

@@ -2,6 +2,7 @@ import { Prisma, driverRows, type DriverRows, type MonitorRow, type PrismaClient
 import type { MonitorConfigByKind, MonitorKind, MonitorRecord, MonitorStatus } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
 import { RecordsByVersion } from "./records-by-version";
+import { deleteResultsOf } from "../results/delete";
 
 /** Monitor rows <-> domain records. One table holds all kinds; `target` is the url or uri. */
 function toRecord(row: MonitorRow): MonitorRecord {
@@ -174,8 +175,11 @@ export class MonitorRepository {
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
-    const { count } = await this.prisma.monitor.deleteMany({ where: { id, workspaceId } });
-    return count > 0;
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.monitor.deleteMany({ where: { id, workspaceId } });
+      if (count > 0) await deleteResultsOf(tx, [id]);
+      return count > 0;
+    });
   }
 
 }

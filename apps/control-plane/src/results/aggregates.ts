@@ -27,20 +27,20 @@ export interface AggregateTable {
 export const RESULT_COUNTS: AggregateTable = { name: "result_counts", period: "hour", perRegion: true, kind: "counts", lastPing: true, keepMs: SUMMARY_KEEP_MS };
 export const LATENCY_BUCKETS: AggregateTable = { name: "latency_buckets", period: "hour", perRegion: true, kind: "latency", keepMs: SUMMARY_KEEP_MS };
 export const DAILY_LATENCY_BUCKETS: AggregateTable = { name: "daily_latency_buckets", period: "day", perRegion: true, kind: "latency", keepMs: SUMMARY_KEEP_MS };
-/** Status pages' bars (read by nothing else). */
-export const DAILY_RESULT_COUNTS: AggregateTable = { name: "daily_result_counts", period: "day", perRegion: true, kind: "counts", keepMs: BAR_KEEP_MS };
 export const ALL_REGION_RESULT_COUNTS: AggregateTable = { name: "all_region_result_counts", period: "hour", perRegion: false, kind: "counts", lastPing: true, keepMs: SUMMARY_KEEP_MS };
 export const ALL_REGION_LATENCY_BUCKETS: AggregateTable = { name: "all_region_latency_buckets", period: "hour", perRegion: false, kind: "latency", keepMs: SUMMARY_KEEP_MS };
 export const ALL_REGION_DAILY_LATENCY_BUCKETS: AggregateTable = { name: "all_region_daily_latency_buckets", period: "day", perRegion: false, kind: "latency", keepMs: SUMMARY_KEEP_MS };
+/** Status pages' bars (read by nothing else). */
+export const ALL_REGION_DAILY_RESULT_COUNTS: AggregateTable = { name: "all_region_daily_result_counts", period: "day", perRegion: false, kind: "counts", keepMs: BAR_KEEP_MS };
 
 export const AGGREGATES: readonly AggregateTable[] = [
   RESULT_COUNTS,
   LATENCY_BUCKETS,
   DAILY_LATENCY_BUCKETS,
-  DAILY_RESULT_COUNTS,
   ALL_REGION_RESULT_COUNTS,
   ALL_REGION_LATENCY_BUCKETS,
   ALL_REGION_DAILY_LATENCY_BUCKETS,
+  ALL_REGION_DAILY_RESULT_COUNTS,
 ];
 
 /** The tables one summary reads: counts by hour, and latency buckets by hour and by whole day. */

@@ -44,20 +44,21 @@ export async function storeResults(prisma: PrismaClient, results: ResultMessage[
  * that got an answer: failed checks are counted, not timed. Returns the newly stored results.
  */
 async function insertAndCount(tx: Tx, results: ResultMessage[]): Promise<ResultMessage[]> {
+  const batch = results.map((r) => ({
+    id: r.id, monitor_id: r.monitorId, region: r.region, trigger: r.trigger, started_at: r.startedAt, latency_ms: r.latencyMs,
+    timing: r.timing, status_code: r.statusCode, status: r.status, error: r.error, reason: r.reason ?? null, attempts: r.attempts,
+    bucket: latencyBucket(r.latencyMs),
+  }));
   const rows = await tx.$queryRaw<{ id: string }[]>`
     WITH batch AS MATERIALIZED (
-      SELECT * FROM unnest(
-        ${results.map((r) => r.id)}::text[], ${results.map((r) => r.monitorId)}::text[], ${results.map((r) => r.region)}::text[],
-        ${results.map((r) => r.trigger)}::text[], ${results.map((r) => r.startedAt)}::timestamp(3)[],
-        ${results.map((r) => r.latencyMs)}::float8[], ${results.map((r) => JSON.stringify(r.timing))}::jsonb[],
-        ${results.map((r) => r.statusCode)}::int[], ${results.map((r) => r.status)}::text[],
-        ${results.map((r) => r.error)}::text[], ${results.map((r) => r.reason ?? null)}::text[], ${results.map((r) => r.attempts)}::int[],
-        ${results.map((r) => latencyBucket(r.latencyMs))}::int[]
-      ) AS r(id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, attempts, bucket)
+      SELECT * FROM json_to_recordset(${JSON.stringify(batch)}::json) AS r(
+        id text, monitor_id text, region text, trigger text, started_at timestamp(3), latency_ms float8, timing jsonb,
+        status_code int, status text, error text, reason text, attempts int, bucket int)
     ),
     stored AS (
       INSERT INTO check_results (id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, attempts)
       SELECT id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, attempts FROM batch
+      -- In place of a foreign key (results/delete.ts): the monitors are locked by this transaction.
       WHERE EXISTS (SELECT 1 FROM monitors m WHERE m.id = batch.monitor_id)
       ON CONFLICT (id) DO NOTHING
       RETURNING id

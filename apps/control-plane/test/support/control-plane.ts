@@ -22,6 +22,8 @@ export function testPipelineConfig(redisPrefix: string, overrides: Partial<Pipel
     auditRetentionDays: 365,
     reconcileIntervalMs: 300_000,
     notificationConcurrency: 20,
+    // Two on both backends, so that every pipeline test stores through lanes.
+    ingestLanes: 2,
     retryDelaysMs: [...DEFAULT_RETRY_DELAYS_MS],
     ...overrides,
   };

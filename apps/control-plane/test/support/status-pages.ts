@@ -18,13 +18,12 @@ export function statusPageFixtures(prisma: PrismaClient, workspaceId: string) {
 /** A UTC day `daysAgo` before `now`, at midnight, as the daily aggregates key it. */
 export const utcDay = (now: Date, daysAgo: number) => new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - daysAgo * 86_400_000);
 
-/** Seeds a day of a monitor's daily counts in a region, as ingest would have added them up. */
-export function seedDay(
-  prisma: PrismaClient,
-  monitorId: string,
-  day: Date,
-  counts: { successful?: number; degraded?: number; failed?: number },
-  region = "hostA-ams",
-) {
-  return prisma.dailyResultCount.create({ data: { monitorId, region, day, successful: 0, degraded: 0, failed: 0, ...counts } });
+/** Adds counts to a monitor's day over all regions, as ingest would have added its results up. */
+export function seedDay(prisma: PrismaClient, monitorId: string, day: Date, counts: { successful?: number; degraded?: number; failed?: number }) {
+  const { successful = 0, degraded = 0, failed = 0 } = counts;
+  return prisma.allRegionDailyResultCount.upsert({
+    where: { monitorId_day: { monitorId, day } },
+    create: { monitorId, day, successful, degraded, failed },
+    update: { successful: { increment: successful }, degraded: { increment: degraded }, failed: { increment: failed } },
+  });
 }

@@ -45,8 +45,8 @@ type PageRow = NonNullable<Awaited<ReturnType<typeof findPublishedPage>>>;
 
 /**
  * Reads what a page shows from the aggregates only (never check_results):
- * daily counts for the bars, daily latency buckets for public monitors'
- * medians, monitors' statuses, and their incidents.
+ * daily counts for the bars and daily latency buckets for public monitors'
+ * medians (both the roll-ups across regions), monitors' statuses, and their incidents.
  */
 export async function loadPageView(sources: PageSources, row: PageRow, now = new Date()): Promise<PageView> {
   const { prisma } = sources;
@@ -64,16 +64,14 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
   const incidentsSince = new Date(now.getTime() - RECENT_INCIDENT_DAYS * DAY_MS);
 
   const [counts, latencies, incidents, verdicts] = await Promise.all([
-    prisma.$queryRaw<{ monitor_id: string; day: Date; successful: bigint; degraded: bigint; failed: bigint }[]>`
-      SELECT monitor_id, day, sum(successful) AS successful, sum(degraded) AS degraded, sum(failed) AS failed
-      FROM daily_result_counts
-      WHERE monitor_id = ANY(${monitorIds}::text[]) AND day >= ${firstDay}
-      GROUP BY monitor_id, day`,
-    prisma.$queryRaw<{ monitor_id: string; day: Date; bucket: number; count: bigint }[]>`
-      SELECT monitor_id, day, bucket, sum(count) AS count
-      FROM daily_latency_buckets
-      WHERE monitor_id = ANY(${publicIds}::text[]) AND day >= ${firstDay}
-      GROUP BY monitor_id, day, bucket`,
+    prisma.$queryRaw<{ monitor_id: string; day: Date; successful: number; degraded: number; failed: number }[]>`
+      SELECT monitor_id, day, successful, degraded, failed
+      FROM all_region_daily_result_counts
+      WHERE monitor_id = ANY(${monitorIds}::text[]) AND day >= ${firstDay}`,
+    prisma.$queryRaw<{ monitor_id: string; day: Date; bucket: number; count: number }[]>`
+      SELECT monitor_id, day, bucket, count
+      FROM all_region_daily_latency_buckets
+      WHERE monitor_id = ANY(${publicIds}::text[]) AND day >= ${firstDay}`,
     prisma.incident.findMany({
       where: { monitorId: { in: monitorIds }, OR: [{ resolvedAt: null }, { resolvedAt: { gte: incidentsSince } }] },
       orderBy: [{ startedAt: "desc" }, { id: "desc" }],
@@ -84,14 +82,14 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
   const dayCounts = new Map(
     counts.map((c) => [
       `${c.monitor_id}|${dayKey(c.day)}`,
-      { successful: Number(c.successful), degraded: Number(c.degraded), failed: Number(c.failed) } satisfies DayCounts,
+      { successful: c.successful, degraded: c.degraded, failed: c.failed } satisfies DayCounts,
     ]),
   );
   const dayBuckets = new Map<string, { bucket: number; count: number }[]>();
   for (const l of latencies) {
     const key = `${l.monitor_id}|${dayKey(l.day)}`;
     const buckets = dayBuckets.get(key) ?? [];
-    buckets.push({ bucket: Number(l.bucket), count: Number(l.count) });
+    buckets.push({ bucket: l.bucket, count: l.count });
     dayBuckets.set(key, buckets);
   }
   const dates = Array.from({ length: BAR_DAYS }, (_, i) => dayKey(new Date(firstDay.getTime() + i * DAY_MS)));

@@ -1,0 +1,21 @@
+import type { ResultMessage } from "@vigil/queue";
+
+/**
+ * Splits a batch into `count` lanes by monitor, each stored by its own transaction at the same time:
+ * a monitor's results stay in one lane (its status moves in one transaction, under its row lock), and
+ * lanes lock disjoint monitors, so they never wait for each other. On PostgreSQL one lane's statements
+ * run while this process prepares another's.
+ */
+export function splitIntoLanes(results: readonly ResultMessage[], count: number): ResultMessage[][] {
+  if (count <= 1) return [[...results]];
+  const lanes: ResultMessage[][] = Array.from({ length: count }, () => []);
+  for (const result of results) lanes[laneOf(result.monitorId, count)]!.push(result);
+  return lanes.filter((lane) => lane.length > 0);
+}
+
+/** FNV-1a over the monitor id: stable across processes and spread evenly over random ids. */
+function laneOf(monitorId: string, count: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < monitorId.length; i++) hash = Math.imul(hash ^ monitorId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % count;
+}
