@@ -73,7 +73,8 @@ describe.each(BACKENDS)("storing results on %s", (backend) => {
     const results = (id: string) => [
       result(id),
       result(id, { region: "hostB-fra", id: `hostB-fra:${id}`, latencyMs: 300 }),
-      result(id, { id: `old:${id}`, startedAt: minutesAgo(3 * 24 * 60), status: "error", error: "refused", reason: "connect" }),
+      // Another hour than the others, within the retention (the pruning test below counts what it deletes).
+      result(id, { id: `old:${id}`, startedAt: minutesAgo(20 * 60), status: "error", error: "refused", reason: "connect" }),
     ];
     await storeResults(api.db.prisma, [...results(gone), ...results(kept)], STATUS_RULES);
     const rowsOf = async (id: string) =>
