@@ -1,4 +1,4 @@
-import type { DatabaseTarget, PrismaClient } from "@vigil/db";
+import type { PrismaClient } from "@vigil/db";
 import { RESULTS_GROUP, decodeResult, resultsStreamKey, type ResultMessage, type RedisConnection } from "@vigil/queue";
 import type { Logger } from "@vigil/logging";
 import type { StatusRules } from "../status/rules";
@@ -30,13 +30,6 @@ export interface ConsumerOptions {
 const RETRY_BASE_MS = 1_000;
 /** Entries read per batch unless ConsumerOptions.batchSize says otherwise. */
 export const DEFAULT_BATCH_SIZE = 2_000;
-
-/**
- * Lanes (lanes.ts) unless INGEST_LANES says otherwise: two on PostgreSQL, where one lane's statements run
- * while this process prepares the other's (1.3-1.4x on 2 cores, bench:pipeline; more did not help there);
- * one on embedded PGlite, which runs one transaction at a time in this process anyway.
- */
-export const defaultIngestLanes = (database: DatabaseTarget): number => (database.kind === "postgres" ? 2 : 1);
 
 /**
  * Reads results from the Redis stream with a consumer group, stores each

@@ -1,4 +1,12 @@
+import type { DatabaseTarget } from "@vigil/db";
 import type { ResultMessage } from "@vigil/queue";
+
+/**
+ * Lanes unless INGEST_LANES says otherwise: two on PostgreSQL, where one lane's statements run
+ * while this process prepares the other's (1.3-1.4x on 2 cores, bench:pipeline; more did not help there);
+ * one on embedded PGlite, which runs one transaction at a time in this process anyway.
+ */
+export const defaultIngestLanes = (database: DatabaseTarget): number => (database.kind === "postgres" ? 2 : 1);
 
 /**
  * Splits a batch into `count` lanes by monitor, each stored by its own transaction at the same time:
