@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase, type PrismaClient } from "@vigil/db";
 import type { ProviderConfig, RegionId } from "@vigil/domain";
 import { newSigningSecret } from "@vigil/notifications";
-import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage, type RedisConnection } from "@vigil/queue";
+import { connectRedis, encodeResult, resultsStreamKey, scheduledResultId, type ResultMessage, type RedisConnection } from "@vigil/queue";
 import { loadConfig } from "../apps/control-plane/src/config";
 import { NotificationRepository } from "../apps/control-plane/src/notifications/repository";
 import { SecretBox } from "../apps/control-plane/src/notifications/secrets";
@@ -50,7 +50,7 @@ const logger = stderrLogger("warn", "bench-alerting");
 /** The result of a scheduler run as the agent reports it: healthy, or an HTTP 503 after its retries. */
 function result(monitorId: string, region: RegionId, slotMillis: number, healthy: boolean): ResultMessage {
   return {
-    id: `${region}:repeat:monitor:${monitorId}:${slotMillis}`,
+    id: scheduledResultId(region, monitorId, slotMillis),
     monitorId,
     region,
     trigger: "scheduled",

@@ -8,7 +8,7 @@
 //             each of their checks waits for its 10 s timeout (twice: the default retry of 3 allows a
 //             second attempt within the period).
 // From the results stream (decodeResult) it reports each check's start lag (startedAt minus the
-// slot in its job id), missed and doubled slots, and the healthy checks' latency in both phases;
+// time it was due, in its result id), missed and doubled slots, and the healthy checks' latency in both phases;
 // from the agent's /proc and /metrics its memory, sockets and event-loop delay; then the agent's
 // ceiling: BENCH_DRAIN_JOBS healthy checks queued at once and drained.
 // Usage: flock /tmp/vigil-bench.lock pnpm bench:outage-storm, with optional BENCH_MONITORS (1000),
@@ -22,8 +22,8 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { PERIODICITY_MS, parseMonitorConfig, type MonitorRecord, type RegionId } from "@vigil/domain";
-import { connectRedis, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
-import { CheckScheduler, scheduleOffset } from "../apps/control-plane/src/scheduling/scheduler";
+import { connectRedis, decodeResult, resultsStreamKey, scheduleOffset, type CheckJobData, type ResultMessage } from "@vigil/queue";
+import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
 import { startAgent, type AgentProcess, type LogEntry } from "../apps/agent/test/support/processes";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
@@ -101,7 +101,7 @@ function collectResults(redisUrl: string, streamKey: string, groupOf: Map<string
             group: groupOf.get(result.monitorId) ?? "drain",
             monitor: result.monitorId,
             id: result.id,
-            // `<region>:repeat:<scheduler id>:<slot millis>` for scheduled runs.
+            // Scheduled results are `<region>:scheduled:<monitor id>:<due millis>` (scheduledResultId).
             slot: result.trigger === "scheduled" ? Number(result.id.slice(result.id.lastIndexOf(":") + 1)) : NaN,
             startedAt: Date.parse(result.startedAt),
             latencyMs: result.latencyMs,

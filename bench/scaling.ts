@@ -13,8 +13,8 @@
 import { performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
 import { PERIODICITY_MS, type RegionId } from "@vigil/domain";
-import { connectRedis, encodeResult, resultsStreamKey, type RedisConnection, type ResultMessage } from "@vigil/queue";
-import { scheduleOffset } from "../apps/control-plane/src/scheduling/scheduler";
+import { connectRedis, encodeResult, resultsStreamKey, scheduleOffset, type RedisConnection, type ResultMessage } from "@vigil/queue";
+
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, fmt, log, sleep } from "./pipeline/common";
 import { ResultFactory } from "./pipeline/results";

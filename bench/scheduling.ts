@@ -19,10 +19,10 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase } from "@vigil/db";
 import { PERIODICITY_MS, type MonitorRecord, type RegionId } from "@vigil/domain";
-import { checkQueueName, connectRedis, type CheckJobData } from "@vigil/queue";
+import { checkQueueName, connectRedis, scheduleOffset, type CheckJobData } from "@vigil/queue";
 import type { RedisConnection } from "@vigil/queue";
 import { MonitorRepository } from "../apps/control-plane/src/monitors/repository";
-import { CheckScheduler, scheduleOffset } from "../apps/control-plane/src/scheduling/scheduler";
+import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
 import type { WorkerReply, WorkerRequest } from "./pipeline/check-worker";
@@ -442,7 +442,6 @@ function analyse(runs: Runs, records: MonitorRecord[], windowStart: number, wind
   }
   const periods = (windowEnd - windowStart) / PERIOD_MS;
   const offsetBins = new Array<number>(PERIOD_MS / 1000).fill(0);
-  // An offset of a whole period is slot 0 of the period (scheduleOffset never gives 0).
   for (const offset of offsets) offsetBins[Math.floor((offset % PERIOD_MS) / 1000)]!++;
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   return {

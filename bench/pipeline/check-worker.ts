@@ -1,23 +1,25 @@
 // An agent's side of bench/scheduling.ts, in a process of its own as in production (BENCH_WORKERS of
 // them share the region's queue, as several agents of a region do): a BullMQ Worker with the agent's
-// settings that runs no check, and notes for every scheduled run which monitor, which slot and when
-// it started. Started by bench/scheduling.ts with an IPC channel; not run by hand.
+// settings that runs no check, and notes for every scheduled check which monitor, when it was due and
+// when it started. A slot's job goes through the agent's own runSlot (apps/agent/src/slot-runs.ts),
+// which starts each member at its moment. Started by bench/scheduling.ts with an IPC channel; not run by hand.
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { checkQueueName, connectRedis, type CheckJobData } from "@vigil/queue";
+import { SLOT_JOB, checkQueueName, connectRedis, type CheckJobData, type SlotJobData } from "@vigil/queue";
 import type { RegionId } from "@vigil/domain";
+import { runSlot, type SlotJob } from "../../apps/agent/src/slot-runs";
 import { Worker, type Job } from "./deps";
 
 export type WorkerRequest =
   | { type: "start"; redisUrl: string; prefix: string; region: RegionId; concurrency: number; monitorIds: string[] }
   | { type: "stop" };
 
-/** Runs since the last message (sent every FLUSH_MS): index of the monitor, slot and start in epoch millis. */
+/** Checks since the last message (sent every FLUSH_MS): index of the monitor, when it was due and when it started, in epoch millis. */
 export interface WorkerRuns {
   type: "runs";
   monitor: number[];
   slot: number[];
   start: number[];
-  /** Jobs whose timestamp + delay differs from the slot in their id (the delay was clamped at 0). */
+  /** Slots' jobs whose timestamp + delay differs from the due time in their id (the delay was clamped at 0). */
   clamped: number;
   /** Plain (not scheduled) jobs run, for the ceiling. */
   drained: number;
@@ -30,26 +32,27 @@ const FLUSH_MS = 100;
 
 const fresh = (): WorkerRuns => ({ type: "runs", monitor: [], slot: [], start: [], clamped: 0, drained: 0 });
 let runs = fresh();
-let worker: Worker<CheckJobData, void> | undefined;
+let worker: Worker<CheckJobData | SlotJobData, void> | undefined;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 
 async function start(request: Extract<WorkerRequest, { type: "start" }>): Promise<void> {
   const index = new Map(request.monitorIds.map((id, i) => [id, i]));
-  const processor = async (job: Job<CheckJobData, void>): Promise<void> => {
-    const started = Date.now();
-    if (!job.repeatJobKey) {
+  const connection = connectRedis(request.redisUrl, "vigil-bench-agent");
+  const processor = async (job: Job<CheckJobData | SlotJobData, void>): Promise<void> => {
+    if (job.name !== SLOT_JOB) {
       runs.drained++;
       return;
     }
-    // A scheduler's job id is `repeat:<scheduler id>:<slot millis>`: the time the scheduler computed.
-    const slot = Number(job.id!.slice(job.id!.lastIndexOf(":") + 1));
-    if (job.timestamp + (job.opts.delay ?? 0) !== slot) runs.clamped++;
-    runs.monitor.push(index.get(job.data.monitorId) ?? -1);
-    runs.slot.push(slot);
-    runs.start.push(started);
+    // A scheduler's job id is `repeat:<scheduler id>:<due millis>`: the time the scheduler computed.
+    if (job.timestamp + (job.opts.delay ?? 0) !== Number(job.id!.slice(job.id!.lastIndexOf(":") + 1))) runs.clamped++;
+    await runSlot(job as SlotJob, connection, request.region, request.prefix, async (member, dueAt) => {
+      runs.start.push(Date.now());
+      runs.monitor.push(index.get(member.check.monitorId) ?? -1);
+      runs.slot.push(dueAt);
+    });
   };
-  worker = new Worker<CheckJobData, void>(checkQueueName(request.region), processor, {
-    connection: connectRedis(request.redisUrl, "vigil-bench-agent"),
+  worker = new Worker<CheckJobData | SlotJobData, void>(checkQueueName(request.region), processor, {
+    connection,
     prefix: request.prefix,
     concurrency: request.concurrency,
     name: "bench-agent",

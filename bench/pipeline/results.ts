@@ -1,9 +1,9 @@
 // Synthetic check results shaped like the agent's (bench/pipeline.ts): ids as the agent makes them
-// (`<region>:<job id>`, the job id of a scheduler run being `repeat:monitor:<id>:<slot millis>`),
+// (scheduledResultId: region, monitor and the time the check was due),
 // and latencies that differ by region, vary over the day and have a slow tail. Deterministic
 // (seeded PRNG), so runs store the same data.
 import { REGION_IDS, type RegionId } from "@vigil/domain";
-import type { ResultMessage } from "@vigil/queue";
+import { scheduledResultId, type ResultMessage } from "@vigil/queue";
 
 /** mulberry32: small, fast and good enough for synthetic data. */
 export function random(seed: number): () => number {
@@ -35,14 +35,14 @@ export class ResultFactory {
   }
 
   /**
-   * The result of the run of `monitorId`'s scheduler in `region` at `slotMillis`. Median latency
+   * The result of `monitorId`'s check due in `region` at `slotMillis`. Median latency
    * 20 ms in the first region up to ~260 ms in the last (distance), +-15 % over the day, lognormal
    * spread (sigma 0.25); 2 % of checks are 2-8x slower and degraded; 0.5 % fail (timeout, not timed).
    */
   result(monitorId: string, region: RegionId, slotMillis: number): ResultMessage {
     const g = REGION_IDS.indexOf(region);
     const startedAt = new Date(slotMillis + Math.floor(this.next() * 200)).toISOString();
-    const id = `${region}:repeat:monitor:${monitorId}:${slotMillis}`;
+    const id = scheduledResultId(region, monitorId, slotMillis);
     const common = { id, monitorId, region, trigger: "scheduled" as const, startedAt };
     if (this.next() < ERROR_SHARE) {
       return {

@@ -1,15 +1,28 @@
 import { hostname } from "node:os";
 import { Worker, type Job } from "bullmq";
+import pLimit from "p-limit";
 import type { CheckOutcome } from "@vigil/checks";
-import { checkQueueName, resultMessage, resultsStreamKey, type CheckJobData, type RedisConnection } from "@vigil/queue";
+import {
+  SLOT_JOB,
+  checkQueueName,
+  resultMessage,
+  resultsStreamKey,
+  scheduledResultId,
+  type CheckJobData,
+  type RedisConnection,
+  type SlotJobData,
+} from "@vigil/queue";
 import type { AgentConfig } from "./config";
 import type { Logger } from "@vigil/logging";
 import type { MetricExports } from "./metrics-export";
 import { publishResult } from "./publish";
 import { startCheck } from "./metrics";
+import { runSlot, type SlotJob } from "./slot-runs";
+
+type AgentJob = Job<CheckJobData | SlotJobData, void>;
 
 export interface CheckWorker {
-  worker: Worker<CheckJobData, void>;
+  worker: Worker<CheckJobData | SlotJobData, void>;
   queueName: string;
   /** Checks in progress, including those waiting to publish their result. */
   running(): number;
@@ -21,18 +34,21 @@ export interface CheckWorker {
 export const agentName = () => `agent@${hostname()}:${process.pid}`;
 
 /**
- * The id of a job's result. It depends only on the region and the job, so a
- * job that runs twice (its first agent died after publishing, or before the
- * job was marked done) yields the same id and the control plane stores it once.
+ * The id of a triggered check's result. It depends only on the region and the
+ * job, so a job that runs twice (its first agent died after publishing, or
+ * before the job was marked done) yields the same id and the control plane
+ * stores it once. Scheduled checks have theirs from their slot's run
+ * (scheduledResultId).
  */
 export const resultId = (region: string, jobId: string) => `${region}:${jobId}`;
 
 /**
- * Consumes the region's queue, up to `inFlightLimit` jobs at once: runs each
- * job's check, appends the result to the results stream, and only then lets
- * BullMQ complete the job. An agent that dies mid-check leaves the job
- * locked; BullMQ's stalled-job check (on by default) then puts it back for
- * another agent.
+ * Consumes the region's queue: a triggered check's job is one check, a
+ * slot's job the checks of the slot's monitors, each at its moment. At most
+ * `inFlightLimit` checks run at once, whatever the jobs. Each result is
+ * appended to the results stream before BullMQ completes its job: an agent
+ * that dies mid-job leaves it locked, and BullMQ's stalled-job check (on by
+ * default) then puts it back for another agent.
  */
 export function startCheckWorker(
   config: AgentConfig,
@@ -46,32 +62,42 @@ export function startCheckWorker(
   const queueName = checkQueueName(config.region);
   const streamKey = resultsStreamKey(config.redisPrefix);
   let running = 0;
+  const inFlight = pLimit(inFlightLimit);
+
+  const check = (data: CheckJobData, id: string) =>
+    inFlight(async () => {
+      running++;
+      try {
+        const checked = startCheck(data.kind);
+        const outcome = await runCheck(data);
+        checked(outcome.status);
+        metrics.record(data, outcome);
+        await publishResult(connection, streamKey, resultMessage(id, data, config.region, outcome), {
+          onRetry: (error, attempt, delayMs) => logger.warn({ resultId: id, attempt, delayMs, err: error }, "publishing a result failed; trying again"),
+        });
+        logger.debug({ resultId: id, monitorId: data.monitorId, status: outcome.status }, "check done");
+      } finally {
+        running--;
+      }
+    });
 
   // No abort signal: the agent never cuts a check short (a second SIGTERM exits the process), and BullMQ
   // makes an AbortController per job only for processors that take one, whose first listener costs Node
   // about as much CPU as a TCP check.
-  const processor = async (job: Job<CheckJobData, void>): Promise<void> => {
+  const processor = async (job: AgentJob): Promise<void> => {
     if (!job.id) throw new Error("job without an id");
-    running++;
-    try {
-      const checked = startCheck(job.data.kind);
-      const outcome = await runCheck(job.data);
-      checked(outcome.status);
-      metrics.record(job.data, outcome);
-      const message = resultMessage(resultId(config.region, job.id), job.data, config.region, outcome);
-      await publishResult(connection, streamKey, message, {
-        onRetry: (error, attempt, delayMs) =>
-          logger.warn({ jobId: job.id, attempt, delayMs, err: error }, "publishing a result failed; trying again"),
-      });
-      logger.debug({ jobId: job.id, monitorId: job.data.monitorId, status: outcome.status }, "check done");
-    } finally {
-      running--;
+    if (job.name === SLOT_JOB) {
+      return runSlot(job as SlotJob, connection, config.region, config.redisPrefix, (member, dueAt) =>
+        check(member.check, scheduledResultId(config.region, member.check.monitorId, dueAt)),
+      );
     }
+    return check(job.data as CheckJobData, resultId(config.region, job.id));
   };
 
-  const worker = new Worker<CheckJobData, void>(queueName, processor, {
+  const worker = new Worker<CheckJobData | SlotJobData, void>(queueName, processor, {
     connection,
     prefix: config.redisPrefix,
+    // A slot's job holds many checks, a triggered one one: jobs never outnumber checks.
     concurrency: inFlightLimit,
     name: agentName(),
     // Whoever adds jobs says to remove them when done; these defaults apply when

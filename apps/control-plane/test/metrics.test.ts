@@ -7,7 +7,7 @@ import { parse as parseYaml } from "yaml";
 import type { RegionId } from "@vigil/domain";
 import { createLogger } from "@vigil/logging";
 import { Periodicity, Region } from "@vigil/proto";
-import { connectRedis, schedulerId } from "@vigil/queue";
+import { connectRedis, slotIndexKey, slotMembersKey } from "@vigil/queue";
 import { startProviderServer, type ProviderServer } from "../../../packages/notifications/test/support/provider-server";
 import { closedPort } from "../../agent/test/support/targets";
 import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
@@ -178,10 +178,12 @@ describe("Prometheus metrics of a control plane and an agent", () => {
     expect(sampleValue(cpSamples, "vigil_scheduler_last_reconciliation_timestamp_seconds")).toBeGreaterThan(0);
     // Scheduled only now, so that no scheduled check ran before the counts above were read.
     await monitors.updateHTTPMonitor({ id: upId, monitor: { active: true } });
-    const queue = api.pipeline.scheduler.queue(REGION);
+    const { redis, scheduler } = api.pipeline;
     // Redis loses a monitor's schedule, and gains one of no monitor.
-    await queue.removeJobScheduler(schedulerId(upId));
-    await queue.upsertJobScheduler(schedulerId("no-such-monitor"), { every: 3_600_000 }, { name: "check" });
+    const { slot, member } = (await scheduler.scheduledIn(REGION, upId))!;
+    await redis.hdel(slotMembersKey(REGION, slot.id, api.redisPrefix), upId);
+    await redis.hset(slotMembersKey(REGION, "1h:0", api.redisPrefix), "no-such-monitor", JSON.stringify({ ...member, check: { ...member.check, monitorId: "no-such-monitor" } }));
+    await redis.sadd(slotIndexKey(REGION, api.redisPrefix), "1h:0");
     const before = await scrapeControlPlane();
     await api.pipeline.reconcile();
     const after = await scrapeControlPlane();

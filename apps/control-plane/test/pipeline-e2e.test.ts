@@ -4,7 +4,7 @@ import { createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { REGION_IDS } from "@vigil/domain";
 import { MonitorService, MonitorStatus, Periodicity, Region, TimeRange } from "@vigil/proto";
-import { connectRedis, schedulerId, type CheckJobData } from "@vigil/queue";
+import { connectRedis, type CheckJobData } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
 import { Administration } from "../src/admin/operations";
@@ -153,9 +153,8 @@ describe("the check pipeline end to end", () => {
     await client.deleteMonitor({ id: monitor!.id });
     await eventually(async () => {
       for (const region of REGION_IDS) {
-        const queue = pipeline.scheduler.queue(region);
-        expect(await queue.getJobScheduler(schedulerId(monitor!.id))).toBeUndefined();
-        const jobs = await queue.getJobs(["delayed", "waiting", "prioritized"]);
+        expect(await pipeline.scheduler.scheduledIn(region, monitor!.id)).toBeUndefined();
+        const jobs = await pipeline.scheduler.queue(region).getJobs(["delayed", "waiting", "prioritized"]);
         expect(jobs.filter((job) => job.data.monitorId === monitor!.id)).toEqual([]);
       }
     });
@@ -201,12 +200,13 @@ describe("the check pipeline end to end", () => {
     const { monitor } = await client.createHTTPMonitor({
       monitor: { name: "flush", url: `${targetUrl}?flush`, periodicity: Periodicity.PERIODICITY_30S, active: true, regions: [Region.HOSTA_AMS] },
     });
-    await eventually(async () => expect(await pipeline.scheduler.queue("hostA-ams").getJobScheduler(schedulerId(monitor!.id))).toBeDefined());
+    const scheduled = async () => (await pipeline.scheduler.scheduledIn("hostA-ams", monitor!.id))?.nextRunAt;
+    await eventually(async () => expect(await scheduled()).toBeDefined());
     await deletePrefix(prefix);
     // The control plane notices the loss by itself (its reset watch, recovery-redis.test.ts times it) and may have
     // rebuilt the schedule already; reconciling again must leave exactly that schedule in place.
     await pipeline.reconcile();
-    await eventually(async () => expect(await pipeline.scheduler.queue("hostA-ams").getJobScheduler(schedulerId(monitor!.id))).toBeDefined());
+    await eventually(async () => expect(await scheduled()).toBeDefined());
     await client.triggerMonitor({ id: monitor!.id });
     await eventually(
       async () => expect(await db.prisma.checkResult.count({ where: { monitorId: monitor!.id, trigger: "manual" } })).toBe(1),

@@ -3,7 +3,6 @@ import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { MonitorService, Periodicity } from "@vigil/proto";
 import type { Client } from "@connectrpc/connect";
-import { schedulerId } from "@vigil/queue";
 import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
 import { startTestApi, type TestApi } from "./support/api";
 import { eventually } from "./support/eventually";
@@ -39,7 +38,8 @@ describe("recovery from Redis failures", () => {
   let targetBase: string;
   const hitCount = (path: string) => hits.get(path)?.length ?? 0;
   const storedResults = (monitorId: string) => api.db.prisma.checkResult.count({ where: { monitorId } });
-  const scheduled = (monitorId: string) => api.pipeline.scheduler.queue("hostA-ams").getJobScheduler(schedulerId(monitorId));
+  /** When the monitor's next scheduled check is due; undefined while it has no schedule. */
+  const scheduled = async (monitorId: string) => (await api.pipeline.scheduler.scheduledIn("hostA-ams", monitorId))?.nextRunAt;
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   beforeAll(async () => {
@@ -67,7 +67,7 @@ describe("recovery from Redis failures", () => {
   async function monitorDueSoon(path: string): Promise<{ id: string; dueAt: number }> {
     const { monitor } = await client.createHTTPMonitor({ monitor: { name: path, url: targetBase + path, periodicity: Periodicity.PERIODICITY_30S, active: true } });
     const id = monitor!.id;
-    let dueAt = (await eventually(async () => (await scheduled(id))!.next!)) as number;
+    let dueAt = (await eventually(async () => (await scheduled(id))!)) as number;
     while (dueAt - Date.now() < 5_000) dueAt += PERIOD_MS;
     await sleep(dueAt - 3_000 - Date.now());
     return { id, dueAt };
@@ -76,7 +76,7 @@ describe("recovery from Redis failures", () => {
   /** After Redis lost everything at `lostAt`: how long until the schedule was back, and until the next check hit the target. */
   async function measureResume(id: string, path: string, lostAt: number) {
     const hitsBefore = hitCount(path);
-    const rebuiltMs = await eventually(async () => ((await scheduled(id)) ? Date.now() - lostAt : false), RESUME_BOUND_MS);
+    const rebuiltMs = await eventually(async () => ((await scheduled(id)) !== undefined ? Date.now() - lostAt : false), RESUME_BOUND_MS);
     await eventually(() => hitCount(path) > hitsBefore, lostAt + RESUME_BOUND_MS - Date.now());
     const resumedMs = hits.get(path)!.at(-1)! - lostAt;
     expect(resumedMs).toBeLessThan(RESUME_BOUND_MS);
@@ -130,7 +130,7 @@ describe("recovery from Redis failures", () => {
     // The agent reconnected and delivered it, once.
     await eventually(async () => (await storedResults(inFlight!.id)) === 1, 15_000);
     // The monitor made during the outage is scheduled and checked on schedule (within one period).
-    await eventually(async () => Boolean(await scheduled(created!.id)), RESUME_BOUND_MS);
+    await eventually(async () => (await scheduled(created!.id)) !== undefined, RESUME_BOUND_MS);
     await eventually(async () => (await storedResults(created!.id)) > 0, PERIOD_MS + 10_000);
     expect(hitCount("/slow")).toBe(1);
     expect(await storedResults(inFlight!.id)).toBe(1);

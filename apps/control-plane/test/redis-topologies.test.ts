@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Periodicity, Region } from "@vigil/proto";
-import { schedulerId, type RedisTarget } from "@vigil/queue";
+import type { RedisTarget } from "@vigil/queue";
 import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
 import { startTestApi, type TestApi } from "./support/api";
 import { eventually } from "./support/eventually";
@@ -54,7 +54,7 @@ describe("Redis Sentinel and Cluster", () => {
       monitor: { name: "topology", url: targetUrl, periodicity: Periodicity.PERIODICITY_30S, active: true, regions: [Region.HOSTA_AMS] },
     });
     const id = monitor!.id;
-    await eventually(async () => expect(await api.pipeline.scheduler.queue("hostA-ams").getJobScheduler(schedulerId(id))).toMatchObject({ every: 30_000 }));
+    await eventually(async () => expect((await api.pipeline.scheduler.scheduledIn("hostA-ams", id))?.slot.periodicity).toBe("30s"));
     await client.triggerMonitor({ id });
     await resultsStored(api, id, 1);
     return id;

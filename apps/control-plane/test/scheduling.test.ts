@@ -1,7 +1,7 @@
 import type { Client } from "@connectrpc/connect";
 import { REGION_IDS, type RegionId } from "@vigil/domain";
 import { MonitorService, Periodicity, Region } from "@vigil/proto";
-import { schedulerId } from "@vigil/queue";
+import { SLOT_JOB, SLOTS_PER_PERIOD, slotIndexKey, slotMembersKey, slotOf, slotSchedulerId } from "@vigil/queue";
 import { deletePrefix } from "../../../test/redis";
 import { testPipelineConfig } from "./support/control-plane";
 import { startPipeline } from "../src/pipeline";
@@ -14,9 +14,10 @@ describe("scheduling checks in Redis", () => {
   let api: TestApi;
   let client: Client<typeof MonitorService>;
   const queue = (region: RegionId) => api.pipeline.scheduler.queue(region);
-  /** The regions whose queue has a job scheduler for the monitor. */
+  const scheduledIn = (region: RegionId, monitorId: string) => api.pipeline.scheduler.scheduledIn(region, monitorId);
+  /** The regions where the monitor is a member of a slot whose scheduler exists. */
   const scheduledRegions = async (monitorId: string) => {
-    const found = await Promise.all(REGION_IDS.map(async (r) => ((await queue(r).getJobScheduler(schedulerId(monitorId))) ? r : null)));
+    const found = await Promise.all(REGION_IDS.map(async (r) => ((await scheduledIn(r, monitorId))?.nextRunAt !== undefined ? r : null)));
     return found.filter(Boolean);
   };
 
@@ -31,12 +32,19 @@ describe("scheduling checks in Redis", () => {
       .createHTTPMonitor({ monitor: { name: "s", url: "http://127.0.0.1:9/", periodicity: Periodicity.PERIODICITY_1M, active: true, ...fields } })
       .then((r) => r.monitor!);
 
-  it("keeps one scheduler per active monitor and region, at the monitor's period, carrying its configuration", async () => {
+  it("puts each active monitor in its slot in each of its regions, carrying its configuration, under a scheduler at its period", async () => {
     const monitor = await create({ regions: [Region.HOSTA_AMS, Region.HOSTB_FRA] });
     await eventually(async () => expect(await scheduledRegions(monitor.id)).toEqual(["hostA-ams", "hostB-fra"]));
-    const scheduler = await queue("hostB-fra").getJobScheduler(schedulerId(monitor.id));
-    expect(scheduler).toMatchObject({ every: 60_000, template: { data: { monitorId: monitor.id, kind: "http", trigger: "scheduled" } } });
-    expect((scheduler!.template!.data as { config: { url: string } }).config.url).toBe("http://127.0.0.1:9/");
+    const { slot, member, nextRunAt } = (await scheduledIn("hostB-fra", monitor.id))!;
+    expect(member.check).toMatchObject({ monitorId: monitor.id, kind: "http", trigger: "scheduled", config: { url: "http://127.0.0.1:9/" } });
+    expect(slot.periodicity).toBe("1m");
+    expect(member.atMs).toBeGreaterThanOrEqual(0);
+    expect(member.atMs).toBeLessThan(60_000 / SLOTS_PER_PERIOD);
+    const scheduler = await queue("hostB-fra").getJobScheduler(slotSchedulerId(slot));
+    expect(scheduler).toMatchObject({ every: 60_000, offset: slot.offsetMs || 60_000, template: { data: { slot: slot.id } } });
+    // Due at its own moment of the slot, within the next period.
+    expect((nextRunAt! - slot.offsetMs - member.atMs) % 60_000).toBe(0);
+    expect(nextRunAt! - Date.now()).toBeLessThanOrEqual(60_000);
   });
 
   it("schedules nothing for an inactive monitor, and the default region for one without regions", async () => {
@@ -51,11 +59,9 @@ describe("scheduling checks in Redis", () => {
     await eventually(async () => expect(await scheduledRegions(monitor.id)).toEqual(["hostA-ams"]));
     await client.updateHTTPMonitor({ id: monitor.id, monitor: { regions: [Region.HOSTB_PAR], periodicity: Periodicity.PERIODICITY_5M } });
     await eventually(async () => expect(await scheduledRegions(monitor.id)).toEqual(["hostB-par"]));
-    await eventually(async () => expect((await queue("hostB-par").getJobScheduler(schedulerId(monitor.id)))?.every).toBe(300_000));
+    expect((await scheduledIn("hostB-par", monitor.id))?.slot.periodicity).toBe("5m");
     await client.updateHTTPMonitor({ id: monitor.id, monitor: { timeout: 1234n } });
-    await eventually(async () =>
-      expect((await queue("hostB-par").getJobScheduler(schedulerId(monitor.id)))?.template?.data).toMatchObject({ config: { timeout: 1234 } }),
-    );
+    expect((await scheduledIn("hostB-par", monitor.id))?.member.check).toMatchObject({ config: { timeout: 1234 } });
     await client.updateHTTPMonitor({ id: monitor.id, monitor: { active: false } });
     await eventually(async () => expect(await scheduledRegions(monitor.id)).toEqual([]));
     await client.updateHTTPMonitor({ id: monitor.id, monitor: { active: true } });
@@ -67,44 +73,69 @@ describe("scheduling checks in Redis", () => {
   it("spreads monitors of one periodicity over the period", async () => {
     const monitors = await Promise.all(Array.from({ length: 40 }, () => create({ periodicity: Periodicity.PERIODICITY_30S })));
     const offsets = await eventually(async () => {
-      const schedulers = await Promise.all(monitors.map((m) => queue("hostA-ams").getJobScheduler(schedulerId(m.id))));
-      expect(schedulers.every(Boolean)).toBe(true);
-      return schedulers.map((s) => s!.offset ?? 0);
+      const scheduled = await Promise.all(monitors.map((m) => scheduledIn("hostA-ams", m.id)));
+      expect(scheduled.every((s) => s?.nextRunAt !== undefined)).toBe(true);
+      return scheduled.map((s) => s!.slot.offsetMs + s!.member.atMs);
     });
     const seconds = new Set(offsets.map((o) => Math.floor(o / 1000)));
     expect(seconds.size).toBeGreaterThan(15);
-    expect(Math.max(...offsets)).toBeLessThanOrEqual(30_000);
+    expect(Math.max(...offsets)).toBeLessThan(30_000);
   });
 
-  it("rebuilds a flushed Redis from the database and removes schedulers the database does not want", async () => {
+  it("keeps one scheduler per slot however many monitors share it", async () => {
+    const monitor = await create({ regions: [Region.HOSTA_LHR], periodicity: Periodicity.PERIODICITY_30M });
+    const record = (await new MonitorRepository(api.db.prisma).listActive()).find((r) => r.id === monitor.id)!;
+    const { slot } = slotOf(monitor.id, "30m");
+    // Three more monitors of the same slot (ids found by trying), scheduled as the service schedules a monitor.
+    const sharing: string[] = [];
+    for (let i = 0; sharing.length < 3; i++) if (slotOf(`${monitor.id}-${i}`, "30m").slot.id === slot.id) sharing.push(`${monitor.id}-${i}`);
+    for (const id of sharing) await api.pipeline.scheduler.schedule({ ...record, id });
+
+    const scheduled = await Promise.all([monitor.id, ...sharing].map((id) => scheduledIn("hostA-lhr", id)));
+    expect(scheduled.map((s) => s?.slot.id)).toEqual([slot.id, slot.id, slot.id, slot.id]);
+    expect(new Set(scheduled.map((s) => s!.nextRunAt)).size).toBe(4);
+    const schedulers = await queue("hostA-lhr").getJobSchedulers(0, -1);
+    expect(schedulers.filter((s) => s.key === slotSchedulerId(slot))).toHaveLength(1);
+    expect(await queue("hostA-lhr").getDelayed(0, -1)).toHaveLength(1);
+    for (const id of sharing) await api.pipeline.scheduler.unschedule(id);
+  });
+
+  it("rebuilds a flushed Redis from the database and removes members and schedulers the database does not want", async () => {
     const kept = await create({ regions: [Region.HOSTC_US_EAST4] });
     await eventually(async () => expect(await scheduledRegions(kept.id)).toEqual(["hostC-us-east4"]));
     await deletePrefix(api.redisPrefix);
     expect(await scheduledRegions(kept.id)).toEqual([]);
-    await queue("hostC-us-east4").upsertJobScheduler(schedulerId("long-gone"), { every: 60_000 }, { name: "check", data: {} });
+    // A scheduler of the layout before slots (one per monitor), and a monitor the database no longer has.
+    await queue("hostC-us-east4").upsertJobScheduler("monitor:long-gone", { every: 60_000 }, { name: "check", data: {} });
+    const redis = api.pipeline.redis;
+    await redis.hset(slotMembersKey("hostC-us-east4", "1m:7", api.redisPrefix), "long-gone", JSON.stringify({ atMs: 0, check: {} }));
+    await redis.sadd(slotIndexKey("hostC-us-east4", api.redisPrefix), "1m:7");
 
     await api.pipeline.reconcile();
     expect(await scheduledRegions(kept.id)).toEqual(["hostC-us-east4"]);
-    expect(await queue("hostC-us-east4").getJobScheduler(schedulerId("long-gone"))).toBeUndefined();
+    expect(await queue("hostC-us-east4").getJobScheduler("monitor:long-gone")).toBeUndefined();
+    expect(await redis.hlen(slotMembersKey("hostC-us-east4", "1m:7", api.redisPrefix))).toBe(0);
   });
 
-  it("writes at a reconciliation only the schedulers that differ from the database", async () => {
+  it("writes at a reconciliation only the members and schedulers that differ from the database", async () => {
     const monitor = await create({ regions: [Region.HOSTA_AMS] });
     await eventually(async () => expect(await scheduledRegions(monitor.id)).toEqual(["hostA-ams"]));
-    const { scheduler } = api.pipeline;
+    const { scheduler, redis } = api.pipeline;
+    const nothing = { upserted: 0, removed: 0, schedulers: { upserted: 0, removed: 0 } };
     const active = await new MonitorRepository(api.db.prisma).listActive();
     await scheduler.reconcile(active);
-    expect(await scheduler.reconcile(active)).toEqual({ upserted: 0, removed: 0 });
+    expect(await scheduler.reconcile(active)).toEqual(nothing);
 
-    // Changed behind the control plane's back: another check, then another period.
-    await queue("hostA-ams").upsertJobScheduler(schedulerId(monitor.id), { every: 60_000 }, { name: "check", data: { monitorId: "someone else" } });
-    expect(await scheduler.reconcile(active)).toEqual({ upserted: 1, removed: 0 });
-    expect((await queue("hostA-ams").getJobScheduler(schedulerId(monitor.id)))?.template?.data).toMatchObject({ monitorId: monitor.id, config: { url: "http://127.0.0.1:9/" } });
-    const { template } = (await queue("hostA-ams").getJobScheduler(schedulerId(monitor.id)))!;
-    await queue("hostA-ams").upsertJobScheduler(schedulerId(monitor.id), { every: 300_000 }, { name: "check", data: template!.data, opts: template!.opts });
-    expect(await scheduler.reconcile(active)).toEqual({ upserted: 1, removed: 0 });
-    expect((await queue("hostA-ams").getJobScheduler(schedulerId(monitor.id)))?.every).toBe(60_000);
-    expect(await scheduler.reconcile(active)).toEqual({ upserted: 0, removed: 0 });
+    // Changed behind the control plane's back: another check, then another period for its slot.
+    const { slot, member } = (await scheduledIn("hostA-ams", monitor.id))!;
+    await redis.hset(slotMembersKey("hostA-ams", slot.id, api.redisPrefix), monitor.id, JSON.stringify({ ...member, check: { ...member.check, monitorId: "someone else" } }));
+    expect(await scheduler.reconcile(active)).toEqual({ ...nothing, upserted: 1 });
+    expect((await scheduledIn("hostA-ams", monitor.id))?.member).toEqual(member);
+    const { template } = (await queue("hostA-ams").getJobScheduler(slotSchedulerId(slot)))!;
+    await queue("hostA-ams").upsertJobScheduler(slotSchedulerId(slot), { every: 300_000 }, { name: SLOT_JOB, data: template!.data, opts: template!.opts });
+    expect(await scheduler.reconcile(active)).toEqual({ ...nothing, schedulers: { upserted: 1, removed: 0 } });
+    expect((await queue("hostA-ams").getJobScheduler(slotSchedulerId(slot)))?.every).toBe(60_000);
+    expect(await scheduler.reconcile(active)).toEqual(nothing);
   });
 
   it("lets several control planes reconcile at once without duplicating checks", async () => {
@@ -116,12 +147,14 @@ describe("scheduling checks in Redis", () => {
     try {
       await Promise.all([...replicas.map((r) => r.reconcile()), api.pipeline.reconcile()]);
       const active = await api.db.prisma.monitor.findMany({ where: { active: true }, select: { id: true, regions: true } });
-      for (const region of ["hostA-ams", "hostB-fra", "hostC-us-east4"] as RegionId[]) {
+      for (const region of ["hostA-ams", "hostB-fra", "hostC-us-east4", "hostA-lhr"] as RegionId[]) {
+        const expected = active.filter((m) => (m.regions.length ? m.regions : ["hostA-ams"]).includes(region));
+        const scheduled = await Promise.all(expected.map((m) => scheduledIn(region, m.id)));
+        expect([region, scheduled.filter((s) => s?.nextRunAt !== undefined).length]).toEqual([region, expected.length]);
+        // One scheduler per slot in use, and one next run per scheduler, whoever upserted it.
         const schedulers = await queue(region).getJobSchedulers(0, -1);
+        expect(schedulers.map((s) => s.key).sort()).toEqual([...new Set(scheduled.map((s) => slotSchedulerId(s!.slot)))].sort());
         const delayed = await queue(region).getDelayed(0, -1);
-        const expected = active.filter((m) => (m.regions.length ? m.regions : ["hostA-ams"]).includes(region)).length;
-        expect([region, schedulers.length]).toEqual([region, expected]);
-        // One next run per scheduler, whoever upserted it.
         const perScheduler = new Map<string, number>();
         for (const job of delayed) perScheduler.set(job.repeatJobKey!, (perScheduler.get(job.repeatJobKey!) ?? 0) + 1);
         expect([...perScheduler.values()].every((n) => n === 1)).toBe(true);

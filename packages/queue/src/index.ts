@@ -1,4 +1,5 @@
 export * from "./names";
 export * from "./messages";
+export * from "./slots";
 export * from "./redis";
 export * from "./connection-log";

@@ -12,8 +12,6 @@ export const checkQueueName = (region: RegionId) => `checks-${region}`;
 export const resultsStreamKey = (prefix: string = DEFAULT_PREFIX) => `${prefix}:results`;
 export const RESULTS_GROUP = "control-plane";
 
-/** The job scheduler of one monitor in one region's queue. */
-export const schedulerId = (monitorId: string) => `monitor:${monitorId}`;
 
 /** The control plane's queue of notification deliveries (one job per delivery, its id the delivery's). */
 export const NOTIFICATION_QUEUE = "notifications";

@@ -1,46 +1,70 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { Job, Queue } from "bullmq";
 import { PERIODICITY_MS, REGION_IDS, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { checkedRegions } from "../status/rules";
-import { checkQueueName, schedulerId, type CheckJobData, type Trigger, type RedisConnection } from "@vigil/queue";
+import {
+  SLOT_JOB,
+  checkQueueName,
+  parseSlot,
+  slotIndexKey,
+  slotMembersKey,
+  slotOf,
+  slotSchedulerId,
+  slotsOf,
+  type CheckJobData,
+  type RedisConnection,
+  type Slot,
+  type SlotJobData,
+  type SlotMember,
+  type Trigger,
+} from "@vigil/queue";
 import { startReconciliation } from "../metrics/record";
 
 /** Scheduled checks wait behind checks asked for on demand, which carry no priority (BullMQ runs those first). */
 const SCHEDULED_PRIORITY = 10;
 const CLEANUP = { removeOnComplete: true, removeOnFail: true } as const;
 /**
- * Schedulers a reconciliation reads or writes per round trip: all at once would
- * queue 100,000 commands in Redis ahead of the agents' (runs seconds late).
+ * Schedulers or member writes a reconciliation sends per round trip: all at
+ * once would queue 100,000 commands in Redis ahead of the agents' (runs
+ * seconds late).
  */
 const RECONCILE_CHUNK = 1_000;
+/** Slots whose monitors a reconciliation reads per round trip (a few hundred monitors each at 100,000). */
+const SLOT_READ_CHUNK = 10;
 
-/** Runs `work` on `items` RECONCILE_CHUNK at a time, one chunk after the other, handing `each` every item with its answer. */
-async function inChunks<T, R>(items: readonly T[], work: (chunk: T[]) => Promise<R[]>, each?: (item: T, answer: R) => void): Promise<void> {
-  for (let from = 0; from < items.length; from += RECONCILE_CHUNK) {
-    const chunk = items.slice(from, from + RECONCILE_CHUNK);
+/** Runs `work` on `items` `size` at a time, one chunk after the other, handing `each` every item with its answer. */
+async function inChunks<T, R>(items: readonly T[], work: (chunk: T[]) => Promise<R[]>, each?: (item: T, answer: R) => void, size = RECONCILE_CHUNK): Promise<void> {
+  for (let from = 0; from < items.length; from += size) {
+    const chunk = items.slice(from, from + size);
     const answers = await work(chunk);
     chunk.forEach((item, i) => each?.(item, answers[i]!));
   }
 }
 
-/**
- * Spreads monitors of one periodicity over their period: the same monitor
- * always gets the same offset, so every replica computes the same schedule.
- * Never 0, which BullMQ takes as no offset (the monitor would run from the
- * moment of each upsert instead): a whole period gives the same slots.
- */
-export function scheduleOffset(monitorId: string, periodMs: number): number {
-  return createHash("sha256").update(monitorId).digest().readUInt32BE(0) % periodMs || periodMs;
+/** The answers of a pipeline or transaction, throwing the first command's error. */
+async function answersOf(replies: Promise<[Error | null, unknown][] | null>): Promise<unknown[]> {
+  return ((await replies) ?? []).map(([error, answer]) => {
+    if (error) throw error;
+    return answer;
+  });
 }
 
 const jobData = (record: MonitorRecord, trigger: Trigger) =>
   ({ monitorId: record.id, kind: record.kind, config: record.config, trigger }) as CheckJobData;
 
-const repeatOf = (record: MonitorRecord) => {
-  const every = PERIODICITY_MS[record.config.periodicity];
-  return { every, offset: scheduleOffset(record.id, every) };
+/** A monitor's place in its slot and the check its agent runs there. */
+function memberOf(record: MonitorRecord): { slot: Slot; member: SlotMember } {
+  const { slot, atMs } = slotOf(record.id, record.config.periodicity);
+  return { slot, member: { atMs, check: jobData(record, "scheduled") } };
+}
+
+/** BullMQ reads an offset of 0 as none (the slot would run from the moment of each upsert): a whole period gives the same times. */
+const repeatOf = (slot: Slot) => {
+  const every = PERIODICITY_MS[slot.periodicity];
+  return { every, offset: slot.offsetMs || every };
 };
+const slotJob = (slot: Slot) => ({ name: SLOT_JOB, data: { slot: slot.id } satisfies SlotJobData, opts: { priority: SCHEDULED_PRIORITY, ...CLEANUP } });
 
 /** What a reconciliation compares of a scheduler in Redis: BullMQ's hash `<repeat key>:<id>` and its score in the repeat key. */
 interface StoredScheduler {
@@ -52,25 +76,42 @@ interface StoredScheduler {
 }
 
 /**
- * Whether a scheduler in Redis already does what the monitor asks: the same
- * period, offset and check, and a next run that is not more than a period
+ * Whether a slot's scheduler in Redis already does what the slot needs: its
+ * period and offset, its job, and a next run that is not more than a period
  * overdue (one that is has lost its job, and writing it again makes a new one).
  */
-function isUpToDate(scheduler: StoredScheduler, record: MonitorRecord, now: number): boolean {
-  const { every, offset } = repeatOf(record);
+function isUpToDate(scheduler: StoredScheduler, slot: Slot, now: number): boolean {
+  const { every, offset } = repeatOf(slot);
   return (
     Number(scheduler.every) === every &&
     Number(scheduler.offset) === offset &&
     scheduler.next >= now - every &&
     scheduler.data !== null &&
-    isDeepStrictEqual(JSON.parse(scheduler.data), jobData(record, "scheduled")) &&
+    isDeepStrictEqual(JSON.parse(scheduler.data), slotJob(slot).data) &&
     Job.optsFromJSON(scheduler.opts ?? undefined).priority === SCHEDULED_PRIORITY
   );
 }
 
+/** What a reconciliation wrote: monitors' memberships (a monitor in a region's slot), and slots' schedulers. */
+export interface Reconciled {
+  upserted: number;
+  removed: number;
+  schedulers: { upserted: number; removed: number };
+}
+
+/** A monitor's schedule in one region, as its agents will find it. */
+export interface Scheduled {
+  slot: Slot;
+  member: SlotMember;
+  /** When its next scheduled check is due (epoch ms); undefined while its slot has no scheduler. */
+  nextRunAt: number | undefined;
+}
+
 /**
- * Keeps one BullMQ job scheduler per (active monitor, region) on that
- * region's queue. The database is the source of truth: every change calls
+ * Keeps the schedules of active monitors in each region's queue, laid out in
+ * slots (packages/queue/src/slots.ts): a monitor is a member of its slot's
+ * hash in each of its regions, and each slot with members has a BullMQ job
+ * scheduler. The database is the source of truth: every change calls
  * schedule/unschedule, and reconcile() rebuilds Redis from the monitors.
  */
 export class CheckScheduler {
@@ -93,18 +134,36 @@ export class CheckScheduler {
     return checkedRegions(record.config.regions, this);
   }
 
-  /** Brings a monitor's schedulers in line with its configuration (none when inactive). */
+  /**
+   * Brings a monitor's schedules in line with its configuration, in one
+   * transaction: a member of its slot in each of its regions, and of no other
+   * slot anywhere (none when inactive); then gives its slots a scheduler where
+   * they have none yet.
+   */
   async schedule(record: MonitorRecord): Promise<void> {
     this.changes++;
     const wanted = new Set(record.config.active ? this.regionsOf(record) : []);
-    await Promise.all(
-      REGION_IDS.map((region) => (wanted.has(region) ? this.upsert(region, record) : this.remove(region, record.id))),
-    );
+    const { slot, member } = memberOf(record);
+    const transaction = this.connection.multi();
+    for (const region of REGION_IDS) {
+      for (const other of slotsOf(record.id)) {
+        if (wanted.has(region) && other.id === slot.id) continue;
+        transaction.hdel(this.membersKey(region, other), record.id);
+      }
+      if (wanted.has(region)) {
+        transaction.hset(this.membersKey(region, slot), record.id, JSON.stringify(member));
+        transaction.sadd(slotIndexKey(region, this.prefix), slot.id);
+      }
+    }
+    await answersOf(transaction.exec());
+    await this.ensureSchedulers([...wanted], slot);
   }
 
   async unschedule(monitorId: string): Promise<void> {
     this.changes++;
-    await Promise.all(REGION_IDS.map((region) => this.remove(region, monitorId)));
+    const transaction = this.connection.multi();
+    for (const region of REGION_IDS) for (const slot of slotsOf(monitorId)) transaction.hdel(this.membersKey(region, slot), monitorId);
+    await answersOf(transaction.exec());
   }
 
   /** Queues an immediate check in every region of the monitor, ahead of scheduled work. */
@@ -116,43 +175,125 @@ export class CheckScheduler {
     );
   }
 
+  /** Where and when a monitor is checked in a region; undefined when it is not. */
+  async scheduledIn(region: RegionId, monitorId: string): Promise<Scheduled | undefined> {
+    for (const slot of slotsOf(monitorId)) {
+      const [stored, next] = await answersOf(
+        this.connection.pipeline().hget(this.membersKey(region, slot), monitorId).zscore(this.queue(region).keys.repeat!, slotSchedulerId(slot)).exec(),
+      );
+      if (typeof stored !== "string") continue;
+      const member = JSON.parse(stored) as SlotMember;
+      return { slot, member, nextRunAt: next === null ? undefined : Number(next) + member.atMs };
+    }
+    return undefined;
+  }
+
   /**
-   * Makes Redis match the given active monitors: writes every scheduler that
-   * is missing, differs from its monitor or has fallen behind, and removes
-   * every other one (monitors deleted, deactivated, or moved out of a region
-   * while Redis was unreachable, or a flushed Redis). Schedulers already right
-   * are left alone: upserting one moves its next job, which is work for Redis
-   * and delay for the agents at every periodic reconciliation. Reads and
-   * writes go in chunks, one round trip each, so that the agents' commands
-   * are served between them even with 100,000 schedulers.
+   * Makes Redis match the given active monitors: writes every member that is
+   * missing or differs from its monitor, removes every other one (monitors
+   * deleted, deactivated, moved to another slot or out of a region while
+   * Redis was unreachable), writes the scheduler of every slot with members
+   * that is missing, differs or has fallen behind, and removes every other
+   * scheduler (slots left empty, schedulers of older versions). What is
+   * already right is left alone: upserting a scheduler moves its next job,
+   * which is work for Redis and delay for the agents at every periodic
+   * reconciliation. Reads and writes go in chunks, one round trip each, so
+   * that the agents' commands are served between them.
    */
-  async reconcile(active: MonitorRecord[]): Promise<{ upserted: number; removed: number }> {
+  async reconcile(active: MonitorRecord[]): Promise<Reconciled> {
     const reconciled = startReconciliation();
     let upserted = 0;
     let removed = 0;
-    let missing = 0;
+    const schedulers = { upserted: 0, removed: 0 };
     for (const region of REGION_IDS) {
-      const queue = this.queue(region);
-      const wanted = active.filter((record) => this.regionsOf(record).includes(region));
-      const wantedIds = new Set(wanted.map((record) => schedulerId(record.id)));
-      const existing = await this.nextRuns(queue);
-      const stale = [...existing.keys()].filter((id) => !wantedIds.has(id));
-      const outdated = wanted.filter((record) => !existing.has(schedulerId(record.id)));
-      missing += outdated.length;
-      await inChunks(
-        wanted.filter((record) => existing.has(schedulerId(record.id))),
-        (chunk) => this.stored(queue, chunk.map((record) => schedulerId(record.id)), existing),
-        (record, scheduler) => {
-          if (!scheduler || !isUpToDate(scheduler, record, Date.now())) outdated.push(record);
-        },
-      );
-      await inChunks(stale, (chunk) => Promise.all(chunk.map((id) => queue.removeJobScheduler(id))));
-      await inChunks(outdated, (chunk) => Promise.all(chunk.map((record) => this.upsert(region, record))));
-      upserted += outdated.length;
-      removed += stale.length;
+      const wanted = new Map<string, { slot: Slot; members: Map<string, SlotMember> }>();
+      for (const record of active) {
+        if (!this.regionsOf(record).includes(region)) continue;
+        const { slot, member } = memberOf(record);
+        if (!wanted.has(slot.id)) wanted.set(slot.id, { slot, members: new Map() });
+        wanted.get(slot.id)!.members.set(record.id, member);
+      }
+      const members = await this.reconcileMembers(region, wanted);
+      upserted += members.upserted;
+      removed += members.removed;
+      const written = await this.reconcileSchedulers(region, [...wanted.values()].map(({ slot }) => slot));
+      schedulers.upserted += written.upserted;
+      schedulers.removed += written.removed;
     }
-    reconciled({ missing, stale: removed });
+    reconciled({ missing: upserted, stale: removed });
+    return { upserted, removed, schedulers };
+  }
+
+  private async reconcileMembers(
+    region: RegionId,
+    wanted: Map<string, { slot: Slot; members: Map<string, SlotMember> }>,
+  ): Promise<{ upserted: number; removed: number }> {
+    const index = slotIndexKey(region, this.prefix);
+    const indexed = ((await this.connection.smembers(index)) as string[]).map(parseSlot).filter((slot) => slot !== undefined);
+    const slots = [...wanted.values()].map(({ slot }) => slot);
+    for (const slot of indexed) if (!wanted.has(slot.id)) slots.push(slot);
+    const writes: ((pipeline: ReturnType<RedisConnection["pipeline"]>) => void)[] = [];
+    let upserted = 0;
+    let removed = 0;
+    await inChunks(
+      slots,
+      (chunk) => {
+        const pipeline = this.connection.pipeline();
+        for (const slot of chunk) pipeline.hgetall(this.membersKey(region, slot));
+        return answersOf(pipeline.exec()) as Promise<Record<string, string>[]>;
+      },
+      (slot, stored) => {
+        const key = this.membersKey(region, slot);
+        const members = wanted.get(slot.id)?.members ?? new Map<string, SlotMember>();
+        for (const [monitorId, member] of members) {
+          const current = stored[monitorId];
+          if (current === undefined || !isDeepStrictEqual(JSON.parse(current), member)) {
+            upserted++;
+            writes.push((pipeline) => pipeline.hset(key, monitorId, JSON.stringify(member)));
+          }
+        }
+        for (const monitorId of Object.keys(stored)) {
+          if (members.has(monitorId)) continue;
+          removed++;
+          writes.push((pipeline) => pipeline.hdel(key, monitorId));
+        }
+        if (members.size === 0) writes.push((pipeline) => pipeline.srem(index, slot.id));
+      },
+      SLOT_READ_CHUNK,
+    );
+    if (wanted.size > 0) writes.push((pipeline) => pipeline.sadd(index, ...wanted.keys()));
+    await inChunks(writes, async (chunk) => {
+      const pipeline = this.connection.pipeline();
+      for (const write of chunk) write(pipeline);
+      return answersOf(pipeline.exec());
+    });
     return { upserted, removed };
+  }
+
+  private async reconcileSchedulers(region: RegionId, slots: Slot[]): Promise<{ upserted: number; removed: number }> {
+    const queue = this.queue(region);
+    const existing = await this.nextRuns(queue);
+    const wantedIds = new Set(slots.map(slotSchedulerId));
+    const stale = [...existing.keys()].filter((id) => !wantedIds.has(id));
+    const outdated = slots.filter((slot) => !existing.has(slotSchedulerId(slot)));
+    await inChunks(
+      slots.filter((slot) => existing.has(slotSchedulerId(slot))),
+      (chunk) => this.stored(queue, chunk.map(slotSchedulerId), existing),
+      (slot, scheduler) => {
+        if (!scheduler || !isUpToDate(scheduler, slot, Date.now())) outdated.push(slot);
+      },
+    );
+    await inChunks(stale, (chunk) => Promise.all(chunk.map((id) => queue.removeJobScheduler(id))));
+    await inChunks(outdated, (chunk) => Promise.all(chunk.map((slot) => this.upsert(region, slot))));
+    return { upserted: outdated.length, removed: stale.length };
+  }
+
+  /** Writes the scheduler of `slot` in each region that has none (another control plane may have just written it: the same job either way). */
+  private async ensureSchedulers(regions: RegionId[], slot: Slot): Promise<void> {
+    const pipeline = this.connection.pipeline();
+    for (const region of regions) pipeline.zscore(this.queue(region).keys.repeat!, slotSchedulerId(slot));
+    const next = await answersOf(pipeline.exec());
+    await Promise.all(regions.filter((_, i) => next[i] === null).map((region) => this.upsert(region, slot)));
   }
 
   /**
@@ -171,21 +312,15 @@ export class CheckScheduler {
     return runs;
   }
 
-  /**
-   * The stored fields of the schedulers `ids`, in one pipeline of HMGET: a Lua
-   * call each (queue.getJobScheduler) cost Redis several times more, and with
-   * 100,000 schedulers held the agents' runs back by seconds.
-   */
+  /** The stored fields of the schedulers `ids`, in one pipeline of HMGET (a Lua call each, queue.getJobScheduler, costs Redis several times more). */
   private async stored(queue: Queue, ids: string[], nextRuns: Map<string, number>): Promise<(StoredScheduler | undefined)[]> {
     const pipeline = this.connection.pipeline();
     for (const id of ids) pipeline.hmget(`${queue.keys.repeat}:${id}`, "every", "offset", "data", "opts");
-    const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([error, fields], i) => {
-      if (error) throw error;
-      const [every = null, offset = null, data = null, opts = null] = fields as (string | null)[];
+    const replies = (await answersOf(pipeline.exec())) as (string | null)[][];
+    return replies.map(([every = null, offset = null, data = null, opts = null], i) =>
       // Gone since the scan (removed by another control plane): written again like a missing one.
-      return every === null ? undefined : { next: nextRuns.get(ids[i]!)!, every, offset, data, opts };
-    });
+      every === null ? undefined : { next: nextRuns.get(ids[i]!)!, every, offset, data, opts },
+    );
   }
 
   async close(): Promise<void> {
@@ -203,16 +338,11 @@ export class CheckScheduler {
     return queue;
   }
 
-  private async upsert(region: RegionId, record: MonitorRecord): Promise<void> {
-    const { every, offset } = repeatOf(record);
-    await this.queue(region).upsertJobScheduler(
-      schedulerId(record.id),
-      { every, offset },
-      { name: "check", data: jobData(record, "scheduled"), opts: { priority: SCHEDULED_PRIORITY, ...CLEANUP } },
-    );
+  private membersKey(region: RegionId, slot: Slot): string {
+    return slotMembersKey(region, slot.id, this.prefix);
   }
 
-  private async remove(region: RegionId, monitorId: string): Promise<void> {
-    await this.queue(region).removeJobScheduler(schedulerId(monitorId));
+  private async upsert(region: RegionId, slot: Slot): Promise<void> {
+    await this.queue(region).upsertJobScheduler(slotSchedulerId(slot), repeatOf(slot), slotJob(slot));
   }
 }

@@ -1,0 +1,39 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RegionId } from "@vigil/domain";
+import { parseSlot, slotMembersKey, slotRunStart, type RedisConnection, type SlotJobData, type SlotMember } from "@vigil/queue";
+
+/** A slot's job as BullMQ hands it over. */
+export interface SlotJob {
+  id?: string;
+  data: SlotJobData;
+}
+
+/**
+ * Runs one run of a slot (packages/queue/src/slots.ts): reads the slot's
+ * monitors as they are now, and hands each to `runDue` at the moment it is
+ * due, at once for those already due (a job that waited for a busy agent, or
+ * runs again after its agent died). Resolves once every one has finished;
+ * throws the first failure then, so the job is only done when all are.
+ */
+export async function runSlot(
+  job: SlotJob,
+  connection: RedisConnection,
+  region: RegionId,
+  prefix: string,
+  runDue: (member: SlotMember, dueAt: number) => Promise<void>,
+): Promise<void> {
+  const slot = parseSlot(job.data.slot);
+  if (!job.id || !slot) throw new Error(`not a slot's job: ${job.id} ${JSON.stringify(job.data)}`);
+  const start = slotRunStart(job.id, slot);
+  const members = (await connection.hvals(slotMembersKey(region, slot.id, prefix))).map((stored) => JSON.parse(stored) as SlotMember);
+  const runs = await Promise.allSettled(
+    members.map(async (member) => {
+      const dueAt = start + member.atMs;
+      const wait = dueAt - Date.now();
+      if (wait > 0) await sleep(wait);
+      await runDue(member, dueAt);
+    }),
+  );
+  const failed = runs.find((run) => run.status === "rejected");
+  if (failed) throw failed.reason;
+}

@@ -1,0 +1,101 @@
+import { createHash } from "node:crypto";
+import { PERIODICITIES, PERIODICITY_MS, type Periodicity, type RegionId } from "@vigil/domain";
+import { DEFAULT_PREFIX } from "./names";
+import type { CheckJobData } from "./messages";
+
+/**
+ * How scheduled checks are laid out in Redis (docs/scaling.md#scheduling).
+ *
+ * Each period is cut into SLOTS_PER_PERIOD slots. A region's queue holds one
+ * BullMQ job scheduler per slot that has monitors, and the slot's monitors
+ * are a Redis hash beside it (`slotMembersKey`). When a slot's job comes due,
+ * an agent reads the hash and starts each monitor's check at its own moment
+ * within the slot. Redis then does a job's work (about 300 µs of its single
+ * thread: scheduling, fetching, completing) per slot rather than per check,
+ * which is what kept one region from 100,000 monitors at 30 s.
+ */
+export const SLOTS_PER_PERIOD = 300;
+
+/** A slot's width: 100 ms at 30 s, 12 s at 1 h. */
+export const slotWidthMs = (periodicity: Periodicity) => PERIODICITY_MS[periodicity] / SLOTS_PER_PERIOD;
+
+/**
+ * Where in its period a monitor is checked, in [0, period): the same for a
+ * monitor on every replica, and spread evenly over the period.
+ */
+export function scheduleOffset(monitorId: string, periodMs: number): number {
+  return createHash("sha256").update(monitorId).digest().readUInt32BE(0) % periodMs;
+}
+
+export interface Slot {
+  /** `<periodicity>:<index>`, e.g. `30s:17`. */
+  id: string;
+  periodicity: Periodicity;
+  index: number;
+  /** The slot's start within the period. */
+  offsetMs: number;
+}
+
+export function slotAt(periodicity: Periodicity, index: number): Slot {
+  return { id: `${periodicity}:${index}`, periodicity, index, offsetMs: index * slotWidthMs(periodicity) };
+}
+
+/** The slot named by an id such as `30s:17`; undefined for anything else. */
+export function parseSlot(id: string): Slot | undefined {
+  const [periodicity, index, ...rest] = id.split(":");
+  const number = Number(index);
+  if (rest.length > 0 || !(periodicity! in PERIODICITY_MS) || !Number.isInteger(number) || number < 0 || number >= SLOTS_PER_PERIOD) return undefined;
+  return slotAt(periodicity as Periodicity, number);
+}
+
+/** The slot a monitor is checked in at a periodicity, and how long after the slot's start. */
+export function slotOf(monitorId: string, periodicity: Periodicity): { slot: Slot; atMs: number } {
+  const offset = scheduleOffset(monitorId, PERIODICITY_MS[periodicity]);
+  const slot = slotAt(periodicity, Math.floor(offset / slotWidthMs(periodicity)));
+  return { slot, atMs: offset - slot.offsetMs };
+}
+
+/** Every slot a monitor may be in, one per periodicity: where a change must remove it from. */
+export const slotsOf = (monitorId: string) => PERIODICITIES.map((periodicity) => slotOf(monitorId, periodicity).slot);
+
+/** The job scheduler of a slot on its region's queue. */
+export const slotSchedulerId = (slot: Slot) => `slot:${slot.id}`;
+export const SLOT_SCHEDULER_PREFIX = "slot:";
+
+/** What a slot's job carries: which slot; its monitors are read when it runs. */
+export interface SlotJobData {
+  slot: string;
+}
+export const SLOT_JOB = "slot";
+
+/** A monitor in a slot's hash (field: the monitor's id). */
+export interface SlotMember {
+  /** When its check starts after the slot's start, in ms. */
+  atMs: number;
+  check: CheckJobData;
+}
+
+/** The hash of a slot's monitors in a region. */
+export const slotMembersKey = (region: RegionId, slotId: string, prefix: string = DEFAULT_PREFIX) => `${prefix}:slots:${region}:${slotId}`;
+/** The set of a region's slots that have (or had) a hash of monitors: what a reconciliation reads instead of scanning keys. */
+export const slotIndexKey = (region: RegionId, prefix: string = DEFAULT_PREFIX) => `${prefix}:slots:${region}`;
+
+/**
+ * The start of the slot's run a job is for. BullMQ names a scheduler's jobs
+ * `repeat:<scheduler id>:<due millis>`, the same on every replica (so a run is
+ * queued once however many control planes write the scheduler); a time BullMQ
+ * had to move to "now" falls back onto the slot's own grid.
+ */
+export function slotRunStart(jobId: string, slot: Slot): number {
+  const due = Number(jobId.slice(jobId.lastIndexOf(":") + 1));
+  const period = PERIODICITY_MS[slot.periodicity];
+  const sinceSlot = (((due - slot.offsetMs) % period) + period) % period;
+  return due - sinceSlot;
+}
+
+/**
+ * The id of a scheduled check's result: the region, the monitor and the time
+ * it was due. A slot's job that runs twice (its agent died mid-slot) yields
+ * the same ids, so the control plane stores each result once.
+ */
+export const scheduledResultId = (region: RegionId, monitorId: string, dueAt: number) => `${region}:scheduled:${monitorId}:${dueAt}`;
