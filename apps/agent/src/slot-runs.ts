@@ -29,8 +29,8 @@ export async function runSlot(
   const runs = await Promise.allSettled(
     members.map(async (member) => {
       const dueAt = start + member.atMs;
-      const wait = dueAt - Date.now();
-      if (wait > 0) await sleep(wait);
+      // A timer may fire a millisecond early by the wall clock: a check never starts before it is due.
+      for (let wait = dueAt - Date.now(); wait > 0; wait = dueAt - Date.now()) await sleep(wait);
       await runDue(member, dueAt);
     }),
   );

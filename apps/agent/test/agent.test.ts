@@ -1,7 +1,20 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { REGION_IDS, parseMonitorConfig, type RegionId } from "@vigil/domain";
-import { checkQueueName, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
+import {
+  SLOT_JOB,
+  checkQueueName,
+  decodeResult,
+  resultsStreamKey,
+  scheduledResultId,
+  slotAt,
+  slotMembersKey,
+  slotSchedulerId,
+  type CheckJobData,
+  type ResultMessage,
+  type SlotJobData,
+  type SlotMember,
+} from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { runAgentToExit, startAgent, type AgentProcess } from "./support/processes";
 import { privateRedisServer, type RedisServer } from "./support/redis-server";
@@ -16,7 +29,7 @@ import { closedPort, slowHttpTarget, tcpTarget, type Target } from "./support/ta
 const redisUrl = redisServerUrl();
 const prefix = testPrefix();
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
-const queues = new Map<RegionId, Queue<CheckJobData>>();
+const queues = new Map<RegionId, Queue<CheckJobData | SlotJobData>>();
 const agents: AgentProcess[] = [];
 const targets: Target[] = [];
 
@@ -41,10 +54,10 @@ async function target<T extends Target>(started: Promise<T>): Promise<T> {
   return value;
 }
 
-function queue(region: RegionId): Queue<CheckJobData> {
+function queue(region: RegionId): Queue<CheckJobData | SlotJobData> {
   let existing = queues.get(region);
   if (!existing) {
-    existing = new Queue<CheckJobData>(checkQueueName(region), { connection: redis, prefix });
+    existing = new Queue<CheckJobData | SlotJobData>(checkQueueName(region), { connection: redis, prefix });
     queues.set(region, existing);
   }
   return existing;
@@ -95,9 +108,9 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined | fal
 const waitForResult = (monitorId: string, timeoutMs?: number) =>
   waitFor(`the result of ${monitorId}`, async () => (await resultsFor([monitorId]))[0], timeoutMs);
 
-/** Job ids an agent finished, from its debug logs. */
+/** Result ids of the checks an agent finished, from its debug logs. */
 const checksDoneBy = (process: AgentProcess) =>
-  process.logs().filter((entry) => entry.msg === "check done").map((entry) => entry.jobId as string);
+  process.logs().filter((entry) => entry.msg === "check done").map((entry) => entry.resultId as string);
 
 beforeAll(async () => {
   await redis.connect();
@@ -193,6 +206,56 @@ describe("one agent", () => {
     const message = await waitForResult("tcp-closed");
     expect(message).toMatchObject({ id: "hostA-ams:tcp-closed-1", status: "error", attempts: 1, reason: "connect" });
     expect(message.error).toEqual(expect.any(String));
+  });
+});
+
+describe("scheduled checks", () => {
+  const region: RegionId = "hostA-sin";
+  let running: AgentProcess;
+
+  beforeAll(async () => {
+    running = await agent(region);
+  });
+  afterAll(() => running.stop());
+
+  /**
+   * Schedules a 30 s slot whose next start is at least `aheadMs` away, as the
+   * control plane does, with `members` in its hash; returns that start.
+   */
+  async function scheduleSlot(members: Record<string, SlotMember>, aheadMs: number): Promise<number> {
+    const due = Math.ceil((Date.now() + aheadMs) / 100) * 100;
+    const slot = slotAt("30s", (due % 30_000) / 100);
+    const key = slotMembersKey(region, slot.id, prefix);
+    if (Object.keys(members).length > 0) await redis.hset(key, Object.fromEntries(Object.entries(members).map(([id, member]) => [id, JSON.stringify(member)])));
+    const job = { name: SLOT_JOB, data: { slot: slot.id }, opts: { removeOnComplete: true, removeOnFail: true } };
+    const scheduled = await queue(region).upsertJobScheduler(slotSchedulerId(slot), { every: 30_000, offset: slot.offsetMs || 30_000 }, job);
+    expect(scheduled?.id).toBe(`repeat:${slotSchedulerId(slot)}:${due}`);
+    return due;
+  }
+
+  it("runs each monitor of a slot at its own moment, never before, with ids of the time it was due", async () => {
+    const listener = await target(tcpTarget());
+    const members = Object.fromEntries(
+      [0, 40, 95].map((atMs, i) => [`slot-${i}`, { atMs, check: { ...tcpJob(`slot-${i}`, listener.port), trigger: "scheduled" } } satisfies SlotMember]),
+    );
+    const due = await scheduleSlot(members, 1_500);
+
+    const found = await waitFor("3 results", async () => {
+      const current = await resultsFor(Object.keys(members));
+      return current.length >= 3 && current;
+    });
+    for (const [monitorId, member] of Object.entries(members)) {
+      const message = found.find((result) => result.monitorId === monitorId)!;
+      expect(message).toMatchObject({ id: scheduledResultId(region, monitorId, due + member.atMs), trigger: "scheduled", status: "success" });
+      expect(Date.parse(message.startedAt)).toBeGreaterThanOrEqual(due + member.atMs);
+    }
+    expect(listener.hits()).toBe(3);
+  });
+
+  it("completes the run of a slot left without monitors", async () => {
+    const due = await scheduleSlot({}, 200);
+    await waitFor("the empty slot's run to be done", async () => Date.now() > due && (await queue(region).getJobCounts("active", "prioritized", "wait", "failed")).active === 0);
+    expect(await queue(region).getJobCounts("failed", "completed")).toEqual({ failed: 0, completed: 0 });
   });
 });
 

@@ -67,7 +67,7 @@ describe("recovery from Redis failures", () => {
   async function monitorDueSoon(path: string): Promise<{ id: string; dueAt: number }> {
     const { monitor } = await client.createHTTPMonitor({ monitor: { name: path, url: targetBase + path, periodicity: Periodicity.PERIODICITY_30S, active: true } });
     const id = monitor!.id;
-    let dueAt = await eventually(async () => (await scheduled(id)) ?? false);
+    let dueAt = (await eventually(async () => (await scheduled(id)) ?? false)) as number;
     while (dueAt - Date.now() < 5_000) dueAt += PERIOD_MS;
     await sleep(dueAt - 3_000 - Date.now());
     return { id, dueAt };
