@@ -3,11 +3,13 @@ import { Redis } from "ioredis";
 import { REGION_IDS, parseMonitorConfig, type RegionId } from "@vigil/domain";
 import {
   SLOT_JOB,
+  SLOT_LEAD_MS,
   checkQueueName,
   decodeResult,
   resultsStreamKey,
   scheduledResultId,
   slotAt,
+  slotJobOffset,
   slotMembersKey,
   slotSchedulerId,
   type CheckJobData,
@@ -219,18 +221,18 @@ describe("scheduled checks", () => {
   afterAll(() => running.stop());
 
   /**
-   * Schedules a 30 s slot whose next start is at least `aheadMs` away, as the
-   * control plane does, with `members` in its hash; returns that start.
+   * Schedules a 30 s slot whose job is due at least `aheadMs` from now, as the
+   * control plane does, with `members` in its hash; returns the slot's start.
    */
   async function scheduleSlot(members: Record<string, SlotMember>, aheadMs: number): Promise<number> {
-    const due = Math.ceil((Date.now() + aheadMs) / 100) * 100;
-    const slot = slotAt("30s", (due % 30_000) / 100);
+    const start = Math.ceil((Date.now() + aheadMs + SLOT_LEAD_MS) / 100) * 100;
+    const slot = slotAt("30s", (start % 30_000) / 100);
     const key = slotMembersKey(region, slot.id, prefix);
     if (Object.keys(members).length > 0) await redis.hset(key, Object.fromEntries(Object.entries(members).map(([id, member]) => [id, JSON.stringify(member)])));
     const job = { name: SLOT_JOB, data: { slot: slot.id }, opts: { removeOnComplete: true, removeOnFail: true } };
-    const scheduled = await queue(region).upsertJobScheduler(slotSchedulerId(slot), { every: 30_000, offset: slot.offsetMs || 30_000 }, job);
-    expect(scheduled?.id).toBe(`repeat:${slotSchedulerId(slot)}:${due}`);
-    return due;
+    const scheduled = await queue(region).upsertJobScheduler(slotSchedulerId(slot), { every: 30_000, offset: slotJobOffset(slot) || 30_000 }, job);
+    expect(scheduled?.id).toBe(`repeat:${slotSchedulerId(slot)}:${start - SLOT_LEAD_MS}`);
+    return start;
   }
 
   it("runs each monitor of a slot at its own moment, never before, with ids of the time it was due", async () => {
@@ -238,7 +240,7 @@ describe("scheduled checks", () => {
     const members = Object.fromEntries(
       [0, 40, 95].map((atMs, i) => [`slot-${i}`, { atMs, check: { ...tcpJob(`slot-${i}`, listener.port), trigger: "scheduled" } } satisfies SlotMember]),
     );
-    const due = await scheduleSlot(members, 1_500);
+    const start = await scheduleSlot(members, 500);
 
     const found = await waitFor("3 results", async () => {
       const current = await resultsFor(Object.keys(members));
@@ -246,15 +248,15 @@ describe("scheduled checks", () => {
     });
     for (const [monitorId, member] of Object.entries(members)) {
       const message = found.find((result) => result.monitorId === monitorId)!;
-      expect(message).toMatchObject({ id: scheduledResultId(region, monitorId, due + member.atMs), trigger: "scheduled", status: "success" });
-      expect(Date.parse(message.startedAt)).toBeGreaterThanOrEqual(due + member.atMs);
+      expect(message).toMatchObject({ id: scheduledResultId(region, monitorId, start + member.atMs), trigger: "scheduled", status: "success" });
+      expect(Date.parse(message.startedAt)).toBeGreaterThanOrEqual(start + member.atMs);
     }
     expect(listener.hits()).toBe(3);
   });
 
   it("completes the run of a slot left without monitors", async () => {
-    const due = await scheduleSlot({}, 200);
-    await waitFor("the empty slot's run to be done", async () => Date.now() > due && (await queue(region).getJobCounts("active", "prioritized", "wait", "failed")).active === 0);
+    const start = await scheduleSlot({}, 200);
+    await waitFor("the empty slot's run to be done", async () => Date.now() > start && (await queue(region).getJobCounts("active", "prioritized", "wait", "failed")).active === 0);
     expect(await queue(region).getJobCounts("failed", "completed")).toEqual({ failed: 0, completed: 0 });
   });
 });

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { parseMonitorConfig, type RegionId } from "@vigil/domain";
-import { slotMembersKey, type SlotMember } from "@vigil/queue";
+import { SLOT_LEAD_MS, slotMembersKey, type SlotMember } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { runSlot } from "../src/slot-runs";
 
@@ -24,13 +24,13 @@ describe("a slot's run", () => {
     },
   });
 
-  /** A slot of 30 s monitors, its hash holding `members`, and the id of its run starting at `start` (on its grid). */
+  /** A slot of 30 s monitors, its hash holding `members`, and the job of its run starting at `start` (on its grid), due SLOT_LEAD_MS before. */
   async function slotWith(members: SlotMember[], start: number) {
     const index = (start % 30_000) / 100;
     const key = slotMembersKey(region, `30s:${index}`, prefix);
     await redis.del(key);
     await redis.hset(key, Object.fromEntries(members.map((m) => [m.check.monitorId, JSON.stringify(m)])));
-    return { id: `repeat:slot:30s:${index}:${start}`, data: { slot: `30s:${index}` } };
+    return { id: `repeat:slot:30s:${index}:${start - SLOT_LEAD_MS}`, data: { slot: `30s:${index}` } };
   }
 
   const run = (job: { id: string; data: { slot: string } }, fail?: string) => {
@@ -63,10 +63,10 @@ describe("a slot's run", () => {
     expect(handed.map(({ monitorId, dueAt }) => [monitorId, dueAt])).toEqual([["late", start + 50]]);
   });
 
-  it("places a run whose due time BullMQ moved back on the slot's grid", async () => {
+  it("places a run whose job BullMQ had to move later onto the slot's grid", async () => {
     const start = Math.floor((Date.now() - 60_000) / 30_000) * 30_000 + 1_200;
     const job = await slotWith([member("moved", 10)], start);
-    const { handed, done } = run({ ...job, id: `repeat:slot:30s:12:${start + 7_321}` });
+    const { handed, done } = run({ ...job, id: `repeat:slot:30s:12:${start - SLOT_LEAD_MS + 7_321}` });
     await done;
     expect(handed.map(({ dueAt }) => dueAt)).toEqual([start + 10]);
   });

@@ -1,7 +1,7 @@
 import type { Client } from "@connectrpc/connect";
 import { REGION_IDS, type RegionId } from "@vigil/domain";
 import { MonitorService, Periodicity, Region } from "@vigil/proto";
-import { SLOT_JOB, SLOTS_PER_PERIOD, slotIndexKey, slotMembersKey, slotOf, slotSchedulerId } from "@vigil/queue";
+import { SLOT_JOB, SLOTS_PER_PERIOD, slotIndexKey, slotJobOffset, slotMembersKey, slotOf, slotSchedulerId } from "@vigil/queue";
 import { deletePrefix } from "../../../test/redis";
 import { testPipelineConfig } from "./support/control-plane";
 import { startPipeline } from "../src/pipeline";
@@ -41,7 +41,7 @@ describe("scheduling checks in Redis", () => {
     expect(member.atMs).toBeGreaterThanOrEqual(0);
     expect(member.atMs).toBeLessThan(60_000 / SLOTS_PER_PERIOD);
     const scheduler = await queue("hostB-fra").getJobScheduler(slotSchedulerId(slot));
-    expect(scheduler).toMatchObject({ every: 60_000, offset: slot.offsetMs || 60_000, template: { data: { slot: slot.id } } });
+    expect(scheduler).toMatchObject({ every: 60_000, offset: slotJobOffset(slot) || 60_000, template: { data: { slot: slot.id } } });
     // Due at its own moment of the slot, within the next period.
     expect((nextRunAt! - slot.offsetMs - member.atMs) % 60_000).toBe(0);
     expect(nextRunAt! - Date.now()).toBeLessThanOrEqual(60_000);

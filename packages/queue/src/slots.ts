@@ -81,17 +81,34 @@ export const slotMembersKey = (region: RegionId, slotId: string, prefix: string 
 export const slotIndexKey = (region: RegionId, prefix: string = DEFAULT_PREFIX) => `${prefix}:slots:${region}`;
 
 /**
+ * How long before a slot starts its job comes due: taking a job from the
+ * queue takes a few ms, and up to ~100 ms when Redis or the agent is busy;
+ * done ahead, it delays no check (each waits for its own moment).
+ */
+export const SLOT_LEAD_MS = 1_000;
+
+/** Where a slot's job is due in each period (a scheduler's offset). */
+export const slotJobOffset = (slot: Slot) => {
+  const period = PERIODICITY_MS[slot.periodicity];
+  return (slot.offsetMs - SLOT_LEAD_MS + period) % period;
+};
+
+/**
+ * The start of the slot's run whose job is due at `due`: SLOT_LEAD_MS later,
+ * on the slot's own grid (the nearest start, should BullMQ have had to move
+ * the job's time).
+ */
+export function slotStartAfter(due: number, slot: Slot): number {
+  const period = PERIODICITY_MS[slot.periodicity];
+  return Math.round((due + SLOT_LEAD_MS - slot.offsetMs) / period) * period + slot.offsetMs;
+}
+
+/**
  * The start of the slot's run a job is for. BullMQ names a scheduler's jobs
  * `repeat:<scheduler id>:<due millis>`, the same on every replica (so a run is
- * queued once however many control planes write the scheduler); a time BullMQ
- * had to move to "now" falls back onto the slot's own grid.
+ * queued once however many control planes write the scheduler).
  */
-export function slotRunStart(jobId: string, slot: Slot): number {
-  const due = Number(jobId.slice(jobId.lastIndexOf(":") + 1));
-  const period = PERIODICITY_MS[slot.periodicity];
-  const sinceSlot = (((due - slot.offsetMs) % period) + period) % period;
-  return due - sinceSlot;
-}
+export const slotRunStart = (jobId: string, slot: Slot) => slotStartAfter(Number(jobId.slice(jobId.lastIndexOf(":") + 1)), slot);
 
 /**
  * The id of a scheduled check's result: the region, the monitor and the time

@@ -8,9 +8,11 @@ import {
   checkQueueName,
   parseSlot,
   slotIndexKey,
+  slotJobOffset,
   slotMembersKey,
   slotOf,
   slotSchedulerId,
+  slotStartAfter,
   slotsOf,
   type CheckJobData,
   type RedisConnection,
@@ -62,7 +64,7 @@ function memberOf(record: MonitorRecord): { slot: Slot; member: SlotMember } {
 /** BullMQ reads an offset of 0 as none (the slot would run from the moment of each upsert): a whole period gives the same times. */
 const repeatOf = (slot: Slot) => {
   const every = PERIODICITY_MS[slot.periodicity];
-  return { every, offset: slot.offsetMs || every };
+  return { every, offset: slotJobOffset(slot) || every };
 };
 const slotJob = (slot: Slot) => ({ name: SLOT_JOB, data: { slot: slot.id } satisfies SlotJobData, opts: { priority: SCHEDULED_PRIORITY, ...CLEANUP } });
 
@@ -183,7 +185,7 @@ export class CheckScheduler {
       );
       if (typeof stored !== "string") continue;
       const member = JSON.parse(stored) as SlotMember;
-      return { slot, member, nextRunAt: next === null ? undefined : Number(next) + member.atMs };
+      return { slot, member, nextRunAt: next === null ? undefined : slotStartAfter(Number(next), slot) + member.atMs };
     }
     return undefined;
   }
