@@ -11,7 +11,7 @@ export type ReconcilerRequest =
   | { type: "reconcile" }
   | { type: "stop" };
 
-export type ReconcilerReply = { ok: true; upserted?: number; removed?: number; seconds?: number } | { ok: false; error: string };
+export type ReconcilerReply = { ok: true; upserted?: number; removed?: number; slots?: number; seconds?: number } | { ok: false; error: string };
 
 let scheduler: CheckScheduler | undefined;
 let records: MonitorRecord[] = [];
@@ -28,8 +28,8 @@ async function handle(request: ReconcilerRequest): Promise<ReconcilerReply> {
     }
     case "reconcile": {
       const started = performance.now();
-      const { upserted, removed } = await scheduler!.reconcile(records);
-      return { ok: true, upserted, removed, seconds: (performance.now() - started) / 1000 };
+      const { upserted, removed, schedulers } = await scheduler!.reconcile(records);
+      return { ok: true, upserted, removed, slots: schedulers.upserted, seconds: (performance.now() - started) / 1000 };
     }
     case "stop":
       await scheduler?.close();
