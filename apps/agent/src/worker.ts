@@ -62,11 +62,23 @@ export function startCheckWorker(
   const queueName = checkQueueName(config.region);
   const streamKey = resultsStreamKey(config.redisPrefix);
   let running = 0;
+  let jobs = 0;
   const inFlight = pLimit(inFlightLimit);
+  /**
+   * While every place for a check is taken, the worker takes no more jobs: a
+   * slot's job holds many checks, and those would wait inside this agent,
+   * unseen. Left in the queue they show as backlog (vigil_queue_depth, which
+   * scales agents) and go to an agent with room.
+   */
+  const takeJobsWhileRoom = () => {
+    const wanted = running >= inFlightLimit ? Math.max(1, jobs) : inFlightLimit;
+    if (worker.concurrency !== wanted) worker.concurrency = wanted;
+  };
 
   const check = (data: CheckJobData, id: string) =>
     inFlight(async () => {
       running++;
+      takeJobsWhileRoom();
       try {
         const checked = startCheck(data.kind);
         const outcome = await runCheck(data);
@@ -78,6 +90,7 @@ export function startCheckWorker(
         logger.debug({ resultId: id, monitorId: data.monitorId, status: outcome.status }, "check done");
       } finally {
         running--;
+        takeJobsWhileRoom();
       }
     });
 
@@ -86,18 +99,23 @@ export function startCheckWorker(
   // about as much CPU as a TCP check.
   const processor = async (job: AgentJob): Promise<void> => {
     if (!job.id) throw new Error("job without an id");
-    if (job.name === SLOT_JOB) {
-      return runSlot(job as SlotJob, connection, config.region, config.redisPrefix, (member, dueAt) =>
-        check(member.check, scheduledResultId(config.region, member.check.monitorId, dueAt)),
-      );
+    jobs++;
+    try {
+      if (job.name === SLOT_JOB) {
+        return await runSlot(job as SlotJob, connection, config.region, config.redisPrefix, (member, dueAt) =>
+          check(member.check, scheduledResultId(config.region, member.check.monitorId, dueAt)),
+        );
+      }
+      return await check(job.data as CheckJobData, resultId(config.region, job.id));
+    } finally {
+      jobs--;
     }
-    return check(job.data as CheckJobData, resultId(config.region, job.id));
   };
 
   const worker = new Worker<CheckJobData | SlotJobData, void>(queueName, processor, {
     connection,
     prefix: config.redisPrefix,
-    // A slot's job holds many checks, a triggered one one: jobs never outnumber checks.
+    // Jobs never outnumber checks (a slot's job holds many, a triggered one one); fewer while the checks have no room.
     concurrency: inFlightLimit,
     name: agentName(),
     // Whoever adds jobs says to remove them when done; these defaults apply when

@@ -224,13 +224,13 @@ describe("scheduled checks", () => {
    * Schedules a 30 s slot whose job is due at least `aheadMs` from now, as the
    * control plane does, with `members` in its hash; returns the slot's start.
    */
-  async function scheduleSlot(members: Record<string, SlotMember>, aheadMs: number): Promise<number> {
+  async function scheduleSlot(members: Record<string, SlotMember>, aheadMs: number, on: RegionId = region): Promise<number> {
     const start = Math.ceil((Date.now() + aheadMs + SLOT_LEAD_MS) / 100) * 100;
     const slot = slotAt("30s", (start % 30_000) / 100);
-    const key = slotMembersKey(region, slot.id, prefix);
+    const key = slotMembersKey(on, slot.id, prefix);
     if (Object.keys(members).length > 0) await redis.hset(key, Object.fromEntries(Object.entries(members).map(([id, member]) => [id, JSON.stringify(member)])));
     const job = { name: SLOT_JOB, data: { slot: slot.id }, opts: { removeOnComplete: true, removeOnFail: true } };
-    const scheduled = await queue(region).upsertJobScheduler(slotSchedulerId(slot), { every: 30_000, offset: slotJobOffset(slot) || 30_000 }, job);
+    const scheduled = await queue(on).upsertJobScheduler(slotSchedulerId(slot), { every: 30_000, offset: slotJobOffset(slot) || 30_000 }, job);
     expect(scheduled?.id).toBe(`repeat:${slotSchedulerId(slot)}:${start - SLOT_LEAD_MS}`);
     return start;
   }
@@ -259,6 +259,30 @@ describe("scheduled checks", () => {
     await waitFor("the empty slot's run to be done", async () => Date.now() > start && (await queue(region).getJobCounts("active", "prioritized", "wait", "failed")).active === 0);
     expect(await queue(region).getJobCounts("failed", "completed")).toEqual({ failed: 0, completed: 0 });
   });
+
+  it("leaves slots' jobs in the queue while every place for a check is taken", async () => {
+    const busy: RegionId = "hostA-syd";
+    await agent(busy, { CONCURRENCY: "3" });
+    const slow = await target(slowHttpTarget(3_000));
+    const member = (monitorId: string): SlotMember => ({ atMs: 0, check: { ...httpJob(monitorId, slow.port), trigger: "scheduled" } });
+    const first = ["busy-1", "busy-2", "busy-3", "busy-4"];
+    await scheduleSlot(Object.fromEntries(first.map((id) => [id, member(id)])), 200, busy);
+    // Due once the first slot's checks have started (its start, 1 s after its job) and hold all three places. The
+    // worker's one fetch already under way takes the first of them; the other stays in the queue, where another
+    // agent could take it.
+    await scheduleSlot({ "waits-1": member("waits-1") }, 1_700, busy);
+    const last = await scheduleSlot({ "waits-2": member("waits-2") }, 1_900, busy);
+    const lastJob = `repeat:${slotSchedulerId(slotAt("30s", (last % 30_000) / 100))}:${last - SLOT_LEAD_MS}`;
+
+    await new Promise((resolve) => setTimeout(resolve, last - SLOT_LEAD_MS + 300 - Date.now()));
+    expect(await resultsFor(first)).toEqual([]);
+    expect(await queue(busy).getJobState(lastJob)).not.toBe("active");
+    const found = await waitFor("6 results", async () => {
+      const current = await resultsFor([...first, "waits-1", "waits-2"]);
+      return current.length >= 6 && current;
+    }, 30_000);
+    expect(found.every((message) => message.status === "success")).toBe(true);
+  }, 40_000);
 });
 
 describe("the SSRF guard", () => {
