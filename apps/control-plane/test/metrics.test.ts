@@ -144,12 +144,14 @@ describe("Prometheus metrics of a control plane and an agent", () => {
     const queue = api.pipeline.scheduler.queue("hostC-us-east4");
     const data = { monitorId: "m", kind: "tcp", trigger: "manual", config: {} };
     const hourAgo = Date.now() - 3_600_000;
-    // One asked for on demand, one scheduled (prioritized), one not due yet.
+    // One asked for on demand, one scheduled (prioritized), one delayed that came due (no agent moved it), one not due yet.
     await queue.add("check", data, { timestamp: hourAgo });
     await queue.add("check", data, { priority: 10, timestamp: hourAgo + 60_000 });
+    await queue.add("check", data, { delay: 200 });
     await queue.add("check", data, { delay: 3_600_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const samples = await scrapeControlPlane();
-    expect(sampleValue(samples, "vigil_queue_depth", { region: "hostC-us-east4" })).toBe(2);
+    expect(sampleValue(samples, "vigil_queue_depth", { region: "hostC-us-east4" })).toBe(3);
     expect(sampleValue(samples, "vigil_queue_oldest_job_age_seconds", { region: "hostC-us-east4" })).toBeGreaterThanOrEqual(3_600);
     await queue.obliterate({ force: true });
   });

@@ -37,15 +37,23 @@ export async function updatePipelineGauges(source: PipelineSource): Promise<void
   }
 }
 
+/** Delayed jobs read at most per scrape to count those already due (normally none: an agent asking for work moves them). */
+const DUE_DELAYED_READ = 1_000;
+
 async function updateQueue(region: RegionId, queue: Queue): Promise<void> {
   // Scheduled checks carry a priority, so due jobs are "prioritized"; checks asked for on demand are "waiting".
-  const counts = await queue.getJobCounts("waiting", "prioritized");
-  const depth = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
+  const [counts, [earliestDelayed]] = await Promise.all([queue.getJobCounts("waiting", "prioritized"), queue.getDelayed(0, 0)]);
+  // A delayed job that came due stays "delayed" until an agent asks for work, which an agent whose checks have no
+  // room does not: those are backlog too.
+  const now = Date.now();
+  const dueDelayed =
+    earliestDelayed && dueAt(earliestDelayed) <= now ? (await queue.getDelayed(0, DUE_DELAYED_READ - 1)).filter((job) => dueAt(job) <= now) : [];
+  const depth = (counts.waiting ?? 0) + (counts.prioritized ?? 0) + dueDelayed.length;
   queueDepth.set({ region }, depth);
   if (depth === 0) return queueOldestJobAge.set({ region }, 0);
   const [waiting, prioritized] = await Promise.all([queue.getWaiting(0, 0), queue.getPrioritized(0, 0)]);
-  const dueSince = [...waiting, ...prioritized].filter(Boolean).map(dueAt);
-  queueOldestJobAge.set({ region }, dueSince.length > 0 ? Math.max(0, (Date.now() - Math.min(...dueSince)) / 1000) : 0);
+  const dueSince = [...waiting, ...prioritized, ...dueDelayed.slice(0, 1)].filter(Boolean).map(dueAt);
+  queueOldestJobAge.set({ region }, dueSince.length > 0 ? Math.max(0, (now - Math.min(...dueSince)) / 1000) : 0);
 }
 
 /** A scheduled job is made ahead of its run and delayed until it is due; it waits from then on. */
