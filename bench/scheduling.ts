@@ -511,14 +511,14 @@ function growthTable(): string {
     "",
     `| Monitors at 30 s in one region | ${all.map((f) => fmt(f.monitors)).join(" | ")} |`,
     `|---|${all.map(() => "---:").join("|")}|`,
-    row("First reconciliation (creates every scheduler)", (f) => `${f.reconcileSeconds.toFixed(1)} s`),
-    row("Periodic reconciliation (reads every scheduler, writes the differences)", (f) => (f.againSeconds === null ? "-" : `${f.againSeconds.toFixed(1)} s`)),
+    row("First reconciliation (writes every monitor's place and the slots' schedulers)", (f) => `${f.reconcileSeconds.toFixed(1)} s`),
+    row("Periodic reconciliation (reads them all, writes the differences)", (f) => (f.againSeconds === null ? "-" : `${f.againSeconds.toFixed(1)} s`)),
     row("Redis memory: in all / per monitor", (f) => `${(f.memoryBytes / 2 ** 20).toFixed(1)} MiB / ${fmt(f.memoryBytes / f.monitors)} bytes`),
     row("Runs per second needed / achieved", (f) => `${fmt(f.monitors / (PERIOD_MS / 1000))} / ${fmt(f.runsPerSecond)}`),
     row("Missed / duplicate runs", (f) => `${fmt(f.missed)} / ${fmt(f.duplicates)}`),
     row("Start lag p50 / p99 / max", (f) => `${f.lag.p50} / ${f.lag.p99} / ${f.lag.max} ms`),
     row("Worker processes", (f) => fmt(f.workers)),
-    row("Redis per scheduled run: main-thread CPU / its forks' (persistence) CPU", (f) =>
+    row("Redis per scheduled check: main-thread CPU / its forks' (persistence) CPU", (f) =>
       f.redisWork ? `${fmt(f.redisWork.mainCpuUs)} / ${fmt(f.redisWork.forkCpuUs)} µs` : "-",
     ),
     row("CPU %: worker(s) / reconciler / Redis / rest", (f) => [f.cpu.workers ?? NaN, f.cpu.controlPlane ?? NaN, f.cpu.redis ?? NaN, f.cpu.rest].map((v) => v.toFixed(0)).join(" / ")),
