@@ -62,21 +62,27 @@ export function startCheckWorker(
   const queueName = checkQueueName(config.region);
   const streamKey = resultsStreamKey(config.redisPrefix);
   let running = 0;
+  /** Checks due that wait for a place. */
+  let waiting = 0;
   let jobs = 0;
   const inFlight = pLimit(inFlightLimit);
   /**
-   * While every place for a check is taken, the worker takes no more jobs: a
-   * slot's job holds many checks, and those would wait inside this agent,
-   * unseen. Left in the queue they show as backlog (vigil_queue_depth, which
-   * scales agents) and go to an agent with room.
+   * While checks wait for a place, the worker takes no more jobs: a slot's job
+   * holds many checks, and more of them would wait inside this agent, unseen.
+   * Left in the queue they show as backlog (vigil_queue_depth, which scales
+   * agents) and go to an agent with room. (Triggered checks never wait: one
+   * job each, and no more jobs than places.)
    */
   const takeJobsWhileRoom = () => {
-    const wanted = running >= inFlightLimit ? Math.max(1, jobs) : inFlightLimit;
+    const wanted = running + waiting > inFlightLimit ? Math.max(1, jobs) : inFlightLimit;
     if (worker.concurrency !== wanted) worker.concurrency = wanted;
   };
 
-  const check = (data: CheckJobData, id: string) =>
-    inFlight(async () => {
+  const check = (data: CheckJobData, id: string) => {
+    waiting++;
+    takeJobsWhileRoom();
+    return inFlight(async () => {
+      waiting--;
       running++;
       takeJobsWhileRoom();
       try {
@@ -93,6 +99,7 @@ export function startCheckWorker(
         takeJobsWhileRoom();
       }
     });
+  };
 
   // No abort signal: the agent never cuts a check short (a second SIGTERM exits the process), and BullMQ
   // makes an AbortController per job only for processors that take one, whose first listener costs Node
