@@ -3,7 +3,7 @@
 // Usage: pnpm bench:api, with optional BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3),
 // BENCH_BACKENDS (postgres,pglite), BENCH_MONITORS (10000; other sizes write the growth blocks), BENCH_RATES (200,500:
 // the fixed total request rates of the latency runs; empty for none), BENCH_RATE_SECONDS (10), VIGIL_TEST_POSTGRES_URL
-// (else scripts/ensure-postgres.sh), BENCH_CPU_PROF.
+// (else scripts/ensure-postgres.sh), BENCH_CPU_PROF, BENCH_SERVER_NODE_ARGS (node flags for the server process, e.g. --trace-gc).
 // Progress goes to stderr; the results table to stdout and, when both backends ran, into docs/benchmarks.md.
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -12,10 +12,14 @@ export interface ServerProcess {
   port: number;
 }
 
-/** Starts it on `target`; `env` adds settings (BENCH_REDIS_PREFIX, ...). BENCH_CPU_PROF=<dir> leaves a V8 CPU profile of it. */
+/**
+ * Starts it on `target`; `env` adds settings (BENCH_REDIS_PREFIX, ...). BENCH_CPU_PROF=<dir> leaves a V8 CPU profile of it;
+ * BENCH_SERVER_NODE_ARGS adds node flags (space-separated, e.g. `--trace-gc` or V8's GC settings to try).
+ */
 export async function startServer(target: DatabaseTarget, env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(ROOT, "bench/api-server.ts")], {
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...profile, ...nodeArgs, "--import", "tsx", path.join(ROOT, "bench/api-server.ts")], {
     cwd: ROOT,
     env: { ...process.env, ...env, BENCH_DATABASE: JSON.stringify(target), TSX_TSCONFIG_PATH: DIST_TSCONFIG },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
