@@ -25,11 +25,25 @@ interface Rule {
   v6: BlockList;
 }
 
+/**
+ * Every rule's ranges in one list per family. Most addresses a check connects
+ * to are public and match no rule: one check of these says so, where asking
+ * each rule's list took a fifth of the CPU of the TCP connect it guards
+ * (each BlockList.check builds a SocketAddress).
+ */
+const ANY_RULE = { ipv4: new BlockList(), ipv6: new BlockList() };
+
 function rule(name: string, article: Rule["article"], isPrivate: boolean, ranges: { v4?: string[]; v6?: string[] }): Rule {
   const v4 = new BlockList();
   const v6 = new BlockList();
-  for (const cidr of ranges.v4 ?? []) addCidr(v4, cidr);
-  for (const cidr of ranges.v6 ?? []) addCidr(v6, cidr);
+  for (const cidr of ranges.v4 ?? []) {
+    addCidr(v4, cidr);
+    addCidr(ANY_RULE.ipv4, cidr);
+  }
+  for (const cidr of ranges.v6 ?? []) {
+    addCidr(v6, cidr);
+    addCidr(ANY_RULE.ipv6, cidr);
+  }
   return { name, article, private: isPrivate, v4, v6 };
 }
 
@@ -119,7 +133,7 @@ export class AddressPolicy {
     if (isIPv4(address)) return this.judge(address, "ipv4", address, "");
     if (!isIPv6(address)) throw new TypeError(`${JSON.stringify(address)} is not an IP address`);
     // An IPv6 rule of the address's own (::1, ::, fe80::/10, …) decides first; else the IPv4 address it carries, if any.
-    if (RULES.some((r) => r.v6.check(address, "ipv6"))) return this.judge(address, "ipv6", address, "");
+    if (ANY_RULE.ipv6.check(address, "ipv6")) return this.judge(address, "ipv6", address, "");
     const form = EMBEDDING_FORMS.find((f) => f.prefix.check(address, "ipv6"));
     if (form === undefined) return null;
     const v4 = embeddedIPv4(address);
@@ -128,6 +142,7 @@ export class AddressPolicy {
 
   /** `ip` against the rules; `address` is what is connected to (`ip`, or an IPv6 form carrying it). */
   private judge(ip: string, family: "ipv4" | "ipv6", address: string, form: string): AddressRefusal | null {
+    if (!ANY_RULE[family].check(ip, family)) return null;
     const matched = RULES.find((r) => (family === "ipv4" ? r.v4 : r.v6).check(ip, family));
     if (matched === undefined) return null;
     const opened =
