@@ -223,7 +223,9 @@ async function send(request: HopRequest, state: AttemptState, context: HopContex
 
 /** The monitor's headers as undici's flat list (repeated names kept), with credentials from the URL. */
 function requestHeaders(request: HopRequest): string[] {
-  const flat = request.headers.flatMap((h) => [h.key, h.value]);
+  // A loop, not flatMap: that made an array per header and cost more than the rest of the request's set-up.
+  const flat: string[] = [];
+  for (const { key, value } of request.headers) flat.push(key, value);
   const { username, password } = request.url;
   if ((username || password) && !request.headers.some((h) => h.key.toLowerCase() === "authorization")) {
     const credentials = `${percentDecoded(username)}:${percentDecoded(password)}`;
@@ -345,7 +347,8 @@ class ResponseReceiver implements Dispatcher.DispatchHandler {
     this.settled = true;
     this.state.clock.stop();
     this.decoder?.destroy();
-    const body = Buffer.concat(this.chunks, this.size).toString("utf8");
+    // Most bodies come in one chunk: decoded as it is, not copied into a new Buffer first.
+    const body = this.chunks.length === 1 ? this.chunks[0]!.toString("utf8") : Buffer.concat(this.chunks, this.size).toString("utf8");
     this.resolve({ statusCode: this.statusCode, headers: this.headers, body, location });
   }
 
