@@ -15,7 +15,7 @@ function loadCheckEngine(): typeof import("@vigil/checks") {
   assertBuilt("packages/checks");
   return require(path.join(ROOT, "packages/checks/dist/index.js"));
 }
-export const { runCheck } = loadCheckEngine();
+export const { runCheck, warmUpChecks } = loadCheckEngine();
 
 // tsx turns source maps on, the agent (plain node on dist/) runs without them. With them, every
 // Error.stack read costs far more, and undici makes and reads one per closed Client (in both loops).
