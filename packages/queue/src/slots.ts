@@ -17,7 +17,7 @@ import type { CheckJobData } from "./messages";
 export const SLOTS_PER_PERIOD = 300;
 
 /** A slot's width: 100 ms at 30 s, 12 s at 1 h. */
-export const slotWidthMs = (periodicity: Periodicity) => PERIODICITY_MS[periodicity] / SLOTS_PER_PERIOD;
+const slotWidthMs = (periodicity: Periodicity) => PERIODICITY_MS[periodicity] / SLOTS_PER_PERIOD;
 
 /**
  * Where in its period a monitor is checked, in [0, period): the same for a
@@ -60,7 +60,6 @@ export const slotsOf = (monitorId: string) => PERIODICITIES.map((periodicity) =>
 
 /** The job scheduler of a slot on its region's queue. */
 export const slotSchedulerId = (slot: Slot) => `slot:${slot.id}`;
-export const SLOT_SCHEDULER_PREFIX = "slot:";
 
 /** What a slot's job carries: which slot; its monitors are read when it runs. */
 export interface SlotJobData {

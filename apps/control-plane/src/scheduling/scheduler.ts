@@ -68,6 +68,12 @@ const repeatOf = (slot: Slot) => {
 };
 const slotJob = (slot: Slot) => ({ name: SLOT_JOB, data: { slot: slot.id } satisfies SlotJobData, opts: { priority: SCHEDULED_PRIORITY, ...CLEANUP } });
 
+/** A slot the database wants in a region, and its monitors by id. */
+interface WantedSlot {
+  slot: Slot;
+  members: Map<string, SlotMember>;
+}
+
 /** What a reconciliation compares of a scheduler in Redis: BullMQ's hash `<repeat key>:<id>` and its score in the repeat key. */
 interface StoredScheduler {
   next: number;
@@ -146,9 +152,10 @@ export class CheckScheduler {
     this.changes++;
     const wanted = new Set(record.config.active ? this.regionsOf(record) : []);
     const { slot, member } = memberOf(record);
+    const everySlot = slotsOf(record.id);
     const transaction = this.connection.multi();
     for (const region of REGION_IDS) {
-      for (const other of slotsOf(record.id)) {
+      for (const other of everySlot) {
         if (wanted.has(region) && other.id === slot.id) continue;
         transaction.hdel(this.membersKey(region, other), record.id);
       }
@@ -163,8 +170,9 @@ export class CheckScheduler {
 
   async unschedule(monitorId: string): Promise<void> {
     this.changes++;
+    const everySlot = slotsOf(monitorId);
     const transaction = this.connection.multi();
-    for (const region of REGION_IDS) for (const slot of slotsOf(monitorId)) transaction.hdel(this.membersKey(region, slot), monitorId);
+    for (const region of REGION_IDS) for (const slot of everySlot) transaction.hdel(this.membersKey(region, slot), monitorId);
     await answersOf(transaction.exec());
   }
 
@@ -179,15 +187,15 @@ export class CheckScheduler {
 
   /** Where and when a monitor is checked in a region; undefined when it is not. */
   async scheduledIn(region: RegionId, monitorId: string): Promise<Scheduled | undefined> {
-    for (const slot of slotsOf(monitorId)) {
-      const [stored, next] = await answersOf(
-        this.connection.pipeline().hget(this.membersKey(region, slot), monitorId).zscore(this.queue(region).keys.repeat!, slotSchedulerId(slot)).exec(),
-      );
-      if (typeof stored !== "string") continue;
-      const member = JSON.parse(stored) as SlotMember;
-      return { slot, member, nextRunAt: next === null ? undefined : slotStartAfter(Number(next), slot) + member.atMs };
-    }
-    return undefined;
+    const everySlot = slotsOf(monitorId);
+    const pipeline = this.connection.pipeline();
+    for (const slot of everySlot) pipeline.hget(this.membersKey(region, slot), monitorId).zscore(this.queue(region).keys.repeat!, slotSchedulerId(slot));
+    const answers = await answersOf(pipeline.exec());
+    const at = everySlot.findIndex((_, i) => typeof answers[2 * i] === "string");
+    if (at < 0) return undefined;
+    const [slot, stored, next] = [everySlot[at]!, answers[2 * at] as string, answers[2 * at + 1] as string | null];
+    const member = JSON.parse(stored) as SlotMember;
+    return { slot, member, nextRunAt: next === null ? undefined : slotStartAfter(Number(next), slot) + member.atMs };
   }
 
   /**
@@ -207,14 +215,9 @@ export class CheckScheduler {
     let upserted = 0;
     let removed = 0;
     const schedulers = { upserted: 0, removed: 0 };
+    const wantedByRegion = this.slotsByRegion(active);
     for (const region of REGION_IDS) {
-      const wanted = new Map<string, { slot: Slot; members: Map<string, SlotMember> }>();
-      for (const record of active) {
-        if (!this.regionsOf(record).includes(region)) continue;
-        const { slot, member } = memberOf(record);
-        if (!wanted.has(slot.id)) wanted.set(slot.id, { slot, members: new Map() });
-        wanted.get(slot.id)!.members.set(record.id, member);
-      }
+      const wanted = wantedByRegion.get(region) ?? new Map<string, WantedSlot>();
       const members = await this.reconcileMembers(region, wanted);
       upserted += members.upserted;
       removed += members.removed;
@@ -226,10 +229,23 @@ export class CheckScheduler {
     return { upserted, removed, schedulers };
   }
 
-  private async reconcileMembers(
-    region: RegionId,
-    wanted: Map<string, { slot: Slot; members: Map<string, SlotMember> }>,
-  ): Promise<{ upserted: number; removed: number }> {
+  /** Each region's wanted slots by id, with their members: one pass over the monitors, each placed once. */
+  private slotsByRegion(active: MonitorRecord[]): Map<RegionId, Map<string, WantedSlot>> {
+    const byRegion = new Map<RegionId, Map<string, WantedSlot>>();
+    for (const record of active) {
+      const { slot, member } = memberOf(record);
+      for (const region of this.regionsOf(record)) {
+        let slots = byRegion.get(region);
+        if (!slots) byRegion.set(region, (slots = new Map()));
+        let wanted = slots.get(slot.id);
+        if (!wanted) slots.set(slot.id, (wanted = { slot, members: new Map() }));
+        wanted.members.set(record.id, member);
+      }
+    }
+    return byRegion;
+  }
+
+  private async reconcileMembers(region: RegionId, wanted: Map<string, WantedSlot>): Promise<{ upserted: number; removed: number }> {
     const index = slotIndexKey(region, this.prefix);
     const indexed = ((await this.connection.smembers(index)) as string[]).map(parseSlot).filter((slot) => slot !== undefined);
     const slots = [...wanted.values()].map(({ slot }) => slot);
