@@ -34,6 +34,7 @@ import type { Pipeline } from "./pipeline";
 import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
+import { monitorJsonWriters } from "./monitors/list-json";
 
 export interface SharedRedis {
   connection: RedisConnection;
@@ -75,6 +76,10 @@ export const apiPartsOf = (pipeline: Pipeline, redisPrefix: string): Pick<ApiSer
   redis: { connection: pipeline.redis, prefix: redisPrefix },
 });
 
+// An unknown JSON key or enum name is a mistake to report, not something to drop silently.
+// Zero values are written too ("totalFailed": "0"), so JSON readers see every field.
+const JSON_OPTIONS = { ignoreUnknownFields: false, alwaysEmitImplicit: true };
+
 /**
  * The public API on one port: MonitorService over Connect, gRPC and gRPC-Web
  * (HTTP/1.1 and h2c), gRPC reflection and health, and the plain HTTP endpoints.
@@ -89,9 +94,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     readMaxBytes: LIMITS.requestBodyBytes,
     contextValues: rpcContextValues,
     requestGate: rateLimitGate(rates),
-    // An unknown JSON key or enum name is a mistake to report, not something to drop silently.
-    // Zero values are written too ("totalFailed": "0"), so JSON readers see every field.
-    jsonOptions: { ignoreUnknownFields: false, alwaysEmitImplicit: true },
+    jsonOptions: { ...JSON_OPTIONS, jsonStringWriters: monitorJsonWriters(JSON_OPTIONS) },
     interceptors: [errorsAndLogging(logger)],
     routes: (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
