@@ -34,7 +34,7 @@ import type { Pipeline } from "./pipeline";
 import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
-import { monitorJsonWriters } from "./monitors/list-json";
+import { monitorJsonWriters } from "./monitors/monitor-json";
 
 export interface SharedRedis {
   connection: RedisConnection;

@@ -107,9 +107,26 @@ export class MonitorRepository {
     return toRecord(row) as MonitorRecord<K>;
   }
 
+  /**
+   * The monitor's record: the one kept (records-by-version.ts) while its row
+   * is unchanged, which its version alone tells; its columns are read only
+   * for a monitor not kept or changed since.
+   */
   async find(workspaceId: string, id: string): Promise<MonitorRecord | null> {
-    const [row] = await this.rows<MonitorRow>(`SELECT ${MONITOR_ROW} FROM monitors WHERE id = $1 AND workspace_id = $2`, [id, workspaceId]);
-    return row ? toRecord(row) : null;
+    const kept = this.kept.latest(id);
+    if (kept) {
+      const [current] = await this.rows<{ version: string }>(`SELECT xmin::text AS version FROM monitors WHERE id = $1 AND workspace_id = $2`, [id, workspaceId]);
+      if (!current) return null;
+      if (current.version === kept.version) return kept.record;
+    }
+    const [row] = await this.rows<MonitorRow & { version: string }>(
+      `SELECT ${MONITOR_ROW}, xmin::text AS version FROM monitors WHERE id = $1 AND workspace_id = $2`,
+      [id, workspaceId],
+    );
+    if (!row) return null;
+    const record = toRecord(row);
+    this.kept.keep(row.version, record);
+    return record;
   }
 
   /**

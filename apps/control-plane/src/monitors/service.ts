@@ -128,7 +128,7 @@ export function monitorService(
 
     async getMonitor(req, ctx) {
       const record = await findMonitor(ctx, req.id);
-      return { monitor: { config: { case: record.kind, value: monitorToMessage(record) } as never } };
+      return { monitor: { config: { case: record.kind, value: messageOf(record) } as never } };
     },
 
     async deleteMonitor(req, ctx) {

@@ -1,0 +1,95 @@
+import { create, fromBinary, toBinary, toJsonString } from "@bufbuild/protobuf";
+import { GetMonitorRequestSchema, GetMonitorResponseSchema, ListMonitorsResponseSchema, NumberComparator, Periodicity } from "@vigil/proto";
+import { BACKENDS, startTestApi, type TestApi } from "./support/api";
+
+const periodicity = Periodicity.PERIODICITY_1M;
+
+describe.each(BACKENDS)("Monitors kept between calls on %s", (backend) => {
+  let api: TestApi;
+  beforeAll(async () => (api = await startTestApi(backend)));
+  afterAll(() => api.close());
+
+  it("shows every change made since the page was last read, whoever made it", async () => {
+    const { write } = await api.workspace();
+    const client = api.client(write.key);
+    const { monitor } = await client.createHTTPMonitor({ monitor: { name: "before", url: "https://example.com", periodicity } });
+    const names = async () => (await client.listMonitors({})).httpMonitors.map((m) => [m.name, m.status]);
+    expect(await names()).toEqual([["before", monitor!.status]]);
+
+    await client.updateHTTPMonitor({ id: monitor!.id, monitor: { name: "after" } });
+    expect((await names())[0]![0]).toBe("after");
+
+    // A write that bypasses the API (as the status writer's plain SQL, or another control plane's) is seen too.
+    await api.db.prisma.$executeRaw`UPDATE monitors SET status = 'error', name = 'elsewhere' WHERE id = ${monitor!.id}`;
+    const [name, status] = (await names())[0]!;
+    expect(name).toBe("elsewhere");
+    expect(status).not.toBe(monitor!.status);
+
+    await client.deleteMonitor({ id: monitor!.id });
+    expect(await client.listMonitors({})).toEqual(expect.objectContaining({ httpMonitors: [], totalSize: 0 }));
+  });
+
+  it("reads one monitor again only when it changed, whoever changed it, and never from another workspace", async () => {
+    const { write } = await api.workspace();
+    const client = api.client(write.key);
+    const { monitor } = await client.createHTTPMonitor({ monitor: { name: "before", url: "https://example.com", periodicity } });
+    const name = async () => {
+      const { monitor: got } = await client.getMonitor({ id: monitor!.id });
+      return got!.config.case === "http" ? got!.config.value.name : undefined;
+    };
+    expect(await name()).toBe("before");
+    expect(await name()).toBe("before");
+    await api.db.prisma.$executeRaw`UPDATE monitors SET name = 'elsewhere' WHERE id = ${monitor!.id}`;
+    expect(await name()).toBe("elsewhere");
+
+    const other = api.client((await api.workspace()).write.key);
+    await expect(other.getMonitor({ id: monitor!.id })).rejects.toThrow(/not found|not_found/i);
+    await client.deleteMonitor({ id: monitor!.id });
+    await expect(client.getMonitor({ id: monitor!.id })).rejects.toThrow(/not found|not_found/i);
+  });
+
+  it("answers in Connect JSON byte for byte what the default serialization writes, on every read", async () => {
+    const { write } = await api.workspace();
+    const client = api.client(write.key);
+    await client.createHTTPMonitor({
+      monitor: {
+        name: "with \"quotes\", ünïcode and \u2028",
+        url: "https://example.com/a?b=c",
+        periodicity,
+        headers: [{ key: "x-one", value: "1" }],
+        statusCodeAssertions: [{ comparator: NumberComparator.EQUAL, target: 200n }],
+        description: "",
+      },
+    });
+    await client.createHTTPMonitor({ monitor: { name: "second", url: "https://example.org", periodicity } });
+    await client.createTCPMonitor({ monitor: { name: "tcp", uri: "example.com:443", periodicity } });
+    const { monitor: dns } = await client.createDNSMonitor({ monitor: { name: "dns", uri: "example.com", periodicity } });
+    const answer = (method: string, format: "json" | "proto", request: object) =>
+      api.fetch(`/monitor.v1.MonitorService/${method}`, {
+        method: "POST",
+        headers: { "content-type": `application/${format}`, "x-service-key": write.key },
+        body: format === "json" ? JSON.stringify(request) : toBinary(GetMonitorRequestSchema, create(GetMonitorRequestSchema, request)),
+      });
+    const bothWays = async (method: "ListMonitors" | "GetMonitor", request: object = {}) => {
+      const schema = method === "ListMonitors" ? ListMonitorsResponseSchema : GetMonitorResponseSchema;
+      const json = await (await answer(method, "json", request)).text();
+      const binary = fromBinary(schema, new Uint8Array(await (await answer(method, "proto", request)).arrayBuffer()));
+      return { json, expected: toJsonString(schema, binary, { alwaysEmitImplicit: true }) };
+    };
+    const first = await bothWays("ListMonitors");
+    expect(JSON.parse(first.json).totalSize).toBe(4);
+    expect(first.json).toBe(first.expected);
+    // Read again (each message's JSON kept), one of them alone, then after a change to it.
+    expect((await bothWays("ListMonitors")).json).toBe(first.json);
+    const one = await bothWays("GetMonitor", { id: dns!.id });
+    expect(JSON.parse(one.json).monitor.dns.name).toBe("dns");
+    expect(one.json).toBe(one.expected);
+    await client.updateDNSMonitor({ id: dns!.id, monitor: { name: "dns, renamed" } });
+    for (const method of ["GetMonitor", "ListMonitors"] as const) {
+      const changed = await bothWays(method, method === "GetMonitor" ? { id: dns!.id } : {});
+      expect(changed.json).toBe(changed.expected);
+      expect(changed.json).toContain('"dns, renamed"');
+    }
+  });
+});
+
