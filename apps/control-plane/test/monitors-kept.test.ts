@@ -44,6 +44,10 @@ describe.each(BACKENDS)("Monitors kept between calls on %s", (backend) => {
 
     const other = api.client((await api.workspace()).write.key);
     await expect(other.getMonitor({ id: monitor!.id })).rejects.toThrow(/not found|not_found/i);
+    // Asked for at once from both workspaces (one statement reads the versions of both calls).
+    const [own, foreign] = await Promise.allSettled([client.getMonitor({ id: monitor!.id }), other.getMonitor({ id: monitor!.id })]);
+    expect(own.status === "fulfilled" && own.value.monitor?.config.value?.name).toBe("elsewhere");
+    expect(foreign.status === "rejected" && String(foreign.reason)).toMatch(/not found|not_found/i);
     await client.deleteMonitor({ id: monitor!.id });
     await expect(client.getMonitor({ id: monitor!.id })).rejects.toThrow(/not found|not_found/i);
   });
