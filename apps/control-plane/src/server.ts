@@ -34,7 +34,7 @@ import type { Pipeline } from "./pipeline";
 import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
-import { monitorJsonEncoders } from "./monitors/monitor-json";
+import { monitorJsonWriters } from "./monitors/monitor-json";
 
 export interface SharedRedis {
   connection: RedisConnection;
@@ -94,7 +94,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     readMaxBytes: LIMITS.requestBodyBytes,
     contextValues: rpcContextValues,
     requestGate: rateLimitGate(rates),
-    jsonOptions: { ...JSON_OPTIONS, jsonEncoders: monitorJsonEncoders(JSON_OPTIONS) },
+    jsonOptions: { ...JSON_OPTIONS, jsonStringWriters: monitorJsonWriters(JSON_OPTIONS) },
     interceptors: [errorsAndLogging(logger)],
     routes: (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
