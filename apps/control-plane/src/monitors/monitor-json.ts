@@ -20,8 +20,6 @@ declare module "@bufbuild/protobuf" {
   }
 }
 
-const SCHEMA_OF_KIND: Record<string, DescMessage> = { http: HTTPMonitorSchema, tcp: TCPMonitorSchema, dns: DNSMonitorSchema };
-
 /**
  * The JSON writers of the answers made of shared monitor messages, for the
  * server's JSON options. The service hands out the same message for a
@@ -56,8 +54,8 @@ export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<s
   const getMonitor = (response: GetMonitorResponse) => {
     const config = response.monitor?.config;
     if (config?.case === undefined) return toJsonString(GetMonitorResponseSchema, response, options);
-    const caseKey = MonitorSchema.field[config.case].jsonName;
-    return `{"${monitorKey}":{"${caseKey}":${one(SCHEMA_OF_KIND[config.case]!, config.value)}}}`;
+    const field = MonitorSchema.field[config.case];
+    return `{"${monitorKey}":{"${field.jsonName}":${one(field.message!, config.value)}}}`;
   };
 
   return {

@@ -149,14 +149,7 @@ export class MonitorRepository {
       if (version === null) return null;
       if (version === kept.version) return kept.record;
     }
-    const [row] = await this.rows<MonitorRow & { version: string }>(
-      `SELECT ${MONITOR_ROW}, xmin::text AS version FROM monitors WHERE id = $1 AND workspace_id = $2`,
-      [id, workspaceId],
-    );
-    if (!row) return null;
-    const record = toRecord(row);
-    this.kept.keep(row.version, record);
-    return record;
+    return (await this.readAndKeep(workspaceId, [id])).get(id) ?? null;
   }
 
   /**
@@ -203,21 +196,25 @@ export class MonitorRepository {
     const page: { id: string; version: string }[] = [];
     for (let i = 0; i < words.length; i += 2) page.push({ id: words[i]!, version: words[i + 1]! });
     const changed = page.filter(({ id, version }) => !this.kept.get(id, version)).map(({ id }) => id);
-    const read = new Map<string, MonitorRecord>();
-    if (changed.length > 0) {
-      const rows = await this.rows<MonitorRow & { version: string }>(
-        `SELECT ${MONITOR_ROW}, xmin::text AS version FROM monitors WHERE workspace_id = $1 AND id = ANY($2::text[])`,
-        [workspaceId, changed],
-      );
-      for (const row of rows) {
-        const record = toRecord(row);
-        this.kept.keep(row.version, record);
-        read.set(record.id, record);
-      }
-    }
+    const read = changed.length > 0 ? await this.readAndKeep(workspaceId, changed) : new Map<string, MonitorRecord>();
     // A monitor deleted between the two reads is left out of the page.
     const records = page.map(({ id, version }) => this.kept.get(id, version) ?? read.get(id)).filter((r) => r !== undefined);
     return { records, total };
+  }
+
+  /** The workspace's monitors of these ids read in full, each kept at the version read (absent ones left out). */
+  private async readAndKeep(workspaceId: string, ids: string[]): Promise<Map<string, MonitorRecord>> {
+    const rows = await this.rows<MonitorRow & { version: string }>(
+      `SELECT ${MONITOR_ROW}, xmin::text AS version FROM monitors WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+      [workspaceId, ids],
+    );
+    const read = new Map<string, MonitorRecord>();
+    for (const row of rows) {
+      const record = toRecord(row);
+      this.kept.keep(row.version, record);
+      read.set(record.id, record);
+    }
+    return read;
   }
 
   /** Every active monitor of every workspace, for the scheduler's reconciliation. */
