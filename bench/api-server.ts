@@ -10,6 +10,7 @@ import { NotificationRepository } from "../apps/control-plane/dist/notifications
 import { SecretBox } from "../apps/control-plane/dist/notifications/secrets";
 import { providerSettingsFromEnv } from "@vigil/notifications";
 import { randomBytes } from "node:crypto";
+import { answerServerTiming } from "./support/server-timing";
 import { deletePrefix, redisServerUrl, testPrefix } from "../test/redis";
 
 async function main(): Promise<void> {
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
     // The limiter stays in each call's path, as deployed, but a benchmark's load must never meet it.
     rateLimits: { apiCallsPerKeyPerSecond: 1e9, apiCallsPerAddressPerSecond: 1e9, pageViewsPerAddressPerMinute: 1e9 },
   });
+  answerServerTiming();
   process.send?.({ port: api.address().port });
 
   process.once("disconnect", () => {

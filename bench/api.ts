@@ -18,6 +18,7 @@ import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
 import { load } from "./support/load";
 import { pacedLoad } from "./support/paced-load";
 import { startServer, stopServer } from "./support/server-process";
+import { serverTiming, type ServerTiming, type Tail } from "./support/server-timing";
 import { cpuMeter as machineCpuMeter, describeMachine, postgresTicks, processTicks, waitForQuietMachine } from "./support/machine";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -63,7 +64,12 @@ interface AtRate {
   p50: number;
   p99: number;
   max: number;
+  /** Where the tail was made: the server's handling and event loop, the load generator's event loop. */
+  server: ServerTiming;
+  loadGeneratorLoopDelay: Tail;
 }
+
+const tail = (t: Tail) => `${t.p99.toFixed(1)} / ${t.max.toFixed(0)}`;
 
 /** CPU time over wall time in the measured window, in % of one core (so up to 100 x cores in all). */
 interface Cpu {
@@ -167,15 +173,20 @@ async function measure(backend: Backend, child: ChildProcess, port: number, key:
 }
 
 /** Each endpoint at each rate, the endpoints in turn at one rate so that they share the machine's conditions. */
-async function measureAtRates(backend: Backend, port: number, key: string, calls: ApiCall[]): Promise<AtRate[]> {
+async function measureAtRates(backend: Backend, child: ChildProcess, port: number, key: string, calls: ApiCall[]): Promise<AtRate[]> {
   const all: AtRate[] = [];
   for (const rate of RATES) {
     for (const endpoint of calls) {
       await waitForQuietMachine();
       log(`${backend} ${endpoint.name}: ${rate} req/s for ${RATE_SECONDS} s`);
-      const { requests, seconds, p50, p99, max } = await pacedLoad(port, loadRequest(endpoint, key), { connections: CONNECTIONS, seconds: RATE_SECONDS, rate });
-      all.push({ backend, endpoint: endpoint.name, rate, achieved: requests / seconds, p50, p99, max });
-      log(`${backend} ${endpoint.name} at ${rate} req/s: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(0)} ms`);
+      const server = serverTiming(child);
+      const { requests, seconds, p50, p99, max, loopDelay } = await pacedLoad(port, loadRequest(endpoint, key), { connections: CONNECTIONS, seconds: RATE_SECONDS, rate });
+      const figures: AtRate = { backend, endpoint: endpoint.name, rate, achieved: requests / seconds, p50, p99, max, server: await server(), loadGeneratorLoopDelay: loopDelay };
+      all.push(figures);
+      log(
+        `${backend} ${endpoint.name} at ${rate} req/s: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(0)} ms; p99 / max ms: ` +
+          `server handling ${tail(figures.server.handling)}, server loop delay ${tail(figures.server.loopDelay)}, load generator loop delay ${tail(loopDelay)}`,
+      );
     }
   }
   return all;
@@ -191,7 +202,7 @@ async function benchmark(backend: Backend): Promise<{ figures: Figures[]; atRate
     const calls = endpoints(monitorIds);
     const figures: Figures[] = [];
     for (const endpoint of calls) figures.push(await measure(backend, server.child, server.port, key, endpoint));
-    const atRates = await measureAtRates(backend, server.port, key, calls);
+    const atRates = await measureAtRates(backend, server.child, server.port, key, calls);
     return { figures, atRates, version };
   } finally {
     if (server) await stopServer(server.child);
@@ -221,11 +232,12 @@ function rateTable(all: AtRate[]): string {
     const goal = P99_GOALS[f.endpoint];
     const against = goal === undefined ? "" : `< ${goal}: ${f.p99 < goal ? "met" : "not met"}`;
     const beside = f === baseline ? "(baseline)" : baseline.p99.toFixed(2);
-    return `| ${f.backend} | ${f.rate} | ${f.endpoint} | ${f.achieved.toFixed(0)} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.max.toFixed(0)} | ${beside} | ${against} |`;
+    const where = [f.server.handling, f.server.loopDelay, f.loadGeneratorLoopDelay].map(tail).join(" · ");
+    return `| ${f.backend} | ${f.rate} | ${f.endpoint} | ${f.achieved.toFixed(0)} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.max.toFixed(0)} | ${beside} | ${against} | ${where} |`;
   });
   return [
-    "| Backend | Rate (req/s) | Endpoint | Answered req/s | p50 (ms) | p99 (ms) | max (ms) | Baseline p99 at this rate (ms) | p99 goal (ms) |",
-    "|---|---:|---|---:|---:|---:|---:|---:|---|",
+    "| Backend | Rate (req/s) | Endpoint | Answered req/s | p50 (ms) | p99 (ms) | max (ms) | Baseline p99 at this rate (ms) | p99 goal (ms) | p99 / max (ms): server handling · server loop delay · load generator loop delay |",
+    "|---|---:|---|---:|---:|---:|---:|---:|---|---|",
     ...rows,
   ].join("\n");
 }

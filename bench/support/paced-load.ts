@@ -4,6 +4,7 @@
 // latencies are those of a saturated server.
 import http from "node:http";
 import type { LoadFigures, LoadRequest } from "./load";
+import { watchLoopDelay, type Tail } from "./server-timing";
 
 const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
@@ -18,7 +19,8 @@ export async function pacedLoad(
   port: number,
   request: LoadRequest,
   { connections, seconds, rate, expect = [200] }: { connections: number; seconds: number; rate: number; expect?: number[] },
-): Promise<LoadFigures> {
+): Promise<LoadFigures & { loopDelay: Tail }> {
+  const loopDelay = watchLoopDelay();
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const total = Math.round(rate * seconds);
   const latencies = new Float64Array(total);
@@ -68,5 +70,7 @@ export async function pacedLoad(
     p99: percentile(sorted, 99),
     max: sorted[sorted.length - 1]!,
     statuses,
+    /** How long this process's event loop was blocked: a request due meanwhile was sent late, an answer read late. */
+    loopDelay: loopDelay(),
   };
 }

@@ -57,7 +57,7 @@ describe.each(BACKENDS)("Monitors kept between calls on %s", (backend) => {
     const client = api.client(write.key);
     await client.createHTTPMonitor({
       monitor: {
-        name: "with \"quotes\", ünïcode and \u2028",
+        name: "with \"quotes\", ünïcode, \u2028 and 🛰",
         url: "https://example.com/a?b=c",
         periodicity,
         headers: [{ key: "x-one", value: "1" }],
@@ -83,6 +83,22 @@ describe.each(BACKENDS)("Monitors kept between calls on %s", (backend) => {
     const first = await bothWays("ListMonitors");
     expect(JSON.parse(first.json).totalSize).toBe(4);
     expect(first.json).toBe(first.expected);
+    // The answer is written as a string (our Connect patch): uncompressed, its length is counted in UTF-8
+    // bytes; compressed (fetch asks for gzip unless told otherwise), it is the same text.
+    const encoded = (encoding: string) =>
+      api.fetch("/monitor.v1.MonitorService/ListMonitors", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-service-key": write.key, "accept-encoding": encoding },
+        body: "{}",
+      });
+    const plain = await encoded("identity");
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    const plainBytes = Buffer.from(await plain.arrayBuffer());
+    expect(Number(plain.headers.get("content-length"))).toBe(plainBytes.length);
+    expect(plainBytes.toString("utf8")).toBe(first.json);
+    const gzipped = await encoded("gzip");
+    expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+    expect(await gzipped.text()).toBe(first.json);
     // Read again (each message's JSON kept), one of them alone, then after a change to it.
     expect((await bothWays("ListMonitors")).json).toBe(first.json);
     const one = await bothWays("GetMonitor", { id: dns!.id });

@@ -53,9 +53,14 @@ async function connect(
 ): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; rows: DriverRows; release(): Promise<void> }> {
   if (target.kind === "postgres") {
     // One pool for the client and the schema engine, so close() ends every connection.
+    const size = Number(process.env.DATABASE_POOL_SIZE ?? 10);
     const pool = new pg.Pool({
       connectionString: target.url,
-      max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+      max: size,
+      // A fixed-size pool: a connection once opened stays open. pg's default closes one idle for 10 s, and the
+      // next burst of calls then waits while the pool opens up to `max` at once (a new PostgreSQL backend and
+      // SCRAM authentication each), which made the API's slowest calls (docs/benchmarks.md, API throughput).
+      min: size,
       // A server that does not answer (down behind a load balancer, a partition) fails the call after this instead of hanging it.
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       // Lets the operating system notice a peer gone silently on an idle pooled connection.

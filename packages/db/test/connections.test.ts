@@ -49,6 +49,22 @@ describe("PostgreSQL connections", () => {
     }
   });
 
+  it("keeps the connections it opened while they are idle, so that the next burst of calls does not wait for new ones", async () => {
+    const db = await openDatabase({ kind: "postgres", url });
+    const observer = await observe(url);
+    try {
+      await Promise.all(Array.from({ length: 4 }, () => db.prisma.$queryRaw`SELECT pg_sleep(0.05)::text`));
+      const opened = await observer.sessions();
+      expect(opened).toBeGreaterThanOrEqual(2);
+      // pg's pool closes a connection idle for 10 s unless it is told to keep it.
+      await new Promise((settle) => setTimeout(settle, 11_000));
+      expect(await observer.sessions()).toBe(opened);
+    } finally {
+      await db.close();
+      await observer.end();
+    }
+  }, 20_000);
+
   it("has ended every session once close() resolves, so the database can be dropped at once", async () => {
     const db = await openDatabase({ kind: "postgres", url });
     const observer = await observe(url);

@@ -40,6 +40,10 @@ export async function listenHttp1AndH2c(
 
   const server = net.createServer((socket) => {
     sockets.add(socket);
+    // Node's HTTP server turns Nagle's algorithm off for its connections, but this one accepts them itself.
+    // With it on, the last part of an answer written in two (a 100 KB page is two segments on loopback)
+    // waited for the client's delayed acknowledgement of the first.
+    socket.setNoDelay(true);
     socket.once("close", () => sockets.delete(socket));
     // A connection that never sends a byte is no request yet for either server to time out.
     socket.setTimeout(limits.headersTimeoutMs, () => socket.destroy());
