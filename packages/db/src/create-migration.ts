@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   }
   const db = await openDatabase({ kind: "pglite", dataDir: null });
   const schema = { path: schemaPath, content: readFileSync(schemaPath, "utf8") };
-  const engine = await openSchemaEngine(db.adapter, schema);
+  const engine = await openSchemaEngine(db.openSchemaSession().adapter, schema);
   try {
     const migrations = readMigrationList();
     // Diffing from the migrations replays them in a shadow database that the

@@ -13,8 +13,13 @@ export type DatabaseTarget = { kind: "postgres"; url: string } | { kind: "pglite
 export interface Database {
   readonly target: DatabaseTarget;
   readonly prisma: PrismaClient;
-  /** The adapter factory, for the schema engine (migrations). */
-  readonly adapter: SqlMigrationAwareDriverAdapterFactory;
+  /**
+   * A database session of its own for Prisma's schema engine (migrations), ended by `end()`. The engine holds
+   * an advisory lock while it migrates, and such a lock belongs to a session: through the shared pool its lock
+   * and unlock could go over two connections, and the pool keeps its connections open, so the lock would stay
+   * held and the next control plane to start would wait on it.
+   */
+  openSchemaSession(): { adapter: SqlMigrationAwareDriverAdapterFactory; end(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -36,7 +41,12 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
   return {
     target,
     prisma,
-    adapter,
+    openSchemaSession: () => {
+      // PGlite is one session already.
+      if (target.kind === "pglite") return { adapter, end: async () => {} };
+      const { pool, end } = newPool(target.url, 1);
+      return { adapter: new PrismaPg(pool), end };
+    },
     close: async () => {
       await prisma.$disconnect();
       await release();
@@ -60,42 +70,49 @@ function statementName(text: string): string {
 /** How long getting a connection may take, from the pool or from the server. */
 const CONNECT_TIMEOUT_MS = 5_000;
 
+/** A pool of `size` connections to `url`, and how to end it: `end()` resolves once every connection has closed. */
+function newPool(url: string, size: number): { pool: pg.Pool; end(): Promise<void> } {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: size,
+    // A fixed-size pool: a connection once opened stays open. pg's default closes one idle for 10 s, and the
+    // next burst of calls then waits while the pool opens up to `max` at once (a new PostgreSQL backend and
+    // SCRAM authentication each), which made the API's slowest calls (docs/benchmarks.md, API throughput).
+    min: size,
+    // A server that does not answer (down behind a load balancer, a partition) fails the call after this instead of hanging it.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Lets the operating system notice a peer gone silently on an idle pooled connection.
+    keepAlive: true,
+  });
+  const open = new Set<pg.Client>();
+  pool.on("connect", (client) => {
+    open.add(client);
+    client.once("end", () => open.delete(client));
+  });
+  return {
+    pool,
+    // pool.end() resolves once it has asked every connection to end, not once they have: wait for the sockets,
+    // so that whoever comes next (a shutdown, DROP DATABASE, a lock the session held) finds no session left.
+    end: async () => {
+      await pool.end();
+      await Promise.all([...open].map((client) => new Promise((ended) => client.once("end", ended))));
+    },
+  };
+}
+
 async function connect(
   target: DatabaseTarget,
   options: DatabaseOptions,
 ): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; rows: DriverRows; release(): Promise<void> }> {
   if (target.kind === "postgres") {
-    // One pool for the client and the schema engine, so close() ends every connection.
-    const size = Number(process.env.DATABASE_POOL_SIZE ?? 10);
-    const pool = new pg.Pool({
-      connectionString: target.url,
-      max: size,
-      // A fixed-size pool: a connection once opened stays open. pg's default closes one idle for 10 s, and the
-      // next burst of calls then waits while the pool opens up to `max` at once (a new PostgreSQL backend and
-      // SCRAM authentication each), which made the API's slowest calls (docs/benchmarks.md, API throughput).
-      min: size,
-      // A server that does not answer (down behind a load balancer, a partition) fails the call after this instead of hanging it.
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      // Lets the operating system notice a peer gone silently on an idle pooled connection.
-      keepAlive: true,
-    });
+    const { pool, end } = newPool(target.url, Number(process.env.DATABASE_POOL_SIZE ?? 10));
     // The pool drops a connection the server ended and opens another on the next query; without a listener
     // Node would treat the pool's "error" event as fatal and a PostgreSQL restart would stop the process.
     pool.on("error", (error) => options.onConnectionLost?.(error));
-    const open = new Set<pg.Client>();
-    pool.on("connect", (client) => {
-      open.add(client);
-      client.once("end", () => open.delete(client));
-    });
     return {
       adapter: new PrismaPg(pool),
       rows: async <T>(text: string, values: readonly unknown[]) => (await pool.query({ name: statementName(text), text, values: [...values] })).rows as T[],
-      // pool.end() resolves once it has asked every connection to end, not once they have: wait for the sockets,
-      // so that whoever closes the database next (a shutdown, DROP DATABASE) finds no session left.
-      release: async () => {
-        await pool.end();
-        await Promise.all([...open].map((client) => new Promise((ended) => client.once("end", ended))));
-      },
+      release: end,
     };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });

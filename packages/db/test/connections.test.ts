@@ -1,5 +1,6 @@
 import { Client } from "pg";
 import { openDatabase } from "../src/database";
+import { applyMigrations } from "../src/migrate";
 import { createTestDatabase } from "../../../test/postgres";
 
 /** A session of the test's own that counts the other sessions on the database, connected before it is needed. */
@@ -64,6 +65,27 @@ describe("PostgreSQL connections", () => {
       await observer.end();
     }
   }, 20_000);
+
+  it("releases the migrations' advisory lock while it stays open, so that another control plane can migrate at once", async () => {
+    const first = await openDatabase({ kind: "postgres", url });
+    const admin = new Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await applyMigrations(first);
+      const held = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+      expect(held.rows[0]!.n).toBe(0);
+      const second = await openDatabase({ kind: "postgres", url });
+      try {
+        // Prisma's engine gives up after waiting 10 s for the lock, which fails a control plane's start.
+        await expect(applyMigrations(second)).resolves.toEqual([]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+      await admin.end();
+    }
+  });
 
   it("has ended every session once close() resolves, so the database can be dropped at once", async () => {
     const db = await openDatabase({ kind: "postgres", url });
