@@ -71,7 +71,7 @@ function statementName(text: string): string {
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /** A pool of `size` connections to `url`, and how to end it: `end()` resolves once every connection has closed. */
-function newPool(url: string, size: number): { pool: pg.Pool; end(): Promise<void> } {
+function newPool(url: string, size: number, onConnectionLost?: (error: Error) => void): { pool: pg.Pool; end(): Promise<void> } {
   const pool = new pg.Pool({
     connectionString: url,
     max: size,
@@ -84,6 +84,9 @@ function newPool(url: string, size: number): { pool: pg.Pool; end(): Promise<voi
     // Lets the operating system notice a peer gone silently on an idle pooled connection.
     keepAlive: true,
   });
+  // The pool drops a connection the server ended and opens another on the next query; without a listener
+  // Node would treat the pool's "error" event as fatal and a PostgreSQL restart would stop the process.
+  pool.on("error", (error) => onConnectionLost?.(error));
   const open = new Set<pg.Client>();
   pool.on("connect", (client) => {
     open.add(client);
@@ -105,10 +108,7 @@ async function connect(
   options: DatabaseOptions,
 ): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; rows: DriverRows; release(): Promise<void> }> {
   if (target.kind === "postgres") {
-    const { pool, end } = newPool(target.url, Number(process.env.DATABASE_POOL_SIZE ?? 10));
-    // The pool drops a connection the server ended and opens another on the next query; without a listener
-    // Node would treat the pool's "error" event as fatal and a PostgreSQL restart would stop the process.
-    pool.on("error", (error) => options.onConnectionLost?.(error));
+    const { pool, end } = newPool(target.url, Number(process.env.DATABASE_POOL_SIZE ?? 10), options.onConnectionLost);
     return {
       adapter: new PrismaPg(pool),
       rows: async <T>(text: string, values: readonly unknown[]) => (await pool.query({ name: statementName(text), text, values: [...values] })).rows as T[],
