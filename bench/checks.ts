@@ -1,6 +1,6 @@
 // Check engine benchmark (issue 3).
 // 1. Throughput: the agent's check path (runCheck, retry 0, a fresh connection per check) against a
-//    local target, beside a bare loop doing the same requests the cheapest way (undici / net), at the
+//    local target, beside a bare loop doing the same requests the cheapest way (node:http / net), at the
 //    same concurrency in the same run, each loop in a worker thread of its own; for HTTP and for TCP.
 //    Goal: the agent reaches 80 % of the bare loop.
 // 2. Timing fidelity: runCheck's latencyMs and firstByteMs against a target that answers after a known
@@ -112,7 +112,7 @@ function startLoop(target: Target, name: LoopName): Loop {
 
 /** Each pair: the agent's path, and the bare loop it is compared with, which does the same network work the cheapest way. */
 const PAIRS: { protocol: string; agent: LoopName; bare: LoopName; bareName: string }[] = [
-  { protocol: "HTTP", agent: "runCheck HTTP", bare: "bare HTTP", bareName: "bare undici (new Client per request)" },
+  { protocol: "HTTP", agent: "runCheck HTTP", bare: "bare HTTP", bareName: "bare node:http (a connection per request)" },
   { protocol: "TCP", agent: "runCheck TCP", bare: "bare TCP", bareName: "bare net.connect + resetAndDestroy" },
 ];
 
@@ -317,7 +317,7 @@ async function main(): Promise<void> {
       "Check engine (issue 3)",
       "bench/checks.ts",
       [
-        `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}; undici ${require("undici/package.json").version}.`,
+        `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}.`,
         "",
         `Command: \`BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} pnpm bench:checks\`.`,
         "",

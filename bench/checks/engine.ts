@@ -18,7 +18,7 @@ function loadCheckEngine(): typeof import("@vigil/checks") {
 export const { runCheck, warmUpChecks } = loadCheckEngine();
 
 // tsx turns source maps on, the agent (plain node on dist/) runs without them. With them, every
-// Error.stack read costs far more, and undici makes and reads one per closed Client (in both loops).
+// Error.stack read costs far more.
 process.setSourceMapsEnabled(false);
 
 /**

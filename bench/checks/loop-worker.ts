@@ -1,13 +1,13 @@
 // One throughput loop of bench/checks.ts (the agent's check path, or the bare loop it is compared
-// with) in a worker thread of its own. The two loops of a pair run the same undici, net and stream
+// with) in a worker thread of its own. The two loops of a pair run the same node:http, net and stream
 // code; in one V8 isolate, whichever ran first would shape the other's optimised code (inline
 // caches, inlining), and single runs moved by 10-20 points with the order. Each loop gets its own.
 // Asked over postMessage for a segment of N seconds, it answers with the segment's Run (CPU included).
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
+import http from "node:http";
 import net from "node:net";
 import { parentPort, workerData } from "node:worker_threads";
-import { Client, errors } from "undici";
 import type { CheckJob } from "@vigil/checks";
 import { AGENT_ENV, httpJob, runCheck, tcpJob } from "./engine";
 import { runLoop, type Operation, type Run } from "./run-loop";
@@ -46,23 +46,25 @@ function operation({ loop, httpPort, tcpPort }: LoopWorkerData): Operation {
       return () => check(job);
     }
     case "bare HTTP": {
-      // The same request the HTTP check sends (it adds this user-agent), over a Client of its own, so
-      // a fresh connection each time, dropped once the body is read without waiting for it to close,
-      // as the check does (with one shared error, as the check does: undici would otherwise build one
-      // per client); nothing else (no timings, no assertions).
-      const origin = `http://127.0.0.1:${httpPort}`;
-      const userAgent = ["user-agent", "Vigil/0.1 (synthetic monitoring)"];
-      const done = new errors.ClientDestroyedError();
-      return async () => {
-        const client = new Client(origin);
-        try {
-          const response = await client.request({ path: "/", method: "GET", headers: userAgent });
-          const body = await response.body.text();
-          if (response.statusCode !== 200 || body !== "ok") throw new Error(`HTTP ${response.statusCode}: ${body}`);
-        } finally {
-          void client.destroy(done);
-        }
-      };
+      // The same request the HTTP check sends (its user-agent, host and Connection: close) with the
+      // same client, node:http, over a connection of its own, dropped once the body is read without
+      // waiting for it to close, as the check does; nothing else (no timings, no assertions).
+      const headers = ["user-agent", "Vigil/0.1 (synthetic monitoring)", "host", `127.0.0.1:${httpPort}`, "connection", "close"];
+      return () =>
+        new Promise<void>((resolve, reject) => {
+          const request = http.request({ path: "/", headers, createConnection: () => net.connect({ host: "127.0.0.1", port: httpPort }) }, (response) => {
+            let body = "";
+            response.setEncoding("utf8");
+            response.on("data", (chunk: string) => (body += chunk));
+            response.on("end", () => {
+              request.destroy();
+              if (response.statusCode === 200 && body === "ok") resolve();
+              else reject(new Error(`HTTP ${response.statusCode}: ${body}`));
+            });
+          });
+          request.on("error", reject);
+          request.end();
+        });
     }
     case "bare TCP":
       // Connect, then close with a reset as the TCP check does.

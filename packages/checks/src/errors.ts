@@ -10,7 +10,7 @@ export class TargetFailure extends Error {
   }
 }
 
-/** The code of an error from Node or undici (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET, ...), when it has one. */
+/** The code of an error from Node (ECONNREFUSED, ENOTFOUND, HPE_INVALID_CONSTANT, ...), when it has one. */
 export const codeOf = (error: unknown): string | undefined => {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : undefined;

@@ -2,15 +2,21 @@
  * The HTTP check: one attempt at an http:// or https:// target. Every request
  * goes over a connection opened for it by our own connector, so that DNS,
  * TCP connect and TLS are timed on the socket itself; redirects are followed
- * here rather than by undici, so that each hop is timed the same way; the
+ * here rather than by the client, so that each hop is timed the same way; the
  * response is judged by the domain's assertion rules (failedHttpAssertions).
+ *
+ * The client is Node's own (node:http, over the connection we opened): an
+ * undici Client per request kept each finished request's objects alive
+ * across young-generation collections (a third of what a check allocated),
+ * and a check thread's collection pauses, which every check whose answer
+ * arrives meanwhile reports as latency, were ten times longer for it.
  */
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { isIP, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { connect as connectTls } from "node:tls";
 import * as zlib from "node:zlib";
 import { AddressPolicy, effectiveTimeoutMs, failedHttpAssertions, type FailureReason, type Header, type HttpMonitorConfig } from "@vigil/domain";
-import { Client, errors, type Dispatcher, type buildConnector } from "undici";
 import { Deadline } from "./deadline";
 import { TargetFailure, codeOf, isErrorLike, messageOf } from "./errors";
 import { connectToAny, ready, resolveHost } from "./network";
@@ -29,11 +35,20 @@ const BODY_HEADERS = new Set(["content-type", "content-length", "content-encodin
 /** Headers not sent on to another origin: credentials must not leak to a site the target redirects to. */
 const ORIGIN_BOUND_HEADERS = new Set(["authorization", "cookie", "proxy-authorization", "host"]);
 /**
- * What a client closed after its request fails any leftover work with. One
- * for all: undici would otherwise build (and capture a stack for) an error
- * per closed client, a tenth of an attempt's CPU.
+ * Headers that frame the connection and the message, which the client sets
+ * (Connection: close, Content-Length): one from the monitor is refused
+ * rather than sent beside them or in their stead.
  */
-const CLIENT_DONE = new errors.ClientDestroyedError();
+const REFUSED_HEADERS = new Set(["transfer-encoding", "keep-alive", "upgrade", "expect"]);
+/** Headers of the monitor's that the client's own replace, as a browser's fetch ignores them. */
+const CLIENT_OWNED_HEADERS = new Set(["connection", "content-length"]);
+/**
+ * What a request ended early is destroyed with. One for all, so that ending
+ * a request does not build (and capture a stack for) an error each time.
+ */
+const REQUEST_DONE = Object.assign(new Error("request ended"), { code: "VIGIL_REQUEST_DONE" });
+/** Methods whose requests carry a body by definition: sent with Content-Length: 0 when the monitor's is empty. */
+const PAYLOAD_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
 /**
  * One attempt: the request (and its redirects, when the monitor follows
@@ -187,29 +202,22 @@ function redirected(previous: HopRequest, statusCode: number, location: string):
 }
 
 /**
- * One request over a client of its own, so it opens (and times) a fresh
+ * One request over a connection of its own, so it opens (and times) a fresh
  * connection and nothing is kept alive for a later attempt. The end of the
- * attempt destroys the client, which fails the request wherever it is.
+ * attempt destroys the request, which fails it wherever it is.
  */
 async function send(request: HopRequest, state: AttemptState, context: HopContext): Promise<Received> {
   const { deadline } = context;
-  const client = new Client(request.url.origin, {
-    connect: timedConnector(state.clock, context),
-    // The deadline bounds every phase; undici's own timers would only race it.
-    headersTimeout: 0,
-    bodyTimeout: 0,
-  });
-  const unsubscribe = deadline.onEnd(() => client.destroy(CLIENT_DONE, noop));
-  const wanted = { body: request.method !== "HEAD", followRedirects: context.followRedirects };
+  const headers = requestHeaders(request);
+  let outgoing: ClientRequest | undefined;
+  const unsubscribe = deadline.onEnd(() => outgoing?.destroy(REQUEST_DONE));
   try {
+    const socket = await openConnection(request.url, state.clock, context);
     const response = await new Promise<Received>((resolve, reject) => {
-      const options: Dispatcher.DispatchOptions = {
-        path: request.url.pathname + request.url.search,
-        method: request.method as Dispatcher.HttpMethod,
-        headers: requestHeaders(request),
-        body: request.body === "" ? null : request.body,
-      };
-      client.dispatch(options, new ResponseReceiver(state, wanted, resolve, reject));
+      const receiver = new ResponseReceiver(state, { body: request.method !== "HEAD", followRedirects: context.followRedirects }, resolve, reject);
+      outgoing = httpRequest({ method: request.method, path: request.url.pathname + request.url.search, headers, createConnection: () => socket });
+      receiver.listen(outgoing, socket);
+      outgoing.end(request.body === "" ? undefined : request.body);
     });
     // A body cut short by the deadline may read as complete.
     deadline.throwIfEnded();
@@ -217,20 +225,38 @@ async function send(request: HopRequest, state: AttemptState, context: HopContex
   } finally {
     unsubscribe();
     // Closing is not part of the check: the result does not wait for it.
-    client.destroy(CLIENT_DONE, noop);
+    outgoing?.destroy();
   }
 }
 
-/** The monitor's headers as undici's flat list (repeated names kept), with credentials from the URL. */
+/**
+ * The request's header lines as node:http takes them (a flat list, sent as it
+ * is: repeated names kept), with Host, credentials from the URL, and the
+ * body's Content-Length. Throws for a header the client will not send.
+ */
 function requestHeaders(request: HopRequest): string[] {
-  // A loop, not flatMap: that made an array per header and cost more than the rest of the request's set-up.
   const flat: string[] = [];
-  for (const { key, value } of request.headers) flat.push(key, value);
+  let host: string | undefined;
+  let authorization = false;
+  for (const { key, value } of request.headers) {
+    const name = key.toLowerCase();
+    if (REFUSED_HEADERS.has(name)) throw new TargetFailure(`invalid request: the ${name} header is not supported`, "protocol");
+    if (CLIENT_OWNED_HEADERS.has(name)) continue;
+    if (name === "host") {
+      if (host !== undefined) throw new TargetFailure("invalid request: duplicate host header", "protocol");
+      host = value;
+    }
+    if (name === "authorization") authorization = true;
+    flat.push(key, value);
+  }
+  if (host === undefined) flat.push("host", request.url.host);
   const { username, password } = request.url;
-  if ((username || password) && !request.headers.some((h) => h.key.toLowerCase() === "authorization")) {
+  if ((username || password) && !authorization) {
     const credentials = `${percentDecoded(username)}:${percentDecoded(password)}`;
     flat.push("authorization", `Basic ${Buffer.from(credentials).toString("base64")}`);
   }
+  if (request.body !== "" || PAYLOAD_METHODS.has(request.method)) flat.push("content-length", String(Buffer.byteLength(request.body)));
+  flat.push("connection", "close");
   return flat;
 }
 
@@ -245,9 +271,6 @@ function percentDecoded(text: string): string {
 
 // ---------------------------------------------------------------------------
 // The response
-
-/** Headers as undici parses them: lower-case names, a list for a repeated one. */
-type ParsedHeaders = Record<string, string | string[] | undefined>;
 
 type Decoder = zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress;
 
@@ -268,26 +291,25 @@ interface Wanted {
 }
 
 /**
- * Receives one response from undici's parser as it comes (dispatch with a
- * handler) rather than through the Readable stream per response that
- * client.request() makes: that stream, its async iterator and their ticks
- * were a fifth of the garbage of a check on its thread. The clock enters
- * transferMs at the headers and stops at the last byte read.
+ * Receives one response as node:http parses it. The clock enters transferMs
+ * at the headers and stops at the last byte read (not at the stream's end,
+ * a tick later, nor after decoding, which is ours and not the target's).
  *
  * The body is read as UTF-8 text, decoded when the monitor asked for a
  * compressed one, and cut at MAX_BODY_BYTES: reading stops there, so a huge
  * or endless body costs neither memory nor time, and the assertions see its
  * beginning.
  */
-class ResponseReceiver implements Dispatcher.DispatchHandler {
+class ResponseReceiver {
   private statusCode = 0;
   private headers: Record<string, string> = {};
   private decoder: Decoder | undefined;
   private readonly chunks: Buffer[] = [];
   private size = 0;
+  private lastByteAt = 0;
   private settled = false;
-  /** Pauses and resumes the socket; undici hands it over first (and recognises a handler of this kind by onRequestStart). */
-  private controller: Dispatcher.DispatchController | undefined;
+  /** The target closed its side (FIN) before the response was complete. */
+  private targetClosed = false;
 
   constructor(
     private readonly state: AttemptState,
@@ -296,17 +318,19 @@ class ResponseReceiver implements Dispatcher.DispatchHandler {
     private readonly reject: (error: unknown) => void,
   ) {}
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
+  listen(outgoing: ClientRequest, socket: Socket): void {
+    socket.once("end", () => (this.targetClosed = true));
+    outgoing.on("response", (response: IncomingMessage) => this.start(response));
+    outgoing.on("error", (error) => this.fail(error));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: ParsedHeaders): void {
-    // An informational answer (100 Continue): the response follows it.
-    if (statusCode < 200) return;
-    this.state.clock.enter("transferMs");
+  private start(response: IncomingMessage): void {
+    this.lastByteAt = this.state.clock.enter("transferMs");
+    const statusCode = response.statusCode ?? 0;
     this.state.statusCode = statusCode;
     this.statusCode = statusCode;
-    this.headers = joinedHeaders(headers);
+    this.headers = joinedHeaders(response.rawHeaders);
+    response.on("error", (error) => this.fail(error));
     const location = this.headers.location;
     if (this.wanted.followRedirects && REDIRECT_STATUSES.has(statusCode) && location !== undefined) return this.finish(location);
     if (!this.wanted.body) return this.finish();
@@ -315,23 +339,26 @@ class ResponseReceiver implements Dispatcher.DispatchHandler {
       ?.on("data", (chunk: Buffer) => this.keep(chunk))
       .on("end", () => this.finish())
       .on("error", (error) => this.fail(error))
-      // The socket waits while the decoder catches up, as piping the body into it did.
-      .on("drain", () => this.controller?.resume());
+      // The socket waits while the decoder catches up, as piping the body into it would.
+      .on("drain", () => response.resume());
+    response.on("data", (chunk: Buffer) => {
+      this.lastByteAt = performance.now();
+      if (this.settled) return;
+      if (this.decoder === undefined) this.keep(chunk);
+      else if (!this.decoder.write(chunk)) response.pause();
+    });
+    response.on("end", () => {
+      if (this.decoder === undefined) this.finish();
+      else this.decoder.end();
+    });
+    response.on("aborted", () => this.fail(this.cutShort()));
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.settled) return;
-    if (this.decoder === undefined) this.keep(chunk);
-    else if (!this.decoder.write(chunk)) this.controller?.pause();
-  }
-
-  onResponseEnd(): void {
-    if (this.decoder === undefined) this.finish();
-    else this.decoder.end();
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.fail(error);
+  /** Why a response ended before its end: its Content-Length not met, or the connection closed or reset. */
+  private cutShort(): Error {
+    if (!this.targetClosed) return Object.assign(new Error("connection reset"), { code: "ECONNRESET" });
+    if (this.headers["content-length"] !== undefined) return new TargetFailure("response body length does not match its Content-Length", "protocol");
+    return Object.assign(new Error("connection closed by the target"), { code: "EPIPE" });
   }
 
   private keep(chunk: Buffer): void {
@@ -345,7 +372,7 @@ class ResponseReceiver implements Dispatcher.DispatchHandler {
   private finish(location?: string): void {
     if (this.settled) return;
     this.settled = true;
-    this.state.clock.stop();
+    this.state.clock.stop(this.lastByteAt);
     this.decoder?.destroy();
     // Most bodies come in one chunk: decoded as it is, not copied into a new Buffer first.
     const body = this.chunks.length === 1 ? this.chunks[0]!.toString("utf8") : Buffer.concat(this.chunks, this.size).toString("utf8");
@@ -356,15 +383,19 @@ class ResponseReceiver implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     this.settled = true;
     this.decoder?.destroy();
+    // A connection closed while waiting for the answer: by the target (FIN) or reset, as the socket saw it.
+    if (codeOf(error) === "ECONNRESET" && this.targetClosed && this.state.clock.phase === "firstByteMs") error = Object.assign(new Error("socket closed"), { code: "EPIPE" });
     this.reject(error);
   }
 }
 
-/** The headers as failedHttpAssertions reads them: repeated ones joined with ", ". */
-function joinedHeaders(parsed: ParsedHeaders): Record<string, string> {
+/** The headers as failedHttpAssertions reads them: lower-case names, repeated ones joined with ", " (all kept, unlike IncomingMessage.headers). */
+function joinedHeaders(raw: string[]): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(parsed)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const previous = headers[name];
+    headers[name] = previous === undefined ? raw[i + 1]! : `${previous}, ${raw[i + 1]!}`;
   }
   return headers;
 }
@@ -402,41 +433,35 @@ class PhaseClock {
     return this.current;
   }
 
-  enter(phase: Phase | null): void {
+  /** Ends the current phase and starts `phase` at `at` (now by default); returns that time. */
+  enter(phase: Phase | null, at = performance.now()): number {
     // A connector still running after the attempt ended must not change its result.
-    if (this.stoppedAt !== undefined) return;
-    const now = performance.now();
+    if (this.stoppedAt !== undefined) return this.stoppedAt;
+    const now = Math.max(at, this.since);
     this.origin.began ??= now;
     if (this.current !== null) this.timing[this.current] = now - this.since;
     this.current = phase;
     this.since = now;
+    return now;
   }
 
-  stop(): void {
-    this.enter(null);
+  /** Ends the request at `at` (now by default): its last byte, or its failure. */
+  stop(at?: number): void {
+    this.enter(null, at);
     this.stoppedAt ??= this.since;
   }
 }
 
 /**
- * undici's connect hook: resolves, connects and handshakes by itself, so
- * each phase is timed on the socket's own events. The clock then waits for
- * the response headers: firstByteMs runs from the connection being ready.
+ * Resolves, connects and handshakes by itself, so each phase is timed on the
+ * socket's own events. The clock then waits for the response headers:
+ * firstByteMs runs from the connection being ready.
  */
-function timedConnector(clock: PhaseClock, context: HopContext): buildConnector.connector {
-  return (options, callback) => {
-    openConnection(options, clock, context).then(
-      (socket) => callback(null, socket),
-      (error: unknown) => callback(isErrorLike(error) ? (error as Error) : new Error(String(error)), null),
-    );
-  };
-}
-
-async function openConnection(options: buildConnector.Options, clock: PhaseClock, context: HopContext): Promise<Socket> {
+async function openConnection(url: URL, clock: PhaseClock, context: HopContext): Promise<Socket> {
   const { deadline } = context;
-  const host = options.hostname; // undici has taken the brackets off IPv6 literals
-  const secure = options.protocol === "https:";
-  const port = Number(options.port) || (secure ? 443 : 80);
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname; // an IPv6 literal without its brackets
+  const secure = url.protocol === "https:";
+  const port = Number(url.port) || (secure ? 443 : 80);
   let addresses = [host];
   if (isIP(host) === 0) {
     clock.enter("dnsMs");
@@ -486,30 +511,24 @@ function describeFailure(error: unknown, phase: Phase | null): [message: string,
     case "ECONNRESET":
       return [`connection reset${where}`, "connect"];
     case "EPIPE":
-    case "UND_ERR_SOCKET":
       return [`connection closed by the target${where}`, "connect"];
-    case "UND_ERR_HEADERS_OVERFLOW":
+    case "HPE_HEADER_OVERFLOW":
       return ["response headers too large", "protocol"];
-    case "UND_ERR_RES_CONTENT_LENGTH_MISMATCH":
-      return ["response body length does not match its Content-Length", "protocol"];
-    case "UND_ERR_INVALID_ARG":
-    case "UND_ERR_NOT_SUPPORTED":
-      return [`invalid request: ${messageOf(error)}`, "protocol"];
   }
-  // Not by its HPE_ code: undici 7 leaves the code of its parser's errors undefined.
-  if (error instanceof errors.HTTPParserError) return [`invalid HTTP response: ${messageOf(error)}`, "protocol"];
+  if (code !== undefined && REFUSED_REQUEST_CODES.has(code)) return [`invalid request: ${messageOf(error)}`, "protocol"];
+  if (code?.startsWith("HPE_")) return [`invalid HTTP response: ${messageOf(error)}`, "protocol"];
   if (code?.startsWith("Z_") || code?.startsWith("ERR__")) return [`could not decode the response body: ${messageOf(error)}`, "protocol"];
   return [`request failed${where}: ${messageOf(error)}${code ? ` (${code})` : ""}`, "connect"];
 }
 
 const PROGRAMMER_ERRORS = new Set(["TypeError", "RangeError", "ReferenceError", "SyntaxError"]);
+/** node:http's refusals of what the monitor asked to send (a header name or value, the method): TypeErrors, but the monitor's, not ours. */
+const REFUSED_REQUEST_CODES = new Set(["ERR_INVALID_HTTP_TOKEN", "ERR_INVALID_CHAR", "ERR_HTTP_INVALID_HEADER_VALUE", "ERR_UNESCAPED_CHARACTERS"]);
 
 /**
  * Errors of JavaScript itself (or Node refusing an argument) come from a bug
  * here, not from the target: they are thrown, not reported as a failed check.
  */
 function isProgrammerError(error: unknown): boolean {
-  return isErrorLike(error) && PROGRAMMER_ERRORS.has(error.name);
+  return isErrorLike(error) && PROGRAMMER_ERRORS.has(error.name) && !REFUSED_REQUEST_CODES.has(codeOf(error) ?? "");
 }
-
-function noop(): void {}

@@ -186,6 +186,37 @@ describe("requests", () => {
     expect(attempt).toMatchObject({ ok: false, statusCode: null, reason: "protocol" });
     expect(attempt.error).toMatch(/^invalid request: .*transfer-encoding/);
   });
+
+  it("reports a header name or value the client refuses to send as a failed attempt, without throwing", async () => {
+    // The API refuses both; a job from an older or another writer could still carry them.
+    for (const header of [{ key: "Bad Name", value: "x" }, { key: "X-Split", value: "a\r\nInjected: yes" }]) {
+      const attempt = await httpAttempt({ ...monitor(`${target.origin}/ok`), headers: [header] }, loopback);
+      expect(attempt).toMatchObject({ ok: false, statusCode: null, reason: "protocol" });
+      expect(attempt.error).toMatch(/^invalid request: /);
+    }
+  });
+
+  it("sends Host with the port, or the monitor's own Host", async () => {
+    const { seen } = await attemptSeen(monitor(`${target.origin}/ok`));
+    expect(seen[0]?.headers.host).toBe(`127.0.0.1:${target.port}`);
+    const own = await attemptSeen(monitor(`${target.origin}/ok`, { headers: [{ key: "Host", value: "status.example.com" }] }));
+    expect(own.seen[0]?.headers.host).toBe("status.example.com");
+  });
+
+  it("frames the body itself: Content-Length of the body (0 for an empty POST), Connection: close", async () => {
+    const post = await attemptSeen(monitor(`${target.origin}/ok`, { method: "POST", body: "héllo", headers: [{ key: "Content-Length", value: "999" }] }));
+    expect(post.seen[0]).toMatchObject({ method: "POST", body: "héllo" });
+    expect(post.seen[0]?.headers).toMatchObject({ "content-length": "6", connection: "close" });
+    const empty = await attemptSeen(monitor(`${target.origin}/ok`, { method: "POST" }));
+    expect(empty.seen[0]?.headers["content-length"]).toBe("0");
+    expect(empty.seen[0]?.headers["transfer-encoding"]).toBeUndefined();
+  });
+
+  it("asserts on every value of a repeated response header, joined with commas", async () => {
+    const answer = "HTTP/1.1 200 OK\r\nServer: first\r\nServer: second\r\nContent-Length: 2\r\n\r\nok";
+    const config = (url: string) => monitor(url, { headerAssertions: [{ key: "server", target: "first, second", comparator: "eq" }] });
+    expect(await withRawTarget(answer, (url) => httpAttempt(config(url), loopback))).toMatchObject({ ok: true, error: null });
+  });
 });
 
 describe("assertions", () => {
@@ -368,21 +399,42 @@ describe("network failures", () => {
   });
 
   it("reports an answer that is not HTTP as a protocol failure", async () => {
-    const banner = createServer((socket) => {
-      socket.on("error", () => undefined);
-      socket.end("SSH-2.0-OpenSSH_9.6\r\n");
-      socket.resume(); // Reads the request, and so the client's close, which lets the server close.
-    });
-    await new Promise<void>((resolve) => banner.listen(0, "127.0.0.1", resolve));
-    try {
-      const attempt = await httpAttempt(monitor(`http://127.0.0.1:${(banner.address() as AddressInfo).port}/`), loopback);
-      expect(attempt).toMatchObject({ ok: false, statusCode: null, reason: "protocol" });
-      expect(attempt.error).toMatch(/^invalid HTTP response: /);
-    } finally {
-      await new Promise((resolve) => banner.close(resolve));
-    }
+    const attempt = await withRawTarget("SSH-2.0-OpenSSH_9.6\r\n", (url) => httpAttempt(monitor(url), loopback));
+    expect(attempt).toMatchObject({ ok: false, statusCode: null, reason: "protocol" });
+    expect(attempt.error).toMatch(/^invalid HTTP response: /);
+  });
+
+  it("reports a body shorter than its Content-Length, and a chunked body cut short", async () => {
+    const short = await withRawTarget("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten b", (url) => httpAttempt(monitor(url), loopback));
+    expect(short).toMatchObject({ ok: false, statusCode: 200, error: "response body length does not match its Content-Length", reason: "protocol" });
+    const chunked = await withRawTarget("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", (url) => httpAttempt(monitor(url), loopback));
+    expect(chunked).toMatchObject({ ok: false, statusCode: 200, error: "connection closed by the target while reading the response body", reason: "connect" });
+  });
+
+  it("reports response headers over 16 KiB", async () => {
+    const answer = `HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(20 * 1024)}\r\nContent-Length: 0\r\n\r\n`;
+    const attempt = await withRawTarget(answer, (url) => httpAttempt(monitor(url), loopback));
+    expect(attempt).toMatchObject({ ok: false, statusCode: null, error: "response headers too large", reason: "protocol" });
   });
 });
+
+/**
+ * A target that answers any request with `answer`, byte for byte, then closes
+ * its side; runs `use` with its URL and stops it after.
+ */
+async function withRawTarget<T>(answer: string, use: (url: string) => Promise<T>): Promise<T> {
+  const server = createServer((socket) => {
+    socket.on("error", () => undefined);
+    socket.end(answer);
+    socket.resume(); // Reads the request, and so the client's close, which lets the server close.
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    return await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
 
 describe("DNS", () => {
   let dns: TestDnsServer;
