@@ -8,8 +8,8 @@
  * The client is Node's own (node:http, over the connection we opened): an
  * undici Client per request kept each finished request's objects alive
  * across young-generation collections (a third of what a check allocated),
- * and a check thread's collection pauses, which every check whose answer
- * arrives meanwhile reports as latency, were ten times longer for it.
+ * which made a check thread's collection pauses, reported as latency by
+ * every check whose answer arrives meanwhile, twice as long.
  */
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { isIP, type Socket } from "node:net";
@@ -35,9 +35,9 @@ const BODY_HEADERS = new Set(["content-type", "content-length", "content-encodin
 /** Headers not sent on to another origin: credentials must not leak to a site the target redirects to. */
 const ORIGIN_BOUND_HEADERS = new Set(["authorization", "cookie", "proxy-authorization", "host"]);
 /**
- * Headers that frame the connection and the message, which the client sets
- * (Connection: close, Content-Length): one from the monitor is refused
- * rather than sent beside them or in their stead.
+ * Headers that would ask for framing or a protocol the check does not do
+ * (its own Content-Length and Connection: close frame every request): one
+ * from the monitor fails the attempt rather than being sent and ignored.
  */
 const REFUSED_HEADERS = new Set(["transfer-encoding", "keep-alive", "upgrade", "expect"]);
 /** Headers of the monitor's that the client's own replace, as a browser's fetch ignores them. */
@@ -209,14 +209,16 @@ function redirected(previous: HopRequest, statusCode: number, location: string):
 async function send(request: HopRequest, state: AttemptState, context: HopContext): Promise<Received> {
   const { deadline } = context;
   const headers = requestHeaders(request);
+  let socket: Socket | undefined;
   let outgoing: ClientRequest | undefined;
   const unsubscribe = deadline.onEnd(() => outgoing?.destroy(REQUEST_DONE));
   try {
-    const socket = await openConnection(request.url, state.clock, context);
+    const connection = await openConnection(request.url, state.clock, context);
+    socket = connection;
     const response = await new Promise<Received>((resolve, reject) => {
       const receiver = new ResponseReceiver(state, { body: request.method !== "HEAD", followRedirects: context.followRedirects }, resolve, reject);
-      outgoing = httpRequest({ method: request.method, path: request.url.pathname + request.url.search, headers, createConnection: () => socket });
-      receiver.listen(outgoing, socket);
+      outgoing = httpRequest({ method: request.method, path: request.url.pathname + request.url.search, headers, createConnection: () => connection });
+      receiver.listen(outgoing, connection);
       outgoing.end(request.body === "" ? undefined : request.body);
     });
     // A body cut short by the deadline may read as complete.
@@ -224,8 +226,10 @@ async function send(request: HopRequest, state: AttemptState, context: HopContex
     return response;
   } finally {
     unsubscribe();
-    // Closing is not part of the check: the result does not wait for it.
+    // Closing is not part of the check: the result does not wait for it. (The socket too: a request node:http
+    // refused to build never took it over.)
     outgoing?.destroy();
+    socket?.destroy();
   }
 }
 
