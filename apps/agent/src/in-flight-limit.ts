@@ -26,8 +26,8 @@ export const RESERVED_FILES = 256;
 
 /**
  * Memory one check may hold: the response body it reads (at most
- * MAX_BODY_BYTES) and its own state (about 28 KiB of RSS for a hanging HTTP
- * check in bench/outage-storm.ts; 64 KiB leaves room for redirects and headers).
+ * MAX_BODY_BYTES) and its own state (25-52 KiB of RSS for a hanging HTTP
+ * check in bench/outage-storm.ts runs; 64 KiB leaves room for redirects and headers).
  */
 export const CHECK_MEMORY_BYTES = MAX_BODY_BYTES + 64 * 1024;
 
