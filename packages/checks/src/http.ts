@@ -334,7 +334,8 @@ class ResponseReceiver {
     this.state.statusCode = statusCode;
     this.statusCode = statusCode;
     this.headers = joinedHeaders(response.rawHeaders);
-    response.on("error", (error) => this.fail(error));
+    // node:http destroys a response its connection lost before the end with ECONNRESET "aborted": say which loss it was.
+    response.on("error", (error) => this.fail(response.complete ? error : this.cutShort()));
     const location = this.headers.location;
     if (this.wanted.followRedirects && REDIRECT_STATUSES.has(statusCode) && location !== undefined) return this.finish(location);
     if (!this.wanted.body) return this.finish();
@@ -355,14 +356,18 @@ class ResponseReceiver {
       if (this.decoder === undefined) this.finish();
       else this.decoder.end();
     });
-    response.on("aborted", () => this.fail(this.cutShort()));
   }
 
   /** Why a response ended before its end: its Content-Length not met, or the connection closed or reset. */
   private cutShort(): Error {
     if (!this.targetClosed) return Object.assign(new Error("connection reset"), { code: "ECONNRESET" });
     if (this.headers["content-length"] !== undefined) return new TargetFailure("response body length does not match its Content-Length", "protocol");
-    return Object.assign(new Error("connection closed by the target"), { code: "EPIPE" });
+    return this.closedByTarget();
+  }
+
+  private closedByTarget(): TargetFailure {
+    const phase = this.state.clock.phase;
+    return new TargetFailure(`connection closed by the target${phase ? ` ${PHASE_WORDS[phase]}` : ""}`, "connect");
   }
 
   private keep(chunk: Buffer): void {
@@ -387,9 +392,8 @@ class ResponseReceiver {
     if (this.settled) return;
     this.settled = true;
     this.decoder?.destroy();
-    // A connection closed while waiting for the answer: by the target (FIN) or reset, as the socket saw it.
-    if (codeOf(error) === "ECONNRESET" && this.targetClosed && this.state.clock.phase === "firstByteMs") error = Object.assign(new Error("socket closed"), { code: "EPIPE" });
-    this.reject(error);
+    // node:http calls a connection lost before the answer a reset ("socket hang up"): the socket saw which it was.
+    this.reject(codeOf(error) === "ECONNRESET" && this.targetClosed ? this.closedByTarget() : error);
   }
 }
 
