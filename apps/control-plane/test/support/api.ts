@@ -129,12 +129,25 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
     /** Plain HTTP, for the /v1 endpoints and raw protocol checks. */
     fetch: (path: string, init?: RequestInit) => fetch(baseUrl + path, init),
     async close() {
-      await listener.close();
-      await pipeline.stop();
-      await deletePrefix(redisPrefix);
-      await db.dispose();
+      await teardownStep("closing the API listener", () => listener.close());
+      await teardownStep("stopping the pipeline", () => pipeline.stop());
+      await teardownStep("deleting the test's Redis keys", () => deletePrefix(redisPrefix));
+      await teardownStep("closing the database", () => db.dispose());
     },
   };
+}
+
+/**
+ * Runs one step of closing the test API, naming it in any error: a teardown
+ * failure otherwise reaches Jest as a bare message ("Connection is closed.")
+ * attached to no test.
+ */
+async function teardownStep(what: string, step: () => Promise<unknown>): Promise<void> {
+  try {
+    await step();
+  } catch (error) {
+    throw new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }
 
 export type TestApi = Awaited<ReturnType<typeof startTestApi>>;
