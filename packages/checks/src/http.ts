@@ -46,7 +46,7 @@ const CLIENT_OWNED_HEADERS = new Set(["connection", "content-length"]);
  * What a request ended early is destroyed with. One for all, so that ending
  * a request does not build (and capture a stack for) an error each time.
  */
-const REQUEST_DONE = Object.assign(new Error("request ended"), { code: "VIGIL_REQUEST_DONE" });
+const REQUEST_DONE = new Error("request ended");
 /** Methods whose requests carry a body by definition: sent with Content-Length: 0 when the monitor's is empty. */
 const PAYLOAD_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
