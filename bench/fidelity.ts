@@ -5,12 +5,14 @@
 // rate, round-robin over the delays and over BENCH_MONITORS monitors per delay, and the results are read back
 // from the results stream. Error = what the agent reported − the truth: the target's time for that request for
 // latencyMs and firstByteMs, 0 for connectMs and transferMs (loopback).
-// Levels: low load (BENCH_LOW_RATE checks/s), then the higher rates of BENCH_LOAD_RATES. Also reported: the
-// very first check after the agent started, and each monitor's first check against its later ones.
+// Levels: low load (BENCH_LOW_RATE checks/s), then the higher rates of BENCH_LOAD_RATES; at each, the checks come
+// once as triggered checks (a job each, as the control plane queues "run now") and once as scheduled ones (monitors
+// at 30 s put in the region's slots by the control plane's CheckScheduler: the way an agent's load really comes).
+// Also reported: the very first check after the agent started, and each monitor's first check against its later ones.
 // Usage: pnpm bench:fidelity, with optional BENCH_LOW_RATE (5), BENCH_LOAD_RATES (100,300),
 // BENCH_SAMPLES (150 per delay and level), BENCH_MONITORS (10 per delay), BENCH_CPU_PROF=<dir> (V8 CPU profiles of
 // the agent's threads), BENCH_AGENT_NODE_ARGS (node flags for the agent, space-separated, e.g. V8's GC settings to try),
-// BENCH_NO_DOC=1 (print only, leave the doc alone), VIGIL_TEST_REDIS_URL (else a Redis on
+// BENCH_SCHEDULED=0 (triggered checks only), BENCH_NO_DOC=1 (print only, leave the doc alone), VIGIL_TEST_REDIS_URL (else a Redis on
 // port 6391 via scripts/ensure-redis.sh). Build first: pnpm -s build (the agent runs from apps/agent/dist).
 // Progress goes to stderr; the tables to stdout and into docs/benchmarks.md.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -18,8 +20,9 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { Queue } from "./pipeline/deps";
-import { parseMonitorConfig, type RegionId } from "@vigil/domain";
-import { checkQueueName, connectRedis, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
+import { PERIODICITY_MS, parseMonitorConfig, type HttpMonitorConfig, type MonitorRecord, type RegionId } from "@vigil/domain";
+import { SLOT_LEAD_MS, checkQueueName, connectRedis, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
+import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
 import { assertBuilt } from "./support/built";
@@ -34,6 +37,8 @@ const LOW_RATE = Number(process.env.BENCH_LOW_RATE ?? 5);
 const LOAD_RATES = (process.env.BENCH_LOAD_RATES ?? "100,300").split(",").map(Number);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 150);
 const MONITORS = Number(process.env.BENCH_MONITORS ?? 10);
+const SCHEDULED = process.env.BENCH_SCHEDULED !== "0";
+const PERIOD_MS = PERIODICITY_MS["30s"];
 /** The issue's goals: error within this many ms at p50 and p99. */
 const GOAL = { p50: 1, p99: 3 };
 
@@ -46,6 +51,8 @@ interface Sample {
   truthMs: number;
   /** Index of the check among its monitor's checks (0: the monitor's first); 1 for the plain client. */
   nth: number;
+  /** Index of the request among the target's requests with its id: a scheduled monitor's runs share one. */
+  run: number;
   latencyMs: number;
   connectMs: number | null;
   firstByteMs: number | null;
@@ -53,11 +60,12 @@ interface Sample {
   status: ResultMessage["status"];
 }
 
-const sampleOf = (id: string, delayMs: number, nth: number, result: ResultMessage): Sample => ({
+const sampleOf = (id: string, delayMs: number, nth: number, result: ResultMessage, run = 0): Sample => ({
   id,
   delayMs,
   truthMs: NaN,
   nth,
+  run,
   latencyMs: result.latencyMs,
   connectMs: result.timing.connectMs,
   firstByteMs: result.timing.firstByteMs,
@@ -83,7 +91,7 @@ async function runFloor(port: number, rate: number, watched: Watched): Promise<{
     const meter = cpuMeter({ ...watched, measured: pidTicks(child.pid!) });
     child.send(request);
     const reply = await new Promise<{ samples: ProbeSample[] }>((resolve) => child.once("message", resolve));
-    return { samples: reply.samples.map((p) => ({ ...p, truthMs: NaN, nth: 1, status: "success" })), cpu: cpuCell(meter()) };
+    return { samples: reply.samples.map((p) => ({ ...p, truthMs: NaN, nth: 1, run: 0, status: "success" })), cpu: cpuCell(meter()) };
   } finally {
     child.disconnect();
   }
@@ -92,11 +100,11 @@ async function runFloor(port: number, rate: number, watched: Watched): Promise<{
 /** Sets each sample's truth from what the target kept for its request (and makes the target forget them). */
 async function setTruths(target: ChildProcess, samples: Sample[]): Promise<void> {
   target.send("truths");
-  const reply = await new Promise<{ truths: [string, number][] }>((resolve) => target.once("message", resolve));
+  const reply = await new Promise<{ truths: [string, number[]][] }>((resolve) => target.once("message", resolve));
   const truths = new Map(reply.truths);
   for (const sample of samples) {
-    const truth = truths.get(sample.id);
-    if (truth === undefined) throw new Error(`the target kept no time for request ${sample.id}`);
+    const truth = truths.get(sample.id)?.[sample.run];
+    if (truth === undefined) throw new Error(`the target kept no time for request ${sample.id} (run ${sample.run})`);
     sample.truthMs = truth;
   }
 }
@@ -129,15 +137,20 @@ function startAgent(redisUrl: string, prefix: string): Promise<ChildProcess> {
 
 // ---- one level -------------------------------------------------------------------------------
 
-function httpJob(port: number, delayMs: number, monitor: number, requestId: string): CheckJobData {
-  const config = parseMonitorConfig("http", {
-    name: `fidelity ${delayMs} ms #${monitor}`,
+/** A monitor of the target's `delayMs` answer whose requests the target keeps under `requestId`. */
+const httpConfig = (port: number, delayMs: number, name: string, requestId: string): HttpMonitorConfig =>
+  parseMonitorConfig("http", {
+    name,
     url: `http://127.0.0.1:${port}/delay/${delayMs}?id=${requestId}`,
     periodicity: "30s",
+    regions: [REGION],
     retry: 0,
     timeout: 10_000,
     degradedAt: delayMs + 20,
   });
+
+function httpJob(port: number, delayMs: number, monitor: number, requestId: string): CheckJobData {
+  const config = httpConfig(port, delayMs, `fidelity ${delayMs} ms #${monitor}`, requestId);
   return { monitorId: `00000000-0000-4000-8000-${String(delayMs * 1000 + monitor).padStart(12, "0")}`, kind: "http", config, trigger: "manual" };
 }
 
@@ -169,6 +182,55 @@ async function runLevel(queue: Queue, results: ResultReader, target: ChildProces
   }
   await setTruths(target, samples);
   return samples;
+}
+
+/**
+ * Schedules as many monitors at 30 s as make `rate` checks a second, round-robin over the delays, and measures one
+ * check of each: the first due once the reconciliation that scheduled them all has ended (putting thousands of new
+ * monitors in their slots at once is no steady state, and an agent checks meanwhile), so a period of steady load.
+ * Returns the samples and the CPU over that period.
+ */
+async function runScheduledLevel(
+  scheduler: CheckScheduler,
+  results: ResultReader,
+  target: ChildProcess,
+  port: number,
+  rate: number,
+  meter: () => () => Cpu,
+): Promise<{ samples: Sample[]; cpu: Cpu }> {
+  const now = new Date();
+  const monitors = new Map<string, { delayMs: number; runs: number; measured: boolean }>();
+  const records = Array.from({ length: (rate * PERIOD_MS) / 1000 }, (_, i): MonitorRecord => {
+    const id = randomUUID();
+    const delayMs = DELAYS_MS[i % DELAYS_MS.length]!;
+    monitors.set(id, { delayMs, runs: 0, measured: false });
+    const config = httpConfig(port, delayMs, `fidelity scheduled ${i}`, id);
+    return { id, kind: "http", externalId: null, status: "active", createdAt: now, updatedAt: now, config };
+  });
+  const samples: Sample[] = [];
+  let cpu: Cpu;
+  try {
+    await scheduler.reconcile(records);
+    const from = Date.now();
+    const measure = meter();
+    for await (const result of results.until(() => samples.length === records.length)) {
+      const monitor = monitors.get(result.monitorId);
+      if (!monitor) continue;
+      const run = monitor.runs++;
+      // Scheduled results are `<region>:scheduled:<monitor id>:<due millis>` (scheduledResultId).
+      const dueAt = Number(result.id.slice(result.id.lastIndexOf(":") + 1));
+      if (dueAt < from || monitor.measured) continue;
+      monitor.measured = true;
+      samples.push(sampleOf(result.monitorId, monitor.delayMs, 0, result, run));
+    }
+    cpu = measure();
+  } finally {
+    await scheduler.reconcile([]);
+  }
+  // A slot whose job had started runs its checks still: let them end before the next level is measured.
+  await sleep(SLOT_LEAD_MS + Math.max(...DELAYS_MS) + 1_000);
+  await setTruths(target, samples);
+  return { samples, cpu };
 }
 
 /** The results stream read from where the benchmark started. */
@@ -249,6 +311,7 @@ async function main(): Promise<void> {
   const prefix = benchPrefix();
   const redis = connectRedis(redisUrl, "bench");
   const queue = new Queue(checkQueueName(REGION), { connection: redis, prefix });
+  const scheduler = new CheckScheduler(redis, prefix, [REGION]);
   const results = new ResultReader(redis, resultsStreamKey(prefix));
   const target = await startTarget();
   let agent: ChildProcess | undefined;
@@ -267,7 +330,8 @@ async function main(): Promise<void> {
     for (const [level, rate] of levels) {
       log(`${level} load: ${SAMPLES} checks per delay at ${rate}/s`);
       // The agent's main thread is the task whose id is the process's.
-      const meter = cpuMeter({ ...watched, measured: pidTicks(agent.pid!), measuredMain: () => processTicks(`${agent!.pid}/task/${agent!.pid}`).ticks });
+      const agentMeter = () => cpuMeter({ ...watched, measured: pidTicks(agent!.pid!), measuredMain: () => processTicks(`${agent!.pid}/task/${agent!.pid}`).ticks });
+      const meter = agentMeter();
       const samples = await runLevel(queue, results, target.child, target.port, rate);
       const agentCpu = cpuCell(meter());
       if (!firstAfterStart) {
@@ -276,10 +340,17 @@ async function main(): Promise<void> {
       }
       lines.push(...levelRows(level, rate, samples, agentCpu));
       allSamples = allSamples.concat(samples);
+      answered = answered.concat(samples);
+      if (SCHEDULED) {
+        log(`${level} load, scheduled: ${(rate * PERIOD_MS) / 1000} monitors at 30 s`);
+        const scheduled = await runScheduledLevel(scheduler, results, target.child, target.port, rate, agentMeter);
+        lines.push(...levelRows(`${level}, scheduled`, rate, scheduled.samples, cpuCell(scheduled.cpu)));
+        answered = answered.concat(scheduled.samples);
+      }
       log(`${level} load, plain client: ${SAMPLES} requests per delay at ${rate}/s`);
       const floor = await runFloor(target.port, rate, watched);
       await setTruths(target.child, floor.samples);
-      answered = answered.concat(samples, floor.samples);
+      answered = answered.concat(floor.samples);
       lines.push(...levelRows(`${level}, plain client`, rate, floor.samples, floor.cpu));
     }
     const lateness = sortedCopy(answered.map((s) => s.truthMs - s.delayMs));
@@ -290,7 +361,7 @@ async function main(): Promise<void> {
     const block = [
       `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}.`,
       "",
-      `Command: \`BENCH_LOW_RATE=${LOW_RATE} BENCH_LOAD_RATES=${LOAD_RATES.join(",")} BENCH_SAMPLES=${SAMPLES} BENCH_MONITORS=${MONITORS} pnpm bench:fidelity\`.`,
+      `Command: \`${SCHEDULED ? "" : "BENCH_SCHEDULED=0 "}BENCH_LOW_RATE=${LOW_RATE} BENCH_LOAD_RATES=${LOAD_RATES.join(",")} BENCH_SAMPLES=${SAMPLES} BENCH_MONITORS=${MONITORS} pnpm bench:fidelity\`.`,
       "",
       "Errors in ms (reported − truth; goal: within ±1 ms at p50 and ±3 ms at p99, no check degraded):",
       "",
@@ -310,6 +381,7 @@ async function main(): Promise<void> {
       await exited;
     }
     target.child.disconnect();
+    await scheduler.close();
     await queue.close();
     redis.disconnect();
     await deletePrefix(prefix);

@@ -4,12 +4,13 @@
 // a millisecond or two late, so N alone would charge that to the client; an earlier version answered at exactly
 // N ms by polling the clock on every turn of its event loop for the last 2 ms, which cost up to a core of a
 // 2-core machine at a few hundred requests a second, CPU taken from the clients it measured.
-// Tells its parent { port } over IPC, then answers "truths" with { truths: [id, ms][] } (and forgets them);
+// Tells its parent { port } over IPC, then answers "truths" with { truths: [id, ms[]][] } (each id's requests in
+// the order they came: a scheduled monitor's URL, and so its id, is the same at every run; and forgets them);
 // exits when the parent disconnects.
 import http from "node:http";
 import type net from "node:net";
 
-const truths = new Map<string, number>();
+const truths = new Map<string, number[]>();
 
 const server = http.createServer((request, response) => {
   const arrived = process.hrtime.bigint();
@@ -19,7 +20,11 @@ const server = http.createServer((request, response) => {
   setTimeout(() => {
     response.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
     response.end("ok");
-    if (id !== undefined) truths.set(id, Number(process.hrtime.bigint() - arrived) / 1e6);
+    if (id === undefined) return;
+    const took = Number(process.hrtime.bigint() - arrived) / 1e6;
+    const kept = truths.get(id);
+    if (kept) kept.push(took);
+    else truths.set(id, [took]);
   }, Number(delayMs));
 });
 server.keepAliveTimeout = 0;
