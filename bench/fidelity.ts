@@ -27,7 +27,7 @@ import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
 import { assertBuilt } from "./support/built";
 import { ROOT, writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, pidTicks, processTicks, redisTicks, type Cpu } from "./support/machine";
+import { cpuMeter, describeMachine, pidTicks, processTicks, redisTicks, threadSchedules, type Cpu, type ThreadSchedule } from "./support/machine";
 import type { ProbeRequest, ProbeSample } from "./fidelity/probe";
 
 const REGION: RegionId = "hostA-ams";
@@ -84,14 +84,14 @@ function startTarget(): Promise<{ child: ChildProcess; port: number }> {
 }
 
 /** The plain client's requests at `rate`, in a process of its own, started for the level and stopped after. */
-async function runFloor(port: number, rate: number, watched: Watched): Promise<{ samples: Sample[]; cpu: string }> {
+async function runFloor(port: number, rate: number, watched: Watched): Promise<{ samples: Sample[]; measured: string }> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "fidelity/probe.ts")], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   try {
     const request: ProbeRequest = { port, delays: DELAYS_MS, perDelay: SAMPLES, rate };
-    const meter = cpuMeter({ ...watched, measured: pidTicks(child.pid!) });
+    const meter = levelMeter(watched, child.pid!, "main");
     child.send(request);
     const reply = await new Promise<{ samples: ProbeSample[] }>((resolve) => child.once("message", resolve));
-    return { samples: reply.samples.map((p) => ({ ...p, truthMs: NaN, nth: 1, run: 0, status: "success" })), cpu: cpuCell(meter()) };
+    return { samples: reply.samples.map((p) => ({ ...p, truthMs: NaN, nth: 1, run: 0, status: "success" })), measured: meter() };
   } finally {
     child.disconnect();
   }
@@ -188,7 +188,7 @@ async function runLevel(queue: Queue, results: ResultReader, target: ChildProces
  * Schedules as many monitors at 30 s as make `rate` checks a second, round-robin over the delays, and measures one
  * check of each: the first due once the reconciliation that scheduled them all has ended (putting thousands of new
  * monitors in their slots at once is no steady state, and an agent checks meanwhile), so a period of steady load.
- * Returns the samples and the CPU over that period.
+ * Returns the samples and what `meter` measured over that period.
  */
 async function runScheduledLevel(
   scheduler: CheckScheduler,
@@ -196,8 +196,8 @@ async function runScheduledLevel(
   target: ChildProcess,
   port: number,
   rate: number,
-  meter: () => () => Cpu,
-): Promise<{ samples: Sample[]; cpu: Cpu }> {
+  meter: () => () => string,
+): Promise<{ samples: Sample[]; measured: string }> {
   const now = new Date();
   const monitors = new Map<string, { delayMs: number; runs: number; measured: boolean }>();
   const records = Array.from({ length: (rate * PERIOD_MS) / 1000 }, (_, i): MonitorRecord => {
@@ -208,7 +208,7 @@ async function runScheduledLevel(
     return { id, kind: "http", externalId: null, status: "active", createdAt: now, updatedAt: now, config };
   });
   const samples: Sample[] = [];
-  let cpu: Cpu;
+  let measured: string;
   try {
     await scheduler.reconcile(records);
     const from = Date.now();
@@ -223,14 +223,14 @@ async function runScheduledLevel(
       monitor.measured = true;
       samples.push(sampleOf(result.monitorId, monitor.delayMs, 0, result, run));
     }
-    cpu = measure();
+    measured = measure();
   } finally {
     await scheduler.reconcile([]);
   }
   // A slot whose job had started runs its checks still: let them end before the next level is measured.
   await sleep(SLOT_LEAD_MS + Math.max(...DELAYS_MS) + 1_000);
   await setTruths(target, samples);
-  return { samples, cpu };
+  return { samples, measured };
 }
 
 /** The results stream read from where the benchmark started. */
@@ -281,7 +281,35 @@ function cpuCell(cpu: Cpu): string {
   return `${fmt(cpu.measured!)}${main} / ${fmt(cpu.target!)} / ${fmt(cpu.redis!)} / ${fmt(cpu.self)} / ${fmt(cpu.rest)}`;
 }
 
-function levelRows(level: string, rate: number, samples: Sample[], cpu: string): string[] {
+/**
+ * The mean time the thread that times the requests waited for a core each time it was ready to run, in µs: the plain
+ * client's one thread, or the agent's check thread (its busiest thread but the main one). A socket event is timed
+ * when that thread runs: this is the part of the error the machine's other work adds.
+ */
+function coreWaitMeter(pid: number, timing: "main" | "check"): () => number {
+  const before = threadSchedules(pid);
+  return () => {
+    let busiest: ThreadSchedule | undefined;
+    for (const [tid, now] of threadSchedules(pid)) {
+      if ((timing === "main") !== (tid === String(pid))) continue;
+      const then = before.get(tid) ?? { runNs: 0, waitNs: 0, slices: 0 };
+      const delta = { runNs: now.runNs - then.runNs, waitNs: now.waitNs - then.waitNs, slices: now.slices - then.slices };
+      if (!busiest || delta.runNs > busiest.runNs) busiest = delta;
+    }
+    return busiest && busiest.slices > 0 ? busiest.waitNs / busiest.slices / 1_000 : NaN;
+  };
+}
+
+/** A level's CPU cell and core-wait cell, for the process `pid` (the agent, or the plain client) from now until called. */
+function levelMeter(watched: Watched, pid: number, timing: "main" | "check"): () => string {
+  const mainTicks = () => processTicks(`${pid}/task/${pid}`).ticks;
+  const cpu = cpuMeter({ ...watched, measured: pidTicks(pid), ...(timing === "check" && { measuredMain: mainTicks }) });
+  const coreWait = coreWaitMeter(pid, timing);
+  return () => `${cpuCell(cpu())} | ${fmt(coreWait())}`;
+}
+
+/** `measured`: the level's CPU and core-wait cells (levelMeter). */
+function levelRows(level: string, rate: number, samples: Sample[], measured: string): string[] {
   return DELAYS_MS.map((delayMs) => {
     const of = samples.filter((s) => s.delayMs === delayMs);
     const failed = of.filter((s) => s.status === "error").length;
@@ -292,7 +320,7 @@ function levelRows(level: string, rate: number, samples: Sample[], cpu: string):
     });
     const worst = FIGURES.map(([, figure]) => errorsOf(of, figure));
     const met = worst.every((e) => Math.abs(e.p50) <= GOAL.p50 && Math.abs(e.p99) <= GOAL.p99) && degraded === 0;
-    return `| ${level} | ${rate} | ${delayMs} | ${of.length} | ${failed} | ${degraded} | ${cells.join(" | ")} | ${cpu} | ${met ? "yes" : "**no**"} |`;
+    return `| ${level} | ${rate} | ${delayMs} | ${of.length} | ${failed} | ${degraded} | ${cells.join(" | ")} | ${measured} | ${met ? "yes" : "**no**"} |`;
   });
 }
 
@@ -330,33 +358,33 @@ async function main(): Promise<void> {
     for (const [level, rate] of levels) {
       log(`${level} load: ${SAMPLES} checks per delay at ${rate}/s`);
       // The agent's main thread is the task whose id is the process's.
-      const agentMeter = () => cpuMeter({ ...watched, measured: pidTicks(agent!.pid!), measuredMain: () => processTicks(`${agent!.pid}/task/${agent!.pid}`).ticks });
+      const agentMeter = () => levelMeter(watched, agent!.pid!, "check");
       const meter = agentMeter();
       const samples = await runLevel(queue, results, target.child, target.port, rate);
-      const agentCpu = cpuCell(meter());
+      const measured = meter();
       if (!firstAfterStart) {
         const first = samples[0]!;
         firstAfterStart = `The agent's very first check (${first.delayMs} ms target): latencyMs ${fmt(first.latencyMs, 2)} ms (error ${signed(first.latencyMs - first.truthMs)}).`;
       }
-      lines.push(...levelRows(level, rate, samples, agentCpu));
+      lines.push(...levelRows(level, rate, samples, measured));
       allSamples = allSamples.concat(samples);
       answered = answered.concat(samples);
       if (SCHEDULED) {
         log(`${level} load, scheduled: ${(rate * PERIOD_MS) / 1000} monitors at 30 s`);
         const scheduled = await runScheduledLevel(scheduler, results, target.child, target.port, rate, agentMeter);
-        lines.push(...levelRows(`${level}, scheduled`, rate, scheduled.samples, cpuCell(scheduled.cpu)));
+        lines.push(...levelRows(`${level}, scheduled`, rate, scheduled.samples, scheduled.measured));
         answered = answered.concat(scheduled.samples);
       }
       log(`${level} load, plain client: ${SAMPLES} requests per delay at ${rate}/s`);
       const floor = await runFloor(target.port, rate, watched);
       await setTruths(target.child, floor.samples);
       answered = answered.concat(floor.samples);
-      lines.push(...levelRows(`${level}, plain client`, rate, floor.samples, floor.cpu));
+      lines.push(...levelRows(`${level}, plain client`, rate, floor.samples, floor.measured));
     }
     const lateness = sortedCopy(answered.map((s) => s.truthMs - s.delayMs));
     const header = [
-      "| Load | Checks/s | Delay (ms) | Samples | Failed | Degraded | latencyMs error p50 / p99 / max | connectMs p50 / p99 / max | firstByteMs error p50 / p99 / max | transferMs p50 / p99 / max | CPU % of one core: agent (main thread) or client / target / Redis / benchmark / rest | Goal met |",
-      "|---|---:|---:|---:|---:|---:|---|---|---|---|---:|---|",
+      "| Load | Checks/s | Delay (ms) | Samples | Failed | Degraded | latencyMs error p50 / p99 / max | connectMs p50 / p99 / max | firstByteMs error p50 / p99 / max | transferMs p50 / p99 / max | CPU % of one core: agent (main thread) or client / target / Redis / benchmark / rest | Wait for a core per wake-up, timing thread (µs) | Goal met |",
+      "|---|---:|---:|---:|---:|---:|---|---|---|---|---:|---:|---|",
     ];
     const block = [
       `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}.`,

@@ -51,6 +51,27 @@ export const postgresTicks = () => ticksOf("postgres");
 /** The Redis server listening on `port` (its command line names the port). */
 export const redisTicks = (port: string) => () => ticksOf("redis-server", (cmdline) => cmdline.includes(`:${port}`));
 
+/** How one thread was scheduled so far (/proc/<pid>/task/<tid>/schedstat): time on a core, time ready but waiting for one, and how many times it was put on one. */
+export interface ThreadSchedule {
+  runNs: number;
+  waitNs: number;
+  slices: number;
+}
+
+/** Each thread of a process by thread id; empty once it has ended. */
+export function threadSchedules(pid: number): Map<string, ThreadSchedule> {
+  const threads = new Map<string, ThreadSchedule>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const [runNs, waitNs, slices] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").trim().split(" ").map(Number);
+      threads.set(tid, { runNs: runNs!, waitNs: waitNs!, slices: slices! });
+    }
+  } catch {
+    // The process or one of its threads ended while the list was read.
+  }
+  return threads;
+}
+
 /** Busy and total ticks of the whole machine, over all cores. */
 export function machineTicks(): { busy: number; total: number } {
   const values = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
