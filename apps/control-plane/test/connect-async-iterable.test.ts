@@ -21,7 +21,7 @@ describe("createAsyncIterable (patched)", () => {
 
   it("is its own iterator, so a second loop finds it done", async () => {
     const iterable = createAsyncIterable(["a", "b"]);
-    const iterator = iterable[Symbol.asyncIterator]();
+    const iterator = iterable[Symbol.asyncIterator]() as AsyncIterableIterator<string>;
     expect(iterator[Symbol.asyncIterator]()).toBe(iterator);
     expect(await iterator.next()).toEqual({ done: false, value: "a" });
     expect(await drain(iterable)).toEqual(["b"]);
