@@ -30,7 +30,7 @@ import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline
 import { startProbing, type ProbeSample } from "./outage-storm/probe";
 import { assertBuilt } from "./support/built";
 import { writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, processTicks, redisTicks, type Cpu } from "./support/machine";
+import { cpuMeter, describeMachine, pidTicks, redisTicks, type Cpu } from "./support/machine";
 
 const MONITORS = Number(process.env.BENCH_MONITORS ?? 1_000);
 const PERIODS = Number(process.env.BENCH_PERIODS ?? 4);
@@ -208,15 +208,6 @@ interface Phase {
   probe: ProbeSummary;
   cpu: Cpu;
 }
-
-/** CPU ticks of one process (0 once it has ended). */
-const pidTicks = (pid: number) => () => {
-  try {
-    return processTicks(pid).ticks;
-  } catch {
-    return 0;
-  }
-};
 
 async function startTargets(): Promise<{ port: number; pid: number; stop(): void }> {
   const child = fork(path.join(__dirname, "outage-storm/targets.ts"), {

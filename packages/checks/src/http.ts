@@ -365,9 +365,9 @@ class ResponseReceiver {
     return this.closedByTarget();
   }
 
-  private closedByTarget(): TargetFailure {
-    const phase = this.state.clock.phase;
-    return new TargetFailure(`connection closed by the target${phase ? ` ${PHASE_WORDS[phase]}` : ""}`, "connect");
+  /** A connection the target closed (FIN), as a socket reports it: describeFailure words it with the phase it happened in. */
+  private closedByTarget(): Error {
+    return Object.assign(new Error("connection closed by the target"), { code: "EPIPE" });
   }
 
   private keep(chunk: Buffer): void {
