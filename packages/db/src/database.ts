@@ -1,11 +1,12 @@
 import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client";
 import { registerDriverRows, type DriverRows } from "./driver-rows";
+import { PGliteThread } from "./pglite-thread/client";
 
 /** Where the data lives: a PostgreSQL server, or embedded PGlite in a folder (or in memory). */
 export type DatabaseTarget = { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string | null };
@@ -116,10 +117,11 @@ async function connect(
     };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
-  const pglite = new PGlite(target.dataDir ?? undefined);
-  await pglite.waitReady;
+  const pglite = await PGliteThread.open(target.dataDir);
   return {
-    adapter: new PrismaPGlite(pglite),
+    // The adapter is typed for a PGlite, and asks only what the thread answers alike: query (rows as arrays, its
+    // own parsers), exec, and transaction.
+    adapter: new PrismaPGlite(pglite as unknown as PGlite),
     rows: async <T>(text: string, values: readonly unknown[]) => (await pglite.query<T>(text, [...values])).rows,
     release: () => pglite.close(),
   };

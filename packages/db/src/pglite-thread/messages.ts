@@ -1,0 +1,34 @@
+import type { Results, RowMode } from "@electric-sql/pglite";
+
+/** What the thread opens: a data folder, or memory. */
+export interface PGliteThreadSettings {
+  dataDir: string | null;
+}
+
+/**
+ * One request to the thread. `tx` runs a statement inside that open transaction. `rawTypes` are the type ids the
+ * caller parses itself: parsers are functions, which cannot cross threads, so those columns come back as text.
+ */
+export type ToPGliteThread = { id: number } & (
+  | { op: "query"; tx?: number; text: string; values: unknown[]; rowMode?: RowMode; rawTypes: number[] }
+  | { op: "exec"; tx?: number; text: string }
+  | { op: "begin" }
+  | { op: "rollback"; tx: number }
+  | { op: "end"; tx: number; commit: boolean }
+  | { op: "close" }
+);
+
+/** An error as it crosses the thread; `database` carries a PostgreSQL error's fields (code, detail, constraint…). */
+export interface ThreadError {
+  message: string;
+  database?: { length: number; name: string; fields: Record<string, unknown> };
+}
+
+/** A query's results, an exec's results, or nothing (transaction control, close). */
+export type ThreadResult = Results | Results[] | null;
+
+export type FromPGliteThread =
+  | { ready: true }
+  | { failed: ThreadError }
+  | { id: number; result: ThreadResult }
+  | { id: number; error: ThreadError };

@@ -1,0 +1,116 @@
+/**
+ * The embedded database's own thread: it owns the PGlite instance and runs each statement the main thread sends.
+ * See ./client.ts for why.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { messages, PGlite, type ParserOptions, type Transaction } from "@electric-sql/pglite";
+import type { FromPGliteThread, PGliteThreadSettings, ThreadError, ThreadResult, ToPGliteThread } from "./messages";
+
+const port = parentPort!;
+const { dataDir } = workerData as PGliteThreadSettings;
+const db = new PGlite(dataDir ?? undefined);
+
+interface OpenTransaction {
+  tx: Transaction;
+  /** Ends the transaction's callback: resolved commits, rejected rolls back. */
+  finish(commit: boolean): void;
+  /** Settles once PGlite has committed or rolled back. */
+  done: Promise<unknown>;
+}
+const transactions = new Map<number, OpenTransaction>();
+
+/** A transaction the caller chose to roll back, rather than a failure. */
+const ROLLED_BACK = Symbol("rolled back");
+
+const keepText = (text: string) => text;
+const textParsers = new Map<string, ParserOptions>();
+function parsersKeepingText(types: number[]): ParserOptions | undefined {
+  if (types.length === 0) return undefined;
+  const key = types.join(",");
+  let parsers = textParsers.get(key);
+  if (!parsers) textParsers.set(key, (parsers = Object.fromEntries(types.map((type) => [type, keepText]))));
+  return parsers;
+}
+
+/**
+ * PostgreSQL's fields of an error (code, detail, constraint…) are strings; PGlite also hangs the query and its
+ * options on it, whose parsers are functions that cannot cross threads, so only plain values go.
+ */
+function describe(error: unknown): ThreadError {
+  if (error instanceof messages.DatabaseError) {
+    const { length, name, message, ...rest } = error;
+    const fields = Object.fromEntries(Object.entries(rest).filter(([, value]) => typeof value === "string"));
+    return { message, database: { length, name, fields } };
+  }
+  return { message: error instanceof Error ? error.message : String(error) };
+}
+
+function beginTransaction(id: number): Promise<null> {
+  return new Promise((began, failed) => {
+    const done = db.transaction(
+      (tx) =>
+        new Promise((committed, rolledBack) => {
+          transactions.set(id, { tx, done, finish: (commit) => (commit ? committed(undefined) : rolledBack(ROLLED_BACK)) });
+          began(null);
+        }),
+    );
+    done.catch(failed).finally(() => transactions.delete(id));
+  });
+}
+
+async function endTransaction(id: number, commit: boolean): Promise<null> {
+  const open = transaction(id);
+  open.finish(commit);
+  await open.done.catch((error) => {
+    if (error !== ROLLED_BACK) throw error;
+  });
+  return null;
+}
+
+function transaction(id: number): OpenTransaction {
+  const open = transactions.get(id);
+  if (!open) throw new Error(`transaction ${id} is not open`);
+  return open;
+}
+
+const on = (tx: number | undefined): PGlite | Transaction => (tx === undefined ? db : transaction(tx).tx);
+
+async function run(request: ToPGliteThread): Promise<ThreadResult> {
+  switch (request.op) {
+    case "query":
+      return on(request.tx).query(request.text, request.values, { rowMode: request.rowMode, parsers: parsersKeepingText(request.rawTypes) });
+    case "exec":
+      return on(request.tx).exec(request.text);
+    case "begin":
+      return beginTransaction(request.id);
+    case "rollback":
+      await transaction(request.tx).tx.rollback();
+      return null;
+    case "end":
+      return endTransaction(request.tx, request.commit);
+    case "close":
+      await db.close();
+      return null;
+  }
+}
+
+/** An answer that cannot cross threads is still an answer: the caller gets an error rather than waiting forever. */
+function answer(id: number, outcome: { result: ThreadResult } | { error: ThreadError }): void {
+  try {
+    port.postMessage({ id, ...outcome } satisfies FromPGliteThread);
+  } catch (error) {
+    port.postMessage({ id, error: { message: `the database's answer could not be passed on: ${describe(error).message}` } } satisfies FromPGliteThread);
+  }
+}
+
+port.on("message", (request: ToPGliteThread) => {
+  run(request).then(
+    (result) => answer(request.id, { result }),
+    (error) => answer(request.id, { error: describe(error) }),
+  );
+});
+
+db.waitReady.then(
+  () => port.postMessage({ ready: true } satisfies FromPGliteThread),
+  (error) => port.postMessage({ failed: describe(error) } satisfies FromPGliteThread),
+);

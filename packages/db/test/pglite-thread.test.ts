@@ -1,0 +1,127 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { Prisma } from "../src/generated/prisma/client";
+import { applyMigrations, driverRows, openDatabase, type Database } from "../src";
+import { PGliteThread } from "../src/pglite-thread/client";
+
+/** Long enough for the event loop to see it running on any machine: seconds of PGlite's work. */
+const LONG_STATEMENT = "SELECT count(*)::int AS n FROM generate_series(1, 20000000)";
+
+describe("embedded PGlite on its own thread", () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openDatabase({ kind: "pglite", dataDir: null });
+    await applyMigrations(db);
+  });
+  afterAll(() => db.close());
+
+  it("keeps the event loop free while a statement runs", async () => {
+    let finished = false;
+    const statement = driverRows(db.prisma)<{ n: number }>(LONG_STATEMENT, []).then((rows) => ((finished = true), rows));
+    // On the main thread the statement would hold the loop until its end, and this timer would only fire after it.
+    await new Promise((fired) => setTimeout(fired, 20));
+    expect(finished).toBe(false);
+    expect(await statement).toEqual([{ n: 20_000_000 }]);
+  });
+
+  it("gives Prisma its values and its errors as the driver would", async () => {
+    const workspace = await db.prisma.workspace.create({ data: { name: "Thread", slug: "thread" } });
+    expect(workspace.createdAt).toBeInstanceOf(Date);
+    const [row] = await db.prisma.$queryRaw<{ big: bigint; doc: unknown; at: Date; bytes: Uint8Array }[]>`
+      SELECT 9007199254740993::bigint AS big, '{"a":[1,"b"]}'::jsonb AS doc,
+        TIMESTAMPTZ '2026-01-02 03:04:05.678Z' AS at, '\\x0102ff'::bytea AS bytes`;
+    expect(row!.big).toBe(9007199254740993n);
+    expect(row!.doc).toEqual({ a: [1, "b"] });
+    expect(row!.at.toISOString()).toBe("2026-01-02T03:04:05.678Z");
+    expect([...row!.bytes]).toEqual([1, 2, 255]);
+
+    const duplicate = db.prisma.workspace.create({ data: { name: "Again", slug: "thread" } });
+    await expect(duplicate).rejects.toBeInstanceOf(Prisma.PrismaClientKnownRequestError);
+    await expect(duplicate).rejects.toMatchObject({ code: "P2002" });
+  });
+
+  it("commits a transaction that ends well and rolls back one that throws", async () => {
+    await db.prisma.$transaction(async (tx) => {
+      await tx.workspace.create({ data: { name: "Kept", slug: "kept" } });
+    });
+    const failed = db.prisma.$transaction(async (tx) => {
+      await tx.workspace.create({ data: { name: "Dropped", slug: "dropped" } });
+      // Another statement while this transaction is open waits for it, as it would on PGlite itself.
+      throw new Error("changed my mind");
+    });
+    await expect(failed).rejects.toThrow("changed my mind");
+    const slugs = (await db.prisma.workspace.findMany({ select: { slug: true } })).map((w) => w.slug);
+    expect(slugs).toContain("kept");
+    expect(slugs).not.toContain("dropped");
+  });
+
+  it("runs statements from outside a transaction after it, not inside it", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const transaction = db.prisma.$transaction(async (tx) => {
+      await tx.workspace.create({ data: { name: "Late", slug: "late" } });
+      await held;
+      throw new Error("rolled back");
+    });
+    await new Promise((fired) => setTimeout(fired, 50));
+    const outside = db.prisma.workspace.findUnique({ where: { slug: "late" } });
+    release();
+    await expect(transaction).rejects.toThrow("rolled back");
+    expect(await outside).toBeNull();
+  });
+});
+
+describe("the PGlite thread itself", () => {
+  it("keeps what it wrote in its data folder across a close", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "vigil-pglite-thread-"));
+    try {
+      const first = await PGliteThread.open(dataDir);
+      await first.exec("CREATE TABLE kept (n int); INSERT INTO kept VALUES (1), (2)");
+      await first.close();
+      await expect(first.query("SELECT 1")).rejects.toThrow("the embedded database is closed");
+      const second = await PGliteThread.open(dataDir);
+      expect((await second.query<{ total: number }>("SELECT sum(n)::int AS total FROM kept")).rows).toEqual([{ total: 3 }]);
+      await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("parses the caller's types on the caller's side, rows as arrays", async () => {
+    const thread = await PGliteThread.open(null);
+    try {
+      const results = await thread.query("SELECT 41::int AS n, NULL::int AS none, 'x'::text AS t", [], {
+        rowMode: "array",
+        parsers: { 23: (text: string) => `int:${text}` },
+      });
+      expect(results.rows).toEqual([["int:41", null, "x"]]);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it("rejects a statement's error with PostgreSQL's fields", async () => {
+    const thread = await PGliteThread.open(null);
+    try {
+      await expect(thread.query("SELECT 1/0")).rejects.toMatchObject({ code: "22012", message: "division by zero" });
+      // The thread goes on after an error.
+      expect((await thread.query<{ n: number }>("SELECT 2 AS n")).rows).toEqual([{ n: 2 }]);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it("keeps a process alive while a statement runs, and lets it end once idle", async () => {
+    // A script that never closes its database: it must still print its answer, and then exit on its own.
+    const script = `
+      const { PGliteThread } = require(${JSON.stringify(path.join(__dirname, "../dist/pglite-thread/client.js"))});
+      PGliteThread.open(null)
+        .then((thread) => thread.query(${JSON.stringify(LONG_STATEMENT)}))
+        .then((results) => console.log(JSON.stringify(results.rows)));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { timeout: 90_000 });
+    expect(JSON.parse(stdout)).toEqual([{ n: 20_000_000 }]);
+  });
+});
