@@ -10,12 +10,13 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { messages, type ParserOptions, type Results, type RowMode } from "@electric-sql/pglite";
-import type { FromPGliteThread, PGliteThreadSettings, ThreadError, ThreadResult, ToPGliteThread } from "./messages";
+import type { FromPGliteThread, PGliteThreadSettings, ThreadError, ThreadResult, ThreadResults, ToPGliteThread } from "./messages";
+import { ARRAY_TYPES_SQL, ValueParsers, type ArrayType } from "./values";
 
 /** The built thread, also when this module is loaded from its sources (the tests). */
 const THREAD_SCRIPT = path.join(__dirname, "../../dist/pglite-thread/thread.js");
 
-/** What a query may ask of the thread: parsers run here, on the text the thread sends back for their types. */
+/** How a query's rows come back: as arrays or objects, with the caller's parsers before PGlite's. */
 export interface ThreadQueryOptions {
   rowMode?: RowMode;
   parsers?: ParserOptions;
@@ -41,6 +42,7 @@ export class PGliteThread {
   private nextId = 1;
   /** Why no more requests are taken: closed, or the thread stopped. */
   private stopped: Error | null = null;
+  private parsers = new ValueParsers([]);
 
   private constructor(private readonly worker: Worker) {}
 
@@ -53,7 +55,13 @@ export class PGliteThread {
         if ("ready" in message) {
           // Like an idle socket, an idle database does not keep the process alive; a request in flight does.
           worker.unref();
-          opened(thread);
+          thread.learnArrayTypes().then(
+            () => opened(thread),
+            (error) => {
+              failed(error);
+              void worker.terminate();
+            },
+          );
         } else if ("failed" in message) {
           failed(threadError(message.failed));
           void worker.terminate();
@@ -77,7 +85,7 @@ export class PGliteThread {
   }
 
   async exec(text: string): Promise<Results[]> {
-    return (await this.request({ op: "exec", text })) as Results[];
+    return this.execIn(undefined, text);
   }
 
   /** Runs `callback` in one transaction: committed when it resolves, rolled back when it throws or calls rollback(). */
@@ -91,7 +99,7 @@ export class PGliteThread {
     };
     const result = await callback({
       query: (text, values = [], options = {}) => (open(), this.queryIn(tx, text, values, options)),
-      exec: async (text) => (open(), (await this.request({ op: "exec", tx, text })) as Results[]),
+      exec: (text) => (open(), this.execIn(tx, text)),
       rollback: async () => {
         open();
         await (rollingBack = this.request({ op: "rollback", tx }));
@@ -122,11 +130,17 @@ export class PGliteThread {
     await this.worker.terminate();
   }
 
+  /** PGlite parses the array types it finds when it opens; so does this side. */
+  private async learnArrayTypes(): Promise<void> {
+    this.parsers = new ValueParsers((await this.query<ArrayType>(ARRAY_TYPES_SQL)).rows);
+  }
+
   private async queryIn<T>(tx: number | undefined, text: string, values: unknown[], options: ThreadQueryOptions): Promise<Results<T>> {
-    const { rowMode, parsers } = options;
-    const results = (await this.request({ op: "query", tx, text, values, rowMode, rawTypes: parsedTypes(parsers) })) as Results<T>;
-    if (parsers) parseColumns(results, parsers, rowMode);
-    return results;
+    return this.parsers.results<T>((await this.request({ op: "query", tx, text, values })) as ThreadResults, options);
+  }
+
+  private async execIn(tx: number | undefined, text: string): Promise<Results[]> {
+    return ((await this.request({ op: "exec", tx, text })) as ThreadResults[]).map((results) => this.parsers.results(results));
   }
 
   private request(request: Request): Promise<ThreadResult> {
@@ -163,28 +177,4 @@ function threadError(error: ThreadError): Error {
   if (!error.database) return new Error(error.message);
   const { length, name, fields } = error.database;
   return Object.assign(new messages.DatabaseError(error.message, length, name as ConstructorParameters<typeof messages.DatabaseError>[2]), fields);
-}
-
-const typesOfParsers = new WeakMap<ParserOptions, number[]>();
-
-function parsedTypes(parsers: ParserOptions | undefined): number[] {
-  if (!parsers) return [];
-  let types = typesOfParsers.get(parsers);
-  if (!types) typesOfParsers.set(parsers, (types = Object.keys(parsers).map(Number)));
-  return types;
-}
-
-/** Applies the caller's parsers to the columns the thread left as text, in place. */
-function parseColumns(results: Results<unknown>, parsers: ParserOptions, rowMode: RowMode | undefined): void {
-  const parsed = new Set<string | number>();
-  results.fields.forEach((field, column) => {
-    const parse = parsers[field.dataTypeID];
-    const key = rowMode === "array" ? column : field.name;
-    if (!parse || parsed.has(key)) return;
-    parsed.add(key);
-    for (const row of results.rows as Record<string | number, unknown>[]) {
-      const text = row[key];
-      if (text !== null) row[key] = parse(text as string);
-    }
-  });
 }

@@ -1,16 +1,13 @@
-import type { Results, RowMode } from "@electric-sql/pglite";
+import type { Results } from "@electric-sql/pglite";
 
 /** What the thread opens: a data folder, or memory. */
 export interface PGliteThreadSettings {
   dataDir: string | null;
 }
 
-/**
- * One request to the thread. `tx` runs a statement inside that open transaction. `rawTypes` are the type ids the
- * caller parses itself: parsers are functions, which cannot cross threads, so those columns come back as text.
- */
+/** One request to the thread. `tx` runs a statement inside that open transaction. */
 export type ToPGliteThread = { id: number } & (
-  | { op: "query"; tx?: number; text: string; values: unknown[]; rowMode?: RowMode; rawTypes: number[] }
+  | { op: "query"; tx?: number; text: string; values: unknown[] }
   | { op: "exec"; tx?: number; text: string }
   | { op: "begin" }
   | { op: "rollback"; tx: number }
@@ -24,8 +21,11 @@ export interface ThreadError {
   database?: { length: number; name: string; fields: Record<string, unknown> };
 }
 
+/** A statement's results as the thread sends them: each row an array of PostgreSQL's text (values.ts parses it). */
+export type ThreadResults = Omit<Results, "rows"> & { rows: (string | null)[][] };
+
 /** A query's results, an exec's results, or nothing (transaction control, close). */
-export type ThreadResult = Results | Results[] | null;
+export type ThreadResult = ThreadResults | ThreadResults[] | null;
 
 export type FromPGliteThread =
   | { ready: true }

@@ -3,8 +3,8 @@
  * See ./client.ts for why.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { messages, PGlite, type ParserOptions, type Transaction } from "@electric-sql/pglite";
-import type { FromPGliteThread, PGliteThreadSettings, ThreadError, ThreadResult, ToPGliteThread } from "./messages";
+import { messages, PGlite, type QueryOptions, type Transaction } from "@electric-sql/pglite";
+import type { FromPGliteThread, PGliteThreadSettings, ThreadError, ThreadResult, ThreadResults, ToPGliteThread } from "./messages";
 
 const port = parentPort!;
 const { dataDir } = workerData as PGliteThreadSettings;
@@ -22,15 +22,13 @@ const transactions = new Map<number, OpenTransaction>();
 /** A transaction the caller chose to roll back, rather than a failure. */
 const ROLLED_BACK = Symbol("rolled back");
 
+/**
+ * Every type left as PostgreSQL's text, rows as arrays: the calling thread parses them (values.ts). A type PGlite
+ * has no parser for stays text anyway, so these are the ones it has (read once it is open).
+ */
 const keepText = (text: string) => text;
-const textParsers = new Map<string, ParserOptions>();
-function parsersKeepingText(types: number[]): ParserOptions | undefined {
-  if (types.length === 0) return undefined;
-  const key = types.join(",");
-  let parsers = textParsers.get(key);
-  if (!parsers) textParsers.set(key, (parsers = Object.fromEntries(types.map((type) => [type, keepText]))));
-  return parsers;
-}
+const asText = (): QueryOptions => ({ rowMode: "array", parsers: Object.fromEntries(Object.keys(db.parsers).map((type) => [type, keepText])) });
+let AS_TEXT: QueryOptions;
 
 /**
  * PostgreSQL's fields of an error (code, detail, constraint…) are strings; PGlite also hangs the query and its
@@ -78,9 +76,9 @@ const on = (tx: number | undefined): PGlite | Transaction => (tx === undefined ?
 async function run(request: ToPGliteThread): Promise<ThreadResult> {
   switch (request.op) {
     case "query":
-      return on(request.tx).query(request.text, request.values, { rowMode: request.rowMode, parsers: parsersKeepingText(request.rawTypes) });
+      return (await on(request.tx).query(request.text, request.values, AS_TEXT)) as ThreadResults;
     case "exec":
-      return on(request.tx).exec(request.text);
+      return (await on(request.tx).exec(request.text, AS_TEXT)) as ThreadResults[];
     case "begin":
       return beginTransaction(request.id);
     case "rollback":
@@ -111,6 +109,9 @@ port.on("message", (request: ToPGliteThread) => {
 });
 
 db.waitReady.then(
-  () => port.postMessage({ ready: true } satisfies FromPGliteThread),
+  () => {
+    AS_TEXT = asText();
+    port.postMessage({ ready: true } satisfies FromPGliteThread);
+  },
   (error) => port.postMessage({ failed: describe(error) } satisfies FromPGliteThread),
 );
