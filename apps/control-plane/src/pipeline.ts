@@ -94,9 +94,10 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     const changesBefore = scheduler.changes;
     const active = await repo.listActive();
     await resetWatch.mark();
-    const counts = await scheduler.reconcile(active);
+    const counts = await scheduler.reconcile(active, changesBefore);
     logger.info(counts, "schedules reconciled with the database");
-    // A monitor changed meanwhile (its commands may have waited for Redis with ours): the list read may be stale.
+    // A monitor changed meanwhile: the reconciliation left its schedules as the change wrote them, but a change
+    // racing ours in Redis may still have lost to a write of ours, so once more with a fresh list.
     if (scheduler.changes !== changesBefore) reconcileLoop.runNow();
   };
   const safely = (what: string, work: () => Promise<unknown>) => () =>

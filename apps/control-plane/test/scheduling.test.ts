@@ -138,6 +138,25 @@ describe("scheduling checks in Redis", () => {
     expect(await scheduler.reconcile(active)).toEqual(nothing);
   });
 
+  it("leaves the schedules of monitors changed after its list was read as their changes wrote them", async () => {
+    const changed = await create({ regions: [Region.HOSTA_AMS] });
+    await eventually(async () => expect(await scheduledRegions(changed.id)).toEqual(["hostA-ams"]));
+    const { scheduler } = api.pipeline;
+    const listedAt = scheduler.changes;
+    const listed = await new MonitorRepository(api.db.prisma).listActive();
+    // Changed, and created, after the list was read: the list has the old timeout, and not the new monitor.
+    await client.updateHTTPMonitor({ id: changed.id, monitor: { timeout: 4321n } });
+    const created = await create({ regions: [Region.HOSTC_US_EAST4], periodicity: Periodicity.PERIODICITY_10M });
+    await scheduler.reconcile(listed, listedAt);
+    expect((await scheduledIn("hostA-ams", changed.id))?.member.check).toMatchObject({ config: { timeout: 4321 } });
+    expect(await scheduledRegions(created.id)).toEqual(["hostC-us-east4"]);
+    // Without its count, the same stale list is the truth: what the changes wrote is undone.
+    await scheduler.reconcile(listed);
+    expect((await scheduledIn("hostA-ams", changed.id))?.member.check).toMatchObject({ config: { timeout: 45000 } });
+    expect(await scheduledRegions(created.id)).toEqual([]);
+    await api.pipeline.reconcile();
+  });
+
   it("lets several control planes reconcile at once without duplicating checks", async () => {
     const replicas = await Promise.all(
       [1, 2].map(() =>

@@ -126,10 +126,15 @@ export class CheckScheduler {
   private readonly queues = new Map<RegionId, Queue>();
   /**
    * Counts schedule and unschedule calls. A reconciliation works from the
-   * monitors it read at its start; when this moved during it, a change may
-   * have been undone and the reconciliation must run again.
+   * monitors it read at its start: it leaves alone the monitors changed since
+   * (their schedules are newer than its list), and when this moved during it,
+   * it runs again.
    */
   changes = 0;
+  /** The count at each monitor's last change, until no reconciliation can have read it before that change. */
+  private readonly changedAt = new Map<string, number>();
+  /** The `listedAt` of each reconciliation under way. */
+  private readonly reconciling: number[] = [];
 
   constructor(
     private readonly connection: RedisConnection,
@@ -149,7 +154,7 @@ export class CheckScheduler {
    * they have none yet.
    */
   async schedule(record: MonitorRecord): Promise<void> {
-    this.changes++;
+    this.changedAt.set(record.id, ++this.changes);
     const wanted = new Set(record.config.active ? this.regionsOf(record) : []);
     const { slot, member } = memberOf(record);
     const everySlot = slotsOf(record.id);
@@ -169,7 +174,7 @@ export class CheckScheduler {
   }
 
   async unschedule(monitorId: string): Promise<void> {
-    this.changes++;
+    this.changedAt.set(monitorId, ++this.changes);
     const everySlot = slotsOf(monitorId);
     const transaction = this.connection.multi();
     for (const region of REGION_IDS) for (const slot of everySlot) transaction.hdel(this.membersKey(region, slot), monitorId);
@@ -208,9 +213,23 @@ export class CheckScheduler {
    * already right is left alone: upserting a scheduler moves its next job,
    * which is work for Redis and delay for the agents at every periodic
    * reconciliation. Reads and writes go in chunks, one round trip each, so
-   * that the agents' commands are served between them.
+   * that the agents' commands are served between them. Monitors changed
+   * after `listedAt` (the count of changes when `active` was read) keep the
+   * schedules their changes wrote: those came from newer records than the list.
    */
-  async reconcile(active: MonitorRecord[]): Promise<Reconciled> {
+  async reconcile(active: MonitorRecord[], listedAt = this.changes): Promise<Reconciled> {
+    this.reconciling.push(listedAt);
+    try {
+      return await this.reconcileAll(active, listedAt);
+    } finally {
+      this.reconciling.splice(this.reconciling.indexOf(listedAt), 1);
+      // What no reconciliation under way, nor any later one, read before it.
+      const oldest = Math.min(listedAt, ...this.reconciling);
+      for (const [monitorId, at] of this.changedAt) if (at <= oldest) this.changedAt.delete(monitorId);
+    }
+  }
+
+  private async reconcileAll(active: MonitorRecord[], listedAt: number): Promise<Reconciled> {
     const reconciled = startReconciliation();
     let upserted = 0;
     let removed = 0;
@@ -218,15 +237,26 @@ export class CheckScheduler {
     const wantedByRegion = this.slotsByRegion(active);
     for (const region of REGION_IDS) {
       const wanted = wantedByRegion.get(region) ?? new Map<string, WantedSlot>();
-      const members = await this.reconcileMembers(region, wanted);
+      const members = await this.reconcileMembers(region, wanted, listedAt);
       upserted += members.upserted;
       removed += members.removed;
-      const written = await this.reconcileSchedulers(region, [...wanted.values()].map(({ slot }) => slot));
+      const written = await this.reconcileSchedulers(region, [...wanted.values()].map(({ slot }) => slot), listedAt);
       schedulers.upserted += written.upserted;
       schedulers.removed += written.removed;
     }
     reconciled({ missing: upserted, stale: removed });
     return { upserted, removed, schedulers };
+  }
+
+  /** Whether the monitor changed after `listedAt` (the count when a reconciliation's list was read). */
+  private changedAfter(listedAt: number, monitorId: string): boolean {
+    return (this.changedAt.get(monitorId) ?? 0) > listedAt;
+  }
+
+  /** Every slot a monitor changed after `listedAt` may be in, by id: the change wrote those. */
+  private slotsChangedAfter(listedAt: number): Map<string, Slot> {
+    const changed = [...this.changedAt].filter(([, at]) => at > listedAt).map(([monitorId]) => monitorId);
+    return new Map(changed.flatMap((monitorId) => slotsOf(monitorId).map((slot) => [slot.id, slot] as const)));
   }
 
   /** Each region's wanted slots by id, with their members: one pass over the monitors, each placed once. */
@@ -245,7 +275,13 @@ export class CheckScheduler {
     return byRegion;
   }
 
-  private async reconcileMembers(region: RegionId, wanted: Map<string, WantedSlot>): Promise<{ upserted: number; removed: number }> {
+  /**
+   * A monitor changed after the list was read (`listedAt`) has the members its change wrote; they are left alone.
+   * Asked again as each write goes out: a change counts itself before its own commands go out on the same
+   * connection, so either it is seen then and its members left alone, or its commands follow ours and win.
+   */
+  private async reconcileMembers(region: RegionId, wanted: Map<string, WantedSlot>, listedAt: number): Promise<{ upserted: number; removed: number }> {
+    const newer = (monitorId: string) => this.changedAfter(listedAt, monitorId);
     const index = slotIndexKey(region, this.prefix);
     const indexed = ((await this.connection.smembers(index)) as string[]).map(parseSlot).filter((slot) => slot !== undefined);
     const slots = [...wanted.values()].map(({ slot }) => slot);
@@ -265,17 +301,18 @@ export class CheckScheduler {
         const members = wanted.get(slot.id)?.members ?? new Map<string, SlotMember>();
         for (const [monitorId, member] of members) {
           const current = stored[monitorId];
-          if (current === undefined || !isDeepStrictEqual(JSON.parse(current), member)) {
-            upserted++;
-            writes.push((pipeline) => pipeline.hset(key, monitorId, JSON.stringify(member)));
-          }
+          if (newer(monitorId) || (current !== undefined && isDeepStrictEqual(JSON.parse(current), member))) continue;
+          upserted++;
+          writes.push((pipeline) => void (newer(monitorId) || pipeline.hset(key, monitorId, JSON.stringify(member))));
         }
-        for (const monitorId of Object.keys(stored)) {
-          if (members.has(monitorId)) continue;
+        const others = Object.keys(stored).filter((monitorId) => !members.has(monitorId));
+        for (const monitorId of others) {
+          if (newer(monitorId)) continue;
           removed++;
-          writes.push((pipeline) => pipeline.hdel(key, monitorId));
+          writes.push((pipeline) => void (newer(monitorId) || pipeline.hdel(key, monitorId)));
         }
-        if (members.size === 0) writes.push((pipeline) => pipeline.srem(index, slot.id));
+        // A slot left empty leaves the index, unless a change may just have put a monitor in it.
+        if (members.size === 0) writes.push((pipeline) => void (this.slotsChangedAfter(listedAt).has(slot.id) || pipeline.srem(index, slot.id)));
       },
       SLOT_READ_CHUNK,
     );
@@ -288,11 +325,12 @@ export class CheckScheduler {
     return { upserted, removed };
   }
 
-  private async reconcileSchedulers(region: RegionId, slots: Slot[]): Promise<{ upserted: number; removed: number }> {
+  private async reconcileSchedulers(region: RegionId, slots: Slot[], listedAt: number): Promise<{ upserted: number; removed: number }> {
     const queue = this.queue(region);
     const existing = await this.nextRuns(queue);
     const wantedIds = new Set(slots.map(slotSchedulerId));
-    const stale = [...existing.keys()].filter((id) => !wantedIds.has(id));
+    const changed = new Set([...this.slotsChangedAfter(listedAt).values()].map(slotSchedulerId));
+    const stale = [...existing.keys()].filter((id) => !wantedIds.has(id) && !changed.has(id));
     const outdated = slots.filter((slot) => !existing.has(slotSchedulerId(slot)));
     await inChunks(
       slots.filter((slot) => existing.has(slotSchedulerId(slot))),
