@@ -96,8 +96,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     await resetWatch.mark();
     const counts = await scheduler.reconcile(active, changesBefore);
     logger.info(counts, "schedules reconciled with the database");
-    // A monitor changed meanwhile: the reconciliation left its schedules as the change wrote them, but a change
-    // racing ours in Redis may still have lost to a write of ours, so once more with a fresh list.
+    // A monitor changed meanwhile: its members are as its change wrote them, but its slot's scheduler, written by
+    // the change while ours removed it as unused, may be gone: once more with a fresh list.
     if (scheduler.changes !== changesBefore) reconcileLoop.runNow();
   };
   const safely = (what: string, work: () => Promise<unknown>) => () =>
