@@ -39,7 +39,7 @@ export class ValueParsers {
         ? raw.rows.map((cells) => cells.map(value))
         : raw.rows.map((cells) => {
             const row: Record<string, unknown> = {};
-            raw.fields.forEach((field, column) => (row[field.name] = value(cells[column]!, column)));
+            raw.fields.forEach((field, column) => (row[field.name] = value(cells[column] ?? null, column)));
             return row;
           });
     return { ...raw, fields: raw.fields.map(({ name, dataTypeID }) => ({ name, dataTypeID })), rows: rows as T[] };
