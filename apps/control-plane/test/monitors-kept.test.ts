@@ -113,3 +113,45 @@ describe.each(BACKENDS)("Monitors kept between calls on %s", (backend) => {
   });
 });
 
+
+describe("Monitors kept on PGlite, which announces every change", () => {
+  let api: TestApi;
+  beforeAll(async () => (api = await startTestApi("pglite")));
+  afterAll(() => api.close());
+
+  it("answers a monitor read since its last change without a statement, and the next read after a commit changed it", async () => {
+    const { write } = await api.workspace();
+    const client = api.client(write.key);
+    const { monitor: kept } = await client.createHTTPMonitor({ monitor: { name: "before", url: "https://example.com", periodicity } });
+    const { monitor: unread } = await client.createHTTPMonitor({ monitor: { name: "unread", url: "https://example.com", periodicity } });
+    const name = async (id: string) => {
+      const { monitor: got } = await client.getMonitor({ id });
+      return got!.config.case === "http" ? got!.config.value.name : undefined;
+    };
+    expect(await name(kept!.id)).toBe("before");
+
+    // PGlite runs one statement at a time, and a statement from outside an open transaction waits for it: while
+    // this one is open, only a call that asks the database nothing can answer.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let changedInside!: () => void;
+    const inside = new Promise<void>((resolve) => (changedInside = resolve));
+    const transaction = api.db.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`UPDATE monitors SET name = 'committed' WHERE id = ${kept!.id}`;
+        changedInside();
+        await held;
+      },
+      { timeout: 60_000 },
+    );
+    await inside;
+    let unreadAnswered = false;
+    const unreadName = name(unread!.id).finally(() => (unreadAnswered = true));
+    expect(await name(kept!.id)).toBe("before");
+    expect(unreadAnswered).toBe(false);
+    release();
+    await transaction;
+    expect(await unreadName).toBe("unread");
+    expect(await name(kept!.id)).toBe("committed");
+  });
+});

@@ -6,6 +6,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapt
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client";
 import { registerDriverRows, type DriverRows } from "./driver-rows";
+import { MONITOR_CHANGES_CHANNEL, registerMonitorChanges, type MonitorChanges } from "./monitor-changes";
 import { PGliteThread } from "./pglite-thread/client";
 
 /** Where the data lives: a PostgreSQL server, or embedded PGlite in a folder (or in memory). */
@@ -36,9 +37,10 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Promise<Database> {
-  const { adapter, rows, release } = await connect(target, options);
+  const { adapter, rows, changes, release } = await connect(target, options);
   const prisma = new PrismaClient({ adapter });
   registerDriverRows(prisma, rows);
+  if (changes) registerMonitorChanges(prisma, changes);
   return {
     target,
     prisma,
@@ -107,7 +109,7 @@ function newPool(url: string, size: number, onConnectionLost?: (error: Error) =>
 async function connect(
   target: DatabaseTarget,
   options: DatabaseOptions,
-): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; rows: DriverRows; release(): Promise<void> }> {
+): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; rows: DriverRows; changes?: MonitorChanges; release(): Promise<void> }> {
   if (target.kind === "postgres") {
     const { pool, end } = newPool(target.url, Number(process.env.DATABASE_POOL_SIZE ?? 10), options.onConnectionLost);
     return {
@@ -118,11 +120,16 @@ async function connect(
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   const pglite = await PGliteThread.open(target.dataDir);
+  const listeners = new Set<(monitorId: string | null) => void>();
+  await pglite.listen(MONITOR_CHANGES_CHANNEL, (payload) => {
+    for (const listener of listeners) listener(payload === "" ? null : payload);
+  });
   return {
     // The adapter is typed for a PGlite, and asks only what the thread answers alike: query (rows as arrays, its
     // own parsers), exec, and transaction.
     adapter: new PrismaPGlite(pglite as unknown as PGlite),
     rows: async <T>(text: string, values: readonly unknown[]) => (await pglite.query<T>(text, [...values])).rows,
+    changes: { subscribe: (listener) => void listeners.add(listener) },
     release: () => pglite.close(),
   };
 }

@@ -1,7 +1,16 @@
+import type { MonitorChanges } from "@vigil/db";
 import type { MonitorRecord } from "@vigil/domain";
 
 /** Monitors kept in memory at most; past it the oldest kept go first. */
 const MAX_RECORDS = 20_000;
+
+interface Kept {
+  version: string;
+  record: MonitorRecord;
+  workspaceId: string;
+  /** Known unchanged without asking the database: no change to it can have been missed since it was read. */
+  current: boolean;
+}
 
 /**
  * Monitor records kept by row version (PostgreSQL's `xmin`, which every
@@ -11,10 +20,36 @@ const MAX_RECORDS = 20_000;
  * were last read, instead of parsing and mapping a hundred rows per call;
  * reading one monitor (GetMonitor and every call about one monitor) reads its
  * columns only when it changed.
+ *
+ * Where the database tells this process of every changed monitor before
+ * answering any later statement (`MonitorChanges`: embedded PGlite), a record
+ * is dropped when its monitor changes, and one read while no change was heard
+ * is current: reading that monitor asks the database nothing at all.
  * The records are shared between calls, and nothing changes a record in place.
  */
 export class RecordsByVersion {
-  private readonly records = new Map<string, { version: string; record: MonitorRecord }>();
+  private readonly records = new Map<string, Kept>();
+  /** Changes heard so far; a read that started at this count and ends at it missed none. */
+  private heard = 0;
+
+  constructor(private readonly changes: MonitorChanges | null) {
+    changes?.subscribe((id) => {
+      this.heard++;
+      if (id === null) this.records.clear();
+      else this.records.delete(id);
+    });
+  }
+
+  /** Taken before a statement whose answer will be kept, and handed to `keep` or `confirm` with it. */
+  readStarted(): number {
+    return this.heard;
+  }
+
+  /** The record of a monitor known unchanged since it was read, which needs no statement to trust. */
+  current(id: string): { record: MonitorRecord; workspaceId: string } | undefined {
+    const kept = this.records.get(id);
+    return kept?.current ? kept : undefined;
+  }
 
   /** The record last kept for the monitor, with the version it was read at. */
   latest(id: string): { version: string; record: MonitorRecord } | undefined {
@@ -26,9 +61,19 @@ export class RecordsByVersion {
     return kept?.version === version ? kept.record : undefined;
   }
 
-  keep(version: string, record: MonitorRecord): void {
+  keep(version: string, record: MonitorRecord, workspaceId: string, readStarted: number): void {
     this.records.delete(record.id);
-    this.records.set(record.id, { version, record });
+    this.records.set(record.id, { version, record, workspaceId, current: this.missedNothingSince(readStarted) });
     if (this.records.size > MAX_RECORDS) this.records.delete(this.records.keys().next().value!);
+  }
+
+  /** The database answered, for a read started at `readStarted`, that the monitor is still at `version`. */
+  confirm(id: string, version: string, readStarted: number): void {
+    const kept = this.records.get(id);
+    if (kept?.version === version && this.missedNothingSince(readStarted)) kept.current = true;
+  }
+
+  private missedNothingSince(readStarted: number): boolean {
+    return this.changes !== null && this.heard === readStarted;
   }
 }

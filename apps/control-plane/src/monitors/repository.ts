@@ -1,5 +1,5 @@
 import DataLoader from "dataloader";
-import { Prisma, driverRows, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
+import { Prisma, driverRows, monitorChanges, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
 import type { MonitorConfigByKind, MonitorKind, MonitorRecord, MonitorStatus } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
 import { RecordsByVersion } from "./records-by-version";
@@ -100,7 +100,7 @@ interface MonitorKey {
 }
 
 export class MonitorRepository {
-  private readonly kept = new RecordsByVersion();
+  private readonly kept: RecordsByVersion;
   private readonly rows: DriverRows;
   /**
    * The row versions of the monitors asked for while this turn of the event
@@ -114,6 +114,7 @@ export class MonitorRepository {
 
   constructor(private readonly prisma: PrismaClient) {
     this.rows = driverRows(prisma);
+    this.kept = new RecordsByVersion(monitorChanges(prisma));
     this.versions = new DataLoader(
       async (keys) => {
         const rows = await this.rows<{ id: string; workspaceId: string; version: string }>(
@@ -139,17 +140,25 @@ export class MonitorRepository {
 
   /**
    * The monitor's record: the one kept (records-by-version.ts) while its row
-   * is unchanged, which its version alone tells; its columns are read only
-   * for a monitor not kept or changed since.
+   * is unchanged, which its version alone tells, or nothing at all where the
+   * database announces changes; its columns are read only for a monitor not
+   * kept or changed since.
    */
   async find(workspaceId: string, id: string): Promise<MonitorRecord | null> {
+    const current = this.kept.current(id);
+    // Ids are unique across workspaces: one of another workspace is not found in this one.
+    if (current) return current.workspaceId === workspaceId ? current.record : null;
+    const readStarted = this.kept.readStarted();
     const kept = this.kept.latest(id);
     if (kept) {
       const version = await this.versions.load({ workspaceId, id });
       if (version === null) return null;
-      if (version === kept.version) return kept.record;
+      if (version === kept.version) {
+        this.kept.confirm(id, version, readStarted);
+        return kept.record;
+      }
     }
-    return (await this.readAndKeep(workspaceId, [id])).get(id) ?? null;
+    return (await this.readAndKeep(workspaceId, [id], readStarted)).get(id) ?? null;
   }
 
   /**
@@ -176,6 +185,7 @@ export class MonitorRepository {
 
   /** One page in creation order (then id), and the workspace's total. */
   async list(workspaceId: string, limit: number, offset: number): Promise<{ records: MonitorRecord[]; total: number }> {
+    const readStarted = this.kept.readStarted();
     // One statement, so the page and the total come from one snapshot. The total is the count the
     // monitors' triggers keep (workspace_monitor_counts), not a count(*) of the workspace. The page's
     // ids are stepped through on the (workspace_id, created_at, id) index alone, so an offset skips
@@ -196,14 +206,14 @@ export class MonitorRepository {
     const page: { id: string; version: string }[] = [];
     for (let i = 0; i < words.length; i += 2) page.push({ id: words[i]!, version: words[i + 1]! });
     const changed = page.filter(({ id, version }) => !this.kept.get(id, version)).map(({ id }) => id);
-    const read = changed.length > 0 ? await this.readAndKeep(workspaceId, changed) : new Map<string, MonitorRecord>();
+    const read = changed.length > 0 ? await this.readAndKeep(workspaceId, changed, readStarted) : new Map<string, MonitorRecord>();
     // A monitor deleted between the two reads is left out of the page.
     const records = page.map(({ id, version }) => this.kept.get(id, version) ?? read.get(id)).filter((r) => r !== undefined);
     return { records, total };
   }
 
   /** The workspace's monitors of these ids read in full, each kept at the version read (absent ones left out). */
-  private async readAndKeep(workspaceId: string, ids: string[]): Promise<Map<string, MonitorRecord>> {
+  private async readAndKeep(workspaceId: string, ids: string[], readStarted: number): Promise<Map<string, MonitorRecord>> {
     const rows = await this.rows<MonitorRow & { version: string }>(
       `SELECT ${MONITOR_ROW}, xmin::text AS version FROM monitors WHERE workspace_id = $1 AND id = ANY($2::text[])`,
       [workspaceId, ids],
@@ -211,7 +221,7 @@ export class MonitorRepository {
     const read = new Map<string, MonitorRecord>();
     for (const row of rows) {
       const record = toRecord(row);
-      this.kept.keep(row.version, record);
+      this.kept.keep(row.version, record, row.workspaceId, readStarted);
       read.set(record.id, record);
     }
     return read;
