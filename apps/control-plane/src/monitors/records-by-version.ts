@@ -1,4 +1,4 @@
-import type { MonitorChanges } from "@vigil/db";
+import { monitorChanges, type MonitorChanges, type PrismaClient } from "@vigil/db";
 import type { MonitorRecord } from "@vigil/domain";
 
 /** Monitors kept in memory at most; past it the oldest kept go first. */
@@ -27,7 +27,7 @@ interface Kept {
  * is current: reading that monitor asks the database nothing at all.
  * The records are shared between calls, and nothing changes a record in place.
  */
-export class RecordsByVersion {
+class RecordsByVersion {
   private readonly records = new Map<string, Kept>();
   /** Changes heard so far; a read that started at this count and ends at it missed none. */
   private heard = 0;
@@ -76,4 +76,17 @@ export class RecordsByVersion {
   private missedNothingSince(readStarted: number): boolean {
     return this.changes !== null && this.heard === readStarted;
   }
+}
+
+const byDatabase = new WeakMap<PrismaClient, RecordsByVersion>();
+
+/**
+ * The records kept for this database, one set per process: the API's reads share them with the scheduler's
+ * reconciliation, which reads every active monitor when the process starts and then periodically, so a running
+ * control plane has read the monitors it is asked about.
+ */
+export function keptRecords(prisma: PrismaClient): RecordsByVersion {
+  let kept = byDatabase.get(prisma);
+  if (!kept) byDatabase.set(prisma, (kept = new RecordsByVersion(monitorChanges(prisma))));
+  return kept;
 }

@@ -1,8 +1,8 @@
 import DataLoader from "dataloader";
-import { Prisma, driverRows, monitorChanges, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
+import { Prisma, driverRows, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
 import type { MonitorConfigByKind, MonitorKind, MonitorRecord, MonitorStatus } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
-import { RecordsByVersion } from "./records-by-version";
+import { keptRecords } from "./records-by-version";
 import { deleteResultsOf } from "../results/delete";
 
 /** Monitor rows <-> domain records. One table holds all kinds; `target` is the url or uri. */
@@ -100,7 +100,7 @@ interface MonitorKey {
 }
 
 export class MonitorRepository {
-  private readonly kept: RecordsByVersion;
+  private readonly kept: ReturnType<typeof keptRecords>;
   private readonly rows: DriverRows;
   /**
    * The row versions of the monitors asked for while this turn of the event
@@ -114,7 +114,7 @@ export class MonitorRepository {
 
   constructor(private readonly prisma: PrismaClient) {
     this.rows = driverRows(prisma);
-    this.kept = new RecordsByVersion(monitorChanges(prisma));
+    this.kept = keptRecords(prisma);
     this.versions = new DataLoader(
       async (keys) => {
         const rows = await this.rows<{ id: string; workspaceId: string; version: string }>(
@@ -158,7 +158,7 @@ export class MonitorRepository {
         return kept.record;
       }
     }
-    return (await this.readAndKeep(workspaceId, [id], readStarted)).get(id) ?? null;
+    return (await this.readAndKeep(workspaceId, [id])).get(id) ?? null;
   }
 
   /**
@@ -185,7 +185,6 @@ export class MonitorRepository {
 
   /** One page in creation order (then id), and the workspace's total. */
   async list(workspaceId: string, limit: number, offset: number): Promise<{ records: MonitorRecord[]; total: number }> {
-    const readStarted = this.kept.readStarted();
     // One statement, so the page and the total come from one snapshot. The total is the count the
     // monitors' triggers keep (workspace_monitor_counts), not a count(*) of the workspace. The page's
     // ids are stepped through on the (workspace_id, created_at, id) index alone, so an offset skips
@@ -206,30 +205,32 @@ export class MonitorRepository {
     const page: { id: string; version: string }[] = [];
     for (let i = 0; i < words.length; i += 2) page.push({ id: words[i]!, version: words[i + 1]! });
     const changed = page.filter(({ id, version }) => !this.kept.get(id, version)).map(({ id }) => id);
-    const read = changed.length > 0 ? await this.readAndKeep(workspaceId, changed, readStarted) : new Map<string, MonitorRecord>();
+    const read = changed.length > 0 ? await this.readAndKeep(workspaceId, changed) : new Map<string, MonitorRecord>();
     // A monitor deleted between the two reads is left out of the page.
     const records = page.map(({ id, version }) => this.kept.get(id, version) ?? read.get(id)).filter((r) => r !== undefined);
     return { records, total };
   }
 
   /** The workspace's monitors of these ids read in full, each kept at the version read (absent ones left out). */
-  private async readAndKeep(workspaceId: string, ids: string[], readStarted: number): Promise<Map<string, MonitorRecord>> {
-    const rows = await this.rows<MonitorRow & { version: string }>(
-      `SELECT ${MONITOR_ROW}, xmin::text AS version FROM monitors WHERE workspace_id = $1 AND id = ANY($2::text[])`,
-      [workspaceId, ids],
-    );
-    const read = new Map<string, MonitorRecord>();
-    for (const row of rows) {
-      const record = toRecord(row);
-      this.kept.keep(row.version, record, row.workspaceId, readStarted);
-      read.set(record.id, record);
-    }
-    return read;
+  private async readAndKeep(workspaceId: string, ids: string[]): Promise<Map<string, MonitorRecord>> {
+    const records = await this.readRows(`workspace_id = $1 AND id = ANY($2::text[])`, [workspaceId, ids]);
+    return new Map(records.map((record) => [record.id, record]));
   }
 
-  /** Every active monitor of every workspace, for the scheduler's reconciliation. */
+  /** Every active monitor of every workspace, for the scheduler's reconciliation; each is kept for the API's reads too. */
   async listActive(): Promise<MonitorRecord[]> {
-    return (await this.prisma.monitor.findMany({ where: { active: true } })).map(toRecord);
+    return this.readRows("active", []);
+  }
+
+  /** The monitors `where` selects, each kept at the version read. */
+  private async readRows(where: string, values: unknown[]): Promise<MonitorRecord[]> {
+    const readStarted = this.kept.readStarted();
+    const rows = await this.rows<MonitorRow & { version: string }>(`SELECT ${MONITOR_ROW}, xmin::text AS version FROM monitors WHERE ${where}`, values);
+    return rows.map((row) => {
+      const record = toRecord(row);
+      this.kept.keep(row.version, record, row.workspaceId, readStarted);
+      return record;
+    });
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
