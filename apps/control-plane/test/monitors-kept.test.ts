@@ -119,16 +119,21 @@ describe("Monitors kept on PGlite, which announces every change", () => {
   beforeAll(async () => (api = await startTestApi("pglite")));
   afterAll(() => api.close());
 
-  it("answers a monitor read since its last change without a statement, and the next read after a commit changed it", async () => {
-    const { write } = await api.workspace();
-    const client = api.client(write.key);
+  it("answers monitors and pages read since their last change without a statement, and reads again after a commit", async () => {
+    const client = api.client((await api.workspace()).write.key);
     const { monitor: kept } = await client.createHTTPMonitor({ monitor: { name: "before", url: "https://example.com", periodicity } });
-    const { monitor: unread } = await client.createHTTPMonitor({ monitor: { name: "unread", url: "https://example.com", periodicity } });
-    const name = async (id: string) => {
-      const { monitor: got } = await client.getMonitor({ id });
+    const elsewhere = api.client((await api.workspace()).write.key);
+    const { monitor: unread } = await elsewhere.createHTTPMonitor({ monitor: { name: "unread", url: "https://example.com", periodicity } });
+    const name = async (id: string, caller = client) => {
+      const { monitor: got } = await caller.getMonitor({ id });
       return got!.config.case === "http" ? got!.config.value.name : undefined;
     };
+    const page = async () => {
+      const { httpMonitors, totalSize } = await client.listMonitors({});
+      return { names: httpMonitors.map((m) => m.name), totalSize };
+    };
     expect(await name(kept!.id)).toBe("before");
+    expect(await page()).toEqual({ names: ["before"], totalSize: 1 });
 
     // PGlite runs one statement at a time, and a statement from outside an open transaction waits for it: while
     // this one is open, only a call that asks the database nothing can answer.
@@ -146,12 +151,20 @@ describe("Monitors kept on PGlite, which announces every change", () => {
     );
     await inside;
     let unreadAnswered = false;
-    const unreadName = name(unread!.id).finally(() => (unreadAnswered = true));
+    const unreadName = name(unread!.id, elsewhere).finally(() => (unreadAnswered = true));
     expect(await name(kept!.id)).toBe("before");
+    expect(await page()).toEqual({ names: ["before"], totalSize: 1 });
     expect(unreadAnswered).toBe(false);
     release();
     await transaction;
     expect(await unreadName).toBe("unread");
+
     expect(await name(kept!.id)).toBe("committed");
+    expect(await page()).toEqual({ names: ["committed"], totalSize: 1 });
+    await client.createHTTPMonitor({ monitor: { name: "added", url: "https://example.com", periodicity } });
+    expect(await page()).toEqual({ names: ["committed", "added"], totalSize: 2 });
+    await client.deleteMonitor({ id: kept!.id });
+    expect(await page()).toEqual({ names: ["added"], totalSize: 1 });
+    await expect(client.getMonitor({ id: kept!.id })).rejects.toThrow(/not found|not_found/i);
   });
 });

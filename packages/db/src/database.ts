@@ -6,7 +6,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapt
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client";
 import { registerDriverRows, type DriverRows } from "./driver-rows";
-import { MONITOR_CHANGES_CHANNEL, registerMonitorChanges, type MonitorChanges } from "./monitor-changes";
+import { MONITOR_CHANGES_CHANNEL, parseMonitorChange, registerMonitorChanges, type MonitorChange, type MonitorChanges } from "./monitor-changes";
 import { PGliteThread } from "./pglite-thread/client";
 
 /** Where the data lives: a PostgreSQL server, or embedded PGlite in a folder (or in memory). */
@@ -120,9 +120,10 @@ async function connect(
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   const pglite = await PGliteThread.open(target.dataDir);
-  const listeners = new Set<(monitorId: string | null) => void>();
+  const listeners = new Set<(change: MonitorChange | null) => void>();
   await pglite.listen(MONITOR_CHANGES_CHANNEL, (payload) => {
-    for (const listener of listeners) listener(payload === "" ? null : payload);
+    const change = parseMonitorChange(payload);
+    for (const listener of listeners) listener(change);
   });
   return {
     // The adapter is typed for a PGlite, and asks only what the thread answers alike: query (rows as arrays, its

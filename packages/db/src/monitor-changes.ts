@@ -2,9 +2,24 @@ import type { PrismaClient } from "./generated/prisma/client";
 
 /**
  * The channel on which every committed change to a monitor row is announced (migration
- * monitor_change_notices): the monitor's id, or an empty payload when every monitor changed (TRUNCATE).
+ * monitor_change_notices): "<I|U|D> <workspace id> <monitor id>", or an empty payload when every monitor
+ * changed (TRUNCATE).
  */
 export const MONITOR_CHANGES_CHANNEL = "monitor_changes";
+
+/** One changed monitor; `membership`: it was added to its workspace or removed from it, not updated. */
+export interface MonitorChange {
+  monitorId: string;
+  workspaceId: string;
+  membership: boolean;
+}
+
+/** A notification's payload as a change, or null for "every monitor". */
+export function parseMonitorChange(payload: string): MonitorChange | null {
+  if (payload === "") return null;
+  const [operation, workspaceId, monitorId] = payload.split(" ");
+  return { monitorId: monitorId!, workspaceId: workspaceId!, membership: operation !== "U" };
+}
 
 /**
  * Changed monitors, told to this process before the answer of any statement that follows the change. Only the
@@ -13,8 +28,8 @@ export const MONITOR_CHANGES_CHANNEL = "monitor_changes";
  * readers ask a row's version instead.
  */
 export interface MonitorChanges {
-  /** `listener` gets the changed monitor's id, or null when every monitor may have changed. */
-  subscribe(listener: (monitorId: string | null) => void): void;
+  /** `listener` gets each change, or null when every monitor may have changed. */
+  subscribe(listener: (change: MonitorChange | null) => void): void;
 }
 
 const byClient = new WeakMap<PrismaClient, MonitorChanges>();

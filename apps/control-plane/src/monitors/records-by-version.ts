@@ -33,10 +33,10 @@ class RecordsByVersion {
   private heard = 0;
 
   constructor(private readonly changes: MonitorChanges | null) {
-    changes?.subscribe((id) => {
+    changes?.subscribe((change) => {
       this.heard++;
-      if (id === null) this.records.clear();
-      else this.records.delete(id);
+      if (change === null) this.records.clear();
+      else this.records.delete(change.monitorId);
     });
   }
 

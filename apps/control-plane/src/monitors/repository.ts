@@ -1,8 +1,9 @@
 import DataLoader from "dataloader";
-import { Prisma, driverRows, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
+import { Prisma, driverRows, monitorChanges, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
 import type { MonitorConfigByKind, MonitorKind, MonitorRecord, MonitorStatus } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
 import { keptRecords } from "./records-by-version";
+import { PagesKept } from "./pages-kept";
 import { deleteResultsOf } from "../results/delete";
 
 /** Monitor rows <-> domain records. One table holds all kinds; `target` is the url or uri. */
@@ -101,6 +102,7 @@ interface MonitorKey {
 
 export class MonitorRepository {
   private readonly kept: ReturnType<typeof keptRecords>;
+  private readonly pages: PagesKept;
   private readonly rows: DriverRows;
   /**
    * The row versions of the monitors asked for while this turn of the event
@@ -115,6 +117,7 @@ export class MonitorRepository {
   constructor(private readonly prisma: PrismaClient) {
     this.rows = driverRows(prisma);
     this.kept = keptRecords(prisma);
+    this.pages = new PagesKept(monitorChanges(prisma));
     this.versions = new DataLoader(
       async (keys) => {
         const rows = await this.rows<{ id: string; workspaceId: string; version: string }>(
@@ -185,6 +188,12 @@ export class MonitorRepository {
 
   /** One page in creation order (then id), and the workspace's total. */
   async list(workspaceId: string, limit: number, offset: number): Promise<{ records: MonitorRecord[]; total: number }> {
+    const keptPage = this.pages.get(workspaceId, limit, offset);
+    if (keptPage) {
+      const records = keptPage.ids.map((id) => this.kept.current(id)?.record);
+      if (records.every((record) => record !== undefined)) return { records, total: keptPage.total };
+    }
+    const readStarted = this.pages.readStarted();
     // One statement, so the page and the total come from one snapshot. The total is the count the
     // monitors' triggers keep (workspace_monitor_counts), not a count(*) of the workspace. The page's
     // ids are stepped through on the (workspace_id, created_at, id) index alone, so an offset skips
@@ -204,6 +213,7 @@ export class MonitorRepository {
     const words = listed!.page?.split(" ") ?? [];
     const page: { id: string; version: string }[] = [];
     for (let i = 0; i < words.length; i += 2) page.push({ id: words[i]!, version: words[i + 1]! });
+    this.pages.keep(workspaceId, limit, offset, { ids: page.map(({ id }) => id), total }, readStarted);
     const changed = page.filter(({ id, version }) => !this.kept.get(id, version)).map(({ id }) => id);
     const read = changed.length > 0 ? await this.readAndKeep(workspaceId, changed) : new Map<string, MonitorRecord>();
     // A monitor deleted between the two reads is left out of the page.
