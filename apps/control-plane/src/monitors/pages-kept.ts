@@ -1,4 +1,5 @@
-import type { MonitorChanges } from "@vigil/db";
+import { monitorChanges, type MonitorChanges, type PrismaClient } from "@vigil/db";
+import { onePerDatabase } from "./per-database";
 
 /** Pages kept at most, of every workspace; past it the oldest kept go first. */
 const MAX_PAGES = 1_000;
@@ -48,3 +49,8 @@ export class PagesKept {
 }
 
 const pageKey = (workspaceId: string, limit: number, offset: number) => `${workspaceId} ${limit} ${offset}`;
+
+const byDatabase = new WeakMap<PrismaClient, PagesKept>();
+
+/** The pages kept for this database, one set per process. */
+export const keptPages = (prisma: PrismaClient): PagesKept => onePerDatabase(byDatabase, prisma, () => new PagesKept(monitorChanges(prisma)));

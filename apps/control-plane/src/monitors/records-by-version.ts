@@ -1,5 +1,6 @@
 import { monitorChanges, type MonitorChanges, type PrismaClient } from "@vigil/db";
 import type { MonitorRecord } from "@vigil/domain";
+import { onePerDatabase } from "./per-database";
 
 /** Monitors kept in memory at most; past it the oldest kept go first. */
 const MAX_RECORDS = 20_000;
@@ -27,7 +28,7 @@ interface Kept {
  * is current: reading that monitor asks the database nothing at all.
  * The records are shared between calls, and nothing changes a record in place.
  */
-class RecordsByVersion {
+export class RecordsByVersion {
   private readonly records = new Map<string, Kept>();
   /** Changes heard so far; a read that started at this count and ends at it missed none. */
   private heard = 0;
@@ -85,8 +86,4 @@ const byDatabase = new WeakMap<PrismaClient, RecordsByVersion>();
  * reconciliation, which reads every active monitor when the process starts and then periodically, so a running
  * control plane has read the monitors it is asked about.
  */
-export function keptRecords(prisma: PrismaClient): RecordsByVersion {
-  let kept = byDatabase.get(prisma);
-  if (!kept) byDatabase.set(prisma, (kept = new RecordsByVersion(monitorChanges(prisma))));
-  return kept;
-}
+export const keptRecords = (prisma: PrismaClient): RecordsByVersion => onePerDatabase(byDatabase, prisma, () => new RecordsByVersion(monitorChanges(prisma)));

@@ -1,9 +1,9 @@
 import DataLoader from "dataloader";
-import { Prisma, driverRows, monitorChanges, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
+import { Prisma, driverRows, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
 import type { MonitorConfigByKind, MonitorKind, MonitorRecord, MonitorStatus } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
-import { keptRecords } from "./records-by-version";
-import { PagesKept } from "./pages-kept";
+import { keptRecords, type RecordsByVersion } from "./records-by-version";
+import { keptPages, type PagesKept } from "./pages-kept";
 import { deleteResultsOf } from "../results/delete";
 
 /** Monitor rows <-> domain records. One table holds all kinds; `target` is the url or uri. */
@@ -101,7 +101,7 @@ interface MonitorKey {
 }
 
 export class MonitorRepository {
-  private readonly kept: ReturnType<typeof keptRecords>;
+  private readonly kept: RecordsByVersion;
   private readonly pages: PagesKept;
   private readonly rows: DriverRows;
   /**
@@ -117,7 +117,7 @@ export class MonitorRepository {
   constructor(private readonly prisma: PrismaClient) {
     this.rows = driverRows(prisma);
     this.kept = keptRecords(prisma);
-    this.pages = new PagesKept(monitorChanges(prisma));
+    this.pages = keptPages(prisma);
     this.versions = new DataLoader(
       async (keys) => {
         const rows = await this.rows<{ id: string; workspaceId: string; version: string }>(
