@@ -1,5 +1,6 @@
 import { monitorChanges, type MonitorChanges, type PrismaClient } from "@vigil/db";
 import { onePerDatabase } from "./per-database";
+import { keptRecords, type RecordsByVersion } from "./records-by-version";
 
 /** Pages kept at most, of every workspace; past it the oldest kept go first. */
 const MAX_PAGES = 1_000;
@@ -14,33 +15,29 @@ export interface KeptPage {
  * ListMonitors pages kept where the database announces every change to a monitor (`MonitorChanges`: embedded
  * PGlite). A page's ids and its workspace's total change only when a monitor is added to that workspace or
  * removed from it, which drops the workspace's pages; an update changes only that monitor's record, which the
- * kept records (records-by-version.ts) drop. A page read while no such change was heard is kept.
+ * kept records (records-by-version.ts) drop. A page is kept when its read missed no change, as the records tell.
  */
 export class PagesKept {
   private readonly pages = new Map<string, KeptPage & { workspaceId: string }>();
-  /** Added or removed monitors heard so far; a read that started at this count and ends at it missed none. */
-  private heard = 0;
 
-  constructor(private readonly changes: MonitorChanges | null) {
+  constructor(
+    changes: MonitorChanges | null,
+    private readonly records: RecordsByVersion,
+  ) {
     changes?.subscribe((change) => {
       if (change && !change.membership) return;
-      this.heard++;
       if (change === null) this.pages.clear();
       else for (const [key, page] of this.pages) if (page.workspaceId === change.workspaceId) this.pages.delete(key);
     });
-  }
-
-  /** Taken before the page's statement, and handed to `keep` with its answer. */
-  readStarted(): number {
-    return this.heard;
   }
 
   get(workspaceId: string, limit: number, offset: number): KeptPage | undefined {
     return this.pages.get(pageKey(workspaceId, limit, offset));
   }
 
+  /** `readStarted`: the records' count, taken before the page's statement. */
   keep(workspaceId: string, limit: number, offset: number, page: KeptPage, readStarted: number): void {
-    if (this.changes === null || this.heard !== readStarted) return;
+    if (!this.records.missedNothingSince(readStarted)) return;
     const key = pageKey(workspaceId, limit, offset);
     this.pages.delete(key);
     this.pages.set(key, { ...page, workspaceId });
@@ -53,4 +50,4 @@ const pageKey = (workspaceId: string, limit: number, offset: number) => `${works
 const byDatabase = new WeakMap<PrismaClient, PagesKept>();
 
 /** The pages kept for this database, one set per process. */
-export const keptPages = (prisma: PrismaClient): PagesKept => onePerDatabase(byDatabase, prisma, () => new PagesKept(monitorChanges(prisma)));
+export const keptPages = (prisma: PrismaClient): PagesKept => onePerDatabase(byDatabase, prisma, () => new PagesKept(monitorChanges(prisma), keptRecords(prisma)));

@@ -74,7 +74,8 @@ export class RecordsByVersion {
     if (kept?.version === version && this.missedNothingSince(readStarted)) kept.current = true;
   }
 
-  private missedNothingSince(readStarted: number): boolean {
+  /** Whether a read started at `readStarted` can have missed no change: only where changes are announced. */
+  missedNothingSince(readStarted: number): boolean {
     return this.changes !== null && this.heard === readStarted;
   }
 }

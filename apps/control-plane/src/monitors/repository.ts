@@ -193,7 +193,7 @@ export class MonitorRepository {
       const records = keptPage.ids.map((id) => this.kept.current(id)?.record);
       if (records.every((record) => record !== undefined)) return { records, total: keptPage.total };
     }
-    const readStarted = this.pages.readStarted();
+    const readStarted = this.kept.readStarted();
     // One statement, so the page and the total come from one snapshot. The total is the count the
     // monitors' triggers keep (workspace_monitor_counts), not a count(*) of the workspace. The page's
     // ids are stepped through on the (workspace_id, created_at, id) index alone, so an offset skips
