@@ -153,8 +153,6 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
   const redisPort = new URL(redisUrl).port;
   const agent = connectRedis(redisUrl, "vigil-bench-agent");
   const controlPlane = connectRedis(redisUrl, "vigil-control-plane");
-  // As startPipeline does: the blocking stream reads get a connection of their own.
-  const streamRedis = controlPlane.duplicate();
   try {
     await applyMigrations(db);
     const version = await serverVersion(db.prisma);
@@ -199,7 +197,8 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
       await waitForQuietMachine();
       const batches = batchSize ?? DEFAULT_BATCH_SIZE;
       log(`${backend} ingest: ResultsConsumer storing the ${INGEST_RESULTS} results from the stream in batches of ${batches}`);
-      const consumer = new ResultsConsumer(streamRedis, db.prisma, logger, {
+      // As startPipeline does: the blocking stream reads get a connection of their own, which stop() closes.
+      const consumer = new ResultsConsumer(controlPlane.duplicate(), db.prisma, logger, {
         prefix,
         consumer: `bench-${process.pid}`,
         rules: BENCH_STATUS_RULES,
@@ -285,7 +284,6 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
     return { backend, version, rows };
   } finally {
     agent.disconnect();
-    streamRedis.disconnect();
     controlPlane.disconnect();
     await deletePrefix(prefix);
     await db.close();

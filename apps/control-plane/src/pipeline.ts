@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@vigil/db";
 import { closeEmailTransports, type ProviderSettings } from "@vigil/notifications";
-import { connectRedis, logConnectionChanges, type RedisConnection } from "@vigil/queue";
+import { closeRedis, connectRedis, logConnectionChanges, type RedisConnection } from "@vigil/queue";
 import { Deliveries } from "./alerting/deliveries";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
@@ -61,8 +61,6 @@ const resetMarkerKey = (prefix: string) => `${prefix}:schedules-marker`;
  */
 export async function startPipeline(prisma: PrismaClient, config: PipelineConfig, logger: Logger, notifications: NotificationSetup): Promise<Pipeline> {
   const redis = connectRedis(config.redis, "vigil-control-plane");
-  // Blocking stream reads get a connection of their own, so they never delay scheduling commands.
-  const streamRedis = redis.duplicate();
   logConnectionChanges(redis, logger);
   const scheduler = new CheckScheduler(redis, config.redisPrefix, config.defaultRegions);
   const deliveries = new Deliveries(redis, prisma, logger, {
@@ -72,7 +70,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     ...notifications,
   });
   const statuses = new Statuses(prisma, { defaultRegions: config.defaultRegions, quorum: config.quorum }, (ids) => deliveries.enqueue(ids));
-  const consumer = new ResultsConsumer(streamRedis, prisma, logger, {
+  // Blocking stream reads get a connection of their own, so they never delay scheduling commands.
+  const consumer = new ResultsConsumer(redis.duplicate(), prisma, logger, {
     prefix: config.redisPrefix,
     rules: statuses.rules,
     onEvents: (ids) => deliveries.enqueue(ids),
@@ -135,8 +134,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
       await scheduler.close();
       stopRelay();
       keyRevocations.close();
-      streamRedis.disconnect();
-      await redis.quit();
+      await closeRedis(redis);
     },
   };
 }

@@ -91,8 +91,7 @@ describe.each(BACKENDS)("a consumer storing in lanes on %s", (backend) => {
 
     const told: string[] = [];
     // The consumer's blocking reads get a connection of their own, as startPipeline gives them.
-    const consumerRedis = redis.duplicate();
-    const consumer = new ResultsConsumer(consumerRedis, failOnce, createLogger("silent", "test"), {
+    const consumer = new ResultsConsumer(redis.duplicate(), failOnce, createLogger("silent", "test"), {
       prefix,
       consumer: "lanes-test",
       rules: STATUS_RULES,
@@ -106,7 +105,6 @@ describe.each(BACKENDS)("a consumer storing in lanes on %s", (backend) => {
       await eventually(async () => expect(await redis.xlen(`${prefix}:results`)).toBe(0), 15_000);
     } finally {
       await consumer.stop();
-      consumerRedis.disconnect();
     }
 
     expect(failures).toBe(2); // failed once, and seen committed on the retry

@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "../../../test/postgres";
 import { jsonOf } from "./support/api";
+import { eventually } from "./support/eventually";
 import { runNode, startService, type ServiceProcess } from "./support/processes";
+import { RedisProcess } from "./support/redis-process";
 
 /** The built service as a user runs it: start, first-start key, admin command while it runs, restart. */
 describe("the service on embedded PGlite", () => {
@@ -119,4 +121,52 @@ describe("the service on PostgreSQL", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+describe("stopping while Redis is unreachable", () => {
+  /** Longer than any wait of the shutdown's own: a service still running after it hangs on Redis. */
+  const STOP_BOUND_MS = 20_000;
+  const dataDirs: string[] = [];
+  const redis: RedisProcess[] = [];
+  const services: ServiceProcess[] = [];
+  afterAll(async () => {
+    for (const service of services) if (service.child.exitCode === null) service.child.kill("SIGKILL");
+    await Promise.all(redis.map((server) => server.dispose()));
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The service on embedded PGlite and the given Redis. */
+  async function serviceOn(redisUrl: string): Promise<ServiceProcess> {
+    const dataDir = mkdtempSync(join(tmpdir(), "vigil-data-"));
+    dataDirs.push(dataDir);
+    const service = await startService({ DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: redisUrl });
+    services.push(service);
+    return service;
+  }
+
+  /** SIGTERM, then the exit code, or "still running" if it has not exited within STOP_BOUND_MS. */
+  function stopWithin(service: ServiceProcess): Promise<number | null | "still running"> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<"still running">((resolve) => (timer = setTimeout(() => resolve("still running"), STOP_BOUND_MS)));
+    return Promise.race([service.stop(), bound]).finally(() => clearTimeout(timer));
+  }
+
+  it("exits 0 on SIGTERM after its Redis went away while it was reading results", async () => {
+    const server = await RedisProcess.start();
+    redis.push(server);
+    const service = await serviceOn(server.url);
+    // Reconciled: its results consumer is reading the stream, and the schedules and deliveries are in use.
+    await eventually(() => service.stdout().includes("schedules reconciled with the database"));
+    await server.stop();
+    await eventually(() => service.stdout().includes("redis is unreachable; reconnecting"));
+    expect(await stopWithin(service)).toBe(0);
+  }, 60_000);
+
+  it("exits 0 on SIGTERM when its Redis never answered", async () => {
+    const server = await RedisProcess.start();
+    redis.push(server);
+    await server.stop();
+    const service = await serviceOn(server.url);
+    expect(await stopWithin(service)).toBe(0);
+  }, 60_000);
 });

@@ -3,3 +3,4 @@ export * from "./messages";
 export * from "./slots";
 export * from "./redis";
 export * from "./connection-log";
+export * from "./closing";

@@ -2,7 +2,7 @@ import { Queue, Worker, type Job } from "bullmq";
 import type { PrismaClient } from "@vigil/db";
 import type { Logger } from "@vigil/logging";
 import { DeliveryError, providerOf, type ProviderSettings } from "@vigil/notifications";
-import { NOTIFICATION_QUEUE, type RedisConnection } from "@vigil/queue";
+import { NOTIFICATION_QUEUE, closeWorker, type RedisConnection } from "@vigil/queue";
 import { DeliveryStore, type ChannelLoader, type PendingDelivery } from "./delivery-store";
 import { startDelivery } from "../metrics/record";
 import { messageOfEvent } from "./message";
@@ -53,6 +53,8 @@ export class Deliveries {
   /** The worker blocks on a connection of its own; BullMQ leaves a connection it is given open. */
   private workerConnection: RedisConnection | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
+  /** Jobs in progress. */
+  private running = 0;
   private readonly store: DeliveryStore;
 
   constructor(
@@ -86,7 +88,7 @@ export class Deliveries {
 
   start(): void {
     this.workerConnection = this.connection.duplicate();
-    this.worker = new Worker<DeliveryJob>(NOTIFICATION_QUEUE, (job) => this.run(job), {
+    this.worker = new Worker<DeliveryJob>(NOTIFICATION_QUEUE, (job) => this.counted(job), {
       connection: this.workerConnection,
       prefix: this.options.prefix,
       concurrency: this.options.concurrency,
@@ -114,11 +116,23 @@ export class Deliveries {
     return pending.length;
   }
 
+  /** Finishes the attempts in progress; waits for Redis only while it answers (closeWorker). */
   async close(): Promise<void> {
     clearInterval(this.sweepTimer);
-    await this.worker?.close();
+    if (this.worker && this.workerConnection && (await closeWorker(this.worker, this.workerConnection, () => this.running)) === "gave up") {
+      this.logger.warn("redis is unreachable and no delivery is in progress: stopping without waiting for it");
+    }
     this.workerConnection?.disconnect();
     await this.queue.close();
+  }
+
+  private async counted(job: Job<DeliveryJob>): Promise<void> {
+    this.running++;
+    try {
+      await this.run(job);
+    } finally {
+      this.running--;
+    }
   }
 
   private async run(job: Job<DeliveryJob>): Promise<void> {

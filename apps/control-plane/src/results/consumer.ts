@@ -52,7 +52,16 @@ export class ResultsConsumer {
   private groupReady = false;
   private readonly maxRetryDelayMs: number;
   private wake: () => void = () => {};
+  private giveUpOnRedis: () => void = () => {};
+  /**
+   * Rejects once stop() gives up on an unreachable Redis. Raced with every command: a connection closed while
+   * ioredis waits to reconnect never settles the commands it holds (redis/ioredis#2169).
+   */
+  private readonly redisGivenUp = new Promise<never>((_, reject) => {
+    this.giveUpOnRedis = () => reject(new Error("stopped while Redis was unreachable"));
+  });
 
+  /** `redis` is the consumer's own connection (its reads block): stop() closes it. */
   constructor(
     private readonly redis: RedisConnection,
     private readonly prisma: PrismaClient,
@@ -64,17 +73,35 @@ export class ResultsConsumer {
     this.blockMs = options.blockMs ?? 1_000;
     this.claimIdleMs = options.claimIdleMs ?? 30_000;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 10_000;
+    this.redisGivenUp.catch(() => {});
+  }
+
+  /** A command's answer, unless stop() gives up on Redis first. */
+  private answer<T>(command: Promise<T>): Promise<T> {
+    return Promise.race([command, this.redisGivenUp]);
   }
 
   start(): void {
     this.running ??= this.loop();
   }
 
-  /** Finishes the batch in hand, then stops. */
+  /**
+   * Finishes the batch in hand, then stops and closes its connection. What waits for an unreachable Redis is
+   * given up rather than waited for (ioredis holds commands until it reconnects): entries not read stay in the
+   * stream, and a stored batch whose acknowledgement is lost is read again and skipped by id (store.ts).
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake();
+    const giveUp = () => {
+      this.giveUpOnRedis();
+      this.redis.disconnect();
+    };
+    if (this.redis.status === "ready") this.redis.once("close", giveUp);
+    else giveUp();
     await this.running;
+    this.redis.off("close", giveUp);
+    this.redis.disconnect();
   }
 
   private async loop(): Promise<void> {
@@ -137,6 +164,7 @@ export class ResultsConsumer {
   /** Waits before a retry, cut short by stop(). */
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
+      if (this.stopping) return resolve();
       const timer = setTimeout(resolve, ms);
       this.wake = () => {
         clearTimeout(timer);
@@ -148,7 +176,7 @@ export class ResultsConsumer {
   private async ensureGroup(): Promise<void> {
     try {
       // From the stream's start: results agents wrote before any control plane ran are stored too.
-      await this.redis.xgroup("CREATE", this.key, RESULTS_GROUP, "0", "MKSTREAM");
+      await this.answer(this.redis.xgroup("CREATE", this.key, RESULTS_GROUP, "0", "MKSTREAM"));
     } catch (error) {
       if (!String(error).includes("BUSYGROUP")) throw error;
     }
@@ -158,19 +186,19 @@ export class ResultsConsumer {
   private async next(block: boolean): Promise<Entry[]> {
     if (Date.now() - this.lastClaim > this.claimIdleMs / 2) {
       this.lastClaim = Date.now();
-      const [, claimed] = (await this.redis.xautoclaim(
-        this.key, RESULTS_GROUP, this.options.consumer, this.claimIdleMs, "0-0", "COUNT", this.batchSize,
+      const [, claimed] = (await this.answer(
+        this.redis.xautoclaim(this.key, RESULTS_GROUP, this.options.consumer, this.claimIdleMs, "0-0", "COUNT", this.batchSize),
       )) as [string, Entry[]];
       if (claimed.length > 0) return claimed;
     }
     const group = ["GROUP", RESULTS_GROUP, this.options.consumer, "COUNT", this.batchSize] as const;
-    const reply = (
+    const reply = (await this.answer(
       this.backlog
-        ? await this.redis.xreadgroup(...group, "STREAMS", this.key, "0")
+        ? this.redis.xreadgroup(...group, "STREAMS", this.key, "0")
         : block
-          ? await this.redis.xreadgroup(...group, "BLOCK", this.blockMs, "STREAMS", this.key, ">")
-          : await this.redis.xreadgroup(...group, "STREAMS", this.key, ">")
-    ) as StreamReply;
+          ? this.redis.xreadgroup(...group, "BLOCK", this.blockMs, "STREAMS", this.key, ">")
+          : this.redis.xreadgroup(...group, "STREAMS", this.key, ">"),
+    )) as StreamReply;
     const entries = reply?.[0]?.[1] ?? [];
     if (this.backlog && entries.length === 0) this.backlog = false;
     return entries;
@@ -194,7 +222,7 @@ export class ResultsConsumer {
       throw failed.reason;
     }
     const ids = entries.map(([id]) => id);
-    await this.redis.multi().xack(this.key, RESULTS_GROUP, ...ids).xdel(this.key, ...ids).exec();
+    await this.answer(this.redis.multi().xack(this.key, RESULTS_GROUP, ...ids).xdel(this.key, ...ids).exec());
     ingested();
     this.logger.debug({ received: entries.length, stored: stored.reduce((sum, lane) => sum + lane.stored, 0), events: eventIds.length }, "results stored");
     await this.queueEvents(eventIds);
