@@ -20,6 +20,7 @@ import { cpuAdd, cpuShares, describeMachine, waitForQuietMachine, type CpuSnapsh
 import { OTHER_ENGINE, httpJob, runCheck, AGENT_ENV } from "./checks/engine";
 import type { LoopName, LoopWorkerData, SegmentRequest } from "./checks/loop-worker";
 import { runLoop, type Run } from "./checks/run-loop";
+import { percentile } from "./pipeline/common";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
@@ -249,7 +250,6 @@ async function measureFidelity(target: Target, delayMs: number, load: string, in
 
 // ---- report ----------------------------------------------------------------------------------
 
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 function throughputTable(all: Throughput[]): string {
   const rows = all.map((f) => {

@@ -1,4 +1,4 @@
-// Helpers shared by bench/pipeline.ts and bench/scheduling.ts: progress, percentiles and number
+// Helpers shared by the benchmarks: progress, percentiles and number
 // formatting. CPU accounting and the machine line are in bench/support/machine.ts, the generated
 // blocks of docs/benchmarks.md in bench/support/doc.ts.
 import { randomBytes } from "node:crypto";

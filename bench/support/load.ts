@@ -1,6 +1,7 @@
 // HTTP load with autocannon and latency percentiles from every response. Shared by bench/api.ts,
 // bench/status-page.ts and bench/scaling.ts.
 import autocannon from "autocannon";
+import { percentile } from "../pipeline/common";
 
 export interface LoadRequest {
   method: "GET" | "POST";
@@ -20,7 +21,6 @@ export interface LoadFigures {
   statuses: Record<string, number>;
 }
 
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /**
  * `connections` clients send `request` for `seconds`, spread evenly over `ports` (several servers

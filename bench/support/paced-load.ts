@@ -5,8 +5,8 @@
 import http from "node:http";
 import type { LoadFigures, LoadRequest } from "./load";
 import { watchLoopDelay, type Tail } from "./server-timing";
+import { percentile } from "../pipeline/common";
 
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /**
  * Sends `request` to the server on `port` `rate` times a second, evenly spaced, for `seconds`, over at

@@ -9,7 +9,7 @@ import type { CheckWorker } from "./worker";
  * stored once.
  */
 export async function shutDown(checks: CheckWorker, redis: RedisConnection, logger: Logger): Promise<void> {
-  if ((await closeWorker(checks.worker, redis, () => checks.running())) === "gave up") {
+  if ((await closeWorker(checks.worker, redis, () => checks.running())) === "without Redis") {
     logger.warn("redis is unreachable and no check is in progress: stopping without waiting for it");
   }
   await closeRedis(redis);

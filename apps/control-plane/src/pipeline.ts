@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@vigil/db";
-import { closeEmailTransports, type ProviderSettings } from "@vigil/notifications";
+import { closeProviderConnections, type ProviderSettings } from "@vigil/notifications";
 import { closeRedis, connectRedis, logConnectionChanges, type RedisConnection } from "@vigil/queue";
 import { Deliveries } from "./alerting/deliveries";
 import type { ChannelLoader } from "./alerting/delivery-store";
@@ -130,7 +130,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
       clearInterval(pruneTimer);
       await consumer.stop();
       await deliveries.close();
-      closeEmailTransports();
+      await closeProviderConnections();
       await scheduler.close();
       stopRelay();
       keyRevocations.close();

@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "../../../test/postgres";
-import { jsonOf } from "./support/api";
+import { createClient } from "@connectrpc/connect";
+import { MonitorService, Periodicity, Region } from "@vigil/proto";
+import { NotificationService } from "@vigil/proto/notification";
+import { startProviderServer } from "../../../packages/notifications/test/support/provider-server";
+import { testPrefix } from "../../../test/redis";
+import { jsonOf, transportTo } from "./support/api";
+import { channel } from "./support/channels";
+import { checkResult, publishResults } from "./support/results";
 import { eventually } from "./support/eventually";
 import { runNode, startService, type ServiceProcess } from "./support/processes";
 import { RedisProcess } from "./support/redis-process";
@@ -135,11 +142,11 @@ describe("stopping while Redis is unreachable", () => {
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The service on embedded PGlite and the given Redis. */
-  async function serviceOn(redisUrl: string): Promise<ServiceProcess> {
-    const dataDir = mkdtempSync(join(tmpdir(), "vigil-data-"));
+  /** The service on embedded PGlite (in `dataDir`, a new folder unless given) and the given Redis. */
+  async function serviceOn(redisUrl: string, env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
+    const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), "vigil-data-"));
     dataDirs.push(dataDir);
-    const service = await startService({ DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: redisUrl });
+    const service = await startService({ DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: redisUrl, ...env });
     services.push(service);
     return service;
   }
@@ -169,4 +176,40 @@ describe("stopping while Redis is unreachable", () => {
     const service = await serviceOn(server.url);
     expect(await stopWithin(service)).toBe(0);
   }, 60_000);
+
+  it("finishes the notification it is sending and records it, then exits 0 without waiting for Redis", async () => {
+    const server = await RedisProcess.start();
+    redis.push(server);
+    // The channel answers after 1.5 s: the delivery is in progress when Redis goes away and SIGTERM comes.
+    const provider = await startProviderServer(() => ({ status: 200, afterMs: 1_500 }));
+    const env = { DATA_DIR: mkdtempSync(join(tmpdir(), "vigil-data-")), REDIS_PREFIX: testPrefix() };
+    try {
+      let service = await serviceOn(server.url, env);
+      const key = /First start: .*\n.*\n\n\s+(vgl_\S+)/.exec(service.stderr())![1]!;
+      const api = (port: number) => transportTo(`http://127.0.0.1:${port}`, key);
+      const { monitor } = await createClient(MonitorService, api(service.port)).createHTTPMonitor({
+        monitor: { name: "away", url: "https://away.example.com/", periodicity: Periodicity.PERIODICITY_1M, regions: [Region.HOSTA_AMS] },
+      });
+      const { notification } = await createClient(NotificationService, api(service.port)).createNotification({
+        notification: channel("webhook", { endpoint: `${provider.url}/hook`, headers: [] }, { monitorIds: [monitor!.id] }),
+      });
+      await publishResults(env.REDIS_PREFIX, [checkResult(monitor!.id, "hostA-ams", new Date(Date.now() - 3_000).toISOString(), "error")], server.url);
+      await provider.waitFor(1);
+
+      await server.stop();
+      expect(await stopWithin(service)).toBe(0);
+      expect(service.stdout()).toContain("redis is unreachable and no delivery is in progress: stopping without waiting for it");
+
+      // Started again, with Redis back: the delivery was recorded before the exit, and is not sent again.
+      await server.resume();
+      service = await serviceOn(server.url, env);
+      const { deliveries } = await createClient(NotificationService, api(service.port)).listNotificationDeliveries({ id: notification!.id });
+      expect(deliveries).toEqual([expect.objectContaining({ event: "monitor.failed", outcome: "delivered", attempts: 1, statusCode: 200 })]);
+      expect(provider.received).toHaveLength(1);
+      expect(await stopWithin(service)).toBe(0);
+    } finally {
+      await provider.close();
+    }
+  }, 90_000);
 });
+

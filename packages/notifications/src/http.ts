@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { AddressRefusedError, isAddressRefusedError, type AddressPolicy } from "@vigil/domain";
-import { Agent, buildConnector, request, type Dispatcher } from "undici";
+import { Agent, buildConnector, request } from "undici";
 import { DeliveryError, isRetryableStatus, parseRetryAfter } from "./errors";
 import type { SendContext } from "./types";
 
@@ -70,14 +70,15 @@ export async function post(url: string, options: PostOptions, { settings }: Send
   );
 }
 
-const guardedDispatchers = new WeakMap<AddressPolicy, Dispatcher>();
+/** One pool per address policy (a process has one or two), kept until closeHttpConnections(). */
+const guardedDispatchers = new Map<AddressPolicy, Agent>();
 
 /**
  * A connection pool whose every connection is to an address `policy`
  * permits: IP literals are asked directly, names through the lookup the
  * socket connects with (so a rebinding name cannot slip past).
  */
-function guardedDispatcher(policy: AddressPolicy): Dispatcher {
+function guardedDispatcher(policy: AddressPolicy): Agent {
   let dispatcher = guardedDispatchers.get(policy);
   if (dispatcher === undefined) {
     const connect = buildConnector({ lookup: policy.lookup() });
@@ -91,6 +92,13 @@ function guardedDispatcher(policy: AddressPolicy): Dispatcher {
     guardedDispatchers.set(policy, dispatcher);
   }
   return dispatcher;
+}
+
+/** Closes the pooled connections to providers, at shutdown: kept-alive sockets would keep the process alive for seconds. */
+export async function closeHttpConnections(): Promise<void> {
+  const pools = [...guardedDispatchers.values()];
+  guardedDispatchers.clear();
+  await Promise.all(pools.map((pool) => pool.close()));
 }
 
 /** The host alone: URLs of webhook channels are secrets and never go into messages or logs. */

@@ -3,23 +3,38 @@ import type { RedisConnection } from "./redis";
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** What `work` resolves to, or "late" once `ms` have passed first; leaves no timer behind. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | "late"> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** How long a QUIT may take before the connection is dropped instead. */
 const QUIT_ANSWER_MS = 2_000;
 
 /**
  * Closes a BullMQ worker after its jobs in progress, without waiting for an unreachable Redis:
- * Worker.close() never resolves while Redis is unreachable (BullMQ issue #4656). Once no job is in
- * progress and Redis is down there is nothing left to lose: a job whose completion Redis never
- * recorded stalls and runs again elsewhere. Answers "gave up" when it stopped waiting for Redis.
+ * Worker.close() waits for Redis as long as it is away (BullMQ issue #4656). So the worker takes no new
+ * job, its jobs in progress (`inProgress`, counted by the caller: BullMQ's own count waits on Redis too)
+ * are waited for here, and the close is forced while Redis is unreachable. Nothing is lost by that: a
+ * job whose completion Redis never recorded stalls and runs again elsewhere. Should Redis go away
+ * during an unforced close, the close is left to finish in the background. Answers "without Redis" when
+ * it did not wait for Redis.
  */
-export async function closeWorker(worker: Worker, redis: RedisConnection, inProgress: () => number): Promise<"closed" | "gave up"> {
-  let closed = false;
-  const closing = worker.close().then(() => (closed = true));
-  while (!closed) {
-    await Promise.race([closing, pause(250)]);
-    if (!closed && inProgress() === 0 && redis.status !== "ready") return "gave up";
+export async function closeWorker(worker: Worker, redis: RedisConnection, inProgress: () => number): Promise<"closed" | "without Redis"> {
+  await worker.pause(true);
+  while (inProgress() > 0) await pause(250);
+  const force = redis.status !== "ready";
+  const closing = worker.close(force);
+  while ((await within(closing, 250)) === "late") {
+    if (redis.status !== "ready") return "without Redis";
   }
-  return "closed";
+  return force ? "without Redis" : "closed";
 }
 
 /**
@@ -27,16 +42,18 @@ export async function closeWorker(worker: Worker, redis: RedisConnection, inProg
  * answer: ioredis keeps a QUIT sent while Redis is unreachable until Redis is back.
  */
 export async function closeRedis(redis: RedisConnection): Promise<void> {
+  // Closed already: ioredis would arm a 2-s timer for a close event that has come and gone.
+  if (redis.status === "end") return;
   if (redis.status !== "ready") {
     redis.disconnect();
     return;
   }
-  const answered = await Promise.race([
+  const answer = await within(
     redis.quit().then(
-      () => true,
-      () => false,
+      () => "answered",
+      () => "failed",
     ),
-    pause(QUIT_ANSWER_MS).then(() => false),
-  ]);
-  if (!answered) redis.disconnect();
+    QUIT_ANSWER_MS,
+  );
+  if (answer !== "answered") redis.disconnect();
 }

@@ -2,7 +2,7 @@ import { Queue, Worker, type Job } from "bullmq";
 import type { PrismaClient } from "@vigil/db";
 import type { Logger } from "@vigil/logging";
 import { DeliveryError, providerOf, type ProviderSettings } from "@vigil/notifications";
-import { NOTIFICATION_QUEUE, closeWorker, type RedisConnection } from "@vigil/queue";
+import { NOTIFICATION_QUEUE, closeRedis, closeWorker, type RedisConnection } from "@vigil/queue";
 import { DeliveryStore, type ChannelLoader, type PendingDelivery } from "./delivery-store";
 import { startDelivery } from "../metrics/record";
 import { messageOfEvent } from "./message";
@@ -53,8 +53,11 @@ export class Deliveries {
   /** The worker blocks on a connection of its own; BullMQ leaves a connection it is given open. */
   private workerConnection: RedisConnection | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
-  /** Jobs in progress. */
-  private running = 0;
+  /**
+   * Attempts in progress: what close() waits for. Not a job's Redis commands (queueing its retry), which wait for
+   * Redis while it is away; a retry never queued is queued by the sweep.
+   */
+  private attempting = 0;
   private readonly store: DeliveryStore;
 
   constructor(
@@ -88,7 +91,7 @@ export class Deliveries {
 
   start(): void {
     this.workerConnection = this.connection.duplicate();
-    this.worker = new Worker<DeliveryJob>(NOTIFICATION_QUEUE, (job) => this.counted(job), {
+    this.worker = new Worker<DeliveryJob>(NOTIFICATION_QUEUE, (job) => this.run(job), {
       connection: this.workerConnection,
       prefix: this.options.prefix,
       concurrency: this.options.concurrency,
@@ -119,20 +122,11 @@ export class Deliveries {
   /** Finishes the attempts in progress; waits for Redis only while it answers (closeWorker). */
   async close(): Promise<void> {
     clearInterval(this.sweepTimer);
-    if (this.worker && this.workerConnection && (await closeWorker(this.worker, this.workerConnection, () => this.running)) === "gave up") {
+    if (this.worker && this.workerConnection && (await closeWorker(this.worker, this.workerConnection, () => this.attempting)) === "without Redis") {
       this.logger.warn("redis is unreachable and no delivery is in progress: stopping without waiting for it");
     }
-    this.workerConnection?.disconnect();
+    if (this.workerConnection) await closeRedis(this.workerConnection);
     await this.queue.close();
-  }
-
-  private async counted(job: Job<DeliveryJob>): Promise<void> {
-    this.running++;
-    try {
-      await this.run(job);
-    } finally {
-      this.running--;
-    }
   }
 
   private async run(job: Job<DeliveryJob>): Promise<void> {
@@ -155,6 +149,15 @@ export class Deliveries {
 
   /** Sends a delivery once and records the answer; returns when to try again, or null when done (delivered or failed for good). */
   private async attempt(delivery: PendingDelivery): Promise<number | null> {
+    this.attempting++;
+    try {
+      return await this.sendAndRecord(delivery);
+    } finally {
+      this.attempting--;
+    }
+  }
+
+  private async sendAndRecord(delivery: PendingDelivery): Promise<number | null> {
     const { id, channel, event } = delivery;
     const attempts = delivery.attempts + 1;
     const log = { delivery: id, notification: channel.id, provider: channel.type, event: event.type, attempts };

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@vigil/db";
-import { RESULTS_GROUP, decodeResult, resultsStreamKey, type ResultMessage, type RedisConnection } from "@vigil/queue";
+import { RESULTS_GROUP, closeRedis, decodeResult, resultsStreamKey, type ResultMessage, type RedisConnection } from "@vigil/queue";
 import type { Logger } from "@vigil/logging";
 import type { StatusRules } from "../status/rules";
 import { isDatabaseUnavailable } from "../errors";
@@ -101,7 +101,7 @@ export class ResultsConsumer {
     else giveUp();
     await this.running;
     this.redis.off("close", giveUp);
-    this.redis.disconnect();
+    await closeRedis(this.redis);
   }
 
   private async loop(): Promise<void> {

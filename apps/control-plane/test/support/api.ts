@@ -53,6 +53,18 @@ export interface TestApiOptions {
  */
 const UNLIMITED_RATES = { apiCallsPerKeyPerSecond: 1_000_000, apiCallsPerAddressPerSecond: 1_000_000, pageViewsPerAddressPerMinute: 1_000_000 };
 
+/** Calls to the API at `baseUrl` with `key` in its header, over `protocol`. */
+export function transportTo(baseUrl: string, key: string | undefined, protocol: Protocol = "connect"): Transport {
+  const withKey: Interceptor = (next) => (req) => {
+    if (key !== undefined) req.header.set(API_KEY_HEADER, key);
+    return next(req);
+  };
+  const interceptors = [withKey];
+  if (protocol === "grpc") return createGrpcTransport({ baseUrl, interceptors });
+  if (protocol === "grpc-web") return createGrpcWebTransport({ baseUrl, httpVersion: "1.1", interceptors });
+  return createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors });
+}
+
 /** A real API server on a loopback port, backed by a fresh database and Redis keys of its own. */
 export async function startTestApi(backend: Backend, options: TestApiOptions = {}) {
   const db = await openTestDatabase(backend);
@@ -76,17 +88,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
   const admin = new Administration(db.prisma, pipeline.keyRevocations);
   let workspaces = 0;
 
-  const withKey = (key: string | undefined): Interceptor => (next) => (req) => {
-    if (key !== undefined) req.header.set(API_KEY_HEADER, key);
-    return next(req);
-  };
-
-  const transport = (key: string | undefined, protocol: Protocol): Transport => {
-    const interceptors = [withKey(key)];
-    if (protocol === "grpc") return createGrpcTransport({ baseUrl, interceptors });
-    if (protocol === "grpc-web") return createGrpcWebTransport({ baseUrl, httpVersion: "1.1", interceptors });
-    return createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors });
-  };
+  const transport = (key: string | undefined, protocol: Protocol) => transportTo(baseUrl, key, protocol);
 
   return {
     backend,

@@ -30,8 +30,8 @@ export function checkResult(
 }
 
 /** Appends results to the stream as agents do, for the control planes under test to consume. */
-export async function publishResults(prefix: string, results: ResultMessage[]): Promise<void> {
-  const redis = connectRedis(redisServerUrl(), "test-agent");
+export async function publishResults(prefix: string, results: ResultMessage[], redisUrl = redisServerUrl()): Promise<void> {
+  const redis = connectRedis(redisUrl, "test-agent");
   try {
     const pipeline = redis.pipeline();
     for (const result of results) pipeline.xadd(resultsStreamKey(prefix), "*", ...encodeResult(result));

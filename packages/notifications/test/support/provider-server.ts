@@ -14,12 +14,13 @@ export interface Received {
   at: number;
 }
 
-/** How the double answers one request; `hang` never answers. */
+/** How the double answers one request; `hang` never answers, `afterMs` answers that much later. */
 export interface Answer {
   status: number;
   body?: string | object;
   headers?: Record<string, string>;
   hang?: boolean;
+  afterMs?: number;
 }
 
 /**
@@ -57,8 +58,14 @@ export async function startProviderServer(respond: (request: Received) => Answer
       }
       const payload = typeof reply.body === "object" ? JSON.stringify(reply.body) : (reply.body ?? "");
       const headers = { ...(typeof reply.body === "object" ? { "content-type": "application/json" } : {}), ...reply.headers };
-      res.writeHead(reply.status, headers);
-      res.end(payload);
+      const send = () => {
+        hanging.delete(res);
+        res.writeHead(reply.status, headers);
+        res.end(payload);
+      };
+      if (reply.afterMs === undefined) return send();
+      hanging.add(res);
+      setTimeout(send, reply.afterMs).unref();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
