@@ -19,7 +19,7 @@ import {
 } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { runAgentToExit, startAgent, type AgentProcess } from "./support/processes";
-import { privateRedisServer, type RedisServer } from "./support/redis-server";
+import { RedisProcess } from "../../../test/redis-process";
 import { startCollector } from "./support/collector";
 import { decodeMetricsRequest } from "./support/otlp";
 import { closedPort, slowHttpTarget, tcpTarget, type Target } from "./support/targets";
@@ -465,12 +465,13 @@ describe("shutdown", () => {
 
 describe("Redis trouble", () => {
   const region: RegionId = "hostC-us-west2";
-  let server: RedisServer;
+  let server: RedisProcess;
   let client: Redis;
   let checks: Queue<CheckJobData>;
 
   beforeAll(async () => {
-    server = await privateRedisServer();
+    // Persistent: the check job queued before the restart is still there after it.
+    server = await RedisProcess.start({ persistent: true });
     client = new Redis(server.url, { maxRetriesPerRequest: null });
     client.on("error", () => {});
     checks = new Queue<CheckJobData>(checkQueueName(region), { connection: client, prefix });
@@ -480,7 +481,7 @@ describe("Redis trouble", () => {
   afterAll(async () => {
     await checks.close();
     client.disconnect();
-    await server.destroy();
+    await server.dispose();
   });
 
   const health = async (running: AgentProcess) => (await fetch(`http://127.0.0.1:${running.healthPort}/healthz`)).status;
@@ -500,7 +501,7 @@ describe("Redis trouble", () => {
     // The check ends while Redis is down; its result waits for Redis to come back.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(running.logs().some((entry) => entry.msg === "check done")).toBe(false);
-    await server.start();
+    await server.resume();
 
     const found = await waitFor("the result after the restart", async () => {
       const current = await privateResults("restart");

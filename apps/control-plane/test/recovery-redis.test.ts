@@ -6,7 +6,7 @@ import type { Client } from "@connectrpc/connect";
 import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
 import { startTestApi, type TestApi } from "./support/api";
 import { eventually } from "./support/eventually";
-import { RedisProcess } from "./support/redis-process";
+import { RedisProcess } from "../../../test/redis-process";
 
 /** The requirement: after Redis lost everything, checks run again within this. */
 const RESUME_BOUND_MS = 10_000;

@@ -12,7 +12,7 @@ import { channel } from "./support/channels";
 import { checkResult, publishResults } from "./support/results";
 import { eventually } from "./support/eventually";
 import { runNode, startService, type ServiceProcess } from "./support/processes";
-import { RedisProcess } from "./support/redis-process";
+import { RedisProcess } from "../../../test/redis-process";
 
 /** The built service as a user runs it: start, first-start key, admin command while it runs, restart. */
 describe("the service on embedded PGlite", () => {

@@ -1,20 +1,12 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { testPrefix } from "../../../test/redis";
+import { freePort } from "../../../test/ports";
 
 const root = resolve(__dirname, "../../..");
 const script = (name: string) => resolve(root, "scripts", name);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 const redisAnswers = (port: number) => spawnSync("redis-cli", ["-p", String(port), "ping"], { encoding: "utf8" }).stdout.trim() === "PONG";
 

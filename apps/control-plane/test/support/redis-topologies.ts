@@ -1,12 +1,12 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import type { RedisNode } from "@vigil/queue";
 import { eventually } from "./eventually";
+import { freePort } from "../../../../test/ports";
 
 const run = promisify(execFile);
 const HOST = "127.0.0.1";
@@ -14,14 +14,6 @@ const HOST = "127.0.0.1";
 /** Redis servers a test started on loopback ports, in a folder of their own. */
 export interface RedisProcesses {
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function ping(port: number): Promise<void> {

@@ -1,21 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-
-/** A free loopback port, for a server the test starts (and starts again) itself. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "./ports";
 
 /**
  * A redis-server of the test's own on a loopback port, so the test may flush,
@@ -24,7 +12,7 @@ export function freePort(): Promise<number> {
  */
 export class RedisProcess {
   private child: ChildProcess | undefined;
-  private readonly dir = mkdtempSync(join(tmpdir(), "vigil-recovery-redis-"));
+  private readonly dir = mkdtempSync(join(tmpdir(), "vigil-test-redis-"));
 
   private constructor(
     readonly port: number,
