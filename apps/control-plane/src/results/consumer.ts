@@ -93,10 +93,8 @@ export class ResultsConsumer {
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake();
-    const giveUp = () => {
-      this.giveUpOnRedis();
-      this.redis.disconnect();
-    };
+    // The connection is closed once, below: closeRedis drops it while Redis is unreachable.
+    const giveUp = () => this.giveUpOnRedis();
     if (this.redis.status === "ready") this.redis.once("close", giveUp);
     else giveUp();
     await this.running;
