@@ -288,15 +288,15 @@ function errorsOf(samples: Sample[], figure: Figure) {
 }
 
 /** The processes beside the one measured, whose CPU each level reports. */
-type Watched = Record<"target" | "redis", () => number>;
+type Watched = Record<"target" | "redis" | "capture", () => number>;
 
 /**
  * CPU % of one core over the level: the agent (its main thread in brackets) or the plain client, the target, Redis,
- * this benchmark (queueing the jobs, reading the results) and the rest of the machine.
+ * this benchmark (queueing the jobs, reading the results and the capture), tcpdump and the rest of the machine.
  */
 function cpuCell(cpu: Cpu): string {
   const main = cpu.measuredMain === undefined ? "" : ` (${fmt(cpu.measuredMain)})`;
-  return `${fmt(cpu.measured!)}${main} / ${fmt(cpu.target!)} / ${fmt(cpu.redis!)} / ${fmt(cpu.self)} / ${fmt(cpu.rest)}`;
+  return `${fmt(cpu.measured!)}${main} / ${fmt(cpu.target!)} / ${fmt(cpu.redis!)} / ${fmt(cpu.self)} / ${fmt(cpu.capture!)} / ${fmt(cpu.rest)}`;
 }
 
 /**
@@ -383,7 +383,7 @@ async function main(): Promise<void> {
     // The truth must be warm too: a target's first requests parse and answer on cold code before its clock starts.
     for (let i = 0; i < 200; i++) await (await fetch(`http://127.0.0.1:${target.port}/delay/0`)).text();
     agent = await startAgent(redisUrl, prefix);
-    const watched: Watched = { target: pidTicks(target.child.pid!), redis: redisTicks(new URL(redisUrl).port) };
+    const watched: Watched = { target: pidTicks(target.child.pid!), redis: redisTicks(new URL(redisUrl).port), capture: pidTicks(target.wire.pid) };
     log(`agent ${agent.pid} started; target on port ${target.port}`);
     const lines: string[] = [];
     const beyondFloor: string[] = [];
@@ -421,7 +421,7 @@ async function main(): Promise<void> {
     }
     const lateness = sortedCopy(answered.map((s) => s.truthMs - s.delayMs));
     const header = [
-      "| Load | Checks/s | Delay (ms) | Samples | Failed | Degraded (of them, wrongly) | latencyMs error p50 / p99 / max | connectMs error p50 / p99 / max | firstByteMs error p50 / p99 / max | transferMs error p50 / p99 / max | latencyMs − the target's own time p50 / p99 | CPU % of one core: agent (main thread) or client / target / Redis / benchmark / rest | Wait for a core per wake-up, timing thread (µs) | Goal met |",
+      "| Load | Checks/s | Delay (ms) | Samples | Failed | Degraded (of them, wrongly) | latencyMs error p50 / p99 / max | connectMs error p50 / p99 / max | firstByteMs error p50 / p99 / max | transferMs error p50 / p99 / max | latencyMs − the target's own time p50 / p99 | CPU % of one core: agent (main thread) or client / target / Redis / benchmark / tcpdump / rest | Wait for a core per wake-up, timing thread (µs) | Goal met |",
       "|---|---:|---:|---:|---:|---:|---|---|---|---|---|---:|---:|---|",
     ];
     const block = [

@@ -111,6 +111,10 @@ export class WireCapture {
     };
   }
 
+  get pid(): number {
+    return this.tcpdump.pid!;
+  }
+
   /** Stops tcpdump; throws when the kernel dropped packets (the capture would then miss exchanges). */
   async stop(): Promise<void> {
     this.tcpdump.removeAllListeners("exit");
