@@ -348,8 +348,8 @@ function levelRows(level: string, rate: number, samples: Sample[], measured: str
 
 /**
  * The agent's own share of the error: its latencyMs error minus the plain client's at the same level, per delay, at
- * p50 and p99. The plain client's error is the machine's (waking threads, loopback, the target), which no client on
- * this machine measures under.
+ * p50 and p99. Against the wire, the plain client's error is how late a process here sees its socket's events (a
+ * thread woken on a shared, often idle, core), which no client on this machine measures under.
  */
 function beyondFloorRows(level: string, path: string, samples: Sample[], floor: Sample[]): string[] {
   return DELAYS_MS.map((delayMs) => {
