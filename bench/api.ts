@@ -3,7 +3,8 @@
 // Usage: pnpm bench:api, with optional BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3),
 // BENCH_BACKENDS (postgres,pglite), BENCH_MONITORS (10000; other sizes write the growth blocks), BENCH_RATES (200,500:
 // the fixed total request rates of the latency runs; empty for none), BENCH_RATE_SECONDS (10), VIGIL_TEST_POSTGRES_URL
-// (else scripts/ensure-postgres.sh), BENCH_CPU_PROF, BENCH_SERVER_NODE_ARGS (node flags for the server process, e.g. --trace-gc).
+// (else scripts/ensure-postgres.sh), BENCH_CPU_PROF, BENCH_SERVER_NODE_ARGS (node flags for the server process, e.g. --trace-gc),
+// BENCH_NO_DOC=1 (print only, leave docs/benchmarks.md alone).
 // Progress goes to stderr; the results table to stdout and, when both backends ran, into docs/benchmarks.md.
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -280,7 +281,9 @@ async function main(): Promise<void> {
   ].join("\n");
   process.stdout.write(`${table(all)}\n`);
   if (atRates.length > 0) process.stdout.write(`${rateTable(atRates)}\n`);
-  if (BACKENDS.length === 2) {
+  if (process.env.BENCH_NO_DOC !== undefined) {
+    log("BENCH_NO_DOC: docs/benchmarks.md left as it was");
+  } else if (BACKENDS.length === 2) {
     const key = MONITORS === SCENARIO_MONITORS ? "api" : `api-${MONITORS}-monitors`;
     writeDocsBlock(key, "API throughput (issues 2 and 13)", "bench/api.ts", generated);
     log(`wrote ${path.relative(ROOT, DOCS)}`);
