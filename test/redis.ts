@@ -16,17 +16,18 @@ export function redisServerUrl(): string {
 /** A key prefix of its own for one test file, so files never see each other's queues. */
 export const testPrefix = () => `vigil-test-${randomBytes(4).toString("hex")}`;
 
+/** KEYS then DEL inside one script: Redis runs a script without interleaving other clients' commands. */
+const DELETE_PREFIX = `
+local keys = redis.call("KEYS", ARGV[1])
+for i = 1, #keys, 5000 do redis.call("DEL", unpack(keys, i, math.min(i + 4999, #keys))) end
+return #keys`;
+
 /**
  * Removes every key under a prefix in one step, as FLUSHALL would: a control
  * plane that notices the loss and rebuilds must not find half of its keys
  * gone (a scheduler's job left without its scheduler is a second job once the
  * scheduler is written again).
  */
-const DELETE_PREFIX = `
-local keys = redis.call("KEYS", ARGV[1])
-for i = 1, #keys, 5000 do redis.call("DEL", unpack(keys, i, math.min(i + 4999, #keys))) end
-return #keys`;
-
 export async function deletePrefix(prefix: string): Promise<void> {
   const redis = new Redis(redisServerUrl());
   try {

@@ -76,7 +76,7 @@ export class WireCapture {
     if (toTarget && flags === "S") {
       const kept = this.connections.get(clientPort);
       // A SYN sent again (none answered yet) is the same connection, whose time runs from the first.
-      if (kept?.at(-1)?.synAck === undefined && kept?.length) return;
+      if (kept && kept.at(-1)!.synAck === undefined) return;
       if (kept) kept.push({ syn: at });
       else this.connections.set(clientPort, [{ syn: at }]);
       return;
