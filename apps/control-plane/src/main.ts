@@ -18,6 +18,8 @@ async function main(): Promise<void> {
   const unlock = embedded ? await lockDataDir(config.dataDir) : async () => {};
   const db = await openDatabase(config.database, {
     onConnectionLost: (error) => logger.warn({ err: error.message }, "PostgreSQL ended an idle connection; the next query opens another"),
+    onChangeFeedLost: (error) =>
+      logger.warn({ err: error.message }, "the connection that hears monitor changes was lost; reads ask the database until it is back"),
   });
   const applied = await applyMigrations(db);
   logger.info({ database: describeTarget(config.database), applied }, "database ready");

@@ -1,6 +1,8 @@
 import { create, fromBinary, toBinary, toJsonString } from "@bufbuild/protobuf";
-import { GetMonitorRequestSchema, GetMonitorResponseSchema, ListMonitorsResponseSchema, NumberComparator, Periodicity } from "@vigil/proto";
-import { BACKENDS, startTestApi, type TestApi } from "./support/api";
+import { createClient } from "@connectrpc/connect";
+import pg from "pg";
+import { GetMonitorRequestSchema, GetMonitorResponseSchema, ListMonitorsResponseSchema, MonitorService, NumberComparator, Periodicity } from "@vigil/proto";
+import { BACKENDS, startTestApi, transportTo, type Replica, type TestApi } from "./support/api";
 
 const periodicity = Periodicity.PERIODICITY_1M;
 
@@ -166,5 +168,71 @@ describe("Monitors kept on PGlite, which announces every change", () => {
     await client.deleteMonitor({ id: kept!.id });
     expect(await page()).toEqual({ names: ["added"], totalSize: 1 });
     await expect(client.getMonitor({ id: kept!.id })).rejects.toThrow(/not found|not_found/i);
+  });
+});
+
+describe("Monitors kept on PostgreSQL, whose changes every control plane hears", () => {
+  let api: TestApi;
+  let other: Replica;
+  /** A session of its own, as an operator's psql or another control plane's writer. */
+  let elsewhere: pg.Client;
+  beforeAll(async () => {
+    api = await startTestApi("postgres");
+    other = await api.startReplica(undefined, { ownConnections: true });
+    elsewhere = new pg.Client({ connectionString: (api.db.target as { url: string }).url });
+    await elsewhere.connect();
+  });
+  afterAll(async () => {
+    await elsewhere.end();
+    await other.close();
+    await api.close();
+  });
+
+  it("answers on another control plane every change as soon as the write answered", async () => {
+    const { write } = await api.workspace();
+    const here = api.client(write.key);
+    const there = createClient(MonitorService, transportTo(other.baseUrl, write.key));
+    const { monitor } = await here.createHTTPMonitor({ monitor: { name: "v0", url: "https://example.com", periodicity } });
+    const seen = async () => {
+      const [{ monitor: one }, { httpMonitors, totalSize }] = await Promise.all([there.getMonitor({ id: monitor!.id }), there.listMonitors({})]);
+      return { one: one!.config.value!.name, page: httpMonitors.map((m) => m.name), totalSize };
+    };
+    expect(await seen()).toEqual({ one: "v0", page: ["v0"], totalSize: 1 });
+    for (let i = 1; i <= 30; i++) {
+      await here.updateHTTPMonitor({ id: monitor!.id, monitor: { name: `v${i}` } });
+      expect(await seen()).toEqual({ one: `v${i}`, page: [`v${i}`], totalSize: 1 });
+    }
+    const { monitor: added } = await here.createHTTPMonitor({ monitor: { name: "added", url: "https://example.com", periodicity } });
+    expect((await seen()).page).toEqual(["v30", "added"]);
+    await here.deleteMonitor({ id: monitor!.id });
+    await expect(there.getMonitor({ id: monitor!.id })).rejects.toThrow(/not found|not_found/i);
+    expect(await there.listMonitors({})).toEqual(expect.objectContaining({ totalSize: 1 }));
+    await elsewhere.query("UPDATE monitors SET name = 'by hand' WHERE id = $1", [added!.id]);
+    expect((await there.getMonitor({ id: added!.id })).monitor!.config.value!.name).toBe("by hand");
+  });
+
+  it("answers monitors and pages read since their last change without reading the table", async () => {
+    const { write } = await api.workspace();
+    const client = api.client(write.key);
+    const { monitor: kept } = await client.createHTTPMonitor({ monitor: { name: "kept", url: "https://example.com", periodicity } });
+    const { monitor: unread } = await api.client((await api.workspace()).write.key).createHTTPMonitor({
+      monitor: { name: "unread", url: "https://example.com", periodicity },
+    });
+    const read = async () => [(await client.getMonitor({ id: kept!.id })).monitor!.config.value!.name, (await client.listMonitors({})).totalSize];
+    expect(await read()).toEqual(["kept", 1]);
+
+    // While another session holds the table, any statement that reads it waits: only the fence goes by.
+    await elsewhere.query("BEGIN");
+    await elsewhere.query("LOCK TABLE monitors IN ACCESS EXCLUSIVE MODE");
+    let unreadAnswered = false;
+    const reader = api.client((await api.workspace()).write.key);
+    const foreign = reader.getMonitor({ id: unread!.id }).catch((error: unknown) => error).finally(() => (unreadAnswered = true));
+    try {
+      expect(await read()).toEqual(["kept", 1]);
+      expect(unreadAnswered).toBe(false);
+    } finally {
+      await elsewhere.query("ROLLBACK");
+    }
+    expect(String(await foreign)).toMatch(/not found|not_found/i);
   });
 });

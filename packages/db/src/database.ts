@@ -8,6 +8,7 @@ import { PrismaClient } from "./generated/prisma/client";
 import { registerDriverRows, type DriverRows } from "./driver-rows";
 import { MONITOR_CHANGES_CHANNEL, parseMonitorChange, registerMonitorChanges, type MonitorChange, type MonitorChanges } from "./monitor-changes";
 import { PGliteThread } from "./pglite-thread/client";
+import { ServerMonitorChanges } from "./server-monitor-changes";
 
 /** Where the data lives: a PostgreSQL server, or embedded PGlite in a folder (or in memory). */
 export type DatabaseTarget = { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string | null };
@@ -34,6 +35,8 @@ export function describeTarget(target: DatabaseTarget): string {
 export interface DatabaseOptions {
   /** A pooled connection the server ended while idle (a restart, a fail-over, an operator's terminate). */
   onConnectionLost?(error: Error): void;
+  /** The connection that hears a PostgreSQL server's monitor changes was lost; it connects again by itself. */
+  onChangeFeedLost?(error: Error): void;
 }
 
 export async function openDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Promise<Database> {
@@ -112,10 +115,15 @@ async function connect(
 ): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; rows: DriverRows; changes?: MonitorChanges; release(): Promise<void> }> {
   if (target.kind === "postgres") {
     const { pool, end } = newPool(target.url, Number(process.env.DATABASE_POOL_SIZE ?? 10), options.onConnectionLost);
+    const changes = new ServerMonitorChanges(target.url, options.onChangeFeedLost);
     return {
       adapter: new PrismaPg(pool),
       rows: async <T>(text: string, values: readonly unknown[]) => (await pool.query({ name: statementName(text), text, values: [...values] })).rows as T[],
-      release: end,
+      changes,
+      release: async () => {
+        await changes.close();
+        await end();
+      },
     };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
@@ -130,7 +138,8 @@ async function connect(
     // own parsers), exec, and transaction.
     adapter: new PrismaPGlite(pglite as unknown as PGlite),
     rows: async <T>(text: string, values: readonly unknown[]) => (await pglite.query<T>(text, [...values])).rows,
-    changes: { subscribe: (listener) => void listeners.add(listener) },
+    // PGlite tells a change before the answer of the statement that made it: a reader never waits.
+    changes: { subscribe: (listener) => void listeners.add(listener), caughtUp: () => Promise.resolve(true) },
     release: () => pglite.close(),
   };
 }

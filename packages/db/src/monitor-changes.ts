@@ -22,14 +22,19 @@ export function parseMonitorChange(payload: string): MonitorChange | null {
 }
 
 /**
- * Changed monitors, told to this process before the answer of any statement that follows the change. Only the
- * embedded database offers it: PGlite is one session serving this process alone, so it hears every change at
- * once. A PostgreSQL server has writers this process hears of only later (other control planes), so there its
- * readers ask a row's version instead.
+ * Changed monitors, as the database announces them (migration monitor_change_notices). Embedded PGlite is one
+ * session serving this process alone, so it tells each change before the answer of any statement that follows
+ * it. A PostgreSQL server has writers this process hears of a moment later (other control planes), so a reader
+ * asks `caughtUp()` first (server-monitor-changes.ts).
  */
 export interface MonitorChanges {
   /** `listener` gets each change, or null when every monitor may have changed. */
   subscribe(listener: (change: MonitorChange | null) => void): void;
+  /**
+   * True once every change committed before the call has been told to the listeners; false when that cannot be
+   * known now (the feed is reconnecting), and the reader must ask the database.
+   */
+  caughtUp(): Promise<boolean>;
 }
 
 const byClient = new WeakMap<PrismaClient, MonitorChanges>();
@@ -38,7 +43,7 @@ export function registerMonitorChanges(prisma: PrismaClient, changes: MonitorCha
   byClient.set(prisma, changes);
 }
 
-/** The database's feed of changed monitors, or null where it has none (PostgreSQL, or a client openDatabase did not make). */
+/** The database's feed of changed monitors, or null where it has none (a client openDatabase did not make). */
 export function monitorChanges(prisma: PrismaClient): MonitorChanges | null {
   return byClient.get(prisma) ?? null;
 }

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { applyMigrations, monitorChanges, openDatabase, type Database, type MonitorChange } from "../src";
-import { MONITOR_CHANGES_CHANNEL } from "../src/monitor-changes";
+import { CHANGE_FEED_APPLICATION_NAME } from "../src/server-monitor-changes";
 import { createTestDatabase } from "../../../test/postgres";
 
 async function addMonitor(db: Database, name: string): Promise<{ monitorId: string; workspaceId: string }> {
@@ -66,32 +66,78 @@ describe("changed monitors announced by embedded PGlite", () => {
   });
 });
 
-describe("changed monitors on PostgreSQL", () => {
-  it("has no feed, and its writers announce nothing to a listening session", async () => {
-    const { url, drop } = await createTestDatabase();
-    const db = await openDatabase({ kind: "postgres", url });
-    const listener = new pg.Client({ connectionString: url });
-    try {
-      await applyMigrations(db);
-      expect(monitorChanges(db.prisma)).toBeNull();
-      await listener.connect();
-      const heard: string[] = [];
-      listener.on("notification", ({ channel }) => heard.push(channel));
-      await listener.query(`LISTEN ${MONITOR_CHANGES_CHANNEL}`);
-      await listener.query("LISTEN marker");
-      const { monitorId } = await addMonitor(db, "on a server");
-      await db.prisma.$executeRaw`UPDATE monitors SET name = 'renamed' WHERE id = ${monitorId}`;
-      await db.prisma.monitor.delete({ where: { id: monitorId } });
-      // Notifications reach a listener in commit order: once the marker sent after the update arrives, any the
-      // update sent would have arrived before it.
-      const marked = new Promise((arrived) => listener.on("notification", ({ channel }) => channel === "marker" && arrived(null)));
-      await db.prisma.$executeRawUnsafe("NOTIFY marker");
-      await marked;
-      expect(heard).toEqual(["marker"]);
-    } finally {
-      await listener.end();
-      await db.close();
-      await drop();
+describe("changed monitors on a PostgreSQL server", () => {
+  let url: string;
+  let drop: () => Promise<void>;
+  let db: Database;
+  /** Another control plane's connection: its commits reach this process's feed only through the server. */
+  let elsewhere: pg.Client;
+  const heard: (MonitorChange | null)[] = [];
+  const lost: Error[] = [];
+  const feed = () => monitorChanges(db.prisma)!;
+  const untilCaughtUp = async () => {
+    while (!(await feed().caughtUp())) await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+
+  beforeAll(async () => {
+    ({ url, drop } = await createTestDatabase());
+    db = await openDatabase({ kind: "postgres", url }, { onChangeFeedLost: (error) => lost.push(error) });
+    await applyMigrations(db);
+    elsewhere = new pg.Client({ connectionString: url });
+    await elsewhere.connect();
+    feed().subscribe((change) => heard.push(change));
+    await untilCaughtUp();
+  });
+  afterAll(async () => {
+    await elsewhere.end();
+    await db.close();
+    await drop();
+  });
+  beforeEach(() => void heard.splice(0));
+
+  it("has heard every change another session committed once it is caught up, without waiting", async () => {
+    const monitor = await addMonitor(db, "on a server");
+    expect(await feed().caughtUp()).toBe(true);
+    expect(heard).toEqual([addedOrRemoved(monitor)]);
+    // The fence is what makes this exact: each commit is followed at once by the question.
+    for (let i = 0; i < 100; i++) {
+      await elsewhere.query("UPDATE monitors SET name = $1 WHERE id = $2", [`renamed ${i}`, monitor.monitorId]);
+      expect(await feed().caughtUp()).toBe(true);
+      expect(heard).toHaveLength(i + 2);
+      expect(heard.at(-1)).toEqual(updated(monitor));
     }
+    // Readers that ask at once share fences and all hear the change.
+    await elsewhere.query("DELETE FROM monitors WHERE id = $1", [monitor.monitorId]);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => feed().caughtUp().then((caughtUp) => [caughtUp, heard.at(-1)])));
+    expect(answers).toEqual(Array.from({ length: 20 }, () => [true, addedOrRemoved(monitor)]));
+  });
+
+  it("never tells of a transaction rolled back", async () => {
+    const monitor = await addMonitor(db, "rolled back");
+    await elsewhere.query("BEGIN");
+    await elsewhere.query("UPDATE monitors SET name = 'never' WHERE id = $1", [monitor.monitorId]);
+    await elsewhere.query("ROLLBACK");
+    expect(await feed().caughtUp()).toBe(true);
+    expect(heard).toEqual([addedOrRemoved(monitor)]);
+  });
+
+  it("tells readers to ask the database while its connection is lost, and that every monitor may have changed once back", async () => {
+    const { rows } = await elsewhere.query(
+      "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()",
+      [CHANGE_FEED_APPLICATION_NAME],
+    );
+    expect(rows).toEqual([{ ended: true }]);
+    while (lost.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await feed().caughtUp()).toBe(false);
+    expect(heard).toEqual([null]);
+    // A change made while nobody listened is covered by the "every monitor" told once the feed is back.
+    const monitor = await addMonitor(db, "while lost");
+    await untilCaughtUp();
+    // (Had the feed come back before the insert, it would have heard it: the two nulls are what matter.)
+    expect(heard.filter((change) => change === null)).toEqual([null, null]);
+    expect(heard.at(-1)).toBeNull();
+    await elsewhere.query("UPDATE monitors SET name = 'heard again' WHERE id = $1", [monitor.monitorId]);
+    expect(await feed().caughtUp()).toBe(true);
+    expect(heard.at(-1)).toEqual(updated(monitor));
   });
 });

@@ -12,13 +12,16 @@ export interface KeptPage {
 }
 
 /**
- * ListMonitors pages kept where the database announces every change to a monitor (`MonitorChanges`: embedded
- * PGlite). A page's ids and its workspace's total change only when a monitor is added to that workspace or
- * removed from it, which drops the workspace's pages; an update changes only that monitor's record, which the
- * kept records (records-by-version.ts) drop. A page is kept when its read missed no change, as the records tell.
+ * ListMonitors pages kept where the database announces every change to a monitor (`MonitorChanges`). A page's
+ * ids and its workspace's total change only when a monitor is added to that workspace or removed from it, which
+ * drops the workspace's pages; an update changes only that monitor's record, which the kept records
+ * (records-by-version.ts) drop. A page is kept when its read missed no change, as the records tell, and is
+ * trusted once the records are caught up with the database.
  */
 export class PagesKept {
   private readonly pages = new Map<string, KeptPage & { workspaceId: string }>();
+  /** The keys of each workspace's kept pages: a bulk insert announces one change per monitor. */
+  private readonly byWorkspace = new Map<string, Set<string>>();
 
   constructor(
     changes: MonitorChanges | null,
@@ -26,8 +29,13 @@ export class PagesKept {
   ) {
     changes?.subscribe((change) => {
       if (change && !change.membership) return;
-      if (change === null) this.pages.clear();
-      else for (const [key, page] of this.pages) if (page.workspaceId === change.workspaceId) this.pages.delete(key);
+      if (change === null) {
+        this.pages.clear();
+        this.byWorkspace.clear();
+      } else {
+        for (const key of this.byWorkspace.get(change.workspaceId) ?? []) this.pages.delete(key);
+        this.byWorkspace.delete(change.workspaceId);
+      }
     });
   }
 
@@ -41,7 +49,16 @@ export class PagesKept {
     const key = pageKey(workspaceId, limit, offset);
     this.pages.delete(key);
     this.pages.set(key, { ...page, workspaceId });
-    if (this.pages.size > MAX_PAGES) this.pages.delete(this.pages.keys().next().value!);
+    let keys = this.byWorkspace.get(workspaceId);
+    if (!keys) this.byWorkspace.set(workspaceId, (keys = new Set()));
+    keys.add(key);
+    if (this.pages.size > MAX_PAGES) {
+      const [oldest, { workspaceId: of }] = this.pages.entries().next().value!;
+      this.pages.delete(oldest);
+      const kept = this.byWorkspace.get(of)!;
+      kept.delete(oldest);
+      if (kept.size === 0) this.byWorkspace.delete(of);
+    }
   }
 }
 

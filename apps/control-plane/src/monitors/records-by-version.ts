@@ -22,11 +22,13 @@ interface Kept {
  * reading one monitor (GetMonitor and every call about one monitor) reads its
  * columns only when it changed.
  *
- * Where the database tells this process of every changed monitor before
- * answering any later statement (`MonitorChanges`: embedded PGlite), a record
- * is dropped when its monitor changes, and one read while no change was heard
- * is current: reading that monitor asks the database nothing at all.
- * The records are shared between calls, and nothing changes a record in place.
+ * The database tells this process of every changed monitor
+ * (`MonitorChanges`): a record is dropped when its monitor changes, and one
+ * read while no change was heard is current. Once the feed is caught up with
+ * the database (`caughtUp`: at once on embedded PGlite, after a fence on a
+ * server), a current record is the monitor as it is, and reading it asks the
+ * database nothing more. The records are shared between calls, and nothing
+ * changes a record in place.
  */
 export class RecordsByVersion {
   private readonly records = new Map<string, Kept>();
@@ -46,7 +48,15 @@ export class RecordsByVersion {
     return this.heard;
   }
 
-  /** The record of a monitor known unchanged since it was read, which needs no statement to trust. */
+  /**
+   * Resolves true once every change committed before the call has been heard, so that `current` records and the
+   * pages kept with them are the monitors as they are; false where that is not known now.
+   */
+  caughtUp(): Promise<boolean> {
+    return this.changes?.caughtUp() ?? Promise.resolve(false);
+  }
+
+  /** The record of a monitor known unchanged since it was read: the monitor as it is, after `caughtUp`. */
   current(id: string): { record: MonitorRecord; workspaceId: string } | undefined {
     const kept = this.records.get(id);
     return kept?.current ? kept : undefined;

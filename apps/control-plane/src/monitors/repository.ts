@@ -142,15 +142,17 @@ export class MonitorRepository {
   }
 
   /**
-   * The monitor's record: the one kept (records-by-version.ts) while its row
-   * is unchanged, which its version alone tells, or nothing at all where the
-   * database announces changes; its columns are read only for a monitor not
-   * kept or changed since.
+   * The monitor's record: the one kept (records-by-version.ts) while the
+   * database's feed of changes says it is unchanged, or while its row's
+   * version alone tells so; its columns are read only for a monitor not kept
+   * or changed since.
    */
   async find(workspaceId: string, id: string): Promise<MonitorRecord | null> {
-    const current = this.kept.current(id);
-    // Ids are unique across workspaces: one of another workspace is not found in this one.
-    if (current) return current.workspaceId === workspaceId ? current.record : null;
+    if (this.kept.latest(id) && (await this.kept.caughtUp())) {
+      const current = this.kept.current(id);
+      // Ids are unique across workspaces: one of another workspace is not found in this one.
+      if (current) return current.workspaceId === workspaceId ? current.record : null;
+    }
     const readStarted = this.kept.readStarted();
     const kept = this.kept.latest(id);
     if (kept) {
@@ -188,10 +190,11 @@ export class MonitorRepository {
 
   /** One page in creation order (then id), and the workspace's total. */
   async list(workspaceId: string, limit: number, offset: number): Promise<{ records: MonitorRecord[]; total: number }> {
-    const keptPage = this.pages.get(workspaceId, limit, offset);
-    if (keptPage) {
-      const records = keptPage.ids.map((id) => this.kept.current(id)?.record);
-      if (records.every((record) => record !== undefined)) return { records, total: keptPage.total };
+    if (this.pages.get(workspaceId, limit, offset) && (await this.kept.caughtUp())) {
+      // Asked again: catching up may have dropped it.
+      const keptPage = this.pages.get(workspaceId, limit, offset);
+      const records = keptPage?.ids.map((id) => this.kept.current(id)?.record);
+      if (records?.every((record) => record !== undefined)) return { records, total: keptPage!.total };
     }
     const readStarted = this.kept.readStarted();
     // One statement, so the page and the total come from one snapshot. The total is the count the

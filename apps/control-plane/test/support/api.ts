@@ -72,9 +72,9 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
   const redisPrefix = testPrefix();
   const notifications = testNotifications(db.prisma, options.providerEnv);
   const pipeline = await startPipeline(db.prisma, testPipelineConfig(redisPrefix, options.pipeline), logger, notifications.setup);
-  const serve = (on: Pipeline, limits = options.limits) =>
+  const serve = (on: Pipeline, limits = options.limits, prisma = db.prisma) =>
     startApiServer({
-      prisma: db.prisma,
+      prisma,
       ...apiPartsOf(on, redisPrefix),
       notifications: { settings: notifications.settings, secrets: notifications.box },
       logger,
@@ -115,16 +115,24 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
       };
       return { slug, write: await key("write"), read: await key("read"), legacy: await key("none") };
     },
-    /** A second control plane of the same deployment (the same database, the same Redis keys), with its own API server. */
-    async startReplica(limits?: TestApiOptions["limits"]) {
-      const replica = await startPipeline(db.prisma, testPipelineConfig(redisPrefix, options.pipeline), logger, notifications.setup);
-      const replicaListener = await serve(replica, limits);
+    /**
+     * A second control plane of the same deployment (the same database, the same Redis keys), with its own API
+     * server; with `ownConnections` (PostgreSQL only) it also has its own connections to the database, and so its
+     * own view of it, as a control plane in another process has.
+     */
+    async startReplica(limits?: TestApiOptions["limits"], { ownConnections = false } = {}) {
+      if (ownConnections && db.target.kind !== "postgres") throw new Error("only a PostgreSQL server takes connections from another control plane");
+      const own = ownConnections ? await openDatabase(db.target) : null;
+      const prisma = own?.prisma ?? db.prisma;
+      const replica = await startPipeline(prisma, testPipelineConfig(redisPrefix, options.pipeline), logger, notifications.setup);
+      const replicaListener = await serve(replica, limits, prisma);
       return {
         pipeline: replica,
         baseUrl: `http://127.0.0.1:${replicaListener.address().port}`,
         async close() {
           await replicaListener.close();
           await replica.stop();
+          await own?.close();
         },
       };
     },

@@ -1,0 +1,148 @@
+import pg from "pg";
+import { MONITOR_CHANGES_CHANNEL, parseMonitorChange, type MonitorChange, type MonitorChanges } from "./monitor-changes";
+
+/** How long a lost feed waits before it connects again. */
+const RECONNECT_MS = 1_000;
+/** A fence not answered in this long means the feed's connection is not to be trusted: it is dropped and opened again. */
+const FENCE_TIMEOUT_MS = 2_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+/** How the listening connection is named to the server (pg_stat_activity). */
+export const CHANGE_FEED_APPLICATION_NAME = "vigil-monitor-changes";
+
+interface Fence {
+  promise: Promise<boolean>;
+  settle(caughtUp: boolean): void;
+}
+
+function newFence(): Fence {
+  let settle!: (caughtUp: boolean) => void;
+  const promise = new Promise<boolean>((resolve) => (settle = resolve));
+  return { promise, settle };
+}
+
+/**
+ * The monitor changes of a PostgreSQL server, heard on a connection of this
+ * process's own that LISTENs (the pooled connections that write never do).
+ * Another control plane's commit reaches this process a moment after it
+ * answered its caller, so a reader first asks `caughtUp()`: a fence, an empty
+ * statement on the listening connection. PostgreSQL sends a session every
+ * notification it was signalled before it answers that session's next
+ * statement, and a notifier signals at commit, before its own caller hears
+ * of the commit: once the fence answers, every change committed before the
+ * reader asked has been told. Readers that ask while a fence is out share the
+ * next one, so under load a fence costs a round trip per batch of calls
+ * rather than a statement per call.
+ * The connection opens when the first listener subscribes. While it is lost
+ * every reader is told to ask the database; once it is back, listeners hear
+ * that every monitor may have changed, as changes in between went unheard.
+ */
+export class ServerMonitorChanges implements MonitorChanges {
+  private readonly listeners = new Set<(change: MonitorChange | null) => void>();
+  private client: pg.Client | null = null;
+  private live = false;
+  private closed = false;
+  private reconnect: NodeJS.Timeout | undefined;
+  /** The fence that goes out when the one in flight answers, shared by every reader that asks meanwhile. */
+  private waiting: Fence | null = null;
+  private inFlight: Fence | null = null;
+
+  constructor(
+    private readonly url: string,
+    private readonly onLost: (error: Error) => void = () => {},
+  ) {}
+
+  subscribe(listener: (change: MonitorChange | null) => void): void {
+    this.listeners.add(listener);
+    if (!this.client && !this.closed && this.reconnect === undefined) void this.connect();
+  }
+
+  caughtUp(): Promise<boolean> {
+    if (!this.live) return Promise.resolve(false);
+    const fence = (this.waiting ??= newFence());
+    if (!this.inFlight) this.sendFence();
+    return fence.promise;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnect);
+    const client = this.client;
+    this.drop();
+    await client?.end().catch(() => {});
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: CHANGE_FEED_APPLICATION_NAME,
+      keepAlive: true,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    this.client = client;
+    client.on("notification", ({ channel, payload }) => {
+      if (channel === MONITOR_CHANGES_CHANNEL) this.tell(parseMonitorChange(payload ?? ""));
+    });
+    client.on("error", (error) => this.lose(client, error));
+    client.on("end", () => this.lose(client, new Error("the server ended the connection")));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${MONITOR_CHANGES_CHANNEL}`);
+    } catch (error) {
+      this.lose(client, error as Error);
+      return;
+    }
+    if (this.client !== client) {
+      // Closed, or lost, while it connected.
+      void client.end().catch(() => {});
+      return;
+    }
+    // Changes committed before LISTEN took effect were never told.
+    this.tell(null);
+    this.live = true;
+  }
+
+  private sendFence(): void {
+    const fence = this.waiting!;
+    const client = this.client!;
+    this.waiting = null;
+    this.inFlight = fence;
+    const timer = setTimeout(() => this.lose(client, new Error(`a fence was not answered within ${FENCE_TIMEOUT_MS} ms`)), FENCE_TIMEOUT_MS).unref();
+    client.query(";").then(
+      () => this.fenceAnswered(fence, true, timer),
+      () => this.fenceAnswered(fence, false, timer),
+    );
+  }
+
+  private fenceAnswered(fence: Fence, caughtUp: boolean, timer: NodeJS.Timeout): void {
+    clearTimeout(timer);
+    fence.settle(caughtUp && this.live);
+    if (this.inFlight !== fence) return;
+    this.inFlight = null;
+    if (this.waiting) this.sendFence();
+  }
+
+  private lose(client: pg.Client, error: Error): void {
+    if (this.client !== client) return;
+    this.drop();
+    void client.end().catch(() => {});
+    if (this.closed) return;
+    this.onLost(error);
+    this.tell(null);
+    this.reconnect = setTimeout(() => {
+      this.reconnect = undefined;
+      void this.connect();
+    }, RECONNECT_MS).unref();
+  }
+
+  /** Forgets the connection: readers are told to ask the database until another is listening. */
+  private drop(): void {
+    this.client = null;
+    this.live = false;
+    for (const fence of [this.inFlight, this.waiting]) fence?.settle(false);
+    this.inFlight = this.waiting = null;
+  }
+
+  private tell(change: MonitorChange | null): void {
+    for (const listener of this.listeners) listener(change);
+  }
+}
