@@ -14,6 +14,12 @@ interface Fence {
   settle(caughtUp: boolean): void;
 }
 
+/** The fence: any statement does, and this one tells which server process answered it. */
+async function backendPid(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+  return rows[0]!.pid;
+}
+
 function newFence(): Fence {
   let settle!: (caughtUp: boolean) => void;
   const promise = new Promise<boolean>((resolve) => (settle = resolve));
@@ -29,7 +35,10 @@ function newFence(): Fence {
  * notification it was signalled before it answers that session's next
  * statement, and a notifier signals at commit, before its own caller hears
  * of the commit: once the fence answers, every change committed before the
- * reader asked has been told. Readers that ask while a fence is out share the
+ * reader asked has been told. Only if the fence reached the session that
+ * listens, which a pool in transaction mode (PgBouncer's) does not promise:
+ * the fence asks which server process answered, and a feed whose fence went
+ * elsewhere stops for good and leaves every read to the database. Readers that ask while a fence is out share the
  * next one, so under load a fence costs a round trip per batch of calls
  * rather than a statement per call.
  * The connection opens when the first listener subscribes. While it is lost
@@ -42,6 +51,8 @@ export class ServerMonitorChanges implements MonitorChanges {
   private live = false;
   private closed = false;
   private reconnect: NodeJS.Timeout | undefined;
+  /** The server process of the session that listens: a fence answered by any other proves nothing. */
+  private listeningPid = 0;
   /** The fence that goes out when the one in flight answers, shared by every reader that asks meanwhile. */
   private waiting: Fence | null = null;
   private inFlight: Fence | null = null;
@@ -87,6 +98,7 @@ export class ServerMonitorChanges implements MonitorChanges {
     try {
       await client.connect();
       await client.query(`LISTEN ${MONITOR_CHANGES_CHANNEL}`);
+      this.listeningPid = await backendPid(client);
     } catch (error) {
       this.lose(client, error as Error);
       return;
@@ -107,8 +119,14 @@ export class ServerMonitorChanges implements MonitorChanges {
     this.waiting = null;
     this.inFlight = fence;
     const timer = setTimeout(() => this.lose(client, new Error(`a fence was not answered within ${FENCE_TIMEOUT_MS} ms`)), FENCE_TIMEOUT_MS).unref();
-    client.query(";").then(
-      () => this.fenceAnswered(fence, true, timer),
+    backendPid(client).then(
+      (pid) => {
+        if (pid === this.listeningPid) return this.fenceAnswered(fence, true, timer);
+        this.fenceAnswered(fence, false, timer);
+        this.lose(client, new Error("the fence reached another session than the one that listens (a pool in transaction mode?); monitor changes go unheard"), {
+          again: false,
+        });
+      },
       () => this.fenceAnswered(fence, false, timer),
     );
   }
@@ -121,13 +139,18 @@ export class ServerMonitorChanges implements MonitorChanges {
     if (this.waiting) this.sendFence();
   }
 
-  private lose(client: pg.Client, error: Error): void {
+  /** `again`: connect again after a while; not where the connection can never be a session of its own. */
+  private lose(client: pg.Client, error: Error, { again } = { again: true }): void {
     if (this.client !== client) return;
     this.drop();
     void client.end().catch(() => {});
     if (this.closed) return;
     this.onLost(error);
     this.tell(null);
+    if (!again) {
+      this.closed = true;
+      return;
+    }
     this.reconnect = setTimeout(() => {
       this.reconnect = undefined;
       void this.connect();
