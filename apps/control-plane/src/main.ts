@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const db = await openDatabase(config.database, {
     onConnectionLost: (error) => logger.warn({ err: error.message }, "PostgreSQL ended an idle connection; the next query opens another"),
     onChangeFeedLost: (error) =>
-      logger.warn({ err: error.message }, "the connection that hears monitor changes was lost; reads ask the database until it is back"),
+      logger.warn({ err: error.message }, "not hearing monitor changes: the API's reads ask the database meanwhile"),
   });
   const applied = await applyMigrations(db);
   logger.info({ database: describeTarget(config.database), applied }, "database ready");

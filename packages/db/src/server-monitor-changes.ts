@@ -30,20 +30,22 @@ function newFence(): Fence {
  * The monitor changes of a PostgreSQL server, heard on a connection of this
  * process's own that LISTENs (the pooled connections that write never do).
  * Another control plane's commit reaches this process a moment after it
- * answered its caller, so a reader first asks `caughtUp()`: a fence, an empty
+ * answered its caller, so a reader first asks `caughtUp()`: a fence, a
  * statement on the listening connection. PostgreSQL sends a session every
  * notification it was signalled before it answers that session's next
  * statement, and a notifier signals at commit, before its own caller hears
  * of the commit: once the fence answers, every change committed before the
- * reader asked has been told. Only if the fence reached the session that
- * listens, which a pool in transaction mode (PgBouncer's) does not promise:
- * the fence asks which server process answered, and a feed whose fence went
- * elsewhere stops for good and leaves every read to the database. Readers that ask while a fence is out share the
- * next one, so under load a fence costs a round trip per batch of calls
- * rather than a statement per call.
- * The connection opens when the first listener subscribes. While it is lost
- * every reader is told to ask the database; once it is back, listeners hear
- * that every monitor may have changed, as changes in between went unheard.
+ * reader asked has been told.
+ * That holds only if the fence reached the session that listens, which a
+ * pool in transaction mode (PgBouncer's) does not promise: the fence asks
+ * which server process answered it, and a feed whose fence went elsewhere
+ * stops for good and leaves every read to the database.
+ * Readers that ask while a fence is out share the next one, so under load a
+ * fence costs a round trip per batch of calls rather than a statement per
+ * call. The connection opens when the first listener subscribes. While it is
+ * lost every reader is told to ask the database; once it is back, listeners
+ * hear that every monitor may have changed, as changes in between went
+ * unheard.
  */
 export class ServerMonitorChanges implements MonitorChanges {
   private readonly listeners = new Set<(change: MonitorChange | null) => void>();
@@ -121,11 +123,12 @@ export class ServerMonitorChanges implements MonitorChanges {
     const timer = setTimeout(() => this.lose(client, new Error(`a fence was not answered within ${FENCE_TIMEOUT_MS} ms`)), FENCE_TIMEOUT_MS).unref();
     backendPid(client).then(
       (pid) => {
-        if (pid === this.listeningPid) return this.fenceAnswered(fence, true, timer);
-        this.fenceAnswered(fence, false, timer);
-        this.lose(client, new Error("the fence reached another session than the one that listens (a pool in transaction mode?); monitor changes go unheard"), {
-          again: false,
-        });
+        const listening = pid === this.listeningPid;
+        if (!listening) {
+          const error = new Error("the fence reached another session than the one that listens (a pool in transaction mode?); this process stops listening");
+          this.lose(client, error, { again: false });
+        }
+        this.fenceAnswered(fence, listening, timer);
       },
       () => this.fenceAnswered(fence, false, timer),
     );

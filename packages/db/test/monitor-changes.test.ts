@@ -1,6 +1,7 @@
 import pg from "pg";
 import { applyMigrations, monitorChanges, openDatabase, type Database, type MonitorChange } from "../src";
-import { CHANGE_FEED_APPLICATION_NAME } from "../src/server-monitor-changes";
+import { CHANGE_FEED_APPLICATION_NAME, ServerMonitorChanges } from "../src/server-monitor-changes";
+import { startPgBouncer } from "../../../test/pgbouncer";
 import { createTestDatabase } from "../../../test/postgres";
 
 async function addMonitor(db: Database, name: string): Promise<{ monitorId: string; workspaceId: string }> {
@@ -139,5 +140,33 @@ describe("changed monitors on a PostgreSQL server", () => {
     await elsewhere.query("UPDATE monitors SET name = 'heard again' WHERE id = $1", [monitor.monitorId]);
     expect(await feed().caughtUp()).toBe(true);
     expect(heard.at(-1)).toEqual(updated(monitor));
+  });
+
+  it("stops for good, leaving every read to the database, when its fence reaches another session than the one that listens", async () => {
+    const bouncer = await startPgBouncer();
+    const pooled = bouncer.url(new URL(url).pathname.slice(1));
+    const errors: Error[] = [];
+    const pooledFeed = new ServerMonitorChanges(pooled, (error) => errors.push(error));
+    const other = new pg.Client({ connectionString: pooled });
+    try {
+      const told: (MonitorChange | null)[] = [];
+      pooledFeed.subscribe((change) => told.push(change));
+      // Alone on the pool, the fence reuses the server connection that listened (PgBouncer hands out the last used).
+      while (!(await pooledFeed.caughtUp())) await new Promise((resolve) => setTimeout(resolve, 50));
+      // Another client's open transaction now holds that connection, so the next fence runs on another.
+      await other.connect();
+      await other.query("BEGIN");
+      await other.query("SELECT 1");
+      expect(await pooledFeed.caughtUp()).toBe(false);
+      expect(errors.map((error) => error.message)).toEqual([expect.stringMatching(/another session than the one that listens/)]);
+      expect(told.at(-1)).toBeNull();
+      await other.query("COMMIT");
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await pooledFeed.caughtUp()).toBe(false);
+    } finally {
+      await other.end();
+      await pooledFeed.close();
+      await bouncer.stop();
+    }
   });
 });
