@@ -2,7 +2,11 @@ import { create, fromBinary, toBinary, toJsonString } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import pg from "pg";
 import { GetMonitorRequestSchema, GetMonitorResponseSchema, ListMonitorsResponseSchema, MonitorService, NumberComparator, Periodicity } from "@vigil/proto";
-import { BACKENDS, startTestApi, transportTo, type Replica, type TestApi } from "./support/api";
+import { registerMonitorChanges, type MonitorChange } from "@vigil/db";
+import { parseMonitorConfig } from "@vigil/domain";
+import { Administration } from "../src/admin/operations";
+import { MonitorRepository } from "../src/monitors/repository";
+import { BACKENDS, openTestDatabase, startTestApi, transportTo, type Replica, type TestApi } from "./support/api";
 
 const periodicity = Periodicity.PERIODICITY_1M;
 
@@ -234,5 +238,43 @@ describe("Monitors kept on PostgreSQL, whose changes every control plane hears",
       await elsewhere.query("ROLLBACK");
     }
     expect(String(await foreign)).toMatch(/not found|not_found/i);
+  });
+});
+
+describe("Monitors kept while changes are heard meanwhile", () => {
+  it("trusts a record kept by a read that heard a change once a page read finds it unchanged (as at start-up, while the feed connects)", async () => {
+    const db = await openTestDatabase("postgres");
+    // A feed the test speaks for, so that a change is heard exactly while the first read is out.
+    const listeners: ((change: MonitorChange | null) => void)[] = [];
+    registerMonitorChanges(db.prisma, { subscribe: (listener) => void listeners.push(listener), caughtUp: () => Promise.resolve(true) });
+    const locker = new pg.Client({ connectionString: (db.target as { url: string }).url });
+    try {
+      const admin = new Administration(db.prisma);
+      const workspace = await admin.createWorkspace({ name: "kept", slug: "kept" });
+      const repository = new MonitorRepository(db.prisma);
+      const config = parseMonitorConfig("http", { name: "kept", url: "https://example.com", periodicity: "1m", active: true });
+      await repository.create(workspace.id, "http", config, null);
+
+      // The schedule's reconciliation reads every active monitor, as a control plane does at start.
+      const first = repository.listActive();
+      expect(config.active).toBe(true);
+      for (const listener of listeners) listener({ monitorId: "another", workspaceId: "another", membership: false });
+      await first;
+      expect((await repository.list(workspace.id, 100, 0)).records.map((r) => r.config.name)).toEqual(["kept"]);
+
+      // Now the page and its record are both trusted: the next read asks the database nothing, so a lock on the table does not hold it.
+      await locker.connect();
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE monitors IN ACCESS EXCLUSIVE MODE");
+      const answer = await Promise.race([
+        repository.list(workspace.id, 100, 0).then(({ records }) => records.map((r) => r.config.name)),
+        new Promise((resolve) => setTimeout(() => resolve("waited for the table"), 2_000)),
+      ]);
+      await locker.query("ROLLBACK");
+      expect(answer).toEqual(["kept"]);
+    } finally {
+      await locker.end();
+      await db.dispose();
+    }
   });
 });

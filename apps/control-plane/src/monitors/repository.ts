@@ -217,7 +217,12 @@ export class MonitorRepository {
     const page: { id: string; version: string }[] = [];
     for (let i = 0; i < words.length; i += 2) page.push({ id: words[i]!, version: words[i + 1]! });
     this.pages.keep(workspaceId, limit, offset, { ids: page.map(({ id }) => id), total }, readStarted);
-    const changed = page.filter(({ id, version }) => !this.kept.get(id, version)).map(({ id }) => id);
+    const changed: string[] = [];
+    for (const { id, version } of page) {
+      // A record kept by a read that heard a change meanwhile is current once a read like this one finds it unchanged.
+      if (this.kept.get(id, version)) this.kept.confirm(id, version, readStarted);
+      else changed.push(id);
+    }
     const read = changed.length > 0 ? await this.readAndKeep(workspaceId, changed) : new Map<string, MonitorRecord>();
     // A monitor deleted between the two reads is left out of the page.
     const records = page.map(({ id, version }) => this.kept.get(id, version) ?? read.get(id)).filter((r) => r !== undefined);
