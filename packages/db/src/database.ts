@@ -35,7 +35,7 @@ export function describeTarget(target: DatabaseTarget): string {
 export interface DatabaseOptions {
   /** A pooled connection the server ended while idle (a restart, a fail-over, an operator's terminate). */
   onConnectionLost?(error: Error): void;
-  /** The connection that hears a PostgreSQL server's monitor changes was lost; it connects again by itself. */
+  /** The connection that hears a PostgreSQL server's monitor changes was lost: it connects again by itself, except behind a pool in transaction mode, where it cannot hear. */
   onChangeFeedLost?(error: Error): void;
 }
 
