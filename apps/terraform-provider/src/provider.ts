@@ -32,8 +32,9 @@ export function providerService({ resources, dataSources, env, logger }: Provide
   const resourceByName = new Map(resources.map((r) => [r.typeName, r]));
   const dataSourceByName = new Map(dataSources.map((d) => [d.typeName, d]));
   let client: VigilClient | undefined;
-  // StopProvider (Ctrl-C in Terraform) aborts every call in flight.
-  let stop = new AbortController();
+  // StopProvider (Ctrl-C in Terraform) aborts every call in flight, and every call after it: Terraform may
+  // still send an operation it dispatched just before the interrupt, which would otherwise run to its end.
+  const stop = new AbortController();
 
   const resourceOf = (typeName: string) => {
     const resource = resourceByName.get(typeName);
@@ -169,7 +170,6 @@ export function providerService({ resources, dataSources, env, logger }: Provide
     stopProvider: () => {
       logger.info("stop requested: aborting calls in flight");
       stop.abort(new Error("Terraform asked the provider to stop"));
-      stop = new AbortController();
       return {};
     },
   };
