@@ -18,6 +18,7 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
   DATABASE_URL: z.preprocess(unsetIfEmpty, z.url().optional()),
+  DATABASE_DIRECT_URL: z.preprocess(unsetIfEmpty, z.url().optional()),
   DATA_DIR: z.string().min(1).default(".vigil/data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ...redisEnvShape,
@@ -70,6 +71,9 @@ const envSchema = z.object({
 })
   .superRefine(refineRedisEnv)
   .superRefine((env, ctx) => {
+    if (env.DATABASE_DIRECT_URL !== undefined && env.DATABASE_URL === undefined) {
+      ctx.addIssue({ code: "custom", path: ["DATABASE_DIRECT_URL"], message: "is only used with DATABASE_URL (the embedded database needs none)" });
+    }
     // Node refuses a headers timeout longer than the request's: the request would end first anyway.
     if (env.HTTP_HEADERS_TIMEOUT_SECONDS > env.HTTP_REQUEST_TIMEOUT_SECONDS) {
       ctx.addIssue({ code: "custom", path: ["HTTP_HEADERS_TIMEOUT_SECONDS"], message: "must not be longer than HTTP_REQUEST_TIMEOUT_SECONDS" });
@@ -82,7 +86,7 @@ export const CONTROL_PLANE_SETTING_NAMES: readonly string[] = [...Object.keys(en
 export interface ControlPlaneConfig {
   port: number;
   host: string;
-  /** PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite in DATA_DIR. */
+  /** PostgreSQL when DATABASE_URL is set (with DATABASE_DIRECT_URL for migrations and the change feed), otherwise embedded PGlite in DATA_DIR. */
   database: DatabaseTarget;
   dataDir: string;
   logLevel: z.output<typeof envSchema>["LOG_LEVEL"];
@@ -117,7 +121,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
   const e = parseEnv(envSchema, env);
   const dataDir = resolve(e.DATA_DIR);
   const redis = redisSettingsFromEnv(e);
-  const database: DatabaseTarget = e.DATABASE_URL ? { kind: "postgres", url: e.DATABASE_URL } : { kind: "pglite", dataDir };
+  const database: DatabaseTarget = e.DATABASE_URL
+    ? { kind: "postgres", url: e.DATABASE_URL, ...(e.DATABASE_DIRECT_URL === undefined ? {} : { directUrl: e.DATABASE_DIRECT_URL }) }
+    : { kind: "pglite", dataDir };
   return {
     port: e.PORT,
     host: e.HOST,

@@ -105,6 +105,24 @@ describe("the migrate command", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it("migrates over DATABASE_DIRECT_URL where it is set, as DATABASE_URL may be a pool in transaction mode", async () => {
+    const { url, drop } = await createTestDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), "vigil-data-"));
+    try {
+      // Nothing listens on port 1: a migration that went over DATABASE_URL would fail to connect.
+      const pooled = "postgresql://vigil@127.0.0.1:1/vigil";
+      expect(runNode("migrate-cli.js", [], { DATABASE_URL: pooled, DATABASE_DIRECT_URL: url })).toMatchObject({ code: 0, stdout: expect.stringContaining("up to date") });
+      expect(runNode("migrate-cli.js", [], { DATABASE_URL: pooled, DATABASE_DIRECT_URL: "" })).toMatchObject({ code: 1, stderr: expect.stringContaining("Can't reach database server at `127.0.0.1:1`") });
+      expect(runNode("migrate-cli.js", [], { DATA_DIR: dataDir, DATABASE_URL: "", DATABASE_DIRECT_URL: url })).toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining("DATABASE_DIRECT_URL: is only used with DATABASE_URL"),
+      });
+    } finally {
+      await drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("the service on PostgreSQL", () => {

@@ -10,8 +10,16 @@ import { MONITOR_CHANGES_CHANNEL, parseMonitorChange, registerMonitorChanges, ty
 import { PGliteThread } from "./pglite-thread/client";
 import { ServerMonitorChanges } from "./server-monitor-changes";
 
-/** Where the data lives: a PostgreSQL server, or embedded PGlite in a folder (or in memory). */
-export type DatabaseTarget = { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string | null };
+/**
+ * Where the data lives: a PostgreSQL server, or embedded PGlite in a folder (or in memory). On a server,
+ * `directUrl` is a connection that is a session of its own (the server itself, or a pool in session mode),
+ * for what needs one when `url` goes through a pool in transaction mode: migrations (the schema engine's
+ * advisory lock) and the feed of monitor changes (LISTEN). Unset, they use `url`.
+ */
+export type DatabaseTarget = { kind: "postgres"; url: string; directUrl?: string } | { kind: "pglite"; dataDir: string | null };
+
+/** Where a server's session-bound connections go: its direct URL where one is set. */
+const sessionUrl = (target: { url: string; directUrl?: string }): string => target.directUrl ?? target.url;
 
 export interface Database {
   readonly target: DatabaseTarget;
@@ -50,7 +58,7 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
     openSchemaSession: () => {
       // PGlite is one session already.
       if (target.kind === "pglite") return { adapter, end: async () => {} };
-      const { pool, end } = newPool(target.url, 1);
+      const { pool, end } = newPool(sessionUrl(target), 1);
       return { adapter: new PrismaPg(pool), end };
     },
     close: async () => {
@@ -115,7 +123,7 @@ async function connect(
 ): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; rows: DriverRows; changes?: MonitorChanges; release(): Promise<void> }> {
   if (target.kind === "postgres") {
     const { pool, end } = newPool(target.url, Number(process.env.DATABASE_POOL_SIZE ?? 10), options.onConnectionLost);
-    const changes = new ServerMonitorChanges(target.url, options.onChangeFeedLost);
+    const changes = new ServerMonitorChanges(sessionUrl(target), options.onChangeFeedLost);
     return {
       adapter: new PrismaPg(pool),
       rows: async <T>(text: string, values: readonly unknown[]) => (await pool.query({ name: statementName(text), text, values: [...values] })).rows as T[],

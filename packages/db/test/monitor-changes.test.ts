@@ -169,4 +169,29 @@ describe("changed monitors on a PostgreSQL server", () => {
       await bouncer.stop();
     }
   });
+
+  it("keeps hearing behind a pool in transaction mode when given a direct URL for its session (DATABASE_DIRECT_URL)", async () => {
+    const bouncer = await startPgBouncer();
+    const pooled = await openDatabase({ kind: "postgres", url: bouncer.url(new URL(url).pathname.slice(1)), directUrl: url });
+    const other = new pg.Client({ connectionString: bouncer.url(new URL(url).pathname.slice(1)) });
+    try {
+      const told: (MonitorChange | null)[] = [];
+      const pooledFeed = monitorChanges(pooled.prisma)!;
+      pooledFeed.subscribe((change) => told.push(change));
+      while (!(await pooledFeed.caughtUp())) await new Promise((resolve) => setTimeout(resolve, 50));
+      // What stopped the feed above (another client's transaction holding a pooled server connection) does not reach it.
+      await other.connect();
+      await other.query("BEGIN");
+      await other.query("SELECT 1");
+      // Written through the pool, heard on the session.
+      const monitor = await addMonitor(pooled, "through the pool");
+      expect(await pooledFeed.caughtUp()).toBe(true);
+      expect(told.at(-1)).toEqual(addedOrRemoved(monitor));
+      await other.query("COMMIT");
+    } finally {
+      await other.end();
+      await pooled.close();
+      await bouncer.stop();
+    }
+  });
 });
