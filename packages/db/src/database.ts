@@ -9,6 +9,7 @@ import { registerDriverRows, type DriverRows } from "./driver-rows";
 import { MONITOR_CHANGES_CHANNEL, parseMonitorChange, registerMonitorChanges, type MonitorChange, type MonitorChanges } from "./monitor-changes";
 import { PGliteThread } from "./pglite-thread/client";
 import { ServerMonitorChanges } from "./server-monitor-changes";
+import { ForgetfulPool } from "./forgetful-pool";
 
 /**
  * Where the data lives: a PostgreSQL server, or embedded PGlite in a folder (or in memory). On a server,
@@ -86,7 +87,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
 
 /** A pool of `size` connections to `url`, and how to end it: `end()` resolves once every connection has closed. */
 function newPool(url: string, size: number, onConnectionLost?: (error: Error) => void): { pool: pg.Pool; end(): Promise<void> } {
-  const pool = new pg.Pool({
+  const pool = new ForgetfulPool({
     connectionString: url,
     max: size,
     // A fixed-size pool: a connection once opened stays open. pg's default closes one idle for 10 s, and the

@@ -1,7 +1,17 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Client } from "pg";
 import { openDatabase } from "../src/database";
+import { driverRows } from "../src/driver-rows";
 import { applyMigrations } from "../src/migrate";
 import { createTestDatabase } from "../../../test/postgres";
+
+setFlagsFromString("--expose-gc");
+/** A full garbage collection, once the current job's WeakRef targets are no longer held for it. */
+async function collectGarbage(): Promise<void> {
+  await new Promise((settle) => setTimeout(settle, 0));
+  (runInNewContext("gc") as () => void)();
+}
 
 /** A session of the test's own that counts the other sessions on the database, connected before it is needed. */
 async function observe(url: string) {
@@ -84,6 +94,23 @@ describe("PostgreSQL connections", () => {
     } finally {
       await first.close();
       await admin.end();
+    }
+  });
+
+  it("keeps nothing of the answer of the query that opened a connection once its caller let go of it", async () => {
+    const db = await openDatabase({ kind: "postgres", url });
+    try {
+      // Each of these opens one of the pool's connections, which then stays open.
+      let answers: unknown[][] | undefined = await Promise.all([1, 2, 3].map((n) => driverRows(db.prisma)<{ n: number }>("SELECT generate_series(1, $1::int * 1000) AS n", [n])));
+      expect(answers.map((rows) => rows.length)).toEqual([1000, 2000, 3000]);
+      const kept = answers.map((rows) => new WeakRef(rows));
+      answers = undefined;
+      await collectGarbage();
+      expect(kept.map((ref) => ref.deref())).toEqual([undefined, undefined, undefined]);
+      // The connections are still there, and answer.
+      expect(await driverRows(db.prisma)<{ one: number }>("SELECT 1 AS one", [])).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
     }
   });
 
