@@ -6,6 +6,7 @@ import { registerMonitorChanges, type MonitorChange } from "@vigil/db";
 import { parseMonitorConfig } from "@vigil/domain";
 import { Administration } from "../src/admin/operations";
 import { MonitorRepository } from "../src/monitors/repository";
+import { MAX_KEPT_RECORDS } from "../src/monitors/records-by-version";
 import { BACKENDS, openTestDatabase, startTestApi, transportTo, type Replica, type TestApi } from "./support/api";
 
 const periodicity = Periodicity.PERIODICITY_1M;
@@ -277,4 +278,34 @@ describe("Monitors kept while changes are heard meanwhile", () => {
       await db.dispose();
     }
   });
+});
+
+describe("Monitors kept past the limit of kept records", () => {
+  it("answers whole pages while keeping the monitors a page read lets go of the oldest kept ones", async () => {
+    const db = await openTestDatabase("postgres");
+    try {
+      const admin = new Administration(db.prisma);
+      const [paged, others] = [await admin.createWorkspace({ name: "paged", slug: "paged" }), await admin.createWorkspace({ name: "others", slug: "others" })];
+      // Named m0, m1, … in creation order.
+      const add = (workspaceId: string, count: number, active: boolean) => db.prisma.$executeRaw`
+        INSERT INTO monitors (id, workspace_id, kind, name, target, periodicity, timeout_ms, retry, regions, active, public, degraded_at_ms, created_at, updated_at)
+        SELECT gen_random_uuid()::text, ${workspaceId}, 'http', 'm' || i, 'https://example.com', '1m', 1000, 0, '{}', ${active}, false, 1000,
+               timestamp '2026-01-01' + i * interval '1 second', now()
+          FROM generate_series(0, ${count - 1}::int) AS i`;
+      // The page's monitors are kept first, so they are the oldest kept; the reconciliation's read of every active monitor then fills the records past the limit by one.
+      await add(paged.id, 100, false);
+      await add(others.id, MAX_KEPT_RECORDS - 99, true);
+      const repository = new MonitorRepository(db.prisma);
+      expect((await repository.list(paged.id, 100, 0)).records).toHaveLength(100);
+      await repository.listActive();
+
+      // One of the page's monitors changes: the page's read keeps two records (that one, and the one let go above), which lets go of one the page found kept.
+      await db.prisma.$executeRaw`UPDATE monitors SET name = 'changed' WHERE workspace_id = ${paged.id} AND name = 'm50'`;
+      const { records, total } = await repository.list(paged.id, 100, 0);
+      expect(total).toBe(100);
+      expect(records.map((record) => record.config.name)).toEqual(Array.from({ length: 100 }, (_, i) => (i === 50 ? "changed" : `m${i}`)));
+    } finally {
+      await db.dispose();
+    }
+  }, 60_000);
 });

@@ -3,7 +3,7 @@ import type { MonitorRecord } from "@vigil/domain";
 import { onePerDatabase } from "./per-database";
 
 /** Monitors kept in memory at most; past it the oldest kept go first. */
-const MAX_RECORDS = 20_000;
+export const MAX_KEPT_RECORDS = 20_000;
 
 interface Kept {
   version: string;
@@ -75,7 +75,7 @@ export class RecordsByVersion {
   keep(version: string, record: MonitorRecord, workspaceId: string, readStarted: number): void {
     this.records.delete(record.id);
     this.records.set(record.id, { version, record, workspaceId, current: this.missedNothingSince(readStarted) });
-    if (this.records.size > MAX_RECORDS) this.records.delete(this.records.keys().next().value!);
+    if (this.records.size > MAX_KEPT_RECORDS) this.records.delete(this.records.keys().next().value!);
   }
 
   /** The database answered, for a read started at `readStarted`, that the monitor is still at `version`. */

@@ -217,15 +217,22 @@ export class MonitorRepository {
     const page: { id: string; version: string }[] = [];
     for (let i = 0; i < words.length; i += 2) page.push({ id: words[i]!, version: words[i + 1]! });
     this.pages.keep(workspaceId, limit, offset, { ids: page.map(({ id }) => id), total }, readStarted);
+    // Taken now: keeping the records read next may let go of the oldest kept ones.
+    const unchanged = new Map<string, MonitorRecord>();
     const changed: string[] = [];
     for (const { id, version } of page) {
+      const record = this.kept.get(id, version);
+      if (!record) {
+        changed.push(id);
+        continue;
+      }
+      unchanged.set(id, record);
       // A record kept by a read that heard a change meanwhile is current once a read like this one finds it unchanged.
-      if (this.kept.get(id, version)) this.kept.confirm(id, version, readStarted);
-      else changed.push(id);
+      this.kept.confirm(id, version, readStarted);
     }
     const read = changed.length > 0 ? await this.readAndKeep(workspaceId, changed) : new Map<string, MonitorRecord>();
     // A monitor deleted between the two reads is left out of the page.
-    const records = page.map(({ id, version }) => this.kept.get(id, version) ?? read.get(id)).filter((r) => r !== undefined);
+    const records = page.map(({ id }) => unchanged.get(id) ?? read.get(id)).filter((r) => r !== undefined);
     return { records, total };
   }
 
