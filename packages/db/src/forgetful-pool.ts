@@ -13,6 +13,7 @@ import pg from "pg";
  * connection keeps is a promise of itself.
  */
 export class ForgetfulPool extends pg.Pool {
+  // `never`: it stands for every overload of pg's query(), which a single signature cannot restate.
   override query(...args: unknown[]): never {
     // A callback's caller gets pg-pool's own behaviour; nothing in Vigil passes one.
     if (args.some((arg) => typeof arg === "function")) return (super.query as (...a: unknown[]) => never)(...args);
