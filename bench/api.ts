@@ -20,7 +20,8 @@ import { load } from "./support/load";
 import { pacedLoad } from "./support/paced-load";
 import { startServer, stopServer } from "./support/server-process";
 import { serverTiming, type ServerTiming, type Tail } from "./support/server-timing";
-import { cpuMeter as machineCpuMeter, describeMachine, postgresTicks, processTicks, waitForQuietMachine } from "./support/machine";
+import { cpuMeter as machineCpuMeter, describeMachine, postgresTicks, processTicks, redisTicks, waitForQuietMachine } from "./support/machine";
+import { redisServerUrl } from "../test/redis";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
@@ -76,6 +77,8 @@ const tail = (t: Tail) => `${t.p99.toFixed(1)} / ${t.max.toFixed(0)}`;
 interface Cpu {
   server: number;
   postgres: number;
+  /** The server counts every call in Redis (the rate limits, in the background): part of what is measured, not a disturbance. */
+  redis: number;
   loadGenerator: number;
   /** Whatever else ran: the kernel's share of loopback traffic, and other work on the machine. */
   rest: number;
@@ -135,12 +138,12 @@ async function prepare(target: DatabaseTarget) {
 
 // ---- load ------------------------------------------------------------------------------------
 
-/** CPU shares of the server process, PostgreSQL, this process (the load generator) and the rest (bench/support/machine.ts). */
+/** CPU shares of the server process, PostgreSQL, Redis, this process (the load generator) and the rest (bench/support/machine.ts). */
 function cpuMeter(serverPid: number): () => Cpu {
-  const meter = machineCpuMeter({ server: () => processTicks(serverPid).ticks, postgres: postgresTicks });
+  const meter = machineCpuMeter({ server: () => processTicks(serverPid).ticks, postgres: postgresTicks, redis: redisTicks(new URL(redisServerUrl()).port) });
   return () => {
-    const { server, postgres, self, rest } = meter();
-    return { server: server!, postgres: postgres!, loadGenerator: self, rest };
+    const { server, postgres, redis, self, rest } = meter();
+    return { server: server!, postgres: postgres!, redis: redis!, loadGenerator: self, rest };
   };
 }
 
@@ -217,11 +220,11 @@ function table(all: Figures[]): string {
   const rows = all.map((f) => {
     const baseline = all.find((b) => b.backend === f.backend && b.endpoint.startsWith("Health"))!;
     const share = f === baseline ? "100 % (baseline)" : `${((100 * f.rps) / baseline.rps).toFixed(1)} %`;
-    const cpu = [f.cpu.server, f.cpu.postgres, f.cpu.loadGenerator, f.cpu.rest].map((v) => v.toFixed(0)).join(" / ");
+    const cpu = [f.cpu.server, f.cpu.postgres, f.cpu.redis, f.cpu.loadGenerator, f.cpu.rest].map((v) => v.toFixed(0)).join(" / ");
     return `| ${f.backend} | ${f.endpoint} | ${f.rps.toFixed(0)} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.max.toFixed(0)} | ${share} | ${f.requests} | ${cpu} |`;
   });
   return [
-    "| Backend | Endpoint | req/s | p50 (ms) | p99 (ms) | max (ms) | Share of baseline req/s | Requests (0 errors) | CPU %: server / PostgreSQL / load generator / rest |",
+    "| Backend | Endpoint | req/s | p50 (ms) | p99 (ms) | max (ms) | Share of baseline req/s | Requests (0 errors) | CPU %: server / PostgreSQL / Redis / load generator / rest |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ...rows,
   ].join("\n");
