@@ -22,14 +22,20 @@ export class ForgetfulPool extends pg.Pool {
 
   private async queryOnConnection(config: string | pg.QueryConfig, values: unknown[] | undefined): Promise<pg.QueryResult> {
     const client = await this.connect();
+    // A connection handed out is its user's to watch (the pool listens only to idle ones): lost meanwhile, it
+    // emits an error that nobody else would catch, and the query fails with it.
+    let failure: Error | undefined;
+    const onError = (error: Error) => void (failure ??= error);
+    client.on("error", onError);
     try {
-      const result = await client.query(config, values);
-      client.release();
-      return result;
+      return await client.query(config, values);
     } catch (error) {
-      // As pg-pool does: a connection whose query failed is not handed out again.
-      client.release(error as Error);
+      failure ??= error as Error;
       throw error;
+    } finally {
+      client.removeListener("error", onError);
+      // As pg-pool does: a connection whose query failed is not handed out again.
+      client.release(failure);
     }
   }
 }
