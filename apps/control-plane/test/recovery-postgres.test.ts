@@ -13,7 +13,7 @@ import { apiPartsOf, startApiServer } from "../src/server";
 import { testNotifications, testPipelineConfig } from "./support/control-plane";
 import { eventually } from "./support/eventually";
 import { checkResult, publishResults } from "./support/results";
-import { TcpProxy } from "./support/tcp-proxy";
+import { TcpProxy } from "../../../test/tcp-proxy";
 
 /** A client that waits longer than this fails the test: the API must answer, not hang, while the database is away. */
 const CALL_OPTIONS = { timeoutMs: 10_000 };

@@ -5,6 +5,7 @@ import { openDatabase } from "../src/database";
 import { driverRows } from "../src/driver-rows";
 import { applyMigrations } from "../src/migrate";
 import { createTestDatabase } from "../../../test/postgres";
+import { TcpProxy } from "../../../test/tcp-proxy";
 
 setFlagsFromString("--expose-gc");
 /** A full garbage collection, once the current job's WeakRef targets are no longer held for it. */
@@ -57,6 +58,29 @@ describe("PostgreSQL connections", () => {
       expect(await db.prisma.$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
     } finally {
       await db.close();
+    }
+  });
+
+  it("fails a query whose connection is cut while it runs, and answers the next one on a new connection", async () => {
+    const direct = new URL(url);
+    const proxy = await TcpProxy.start(direct.hostname, Number(direct.port || 5432));
+    const proxied = new URL(url);
+    proxied.port = String(proxy.port);
+    const db = await openDatabase({ kind: "postgres", url: proxied.toString() });
+    try {
+      const rows = driverRows(db.prisma);
+      const sleeping = rows("SELECT pg_sleep(30)::text", []).then(() => null, (error: Error) => error);
+      await new Promise((settle) => setTimeout(settle, 200));
+      // The socket goes without a word from the server: the connection emits an error of its own besides failing the query.
+      proxy.cutOff();
+      expect((await sleeping)?.message).toMatch(/Connection terminated unexpectedly/);
+      proxy.restore();
+      expect(await rows("SELECT 1 AS one", [])).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+      await proxy.close();
+      // The server's end of the cut connection sleeps on until it next writes.
+      await terminateOthers(url);
     }
   });
 
