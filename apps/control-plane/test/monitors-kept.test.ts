@@ -1,7 +1,7 @@
 import { create, fromBinary, toBinary, toJsonString } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import pg from "pg";
-import { GetMonitorRequestSchema, GetMonitorResponseSchema, ListMonitorsResponseSchema, MonitorService, NumberComparator, Periodicity } from "@vigil/proto";
+import { GetMonitorRequestSchema, GetMonitorResponseSchema, ListMonitorsRequestSchema, ListMonitorsResponseSchema, MonitorService, NumberComparator, Periodicity } from "@vigil/proto";
 import { registerMonitorChanges, type MonitorChange } from "@vigil/db";
 import { parseMonitorConfig } from "@vigil/domain";
 import { Administration } from "../src/admin/operations";
@@ -75,11 +75,12 @@ describe.each(BACKENDS)("Monitors kept between calls on %s", (backend) => {
     await client.createHTTPMonitor({ monitor: { name: "second", url: "https://example.org", periodicity } });
     await client.createTCPMonitor({ monitor: { name: "tcp", uri: "example.com:443", periodicity } });
     const { monitor: dns } = await client.createDNSMonitor({ monitor: { name: "dns", uri: "example.com", periodicity } });
-    const answer = (method: string, format: "json" | "proto", request: object) =>
+    const REQUESTS = { ListMonitors: ListMonitorsRequestSchema, GetMonitor: GetMonitorRequestSchema } as const;
+    const answer = (method: keyof typeof REQUESTS, format: "json" | "proto", request: object) =>
       api.fetch(`/monitor.v1.MonitorService/${method}`, {
         method: "POST",
         headers: { "content-type": `application/${format}`, "x-service-key": write.key },
-        body: format === "json" ? JSON.stringify(request) : toBinary(GetMonitorRequestSchema, create(GetMonitorRequestSchema, request)),
+        body: format === "json" ? JSON.stringify(request) : toBinary(REQUESTS[method], create(REQUESTS[method], request)),
       });
     const bothWays = async (method: "ListMonitors" | "GetMonitor", request: object = {}) => {
       const schema = method === "ListMonitors" ? ListMonitorsResponseSchema : GetMonitorResponseSchema;
@@ -89,6 +90,8 @@ describe.each(BACKENDS)("Monitors kept between calls on %s", (backend) => {
     };
     const first = await bothWays("ListMonitors");
     expect(JSON.parse(first.json).totalSize).toBe(4);
+    const empty = await bothWays("ListMonitors", { offset: 10 });
+    expect(empty.json).toBe(empty.expected);
     expect(first.json).toBe(first.expected);
     // The answer is written as a string (our Connect patch): uncompressed, its length is counted in UTF-8
     // bytes; compressed (fetch asks for gzip unless told otherwise), it is the same text.
