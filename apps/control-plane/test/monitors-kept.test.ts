@@ -283,6 +283,51 @@ describe("Monitors kept while changes are heard meanwhile", () => {
   });
 });
 
+describe("Monitors kept when the feed says anything may have changed", () => {
+  it("confirms each kept record by its row's version instead of reading it again, and reads again the ones that changed", async () => {
+    const db = await openTestDatabase("postgres");
+    const listeners: ((change: MonitorChange | null) => void)[] = [];
+    let live = true;
+    registerMonitorChanges(db.prisma, { subscribe: (listener) => void listeners.push(listener), caughtUp: () => Promise.resolve(live) });
+    const locker = new pg.Client({ connectionString: (db.target as { url: string }).url });
+    try {
+      const workspace = await new Administration(db.prisma).createWorkspace({ name: "feed", slug: "feed" });
+      const repository = new MonitorRepository(db.prisma);
+      const create = (name: string) =>
+        repository.create(workspace.id, "http", parseMonitorConfig("http", { name, url: "https://example.com", periodicity: "1m" }), null);
+      const [still, edited] = [await create("still"), await create("edited")];
+      const before = { still: await repository.find(workspace.id, still.id), edited: await repository.find(workspace.id, edited.id) };
+
+      // The feed is lost; meanwhile one monitor changes unheard; then the feed is back and says anything may have changed.
+      live = false;
+      for (const listener of listeners) listener(null);
+      await db.prisma.$executeRaw`UPDATE monitors SET name = 'edited by hand' WHERE id = ${edited.id}`;
+      live = true;
+      for (const listener of listeners) listener(null);
+
+      // The unchanged one is the very record kept (its row's version matched); the changed one is read again.
+      expect(await repository.find(workspace.id, still.id)).toBe(before.still);
+      const after = await repository.find(workspace.id, edited.id);
+      expect(after?.config.name).toBe("edited by hand");
+      expect(after).not.toBe(before.edited);
+
+      // Both are trusted again: reading them asks the database nothing, so a lock on the table does not hold them.
+      await locker.connect();
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE monitors IN ACCESS EXCLUSIVE MODE");
+      const answer = await Promise.race([
+        Promise.all([still.id, edited.id].map(async (id) => (await repository.find(workspace.id, id))?.config.name)),
+        new Promise((resolve) => setTimeout(() => resolve("waited for the table"), 2_000)),
+      ]);
+      await locker.query("ROLLBACK");
+      expect(answer).toEqual(["still", "edited by hand"]);
+    } finally {
+      await locker.end();
+      await db.dispose();
+    }
+  });
+});
+
 describe("Monitors kept past the limit of kept records", () => {
   it("answers whole pages while keeping the monitors a page read lets go of the oldest kept ones", async () => {
     const db = await openTestDatabase("postgres");
