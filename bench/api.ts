@@ -2,7 +2,8 @@
 // trivial Health/Check handler on the same server, on PostgreSQL and on PGlite.
 // Usage: pnpm bench:api, with optional BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3),
 // BENCH_BACKENDS (postgres,pglite), BENCH_MONITORS (10000; other sizes write the growth blocks), BENCH_RATES (200,500:
-// the fixed total request rates of the latency runs; empty for none), BENCH_RATE_SECONDS (10), VIGIL_TEST_POSTGRES_URL
+// the fixed total request rates of the latency runs; empty for none), BENCH_RATE_SECONDS (10), BENCH_RATE_WARMUP_SECONDS (5),
+// VIGIL_TEST_POSTGRES_URL
 // (else scripts/ensure-postgres.sh), BENCH_CPU_PROF, BENCH_SERVER_NODE_ARGS (node flags for the server process, e.g. --trace-gc),
 // BENCH_NO_DOC=1 (print only, leave docs/benchmarks.md alone).
 // Progress goes to stderr; the results table to stdout and, when both backends ran, into docs/benchmarks.md.
@@ -38,6 +39,12 @@ const PG_DATABASE = "vigil_bench";
  */
 const RATES = (process.env.BENCH_RATES ?? "200,500").split(",").filter(Boolean).map(Number);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
+/**
+ * Each endpoint runs at the rate this long before it is measured, so that the figures are of a steady load: after the
+ * lighter load before it, V8 gives memory back (its memory reducer shrinks the young generation and the heap's
+ * limit) and then collects in full two or three times, 20-40 ms each, while the heap grows back.
+ */
+const RATE_WARMUP_SECONDS = Number(process.env.BENCH_RATE_WARMUP_SECONDS ?? 5);
 /** The issue's p99 goals (ms). */
 const P99_GOALS: Record<string, number> = { GetMonitor: 10, "ListMonitors(limit=100)": 50 };
 /** CPU % of one core taken by other processes during a measured run beyond which it is repeated (up to 3 times). */
@@ -182,9 +189,11 @@ async function measureAtRates(backend: Backend, child: ChildProcess, port: numbe
   for (const rate of RATES) {
     for (const endpoint of calls) {
       await waitForQuietMachine();
-      log(`${backend} ${endpoint.name}: ${rate} req/s for ${RATE_SECONDS} s`);
+      log(`${backend} ${endpoint.name}: ${rate} req/s, ${RATE_WARMUP_SECONDS} s of warm-up then ${RATE_SECONDS} s measured`);
+      const request = loadRequest(endpoint, key);
+      if (RATE_WARMUP_SECONDS > 0) await pacedLoad(port, request, { connections: CONNECTIONS, seconds: RATE_WARMUP_SECONDS, rate });
       const server = serverTiming(child);
-      const { requests, seconds, p50, p99, max, loopDelay } = await pacedLoad(port, loadRequest(endpoint, key), { connections: CONNECTIONS, seconds: RATE_SECONDS, rate });
+      const { requests, seconds, p50, p99, max, loopDelay } = await pacedLoad(port, request, { connections: CONNECTIONS, seconds: RATE_SECONDS, rate });
       const figures: AtRate = { backend, endpoint: endpoint.name, rate, achieved: requests / seconds, p50, p99, max, server: await server(), loadGeneratorLoopDelay: loopDelay };
       all.push(figures);
       log(
@@ -265,7 +274,7 @@ async function main(): Promise<void> {
     `Run on ${new Date().toISOString().slice(0, 10)}: ${machine(versions)}.`,
     "",
     `Command: \`${MONITORS === SCENARIO_MONITORS ? "" : `BENCH_MONITORS=${MONITORS} `}BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} ` +
-      `BENCH_RATES=${RATES.join(",")} BENCH_RATE_SECONDS=${RATE_SECONDS} pnpm bench:api\` ` +
+      `BENCH_RATES=${RATES.join(",")} BENCH_RATE_SECONDS=${RATE_SECONDS} BENCH_RATE_WARMUP_SECONDS=${RATE_WARMUP_SECONDS} pnpm bench:api\` ` +
       `(${MONITORS} monitors in the workspace, ${CONNECTIONS} connections, HTTP/1.1 Connect JSON, ` +
       `PostgreSQL pool ${process.env.DATABASE_POOL_SIZE ?? 10} connections).`,
     "",
@@ -277,7 +286,7 @@ async function main(): Promise<void> {
       : [
           "",
           `Latency at fixed total rates, open loop (requests sent evenly spaced at the rate over up to ${CONNECTIONS} keep-alive ` +
-            `connections, latency from when each was due; ${RATE_SECONDS} s each, bench/support/paced-load.ts):`,
+            `connections, latency from when each was due; ${RATE_SECONDS} s each after ${RATE_WARMUP_SECONDS} s at the rate, bench/support/paced-load.ts):`,
           "",
           rateTable(atRates),
         ]),
