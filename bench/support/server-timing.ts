@@ -1,10 +1,10 @@
 // Where a latency tail was made, measured during one paced run: the time the server took over each
-// request (from its headers parsed to its answer handed to the socket), and how long the server's and
-// the load generator's event loops were blocked. A request's latency beyond the first two was spent
-// in the load generator, in the kernel or waiting for a core.
+// request (from its headers parsed to its answer handed to the socket), how long the server's and
+// the load generator's event loops were blocked, and the server's garbage collections. A request's
+// latency beyond the first two was spent in the load generator, in the kernel or waiting for a core.
 import type { ChildProcess } from "node:child_process";
 import diagnostics_channel from "node:diagnostics_channel";
-import { createHistogram, monitorEventLoopDelay, type Histogram } from "node:perf_hooks";
+import { constants, createHistogram, monitorEventLoopDelay, PerformanceObserver, type Histogram } from "node:perf_hooks";
 
 export interface Tail {
   p99: number;
@@ -16,6 +16,8 @@ export interface ServerTiming {
   handling: Tail;
   /** How long the server's event loop was blocked (ms). */
   loopDelay: Tail;
+  /** The server's garbage collections: the longest young one, and how many full ones and the longest (ms). */
+  gc: { youngMax: number; full: number; fullMax: number };
 }
 
 type Message = { serverTiming?: "reset" | "read" | ServerTiming };
@@ -49,12 +51,21 @@ export function answerServerTiming(): void {
     const start = started.get((message as { response: object }).response);
     if (start !== undefined) handling.record(Math.max(1, Math.round((performance.now() - start) * 1000)));
   });
+  let gc: ServerTiming["gc"] = { youngMax: 0, full: 0, fullMax: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const { kind } = (entry as unknown as { detail: { kind: number } }).detail;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gc.youngMax = Math.max(gc.youngMax, entry.duration);
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc = { ...gc, full: gc.full + 1, fullMax: Math.max(gc.fullMax, entry.duration) };
+    }
+  }).observe({ entryTypes: ["gc"] });
   process.on("message", (message: Message) => {
     if (message.serverTiming === "reset") {
       loopDelay.reset();
       handling.reset();
+      gc = { youngMax: 0, full: 0, fullMax: 0 };
     } else if (message.serverTiming === "read") {
-      const timing: ServerTiming = { handling: tailOf(handling, 1e3), loopDelay: tailOf(loopDelay, 1e6) };
+      const timing: ServerTiming = { handling: tailOf(handling, 1e3), loopDelay: tailOf(loopDelay, 1e6), gc };
       process.send?.({ serverTiming: timing } satisfies Message);
     }
   });
