@@ -51,7 +51,10 @@ export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<s
     const parts: string[] = [];
     const add = (opening: string, schema: DescMessage, messages: readonly object[]) => {
       parts.push(opening);
-      messages.forEach((message, i) => (i === 0 ? parts.push(one(schema, message)) : parts.push(",", one(schema, message))));
+      messages.forEach((message, i) => {
+        if (i > 0) parts.push(",");
+        parts.push(one(schema, message));
+      });
     };
     add(`{"${httpMonitors.jsonName}":[`, HTTPMonitorSchema, response.httpMonitors);
     add(`],"${tcpMonitors.jsonName}":[`, TCPMonitorSchema, response.tcpMonitors);

@@ -38,10 +38,11 @@ export class RecordsByVersion {
   constructor(private readonly changes: MonitorChanges | null) {
     changes?.subscribe((change) => {
       this.heard++;
-      if (change !== null) this.records.delete(change.monitorId);
-      // Anything may have changed (the feed connected, or is back after a loss): each record is kept to be
-      // confirmed by its row's version, one small read, rather than read again in full.
-      else for (const kept of this.records.values()) kept.current = false;
+      if (change === null) {
+        // Anything may have changed (the feed connected, or is back after a loss): each record is kept to be
+        // confirmed by its row's version, one small read, rather than read again in full.
+        for (const kept of this.records.values()) kept.current = false;
+      } else this.records.delete(change.monitorId);
     });
   }
 
