@@ -79,6 +79,8 @@ interface AtRate {
 }
 
 const tail = (t: Tail) => `${t.p99.toFixed(1)} / ${t.max.toFixed(0)}`;
+/** The server's collections in a run: the longest young one (ms) · how many full ones (the longest, ms). */
+const collections = ({ youngMax, full, fullMax }: ServerTiming["gc"]) => `${youngMax.toFixed(1)} · ${full}${full > 0 ? ` (${fullMax.toFixed(0)})` : ""}`;
 
 /** CPU time over wall time in the measured window, in % of one core (so up to 100 x cores in all). */
 interface Cpu {
@@ -199,7 +201,7 @@ async function measureAtRates(backend: Backend, child: ChildProcess, port: numbe
       log(
         `${backend} ${endpoint.name} at ${rate} req/s: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(0)} ms; p99 / max ms: ` +
           `server handling ${tail(figures.server.handling)}, server loop delay ${tail(figures.server.loopDelay)}, load generator loop delay ${tail(loopDelay)}; ` +
-          `server's GC: longest young ${figures.server.gc.youngMax.toFixed(1)} ms, ${figures.server.gc.full} full (longest ${figures.server.gc.fullMax.toFixed(1)} ms)`,
+          `server's GC (longest young · full): ${collections(figures.server.gc)}`,
       );
     }
   }
@@ -247,9 +249,7 @@ function rateTable(all: AtRate[]): string {
     const against = goal === undefined ? "" : `< ${goal}: ${f.p99 < goal ? "met" : "not met"}`;
     const beside = f === baseline ? "(baseline)" : baseline.p99.toFixed(2);
     const where = [f.server.handling, f.server.loopDelay, f.loadGeneratorLoopDelay].map(tail).join(" · ");
-    const { youngMax, full, fullMax } = f.server.gc;
-    const gc = `${youngMax.toFixed(1)} · ${full}${full > 0 ? ` (${fullMax.toFixed(0)})` : ""}`;
-    return `| ${f.backend} | ${f.rate} | ${f.endpoint} | ${f.achieved.toFixed(0)} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.max.toFixed(0)} | ${beside} | ${against} | ${where} | ${gc} |`;
+    return `| ${f.backend} | ${f.rate} | ${f.endpoint} | ${f.achieved.toFixed(0)} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.max.toFixed(0)} | ${beside} | ${against} | ${where} | ${collections(f.server.gc)} |`;
   });
   return [
     "| Backend | Rate (req/s) | Endpoint | Answered req/s | p50 (ms) | p99 (ms) | max (ms) | Baseline p99 at this rate (ms) | p99 goal (ms) | p99 / max (ms): server handling · server loop delay · load generator loop delay | Server's GC: longest young collection (ms) · full collections (longest, ms) |",

@@ -51,19 +51,24 @@ export function answerServerTiming(): void {
     const start = started.get((message as { response: object }).response);
     if (start !== undefined) handling.record(Math.max(1, Math.round((performance.now() - start) * 1000)));
   });
-  let gc: ServerTiming["gc"] = { youngMax: 0, full: 0, fullMax: 0 };
+  const noCollections = (): ServerTiming["gc"] => ({ youngMax: 0, full: 0, fullMax: 0 });
+  let gc = noCollections();
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const { kind } = (entry as unknown as { detail: { kind: number } }).detail;
-      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gc.youngMax = Math.max(gc.youngMax, entry.duration);
-      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc = { ...gc, full: gc.full + 1, fullMax: Math.max(gc.fullMax, entry.duration) };
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) {
+        gc.youngMax = Math.max(gc.youngMax, entry.duration);
+      } else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        gc.full++;
+        gc.fullMax = Math.max(gc.fullMax, entry.duration);
+      }
     }
   }).observe({ entryTypes: ["gc"] });
   process.on("message", (message: Message) => {
     if (message.serverTiming === "reset") {
       loopDelay.reset();
       handling.reset();
-      gc = { youngMax: 0, full: 0, fullMax: 0 };
+      gc = noCollections();
     } else if (message.serverTiming === "read") {
       const timing: ServerTiming = { handling: tailOf(handling, 1e3), loopDelay: tailOf(loopDelay, 1e6), gc };
       process.send?.({ serverTiming: timing } satisfies Message);
