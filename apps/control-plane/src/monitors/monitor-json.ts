@@ -37,6 +37,12 @@ declare module "@bufbuild/protobuf" {
  * by each young collection at 500 ListMonitors calls a second, pauses of
  * 5-15 ms, and a full collection every 10-20 s. `join` writes one flat string
  * where any new object goes.
+ *
+ * A page asked again with the same monitors' messages, in the same order, and
+ * the same total, is the same text: its last answer is kept (by its first
+ * message) and written again, so a page read over and over allocates no
+ * answer at all (80 KB a call at a hundred monitors: 40 MB/s at 500 calls a
+ * second, each young collection a chance for a call in flight to wait).
  */
 export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<string, JsonStringWriter> {
   if (options.alwaysEmitImplicit !== true || options.useProtoFieldName === true) return {};
@@ -47,7 +53,17 @@ export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<s
     return json;
   };
   const { httpMonitors, tcpMonitors, dnsMonitors, totalSize } = ListMonitorsResponseSchema.field;
+  const lastAnswers = new WeakMap<object, { lists: readonly (readonly object[])[]; total: number; json: string }>();
   const listMonitors = (response: ListMonitorsResponse) => {
+    const lists = [response.httpMonitors, response.tcpMonitors, response.dnsMonitors];
+    const first = lists.find((list) => list.length > 0)?.[0];
+    const last = first && lastAnswers.get(first);
+    if (last?.total === response.totalSize && last.lists.every((list, i) => sameObjects(list, lists[i]!))) return last.json;
+    const json = writeListMonitors(response);
+    if (first) lastAnswers.set(first, { lists, total: response.totalSize, json });
+    return json;
+  };
+  const writeListMonitors = (response: ListMonitorsResponse) => {
     const parts: string[] = [];
     const add = (opening: string, schema: DescMessage, messages: readonly object[]) => {
       parts.push(opening);
@@ -76,3 +92,5 @@ export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<s
     [GetMonitorResponseSchema.typeName]: getMonitor as JsonStringWriter,
   };
 }
+
+const sameObjects = (a: readonly object[], b: readonly object[]) => a.length === b.length && a.every((item, i) => item === b[i]);
