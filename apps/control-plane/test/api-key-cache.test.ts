@@ -3,10 +3,19 @@ import { createLogger } from "@vigil/logging";
 import { Administration } from "../src/admin/operations";
 import { hashApiKey } from "../src/auth/api-keys";
 import { announcingThroughRedis } from "../src/auth/revocation-relay";
-import { VERIFIED_KEY_TTL_MS, VerifiedKeys } from "../src/auth/verified-keys";
+import { VERIFIED_KEY_REFRESH_MS, VERIFIED_KEY_TTL_MS, VerifiedKeys } from "../src/auth/verified-keys";
+import type { PrismaClient } from "@vigil/db";
 import { BACKENDS, openTestDatabase, startTestApi, type Replica, type TestApi } from "./support/api";
 import { codeOf } from "./support/codes";
 import { testPipelineConfig } from "./support/control-plane";
+
+/** Waits until the background lookups have reached `count`. */
+async function eventuallyLookedUp(seen: { lookups: number }, count: number): Promise<void> {
+  for (let i = 0; i < 200 && seen.lookups < count; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  // The lookup's answer is kept once its promise settles.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(seen.lookups).toBe(count);
+}
 
 describe.each(BACKENDS)("verified API keys on %s", (backend) => {
   let db: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -53,6 +62,72 @@ describe.each(BACKENDS)("verified API keys on %s", (backend) => {
     expect(await keys.actorFor(key)).not.toBeNull();
     await db.prisma.workspace.delete({ where: { id: workspace.id } });
     now += VERIFIED_KEY_TTL_MS;
+    expect(await keys.actorFor(key)).toBeNull();
+  });
+
+  /** The database as VerifiedKeys sees it, counting its lookups; each lookup's answer, once read, waits for `release` if one is given. */
+  const counted = (release?: Promise<void>) => {
+    const seen = { lookups: 0 };
+    const prisma = {
+      apiKey: {
+        findUnique: async (args: Parameters<PrismaClient["apiKey"]["findUnique"]>[0]) => {
+          seen.lookups++;
+          const row = await db.prisma.apiKey.findUnique(args);
+          await release;
+          return row;
+        },
+      },
+    } as unknown as PrismaClient;
+    return { seen, keys: new VerifiedKeys(prisma, { now: () => now }) };
+  };
+
+  it("looks a key up once for all the calls that need it while it is being looked up", async () => {
+    const { key } = await newKey();
+    const { seen, keys } = counted();
+    const actors = await Promise.all(Array.from({ length: 20 }, () => keys.actorFor(key)));
+    expect(new Set(actors.map((actor) => actor?.keyId)).size).toBe(1);
+    expect(actors[0]).not.toBeNull();
+    expect(seen.lookups).toBe(1);
+  });
+
+  it("looks a key in use up again before its copy expires, so that no call waits for it at expiry", async () => {
+    const { key } = await newKey();
+    const { seen, keys } = counted();
+    await keys.actorFor(key);
+    now += VERIFIED_KEY_TTL_MS - VERIFIED_KEY_REFRESH_MS / 2;
+    // Answered from the copy, and looked up again behind the call.
+    expect(await keys.actorFor(key)).not.toBeNull();
+    await eventuallyLookedUp(seen, 2);
+    now += VERIFIED_KEY_REFRESH_MS;
+    // Past the first copy's expiry: the second answers, with no lookup.
+    expect(await keys.actorFor(key)).not.toBeNull();
+    expect(seen.lookups).toBe(2);
+  });
+
+  it("refuses a key deleted from the database from the moment a lookup ahead of expiry finds it gone", async () => {
+    const { id, key } = await newKey();
+    const { seen, keys } = counted();
+    await keys.actorFor(key);
+    await db.prisma.apiKey.delete({ where: { id } });
+    now += VERIFIED_KEY_TTL_MS - VERIFIED_KEY_REFRESH_MS / 2;
+    expect(await keys.actorFor(key)).not.toBeNull();
+    await eventuallyLookedUp(seen, 2);
+    expect(await keys.actorFor(key)).toBeNull();
+  });
+
+  it("never answers a call made after a forget from a lookup that was under way before it", async () => {
+    const { id, key } = await newKey();
+    let release!: () => void;
+    const { keys } = counted(new Promise<void>((resolve) => (release = resolve)));
+    // Reads the key while it is valid, then waits.
+    const before = keys.actorFor(key);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await db.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+    keys.forget(id);
+    const after = keys.actorFor(key);
+    release();
+    await before;
+    expect(await after).toBeNull();
     expect(await keys.actorFor(key)).toBeNull();
   });
 

@@ -8,28 +8,46 @@ import { actorOf, hashApiKey, type Actor } from "./api-keys";
  * revocation sent while Redis was away) leaves behind.
  */
 export const VERIFIED_KEY_TTL_MS = 5_000;
+/**
+ * A key in use is looked up again in the background this long before its copy
+ * expires, so that its callers never wait for the lookup: at expiry every call
+ * of a busy key waited for it, and behind a busy database (PGlite's one
+ * session) that was a hundred milliseconds every five seconds.
+ */
+export const VERIFIED_KEY_REFRESH_MS = 1_000;
 
 interface Entry {
   actor: Actor;
   expiresAt: number;
 }
 
+interface Options {
+  ttlMs: number;
+  refreshMs: number;
+  now: () => number;
+}
+
 /**
  * The actors behind the API keys callers present, kept for a short while so
  * that a call does not cost a database lookup of its key. Only valid keys are
  * kept: an unknown key is looked up on every call, so a key created after a
- * miss works at once, and guessed keys cannot fill the memory.
+ * miss works at once, and guessed keys cannot fill the memory. The calls that
+ * need a key while it is being looked up share that lookup.
  */
 export class VerifiedKeys {
   /** By the key's SHA-256, so that no secret stays in memory after its request. */
   private readonly entries = new Map<string, Entry>();
+  private readonly lookups = new Map<string, Promise<Actor | null>>();
   /** Counts forgets, so that a lookup that raced a revocation does not put the revoked key back. */
   private generation = 0;
+  private readonly options: Options;
 
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly options: { ttlMs: number; now: () => number } = { ttlMs: VERIFIED_KEY_TTL_MS, now: Date.now },
-  ) {}
+    options: Partial<Options> = {},
+  ) {
+    this.options = { ttlMs: VERIFIED_KEY_TTL_MS, refreshMs: VERIFIED_KEY_REFRESH_MS, now: Date.now, ...options };
+  }
 
   /** The actor behind a presented key, or null for a missing, unknown or revoked key. */
   async actorFor(presented: string | null | undefined): Promise<Actor | null> {
@@ -37,26 +55,48 @@ export class VerifiedKeys {
     const secretHash = hashApiKey(presented);
     const now = this.options.now();
     const cached = this.entries.get(secretHash);
-    if (cached && cached.expiresAt > now) return cached.actor;
+    if (cached && cached.expiresAt > now) {
+      // A failed refresh leaves the copy to expire; the call after that asks, and hears the error.
+      if (cached.expiresAt - now <= this.options.refreshMs) this.lookUp(secretHash, now).catch(() => {});
+      return cached.actor;
+    }
     this.entries.delete(secretHash);
-
-    const generation = this.generation;
-    const key = await this.prisma.apiKey.findUnique({ where: { secretHash }, include: { workspace: true } });
-    if (!key || key.revokedAt) return null;
-    const actor = actorOf(key);
-    if (generation === this.generation) this.entries.set(secretHash, { actor, expiresAt: now + this.options.ttlMs });
-    return actor;
+    return this.lookUp(secretHash, now);
   }
 
   /** Stops trusting a key (revoked here or on another control plane). */
   forget(keyId: string): void {
     this.generation++;
+    // A lookup under way may have read the key before it was revoked: later calls must not share it.
+    this.lookups.clear();
     for (const [hash, entry] of this.entries) if (entry.actor.keyId === keyId) this.entries.delete(hash);
   }
 
   /** Stops trusting every key, when revocations may have been missed (Redis was away). */
   forgetAll(): void {
     this.generation++;
+    this.lookups.clear();
     this.entries.clear();
+  }
+
+  private lookUp(secretHash: string, now: number): Promise<Actor | null> {
+    const underWay = this.lookups.get(secretHash);
+    if (underWay) return underWay;
+    const generation = this.generation;
+    const lookup = this.prisma.apiKey
+      .findUnique({ where: { secretHash }, include: { workspace: true } })
+      .then((key) => {
+        const actor = key && !key.revokedAt ? actorOf(key) : null;
+        if (generation === this.generation) {
+          if (actor) this.entries.set(secretHash, { actor, expiresAt: now + this.options.ttlMs });
+          else this.entries.delete(secretHash);
+        }
+        return actor;
+      })
+      .finally(() => {
+        if (this.lookups.get(secretHash) === lookup) this.lookups.delete(secretHash);
+      });
+    this.lookups.set(secretHash, lookup);
+    return lookup;
   }
 }
