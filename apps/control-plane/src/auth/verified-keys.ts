@@ -12,7 +12,7 @@ export const VERIFIED_KEY_TTL_MS = 5_000;
  * A key in use is looked up again in the background this long before its copy
  * expires, so that its callers never wait for the lookup: at expiry every call
  * of a busy key waited for it, and behind a busy database (PGlite's one
- * session) that was a hundred milliseconds every five seconds.
+ * session) that held calls up to 120 ms every five seconds.
  */
 export const VERIFIED_KEY_REFRESH_MS = 1_000;
 
