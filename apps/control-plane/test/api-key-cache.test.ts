@@ -8,12 +8,11 @@ import type { PrismaClient } from "@vigil/db";
 import { BACKENDS, openTestDatabase, startTestApi, type Replica, type TestApi } from "./support/api";
 import { codeOf } from "./support/codes";
 import { testPipelineConfig } from "./support/control-plane";
+import { eventually } from "./support/eventually";
 
-/** Waits until the background lookups have reached `count`. */
-async function eventuallyLookedUp(seen: { lookups: number }, count: number): Promise<void> {
-  for (let i = 0; i < 200 && seen.lookups < count; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  // The lookup's answer is kept once its promise settles.
-  await new Promise((resolve) => setTimeout(resolve, 50));
+/** Waits until `count` lookups, the background ones included, have been answered. */
+async function eventuallyLookedUp(seen: { lookups: number; answered: number }, count: number): Promise<void> {
+  await eventually(() => seen.answered === count);
   expect(seen.lookups).toBe(count);
 }
 
@@ -67,13 +66,14 @@ describe.each(BACKENDS)("verified API keys on %s", (backend) => {
 
   /** The database as VerifiedKeys sees it, counting its lookups; each lookup's answer, once read, waits for `release` if one is given. */
   const counted = (release?: Promise<void>) => {
-    const seen = { lookups: 0 };
+    const seen = { lookups: 0, answered: 0 };
     const prisma = {
       apiKey: {
         findUnique: async (args: Parameters<PrismaClient["apiKey"]["findUnique"]>[0]) => {
           seen.lookups++;
           const row = await db.prisma.apiKey.findUnique(args);
           await release;
+          seen.answered++;
           return row;
         },
       },
