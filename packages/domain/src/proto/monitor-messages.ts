@@ -151,8 +151,19 @@ const headersOut = (headers: Header[]) => headers.map(({ key, value }) => ({ key
 const openTelemetryOut = (config: OpenTelemetryConfig | null) =>
   config ? { endpoint: config.endpoint, headers: headersOut(config.headers) } : undefined;
 
+/**
+ * A copy with V8's fast properties: `create` adds a message's fields one keyed store at a time, and
+ * past a dozen V8 turns the object into a hash table (1.6 KB for a monitor, slower to read and to
+ * mark). The control plane keeps one message per monitor (docs/benchmarks.md, thirteenth pass).
+ */
+const withFastProperties = <T extends object>(message: T): T => ({ ...message });
+
 /** The API message of a stored monitor, every field set. */
 export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>): MonitorMessageByKind[K] {
+  return withFastProperties(monitorToCreatedMessage(record));
+}
+
+function monitorToCreatedMessage<K extends MonitorKind>(record: MonitorRecord<K>): MonitorMessageByKind[K] {
   const config: MonitorConfigByKind[MonitorKind] = record.config;
   const common = {
     id: record.id,

@@ -1,0 +1,60 @@
+import { setFlagsFromString } from "node:v8";
+import { isMessage, toJsonString } from "@bufbuild/protobuf";
+import { DNSMonitorSchema, HTTPMonitorSchema, TCPMonitorSchema } from "@vigil/proto";
+import { monitorToMessage, parseMonitorConfig, type MonitorKind, type MonitorRecord } from "../src";
+
+// V8's own answer to "is this object a hash table?", compiled after the flag allows its syntax.
+setFlagsFromString("--allow-natives-syntax");
+const hasFastProperties = new Function("object", "return %HasFastProperties(object)") as (object: object) => boolean;
+
+const record = <K extends MonitorKind>(kind: K, input: Parameters<typeof parseMonitorConfig>[1]): MonitorRecord<K> => ({
+  id: `mon_${kind}`,
+  kind,
+  config: parseMonitorConfig(kind, input),
+  externalId: null,
+  status: "active",
+  createdAt: new Date("2026-11-27T10:00:00.000Z"),
+  updatedAt: new Date("2026-11-27T10:05:00.000Z"),
+});
+
+const cases = [
+  {
+    schema: HTTPMonitorSchema,
+    record: record("http", {
+      name: "api",
+      periodicity: "30s",
+      url: "https://api.example.com/health",
+      regions: ["hostA-ams", "hostB-fra"],
+      headers: [{ key: "accept", value: "application/json" }],
+      statusCodeAssertions: [{ target: 200, comparator: "eq" }],
+      bodyAssertions: [{ target: "ok", comparator: "contains" }],
+    }),
+  },
+  { schema: TCPMonitorSchema, record: record("tcp", { name: "db", periodicity: "1m", uri: "db.example.com:5432", regions: ["hostA-ams"] }) },
+  {
+    schema: DNSMonitorSchema,
+    record: record("dns", {
+      name: "zone",
+      periodicity: "5m",
+      uri: "example.com",
+      regions: ["hostA-ams"],
+      recordAssertions: [{ record: "A", target: "192.0.2.1", comparator: "eq" }],
+    }),
+  },
+] as const;
+
+describe("monitorToMessage", () => {
+  it.each(cases)("makes a $schema.typeName with fast properties: the control plane keeps one per monitor", ({ schema, record }) => {
+    const message = monitorToMessage(record);
+    expect(hasFastProperties(message)).toBe(true);
+    expect(isMessage(message, schema)).toBe(true);
+    const json = JSON.parse(toJsonString(schema, message)) as Record<string, unknown>;
+    expect(json).toMatchObject({ id: record.id, name: record.config.name, createdAt: "2026-11-27T10:00:00Z", updatedAt: "2026-11-27T10:05:00Z" });
+  });
+
+  it("gives every message of a kind the same shape, so readers of its fields stay monomorphic", () => {
+    const [http] = cases;
+    const other = monitorToMessage({ ...http.record, id: "mon_other", externalId: "ext-1" });
+    expect(Object.keys(other)).toEqual(Object.keys(monitorToMessage(http.record)));
+  });
+});
