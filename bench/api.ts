@@ -192,11 +192,15 @@ async function measureAtRates(backend: Backend, child: ChildProcess, port: numbe
     for (const endpoint of calls) {
       await waitForQuietMachine();
       log(`${backend} ${endpoint.name}: ${rate} req/s, ${RATE_WARMUP_SECONDS} s of warm-up then ${RATE_SECONDS} s measured`);
-      const request = loadRequest(endpoint, key);
-      if (RATE_WARMUP_SECONDS > 0) await pacedLoad(port, request, { connections: CONNECTIONS, seconds: RATE_WARMUP_SECONDS, rate });
-      const server = serverTiming(child);
-      const { requests, seconds, p50, p99, max, loopDelay } = await pacedLoad(port, request, { connections: CONNECTIONS, seconds: RATE_SECONDS, rate });
-      const figures: AtRate = { backend, endpoint: endpoint.name, rate, achieved: requests / seconds, p50, p99, max, server: await server(), loadGeneratorLoopDelay: loopDelay };
+      let server: (() => Promise<ServerTiming>) | undefined;
+      const { requests, seconds, p50, p99, max, loopDelay } = await pacedLoad(port, loadRequest(endpoint, key), {
+        connections: CONNECTIONS,
+        rate,
+        warmUpSeconds: RATE_WARMUP_SECONDS,
+        seconds: RATE_SECONDS,
+        onMeasuring: () => (server = serverTiming(child)),
+      });
+      const figures: AtRate = { backend, endpoint: endpoint.name, rate, achieved: requests / seconds, p50, p99, max, server: await server!(), loadGeneratorLoopDelay: loopDelay };
       all.push(figures);
       log(
         `${backend} ${endpoint.name} at ${rate} req/s: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(0)} ms; p99 / max ms: ` +
@@ -289,7 +293,7 @@ async function main(): Promise<void> {
       : [
           "",
           `Latency at fixed total rates, open loop (requests sent evenly spaced at the rate over up to ${CONNECTIONS} keep-alive ` +
-            `connections, latency from when each was due; ${RATE_SECONDS} s each after ${RATE_WARMUP_SECONDS} s at the rate, bench/support/paced-load.ts):`,
+            `connections, latency from when each was due; ${RATE_SECONDS} s each after ${RATE_WARMUP_SECONDS} s at the rate, bench/support/paced-load.ts, sent from a worker thread with a heap of its own):`,
           "",
           rateTable(atRates),
         ]),
