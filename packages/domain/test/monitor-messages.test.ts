@@ -1,11 +1,7 @@
-import { setFlagsFromString } from "node:v8";
 import { isMessage, toJsonString } from "@bufbuild/protobuf";
 import { DNSMonitorSchema, HTTPMonitorSchema, TCPMonitorSchema } from "@vigil/proto";
+import { hasFastProperties } from "../../../test/v8-shapes";
 import { monitorToMessage, parseMonitorConfig, type MonitorKind, type MonitorRecord } from "../src";
-
-// V8's own answer to "is this object a hash table?", compiled after the flag allows its syntax.
-setFlagsFromString("--allow-natives-syntax");
-const hasFastProperties = new Function("object", "return %HasFastProperties(object)") as (object: object) => boolean;
 
 const record = <K extends MonitorKind>(kind: K, input: Parameters<typeof parseMonitorConfig>[1]): MonitorRecord<K> => ({
   id: `mon_${kind}`,
