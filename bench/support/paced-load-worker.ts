@@ -22,7 +22,7 @@ async function run({ port, request, bodies, connections, rate, warmUpSeconds, se
   const failures: Error[] = [];
   let sent = 0;
   let answered = 0;
-  let loopDelay: (() => ReturnType<ReturnType<typeof watchLoopDelay>>) | undefined;
+  let loopDelay: ReturnType<typeof watchLoopDelay> | undefined;
   const start = performance.now();
   const measuredStart = start + (warmUp * 1000) / rate;
 
@@ -49,7 +49,7 @@ async function run({ port, request, bodies, connections, rate, warmUpSeconds, se
     // Sends whatever has come due since the last tick (timers fire a millisecond or more apart).
     const tick = () => {
       const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000) + 1);
-      if (sent < due && due > warmUp && !loopDelay) {
+      if (due > warmUp && !loopDelay) {
         loopDelay = watchLoopDelay();
         parentPort!.postMessage("measuring");
       }
