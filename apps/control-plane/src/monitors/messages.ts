@@ -1,6 +1,8 @@
 import { monitorToMessage, type MonitorKind, type MonitorMessageByKind, type MonitorRecord } from "@vigil/domain";
+import { MadeOnce } from "./made-once";
+import { MAX_KEPT_RECORDS } from "./records-by-version";
 
-const messages = new WeakMap<MonitorRecord, MonitorMessageByKind[MonitorKind]>();
+const messages = new MadeOnce<MonitorRecord, MonitorMessageByKind[MonitorKind]>(monitorToMessage, MAX_KEPT_RECORDS);
 
 /**
  * The API message of a record, made once per record object: the repository
@@ -9,7 +11,5 @@ const messages = new WeakMap<MonitorRecord, MonitorMessageByKind[MonitorKind]>()
  * it is made, so answers may share it.
  */
 export function messageOf<K extends MonitorKind>(record: MonitorRecord<K>): MonitorMessageByKind[K] {
-  let message = messages.get(record);
-  if (!message) messages.set(record, (message = monitorToMessage(record)));
-  return message as MonitorMessageByKind[K];
+  return messages.of(record) as MonitorMessageByKind[K];
 }

@@ -9,6 +9,9 @@ import {
   type GetMonitorResponse,
   type ListMonitorsResponse,
 } from "@vigil/proto";
+import type { MonitorKind, MonitorMessageByKind } from "@vigil/domain";
+import { MadeOnce } from "./made-once";
+import { MAX_KEPT_RECORDS } from "./records-by-version";
 
 /** Writes a message as Connect's JSON serialization would; the server's `jsonStringWriters` (our Connect patch). */
 export type JsonStringWriter = (message: never, options: Partial<JsonWriteOptions>) => string;
@@ -46,12 +49,7 @@ declare module "@bufbuild/protobuf" {
  */
 export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<string, JsonStringWriter> {
   if (options.alwaysEmitImplicit !== true || options.useProtoFieldName === true) return {};
-  const written = new WeakMap<object, string>();
-  const one = (schema: DescMessage, message: object) => {
-    let json = written.get(message);
-    if (json === undefined) written.set(message, (json = toJsonString(schema, message as never, options)));
-    return json;
-  };
+  const written = new MadeOnce<MonitorMessage, string>((message) => toJsonString(SCHEMAS[message.$typeName]!, message as never, options), MAX_KEPT_RECORDS);
   const { httpMonitors, tcpMonitors, dnsMonitors, totalSize } = ListMonitorsResponseSchema.field;
   const lastAnswers = new WeakMap<object, { lists: readonly (readonly object[])[]; total: number; json: string }>();
   const listMonitors = (response: ListMonitorsResponse) => {
@@ -65,16 +63,16 @@ export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<s
   };
   const writeListMonitors = (response: ListMonitorsResponse) => {
     const parts: string[] = [];
-    const add = (opening: string, schema: DescMessage, messages: readonly object[]) => {
+    const add = (opening: string, messages: readonly MonitorMessage[]) => {
       parts.push(opening);
       messages.forEach((message, i) => {
         if (i > 0) parts.push(",");
-        parts.push(one(schema, message));
+        parts.push(written.of(message));
       });
     };
-    add(`{"${httpMonitors.jsonName}":[`, HTTPMonitorSchema, response.httpMonitors);
-    add(`],"${tcpMonitors.jsonName}":[`, TCPMonitorSchema, response.tcpMonitors);
-    add(`],"${dnsMonitors.jsonName}":[`, DNSMonitorSchema, response.dnsMonitors);
+    add(`{"${httpMonitors.jsonName}":[`, response.httpMonitors);
+    add(`],"${tcpMonitors.jsonName}":[`, response.tcpMonitors);
+    add(`],"${dnsMonitors.jsonName}":[`, response.dnsMonitors);
     parts.push(`],"${totalSize.jsonName}":${response.totalSize}}`);
     return parts.join("");
   };
@@ -84,7 +82,7 @@ export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<s
     const config = response.monitor?.config;
     if (config?.case === undefined) return toJsonString(GetMonitorResponseSchema, response, options);
     const field = MonitorSchema.field[config.case];
-    return [`{"${monitorKey}":{"${field.jsonName}":`, one(field.message!, config.value), "}}"].join("");
+    return [`{"${monitorKey}":{"${field.jsonName}":`, written.of(config.value), "}}"].join("");
   };
 
   return {
@@ -92,5 +90,8 @@ export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<s
     [GetMonitorResponseSchema.typeName]: getMonitor as JsonStringWriter,
   };
 }
+
+type MonitorMessage = MonitorMessageByKind[MonitorKind];
+const SCHEMAS: Record<string, DescMessage> = Object.fromEntries([HTTPMonitorSchema, TCPMonitorSchema, DNSMonitorSchema].map((schema) => [schema.typeName, schema]));
 
 const sameObjects = (a: readonly object[], b: readonly object[]) => a.length === b.length && a.every((item, i) => item === b[i]);
