@@ -50,26 +50,29 @@ declare module "@bufbuild/protobuf" {
  * message) and written again, so a page read over and over allocates no
  * answer at all (80 KB a call at a hundred monitors: 40 MB/s at 500 calls a
  * second, each young collection a chance for a call in flight to wait). From
- * its second time it is answered as UTF-8 bytes, made once: Node joins a
- * string answer to the response's header (`_send` puts both in one packet)
- * and copies the joined text into a new flat string to write it, the same
- * 80 KB a call, where bytes go to the socket as they are, with the header in
- * one writev. Not the first time: a page asked once would pay for both forms,
- * and fresh bytes are memory outside V8's heap that it counts toward its old
- * generation's limit.
+ * its second time it is answered as its UTF-8 bytes, made once and kept in
+ * place of the text: Node joins a string answer to the response's header
+ * (`_send` puts both in one packet) and copies the joined text into a new
+ * flat string to write it, the same 80 KB a call, where bytes go to the
+ * socket as they are, with the header in one writev. Not the first time: a
+ * page asked once would pay for both forms, and fresh bytes are memory
+ * outside V8's heap that it counts toward its old generation's limit.
  */
 export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<string, JsonStringWriter> {
   if (options.alwaysEmitImplicit !== true || options.useProtoFieldName === true) return {};
   const written = new MadeOnce<MonitorMessage, string>((message) => toJsonString(SCHEMAS[message.$typeName]!, message as never, options), MAX_KEPT_RECORDS);
   const { httpMonitors, tcpMonitors, dnsMonitors, totalSize } = ListMonitorsResponseSchema.field;
-  const lastAnswers = new WeakMap<object, { lists: readonly (readonly object[])[]; total: number; json: string; bytes: Buffer | null }>();
+  const lastAnswers = new WeakMap<object, { lists: readonly (readonly object[])[]; total: number; answer: string | Buffer }>();
   const listMonitors = (response: ListMonitorsResponse) => {
     const lists = [response.httpMonitors, response.tcpMonitors, response.dnsMonitors];
     const first = lists.find((list) => list.length > 0)?.[0];
     const last = first && lastAnswers.get(first);
-    if (last?.total === response.totalSize && last.lists.every((list, i) => sameObjects(list, lists[i]!))) return (last.bytes ??= Buffer.from(last.json));
+    if (last?.total === response.totalSize && last.lists.every((list, i) => sameObjects(list, lists[i]!))) {
+      if (typeof last.answer === "string") last.answer = Buffer.from(last.answer);
+      return last.answer;
+    }
     const json = writeListMonitors(response);
-    if (first) lastAnswers.set(first, { lists, total: response.totalSize, json, bytes: null });
+    if (first) lastAnswers.set(first, { lists, total: response.totalSize, answer: json });
     return json;
   };
   const writeListMonitors = (response: ListMonitorsResponse) => {
