@@ -1,15 +1,12 @@
 import { toJsonString, type DescMessage, type JsonWriteOptions } from "@bufbuild/protobuf";
 import {
-  DNSMonitorSchema,
   GetMonitorResponseSchema,
-  HTTPMonitorSchema,
   ListMonitorsResponseSchema,
   MonitorSchema,
-  TCPMonitorSchema,
   type GetMonitorResponse,
   type ListMonitorsResponse,
 } from "@vigil/proto";
-import type { MonitorKind, MonitorMessageByKind } from "@vigil/domain";
+import { MONITOR_MESSAGE_SCHEMAS, type MonitorKind, type MonitorMessageByKind } from "@vigil/domain";
 import { MadeOnce } from "./made-once";
 import { MAX_KEPT_RECORDS } from "./records-by-version";
 
@@ -106,6 +103,6 @@ export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<s
 }
 
 type MonitorMessage = MonitorMessageByKind[MonitorKind];
-const SCHEMAS: Record<string, DescMessage> = Object.fromEntries([HTTPMonitorSchema, TCPMonitorSchema, DNSMonitorSchema].map((schema) => [schema.typeName, schema]));
+const SCHEMAS: Record<string, DescMessage> = Object.fromEntries(Object.values(MONITOR_MESSAGE_SCHEMAS).map((schema) => [schema.typeName, schema]));
 
 const sameObjects = (a: readonly object[], b: readonly object[]) => a.length === b.length && a.every((item, i) => item === b[i]);

@@ -7,6 +7,7 @@ import {
   monitorTargets,
   monitorInputFromMessage,
   monitorToMessage,
+  MONITOR_MESSAGE_SCHEMAS,
   parseExternalId,
   parseMonitorConfig,
   monitorStatusCodec,
@@ -20,7 +21,7 @@ import {
   type MonitorRecord,
 } from "@vigil/domain";
 import type { PrismaClient } from "@vigil/db";
-import { DNSMonitorSchema, HTTPMonitorSchema, MonitorService, TCPMonitorSchema } from "@vigil/proto";
+import { MonitorService } from "@vigil/proto";
 import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
 import type { Logger } from "@vigil/logging";
@@ -31,7 +32,6 @@ import { messageOf } from "./messages";
 import type { MonitorRepository } from "./repository";
 
 const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS" } as const;
-const EMPTY_MESSAGE = { http: HTTPMonitorSchema, tcp: TCPMonitorSchema, dns: DNSMonitorSchema };
 /** Attempts at a partial update that keeps losing to concurrent writers before giving up. */
 const UPDATE_ATTEMPTS = 5;
 
@@ -83,7 +83,7 @@ export function monitorService(
     kind: K,
     request: { id: string; monitor?: MonitorMessageByKind[K]; updateMask?: FieldMask },
   ) {
-    const message = request.monitor ?? (create(EMPTY_MESSAGE[kind]) as unknown as MonitorMessageByKind[K]);
+    const message = request.monitor ?? (create(MONITOR_MESSAGE_SCHEMAS[kind]) as unknown as MonitorMessageByKind[K]);
     const fields = fieldsToUpdate(kind, message, request.updateMask);
     const input = monitorInputFromMessage(kind, message);
     const changes = Object.fromEntries(fields.config.map((field) => [field, input[field]]));

@@ -48,7 +48,8 @@ export interface MonitorRecord<K extends MonitorKind = MonitorKind> {
   updatedAt: Date;
 }
 
-const descriptors: { [K in MonitorKind]: DescMessage } = {
+/** Each kind's API message type. */
+export const MONITOR_MESSAGE_SCHEMAS: { [K in MonitorKind]: DescMessage } = {
   http: HTTPMonitorSchema,
   tcp: TCPMonitorSchema,
   dns: DNSMonitorSchema,
@@ -122,7 +123,7 @@ export interface MonitorChanges {
  */
 export function fieldsToUpdate<K extends MonitorKind>(kind: K, message: MonitorMessageByKind[K], mask: FieldMask | undefined): MonitorChanges {
   const allowed = new Set<string>([...(MONITOR_FIELDS[kind] as readonly string[]), "externalId"]);
-  const fields = descriptors[kind].fields.filter((field) => allowed.has(field.localName));
+  const fields = MONITOR_MESSAGE_SCHEMAS[kind].fields.filter((field) => allowed.has(field.localName));
   const record = message as unknown as Record<string, unknown>;
   let names: string[];
   if (mask && mask.paths.length > 0) {
