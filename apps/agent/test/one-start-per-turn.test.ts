@@ -1,0 +1,45 @@
+import { once } from "node:events";
+import { createServer, connect, type AddressInfo, type Socket } from "node:net";
+import { oneStartPerTurn } from "../src/one-start-per-turn";
+
+describe("oneStartPerTurn", () => {
+  it("starts items in the order handed, and reads sockets between two starts", async () => {
+    // A loopback connection: what one start writes is in the other end's receive queue at once, so the event loop's
+    // next poll reads it.
+    const server = createServer();
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const client = connect((server.address() as AddressInfo).port, "127.0.0.1");
+    const [accepted] = (await once(server, "connection")) as [Socket];
+    await once(client, "connect");
+
+    try {
+      const events: string[] = [];
+      accepted.on("data", (data) => events.push(`read ${data}`));
+      const start = oneStartPerTurn((item: string) => {
+        events.push(`start ${item}`);
+        client.write(item);
+      });
+      for (const item of ["a", "b", "c"]) start(item);
+      expect(events).toEqual([]);
+      await new Promise((done) => setTimeout(done, 50));
+
+      expect(events).toEqual(["start a", "read a", "start b", "read b", "start c", "read c"]);
+    } finally {
+      client.destroy();
+      accepted.destroy();
+      server.close();
+    }
+  });
+
+  it("starts an item handed over after the others have started", async () => {
+    const started: number[] = [];
+    const start = oneStartPerTurn((item: number) => started.push(item));
+    start(1);
+    await new Promise((done) => setImmediate(done));
+    start(2);
+    start(3);
+    await new Promise((done) => setTimeout(done, 10));
+    expect(started).toEqual([1, 2, 3]);
+  });
+});
