@@ -6,6 +6,8 @@ import type { CheckJobData } from "@vigil/queue";
 export interface CheckThreadSettings {
   dnsServers: string[] | undefined;
   addressPolicy: AddressPolicySettings;
+  /** CHECK_THREAD_NICE: the thread's nice value, where the agent may set it. */
+  nice: number;
 }
 
 export interface ToCheckThread {
@@ -13,5 +15,13 @@ export interface ToCheckThread {
   job: CheckJobData;
 }
 
-/** `ready` once warmed up (with the warm-up checks that succeeded); then one answer per check. */
-export type FromCheckThread = { ready: number } | { id: number; outcome: CheckOutcome } | { id: number; error: string };
+/**
+ * `ready` once warmed up (with the warm-up checks that succeeded, and why the thread keeps the process's priority
+ * where its nice value was refused); then one answer per check.
+ */
+export type FromCheckThread = { ready: ThreadReady } | { id: number; outcome: CheckOutcome } | { id: number; error: string };
+
+export interface ThreadReady {
+  warmUpChecks: number;
+  niceRefused?: string;
+}

@@ -8,6 +8,7 @@ import { runCheck, warmUpChecks } from "@vigil/checks";
 import { AddressPolicy } from "@vigil/domain";
 import type { CheckThreadSettings, FromCheckThread, ToCheckThread } from "./check-thread-messages";
 import { oneStartPerTurn } from "./one-start-per-turn";
+import { setThreadNice } from "./thread-priority";
 
 const settings = workerData as CheckThreadSettings;
 const env = { dnsServers: settings.dnsServers, addressPolicy: new AddressPolicy(settings.addressPolicy) };
@@ -21,7 +22,8 @@ const start = oneStartPerTurn(({ id, job }: ToCheckThread) =>
   ),
 );
 
-void warmUpChecks().then((warmed) => {
+const niceRefused = setThreadNice(settings.nice);
+void warmUpChecks().then((warmUpChecks) => {
   port.on("message", start);
-  answer({ ready: warmed });
+  answer({ ready: { warmUpChecks, ...(niceRefused !== undefined && { niceRefused }) } });
 });

@@ -16,7 +16,7 @@ import { Worker } from "node:worker_threads";
 import type { CheckOutcome } from "@vigil/checks";
 import type { Logger } from "@vigil/logging";
 import type { CheckJobData } from "@vigil/queue";
-import type { CheckThreadSettings, FromCheckThread, ToCheckThread } from "./check-thread-messages";
+import type { CheckThreadSettings, FromCheckThread, ThreadReady, ToCheckThread } from "./check-thread-messages";
 
 /** The built thread, also when this module is loaded from its sources (the tests). */
 const THREAD_SCRIPT = path.join(__dirname, "../dist/check-thread.js");
@@ -35,8 +35,8 @@ interface Waiting {
 class CheckThread {
   readonly pending = new Map<number, Waiting>();
   readonly worker: Worker;
-  /** Resolves once the thread has warmed its check engine, with the warm-up checks that succeeded. */
-  readonly ready: Promise<number>;
+  /** Resolves once the thread has warmed its check engine. */
+  readonly ready: Promise<ThreadReady>;
 
   constructor(settings: CheckThreadSettings, onExit: (thread: CheckThread, error: Error) => void) {
     this.worker = new Worker(THREAD_SCRIPT, { workerData: settings });
@@ -74,8 +74,18 @@ export class CheckThreads {
   /** Starts `count` threads and waits until each has warmed up. */
   static async start(count: number, settings: CheckThreadSettings, logger: Logger): Promise<CheckThreads> {
     const threads = new CheckThreads(settings, logger);
-    const warmed = await Promise.all(Array.from({ length: count }, () => threads.add().ready));
-    logger.info({ threads: count, warmUpChecks: warmed }, "check threads started and warmed up on loopback");
+    const ready = await Promise.all(Array.from({ length: count }, () => threads.add().ready));
+    const refused = ready.find((thread) => thread.niceRefused !== undefined)?.niceRefused;
+    logger.info(
+      { threads: count, warmUpChecks: ready.map((thread) => thread.warmUpChecks), nice: refused === undefined ? settings.nice : null },
+      "check threads started and warmed up on loopback",
+    );
+    if (refused !== undefined) {
+      logger.info(
+        { nice: settings.nice, reason: refused },
+        "check threads run at the agent's own priority: CHECK_THREAD_NICE was refused (a lower value needs CAP_SYS_NICE); their timings wait longer for a core on a busy host",
+      );
+    }
     return threads;
   }
 

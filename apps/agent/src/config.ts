@@ -4,6 +4,7 @@ import { ADDRESS_POLICY_SETTING_NAMES, AddressPolicy, REGION_IDS, isRegionId, ty
 import type { OtlpProtocol } from "./metrics-export";
 import { MAX_IN_FLIGHT } from "./in-flight-limit";
 import { MAX_CHECK_THREADS, defaultCheckThreads } from "./check-threads";
+import { DEFAULT_CHECK_THREAD_NICE, MAX_NICE, MIN_NICE } from "./thread-priority";
 
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
 const milliseconds = () => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional());
@@ -29,6 +30,7 @@ const otlpProtocol = z.preprocess(
   z.enum(OTLP_PROTOCOLS, { error: (issue) => `"${String(issue.input)}" is not supported: use ${OTLP_PROTOCOLS.join(" or ")} (OTLP over HTTP)` }).optional(),
 );
 
+const niceError = `must be a whole number from ${MIN_NICE} to ${MAX_NICE} (a nice value: lower runs first)`;
 const concurrencyError = `must be a whole number from 1 to ${MAX_IN_FLIGHT}; leave it unset to let the agent derive it from its open-file limit and memory`;
 
 /** Every environment variable the agent reads, with its default. */
@@ -58,6 +60,15 @@ const envSchema = z.object({
       .min(1, { error: `must be a whole number from 1 to ${MAX_CHECK_THREADS}` })
       .max(MAX_CHECK_THREADS, { error: `must be a whole number from 1 to ${MAX_CHECK_THREADS}` })
       .optional(),
+  ),
+  CHECK_THREAD_NICE: z.preprocess(
+    unsetIfEmpty,
+    z.coerce
+      .number({ error: niceError })
+      .int({ error: niceError })
+      .min(MIN_NICE, { error: niceError })
+      .max(MAX_NICE, { error: niceError })
+      .default(DEFAULT_CHECK_THREAD_NICE),
   ),
   DNS_SERVERS: serverList,
   HEALTH_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65_535).default(8081)),
@@ -101,6 +112,8 @@ export interface AgentConfig {
   concurrency: number | undefined;
   /** CHECK_THREADS: threads that run the checks, apart from the main thread's Redis work. */
   checkThreads: number;
+  /** CHECK_THREAD_NICE: the check threads' nice value, where the agent may set it (thread-priority.ts). */
+  checkThreadNice: number;
   /** DNS servers for DNS checks and host names; the system's when undefined. */
   dnsServers: string[] | undefined;
   healthPort: number;
@@ -122,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
     redisPrefix: redis.prefix,
     concurrency: e.CONCURRENCY,
     checkThreads: e.CHECK_THREADS ?? defaultCheckThreads(),
+    checkThreadNice: e.CHECK_THREAD_NICE,
     dnsServers: e.DNS_SERVERS && e.DNS_SERVERS.length > 0 ? e.DNS_SERVERS : undefined,
     healthPort: e.HEALTH_PORT,
     healthHost: e.HEALTH_HOST,

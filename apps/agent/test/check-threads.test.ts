@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseMonitorConfig } from "@vigil/domain";
@@ -5,6 +6,19 @@ import { createLogger } from "@vigil/logging";
 import type { CheckJobData } from "@vigil/queue";
 import { CheckThreads, MAX_CHECK_THREADS, defaultCheckThreads } from "../src/check-threads";
 import { loadConfig } from "../src/config";
+import { DEFAULT_CHECK_THREAD_NICE } from "../src/thread-priority";
+import { recordingLogger } from "../../../test/recording-logger";
+
+/** The nice value of each of this process's threads, by thread id (Linux keeps one per thread). */
+function threadNices(): Map<string, number> {
+  const nices = new Map<string, number>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+    // Fields after the command's ")": state is the 3rd field of stat, nice the 19th.
+    nices.set(tid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+  }
+  return nices;
+}
 
 const job = (url: string): CheckJobData => ({
   monitorId: "00000000-0000-4000-8000-000000000001",
@@ -25,7 +39,7 @@ describe("check threads", () => {
   afterAll(() => new Promise((closed) => server.close(closed)));
 
   it("runs checks on threads of their own and answers with their outcomes", async () => {
-    const threads = await CheckThreads.start(2, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: true, allowedTargetCidrs: [] } }, createLogger("silent", "test"));
+    const threads = await CheckThreads.start(2, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: true, allowedTargetCidrs: [] }, nice: 0 }, createLogger("silent", "test"));
     try {
       const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => threads.run(job(`${origin}/${i % 2 ? "ok" : "missing"}`))));
       expect(outcomes.map((o) => o.statusCode)).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2 ? 200 : 404)));
@@ -39,10 +53,46 @@ describe("check threads", () => {
   });
 
   it("applies the agent's address policy on the thread: loopback is refused unless opened", async () => {
-    const threads = await CheckThreads.start(1, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: false, allowedTargetCidrs: [] } }, createLogger("silent", "test"));
+    const threads = await CheckThreads.start(1, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: false, allowedTargetCidrs: [] }, nice: 0 }, createLogger("silent", "test"));
     try {
       const outcome = await threads.run(job(`${origin}/ok`));
       expect(outcome).toMatchObject({ status: "error", reason: "blocked" });
+    } finally {
+      await threads.close();
+    }
+  });
+
+  it("gives each check thread the nice value asked, and leaves the main thread's alone", async () => {
+    const before = threadNices();
+    const { logger, lines } = recordingLogger();
+    // A higher nice value than the process's needs no privilege, so this holds for any user.
+    const threads = await CheckThreads.start(2, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: true, allowedTargetCidrs: [] }, nice: 7 }, logger);
+    try {
+      const added = [...threadNices()].filter(([tid]) => !before.has(tid));
+      expect(added.filter(([, nice]) => nice === 7)).toHaveLength(2);
+      expect(threadNices().get(String(process.pid))).toBe(before.get(String(process.pid)));
+      expect(lines).toEqual([{ level: "info", fields: expect.objectContaining({ threads: 2, nice: 7 }), message: "check threads started and warmed up on loopback" }]);
+      expect((await threads.run(job(`${origin}/ok`))).statusCode).toBe(200);
+    } finally {
+      await threads.close();
+    }
+  });
+
+  it("runs checks at the process's priority where the nice value is refused, and says so", async () => {
+    const before = threadNices();
+    const { logger, lines } = recordingLogger();
+    // The configuration takes -20 to 19 (checked below); a value the system refuses to anyone, so that this test
+    // takes the refusal's path whoever runs it.
+    const threads = await CheckThreads.start(1, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: true, allowedTargetCidrs: [] }, nice: -21 }, logger);
+    try {
+      const added = [...threadNices()].filter(([tid]) => !before.has(tid));
+      expect(added.map(([, nice]) => nice)).not.toContain(-21);
+      expect(lines.map((line) => line.message)).toEqual([
+        "check threads started and warmed up on loopback",
+        expect.stringContaining("check threads run at the agent's own priority: CHECK_THREAD_NICE was refused"),
+      ]);
+      expect(lines[1]!.fields).toMatchObject({ nice: -21, reason: expect.any(String) });
+      expect((await threads.run(job(`${origin}/ok`))).statusCode).toBe(200);
     } finally {
       await threads.close();
     }
@@ -64,5 +114,20 @@ describe("CHECK_THREADS", () => {
 
   it.each(["0", "17", "1.5", "two"])("refuses %s, naming the variable and the range", (value) => {
     expect(() => loadConfig(env(value))).toThrow(`CHECK_THREADS: must be a whole number from 1 to ${MAX_CHECK_THREADS}`);
+  });
+});
+
+describe("CHECK_THREAD_NICE", () => {
+  const env = (nice: string | undefined) => ({ REGION: "hostA-ams", CHECK_THREAD_NICE: nice });
+
+  it("defaults to -10, and takes a nice value from -20 to 19", () => {
+    expect(DEFAULT_CHECK_THREAD_NICE).toBe(-10);
+    expect(loadConfig(env(undefined)).checkThreadNice).toBe(-10);
+    expect(loadConfig(env("")).checkThreadNice).toBe(-10);
+    expect([-20, 0, 19].map((nice) => loadConfig(env(String(nice))).checkThreadNice)).toEqual([-20, 0, 19]);
+  });
+
+  it.each(["-21", "20", "1.5", "low"])("refuses %s, naming the variable and the range", (value) => {
+    expect(() => loadConfig(env(value))).toThrow("CHECK_THREAD_NICE: must be a whole number from -20 to 19 (a nice value: lower runs first)");
   });
 });

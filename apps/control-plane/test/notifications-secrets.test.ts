@@ -2,16 +2,9 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Logger } from "@vigil/logging";
 import { loadConfig } from "../src/config";
 import { SecretBox, keyFilePath, loadSecretBox } from "../src/notifications/secrets";
-
-/** A logger that keeps what it is told, to check what reaches the logs. */
-function recordingLogger() {
-  const lines: { level: string; fields: unknown; message: string }[] = [];
-  const at = (level: string) => (fields: unknown, message: string) => lines.push({ level, fields, message });
-  return { lines, logger: { info: at("info"), warn: at("warn"), error: at("error"), debug: at("debug") } as unknown as Logger };
-}
+import { recordingLogger } from "../../../test/recording-logger";
 
 describe("SecretBox", () => {
   const box = new SecretBox(randomBytes(32));
