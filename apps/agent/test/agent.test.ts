@@ -18,6 +18,7 @@ import {
   type SlotMember,
 } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
+import { threadNices } from "./support/thread-nices";
 import { runAgentToExit, startAgent, type AgentProcess } from "./support/processes";
 import { RedisProcess } from "../../../test/redis-process";
 import { startCollector } from "./support/collector";
@@ -138,6 +139,19 @@ describe("configuration", () => {
     const run = await runAgentToExit(agentEnv("hostA-ams", { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }));
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" is not supported: use http/protobuf or http/json');
+  });
+
+  it("gives its check threads CHECK_THREAD_NICE and keeps its main thread's priority", async () => {
+    const started = await agent("hostA-ams", { CHECK_THREADS: "2", CHECK_THREAD_NICE: "5" });
+    try {
+      const pid = started.child.pid!;
+      const nices = threadNices(pid);
+      expect([...nices.values()].filter((nice) => nice === 5).length).toBeGreaterThanOrEqual(2);
+      expect(nices.get(String(pid))).toBe(threadNices().get(String(process.pid)));
+      expect(started.logs().find((entry) => entry.msg === "check threads started and warmed up on loopback")).toMatchObject({ threads: 2, nice: 5 });
+    } finally {
+      await started.stop();
+    }
   });
 
   it("refuses to start without a region", async () => {

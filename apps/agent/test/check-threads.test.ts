@@ -1,4 +1,3 @@
-import { readFileSync, readdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseMonitorConfig } from "@vigil/domain";
@@ -8,17 +7,7 @@ import { CheckThreads, MAX_CHECK_THREADS, defaultCheckThreads } from "../src/che
 import { loadConfig } from "../src/config";
 import { DEFAULT_CHECK_THREAD_NICE } from "../src/thread-priority";
 import { recordingLogger } from "../../../test/recording-logger";
-
-/** The nice value of each of this process's threads, by thread id (Linux keeps one per thread). */
-function threadNices(): Map<string, number> {
-  const nices = new Map<string, number>();
-  for (const tid of readdirSync("/proc/self/task")) {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-    // Fields after the command's ")": state is the 3rd field of stat, nice the 19th.
-    nices.set(tid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
-  }
-  return nices;
-}
+import { threadNices } from "./support/thread-nices";
 
 const job = (url: string): CheckJobData => ({
   monitorId: "00000000-0000-4000-8000-000000000001",
