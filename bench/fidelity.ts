@@ -124,7 +124,8 @@ async function setTruths({ child, wire }: Target, samples: Sample[]): Promise<vo
   }
 }
 
-function startAgent(redisUrl: string, prefix: string): Promise<ChildProcess> {
+/** The agent, and the nice value its check threads run at (null: CHECK_THREAD_NICE was refused, they keep the agent's). */
+function startAgent(redisUrl: string, prefix: string): Promise<{ child: ChildProcess; threadNice: number | null }> {
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
   const nodeArgs = process.env.BENCH_AGENT_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...profile, ...nodeArgs, path.join(ROOT, "apps/agent/dist/main.js")], {
@@ -143,8 +144,10 @@ function startAgent(redisUrl: string, prefix: string): Promise<ChildProcess> {
   });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
+    let threadNice: number | null = null;
     lines.on("line", (line) => {
-      if (line.includes('"msg":"agent started"')) resolve(child);
+      if (line.includes('"msg":"check threads started')) threadNice = (JSON.parse(line) as { nice: number | null }).nice;
+      if (line.includes('"msg":"agent started"')) resolve({ child, threadNice });
     });
     child.once("exit", (code) => reject(new Error(`agent exited with ${code}`)));
   });
@@ -382,7 +385,8 @@ async function main(): Promise<void> {
   try {
     // The truth must be warm too: a target's first requests parse and answer on cold code before its clock starts.
     for (let i = 0; i < 200; i++) await (await fetch(`http://127.0.0.1:${target.port}/delay/0`)).text();
-    agent = await startAgent(redisUrl, prefix);
+    const started = await startAgent(redisUrl, prefix);
+    agent = started.child;
     const watched: Watched = { target: pidTicks(target.child.pid!), redis: redisTicks(new URL(redisUrl).port), capture: pidTicks(target.wire.pid) };
     log(`agent ${agent.pid} started; target on port ${target.port}`);
     const lines: string[] = [];
@@ -427,7 +431,11 @@ async function main(): Promise<void> {
     const block = [
       `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}.`,
       "",
-      `Command: \`${SCHEDULED ? "" : "BENCH_SCHEDULED=0 "}BENCH_LOW_RATE=${LOW_RATE} BENCH_LOAD_RATES=${LOAD_RATES.join(",")} BENCH_SAMPLES=${SAMPLES} BENCH_MONITORS=${MONITORS} pnpm bench:fidelity\`.`,
+      `Command: \`${process.env.CHECK_THREAD_NICE ? `CHECK_THREAD_NICE=${process.env.CHECK_THREAD_NICE} ` : ""}${SCHEDULED ? "" : "BENCH_SCHEDULED=0 "}BENCH_LOW_RATE=${LOW_RATE} BENCH_LOAD_RATES=${LOAD_RATES.join(",")} BENCH_SAMPLES=${SAMPLES} BENCH_MONITORS=${MONITORS} pnpm bench:fidelity\`.`,
+      "",
+      started.threadNice === null
+        ? "The agent's check threads ran at the agent's own priority (`CHECK_THREAD_NICE` was refused)."
+        : `The agent's check threads ran at nice ${started.threadNice} (\`CHECK_THREAD_NICE\`), its main thread at the benchmark's.`,
       "",
       "Errors in ms (reported − the request's phases on the wire, from the loopback capture; goal: within ±1 ms at p50 and ±3 ms at p99, no check degraded unless its exchange on the wire took longer than `degradedAt`):",
       "",
