@@ -1,7 +1,7 @@
 // The floor of bench/fidelity.ts: the same requests as the agent's checks, made the plainest way in a process
 // of its own (net.connect, one GET written by hand, read until the answer is complete, timed with
-// performance.now on the socket's events). Whatever error this shows is the machine's (scheduling, loopback, the
-// target), not the agent's. Asked over IPC with { port, delays, perDelay, rate }; answers with its samples.
+// performance.now on the socket's events, from the connection attempt, as the agent times it since 2026-11-28).
+// Whatever error this shows is the machine's (scheduling, loopback, the target), not the agent's. Asked over IPC with { port, delays, perDelay, rate }; answers with its samples.
 import net from "node:net";
 import { performance } from "node:perf_hooks";
 
@@ -24,11 +24,13 @@ export interface ProbeSample {
 
 function probe(port: number, delayMs: number, id: string): Promise<ProbeSample> {
   return new Promise((resolve, reject) => {
-    const began = performance.now();
+    let began = 0;
     let connected = 0;
     let firstByte = 0;
     let received = "";
     const socket = net.connect({ host: "127.0.0.1", port });
+    // Node emits it just before the connect system call, which sends the SYN.
+    socket.once("connectionAttempt", () => (began = performance.now()));
     socket.once("connect", () => {
       connected = performance.now();
       socket.write(`GET /delay/${delayMs}?id=${id} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`);

@@ -475,8 +475,7 @@ async function openConnection(url: URL, clock: PhaseClock, context: HopContext):
     clock.enter("dnsMs");
     addresses = await resolveHost(host, deadline, { servers: context.dnsServers, explainErrors: false });
   }
-  clock.enter("connectMs");
-  const socket = await connectToAny(addresses, port, deadline, context.addressPolicy);
+  const socket = await connectToAny(addresses, port, deadline, context.addressPolicy, () => clock.enter("connectMs"));
   if (!secure) {
     clock.enter("firstByteMs");
     return socket;

@@ -29,15 +29,17 @@ export async function tcpAttempt(config: TcpMonitorConfig, env: CheckEnvironment
         dnsMs = performance.now() - started;
       }
     }
-    const connectStarted = performance.now();
+    let connectStarted: number | undefined;
     try {
       // Closed with a reset, so the agent keeps no TIME_WAIT entry per check: with ~28,000 ephemeral
       // ports held 60 s each, a few hundred checks a second of one target would exhaust them.
-      (await connectToAny(addresses, target.port, deadline, env.addressPolicy ?? AddressPolicy.STRICT)).resetAndDestroy();
+      const socket = await connectToAny(addresses, target.port, deadline, env.addressPolicy ?? AddressPolicy.STRICT, () => (connectStarted = performance.now()));
+      socket.resetAndDestroy();
     } finally {
-      connectMs = performance.now() - connectStarted;
+      if (connectStarted !== undefined) connectMs = performance.now() - connectStarted;
     }
-    return { ok: true, latencyMs: (dnsMs ?? 0) + connectMs, timing: { ...NO_TIMING, dnsMs, connectMs }, statusCode: null, error: null, reason: null };
+    // Connected, so a connection was attempted and connectMs measured.
+    return { ok: true, latencyMs: (dnsMs ?? 0) + connectMs!, timing: { ...NO_TIMING, dnsMs, connectMs }, statusCode: null, error: null, reason: null };
   } catch (error) {
     if (!(error instanceof TargetFailure)) throw error;
     return failed((dnsMs ?? 0) + (connectMs ?? 0), dnsMs, connectMs, error.message, error.reason);
