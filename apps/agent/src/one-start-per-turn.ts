@@ -6,9 +6,9 @@
  * millisecond. Started in one go, each check's clock would run while the
  * others are set up (a few hundred microseconds each, cold), and a socket
  * event that arrived meanwhile is read only after the last: ten checks handed
- * over together read 2.5-4.7 ms of connect time where one alone reads 0.3
- * (bench/fidelity/bursts.ts). Between two starts the loop now polls its
- * sockets, so a started check's events are read before the next is set up.
+ * over together read 2.4-4.6 ms of connect time at p50 (bench/fidelity/bursts.ts).
+ * Between two starts the loop polls its sockets, so a started check's events
+ * are read before the next is set up: 0.3 ms.
  */
 export function oneStartPerTurn<T>(start: (item: T) => void): (item: T) => void {
   const waiting: T[] = [];
