@@ -1,7 +1,8 @@
 // The floor of bench/fidelity.ts: the same requests as the agent's checks, made the plainest way in a process
 // of its own (net.connect, one GET written by hand, read until the answer is complete, timed with
 // performance.now on the socket's events, from the connection attempt, as the agent times it since 2026-11-28).
-// Whatever error this shows is the machine's (scheduling, loopback, the target), not the agent's. Asked over IPC with { port, delays, perDelay, rate }; answers with its samples.
+// Whatever error this shows is the machine's (scheduling, loopback, the target), not the agent's. Asked over IPC
+// with { port, delays, perDelay, rate }; answers with its samples.
 import net from "node:net";
 import { performance } from "node:perf_hooks";
 

@@ -89,19 +89,16 @@ export async function connectToAny(
 ): Promise<Socket> {
   const addresses = permittedOf(resolved, policy);
   let lastFailure = "no address to connect to";
-  let attempted = false;
-  const attempting = () => {
-    if (!attempted) onFirstAttempt();
-    attempted = true;
-  };
   for (let index = 0; index < addresses.length; index++) {
     const address = addresses[index]!;
     // The last address waits for the deadline itself: running out of time there is the attempt's timeout.
     const shareMs = index === addresses.length - 1 ? undefined : deadline.remainingMs() / (addresses.length - index);
     try {
+      const socket = connect({ host: address, port });
       // Node emits connectionAttempt just before its connect system call, which sends the SYN: building the socket
       // before it (a tenth of a millisecond and more on cold code) is not the target's time.
-      return await ready(connect({ host: address, port }).once("connectionAttempt", attempting), "connect", deadline, shareMs);
+      if (index === 0) socket.once("connectionAttempt", onFirstAttempt);
+      return await ready(socket, "connect", deadline, shareMs);
     } catch (error) {
       const where = endpoint(address, port);
       if (deadline.timedOut) throw new TargetFailure(`timed out after ${deadline.ms} ms (connecting to ${where})`, "timeout");
