@@ -61,7 +61,15 @@ async function main(): Promise<void> {
   process.on("SIGINT", (signal) => void stop(signal));
 
   // Redis may not be up yet: the worker waits for it, and a signal still stops the agent meanwhile.
-  await checks.worker.waitUntilReady();
+  try {
+    await checks.worker.waitUntilReady();
+  } catch (error) {
+    // Stopping drops the connection being waited for, and the wait may then fail with the last
+    // connection error: that is the stop's doing, and the stop ends the process itself.
+    if (stopping) return;
+    throw error;
+  }
+  if (stopping) return;
   logger.info(
     {
       region: config.region,
