@@ -8,7 +8,7 @@ import { runCheck, warmUpChecks } from "@vigil/checks";
 import { AddressPolicy } from "@vigil/domain";
 import type { CheckThreadSettings, FromCheckThread, ToCheckThread } from "./check-thread-messages";
 import { oneStartPerTurn } from "./one-start-per-turn";
-import { setThreadNice } from "./thread-priority";
+import { setThreadNice, setThreadRealtime } from "./thread-priority";
 
 const settings = workerData as CheckThreadSettings;
 const env = { dnsServers: settings.dnsServers, addressPolicy: new AddressPolicy(settings.addressPolicy) };
@@ -23,7 +23,8 @@ const start = oneStartPerTurn(({ id, job }: ToCheckThread) =>
 );
 
 const niceRefused = setThreadNice(settings.nice);
+const rtPriorityRefused = setThreadRealtime(settings.rtPriority);
 void warmUpChecks().then((warmUpChecks) => {
   port.on("message", start);
-  answer({ ready: { warmUpChecks, ...(niceRefused !== undefined && { niceRefused }) } });
+  answer({ ready: { warmUpChecks, ...(niceRefused !== undefined && { niceRefused }), ...(rtPriorityRefused !== undefined && { rtPriorityRefused }) } });
 });

@@ -4,7 +4,7 @@ import { ADDRESS_POLICY_SETTING_NAMES, AddressPolicy, REGION_IDS, isRegionId, ty
 import type { OtlpProtocol } from "./metrics-export";
 import { MAX_IN_FLIGHT } from "./in-flight-limit";
 import { MAX_CHECK_THREADS, defaultCheckThreads } from "./check-threads";
-import { DEFAULT_CHECK_THREAD_NICE, MAX_NICE, MIN_NICE } from "./thread-priority";
+import { DEFAULT_CHECK_THREAD_NICE, DEFAULT_CHECK_THREAD_RT_PRIORITY, MAX_NICE, MAX_RT_PRIORITY, MIN_NICE } from "./thread-priority";
 
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
 const milliseconds = () => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional());
@@ -31,6 +31,7 @@ const otlpProtocol = z.preprocess(
 );
 
 const niceError = `must be a whole number from ${MIN_NICE} to ${MAX_NICE} (a nice value: lower runs first)`;
+const rtPriorityError = `must be a whole number from 0 to ${MAX_RT_PRIORITY} (a real-time priority; 0 for the ordinary scheduler)`;
 const concurrencyError = `must be a whole number from 1 to ${MAX_IN_FLIGHT}; leave it unset to let the agent derive it from its open-file limit and memory`;
 
 /** Every environment variable the agent reads, with its default. */
@@ -69,6 +70,15 @@ const envSchema = z.object({
       .min(MIN_NICE, { error: niceError })
       .max(MAX_NICE, { error: niceError })
       .default(DEFAULT_CHECK_THREAD_NICE),
+  ),
+  CHECK_THREAD_RT_PRIORITY: z.preprocess(
+    unsetIfEmpty,
+    z.coerce
+      .number({ error: rtPriorityError })
+      .int({ error: rtPriorityError })
+      .min(0, { error: rtPriorityError })
+      .max(MAX_RT_PRIORITY, { error: rtPriorityError })
+      .default(DEFAULT_CHECK_THREAD_RT_PRIORITY),
   ),
   DNS_SERVERS: serverList,
   HEALTH_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65_535).default(8081)),
@@ -114,6 +124,8 @@ export interface AgentConfig {
   checkThreads: number;
   /** CHECK_THREAD_NICE: the check threads' nice value, where the agent may set it (thread-priority.ts). */
   checkThreadNice: number;
+  /** CHECK_THREAD_RT_PRIORITY: the check threads' real-time priority, 0 for none, where the agent may set it (thread-priority.ts). */
+  checkThreadRtPriority: number;
   /** DNS servers for DNS checks and host names; the system's when undefined. */
   dnsServers: string[] | undefined;
   healthPort: number;
@@ -136,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
     concurrency: e.CONCURRENCY,
     checkThreads: e.CHECK_THREADS ?? defaultCheckThreads(),
     checkThreadNice: e.CHECK_THREAD_NICE,
+    checkThreadRtPriority: e.CHECK_THREAD_RT_PRIORITY,
     dnsServers: e.DNS_SERVERS && e.DNS_SERVERS.length > 0 ? e.DNS_SERVERS : undefined,
     healthPort: e.HEALTH_PORT,
     healthHost: e.HEALTH_HOST,

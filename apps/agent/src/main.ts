@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   logInFlightLimit(inFlight, limits, logger);
   const threads = await CheckThreads.start(
     config.checkThreads,
-    { dnsServers: config.dnsServers, addressPolicy: config.addressPolicy.settings, nice: config.checkThreadNice },
+    { dnsServers: config.dnsServers, addressPolicy: config.addressPolicy.settings, nice: config.checkThreadNice, rtPriority: config.checkThreadRtPriority },
     logger,
   );
   const metrics = new MetricExports({ ...config.otlp, region: config.region, instanceId: agentName(), addressPolicy: config.addressPolicy }, logger);

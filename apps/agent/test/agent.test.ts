@@ -18,7 +18,7 @@ import {
   type SlotMember,
 } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
-import { threadNices } from "./support/thread-nices";
+import { mayUseRealtime, SCHED_OTHER, SCHED_RR, threadNices, threadScheduling } from "./support/thread-scheduling";
 import { runAgentToExit, startAgent, type AgentProcess } from "./support/processes";
 import { RedisProcess } from "../../../test/redis-process";
 import { startCollector } from "./support/collector";
@@ -139,6 +139,26 @@ describe("configuration", () => {
     const run = await runAgentToExit(agentEnv("hostA-ams", { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }));
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" is not supported: use http/protobuf or http/json');
+  });
+
+  it("puts its check threads under the real-time scheduler (CHECK_THREAD_RT_PRIORITY) where it may, else says so", async () => {
+    const started = await agent("hostA-ams", { CHECK_THREADS: "2", CHECK_THREAD_RT_PRIORITY: "2" });
+    try {
+      const pid = started.child.pid!;
+      const threads = [...threadScheduling(pid).values()];
+      expect(threadScheduling(pid).get(String(pid))).toMatchObject({ policy: SCHED_OTHER, rtPriority: 0 });
+      const startLog = started.logs().find((entry) => entry.msg === "check threads started and warmed up on loopback");
+      if (mayUseRealtime(2)) {
+        expect(threads.filter((thread) => thread.policy === SCHED_RR && thread.rtPriority === 2)).toHaveLength(2);
+        expect(startLog).toMatchObject({ threads: 2, rtPriority: 2 });
+      } else {
+        expect(threads.filter((thread) => thread.policy !== SCHED_OTHER)).toEqual([]);
+        expect(startLog).toMatchObject({ threads: 2, rtPriority: null });
+        expect(started.logs().map((entry) => entry.msg)).toContainEqual(expect.stringContaining("CHECK_THREAD_RT_PRIORITY was refused"));
+      }
+    } finally {
+      await started.stop();
+    }
   });
 
   it("gives its check threads CHECK_THREAD_NICE and keeps its main thread's priority", async () => {

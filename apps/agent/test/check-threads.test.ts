@@ -4,10 +4,19 @@ import { parseMonitorConfig } from "@vigil/domain";
 import { createLogger } from "@vigil/logging";
 import type { CheckJobData } from "@vigil/queue";
 import { CheckThreads, MAX_CHECK_THREADS, defaultCheckThreads } from "../src/check-threads";
+import type { CheckThreadSettings } from "../src/check-thread-messages";
 import { loadConfig } from "../src/config";
-import { DEFAULT_CHECK_THREAD_NICE } from "../src/thread-priority";
+import { DEFAULT_CHECK_THREAD_NICE, DEFAULT_CHECK_THREAD_RT_PRIORITY } from "../src/thread-priority";
 import { recordingLogger } from "../../../test/recording-logger";
-import { threadNices } from "./support/thread-nices";
+import { mayUseRealtime, SCHED_OTHER, SCHED_RR, threadNices, threadScheduling } from "./support/thread-scheduling";
+
+const settings = (changes: Partial<CheckThreadSettings> = {}): CheckThreadSettings => ({
+  dnsServers: undefined,
+  addressPolicy: { allowPrivateTargets: true, allowedTargetCidrs: [] },
+  nice: 0,
+  rtPriority: 0,
+  ...changes,
+});
 
 const job = (url: string): CheckJobData => ({
   monitorId: "00000000-0000-4000-8000-000000000001",
@@ -28,7 +37,7 @@ describe("check threads", () => {
   afterAll(() => new Promise((closed) => server.close(closed)));
 
   it("runs checks on threads of their own and answers with their outcomes", async () => {
-    const threads = await CheckThreads.start(2, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: true, allowedTargetCidrs: [] }, nice: 0 }, createLogger("silent", "test"));
+    const threads = await CheckThreads.start(2, settings(), createLogger("silent", "test"));
     try {
       const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => threads.run(job(`${origin}/${i % 2 ? "ok" : "missing"}`))));
       expect(outcomes.map((o) => o.statusCode)).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2 ? 200 : 404)));
@@ -42,7 +51,7 @@ describe("check threads", () => {
   });
 
   it("applies the agent's address policy on the thread: loopback is refused unless opened", async () => {
-    const threads = await CheckThreads.start(1, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: false, allowedTargetCidrs: [] }, nice: 0 }, createLogger("silent", "test"));
+    const threads = await CheckThreads.start(1, settings({ addressPolicy: { allowPrivateTargets: false, allowedTargetCidrs: [] } }), createLogger("silent", "test"));
     try {
       const outcome = await threads.run(job(`${origin}/ok`));
       expect(outcome).toMatchObject({ status: "error", reason: "blocked" });
@@ -55,12 +64,12 @@ describe("check threads", () => {
     const before = threadNices();
     const { logger, lines } = recordingLogger();
     // A higher nice value than the process's needs no privilege, so this holds for any user.
-    const threads = await CheckThreads.start(2, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: true, allowedTargetCidrs: [] }, nice: 7 }, logger);
+    const threads = await CheckThreads.start(2, settings({ nice: 7 }), logger);
     try {
       const added = [...threadNices()].filter(([tid]) => !before.has(tid));
       expect(added.filter(([, nice]) => nice === 7)).toHaveLength(2);
       expect(threadNices().get(String(process.pid))).toBe(before.get(String(process.pid)));
-      expect(lines).toEqual([{ level: "info", fields: expect.objectContaining({ threads: 2, nice: 7 }), message: "check threads started and warmed up on loopback" }]);
+      expect(lines).toEqual([{ level: "info", fields: expect.objectContaining({ threads: 2, nice: 7, rtPriority: 0 }), message: "check threads started and warmed up on loopback" }]);
       expect((await threads.run(job(`${origin}/ok`))).statusCode).toBe(200);
     } finally {
       await threads.close();
@@ -72,7 +81,7 @@ describe("check threads", () => {
     const { logger, lines } = recordingLogger();
     // The configuration takes -20 to 19 (checked below); a value the system refuses to anyone, so that this test
     // takes the refusal's path whoever runs it.
-    const threads = await CheckThreads.start(1, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: true, allowedTargetCidrs: [] }, nice: -21 }, logger);
+    const threads = await CheckThreads.start(1, settings({ nice: -21 }), logger);
     try {
       const added = [...threadNices()].filter(([tid]) => !before.has(tid));
       expect(added.map(([, nice]) => nice)).not.toContain(-21);
@@ -81,6 +90,49 @@ describe("check threads", () => {
         expect.stringContaining("check threads run at the agent's own priority: CHECK_THREAD_NICE was refused"),
       ]);
       expect(lines[1]!.fields).toMatchObject({ nice: -21, reason: expect.any(String) });
+      expect((await threads.run(job(`${origin}/ok`))).statusCode).toBe(200);
+    } finally {
+      await threads.close();
+    }
+  });
+
+  it("puts each check thread under the real-time scheduler where the system allows it, and says so where not", async () => {
+    const before = threadScheduling();
+    const { logger, lines } = recordingLogger();
+    const threads = await CheckThreads.start(2, settings({ rtPriority: 1 }), logger);
+    try {
+      const added = [...threadScheduling()].filter(([tid]) => !before.has(tid)).map(([, thread]) => thread);
+      expect(threadScheduling().get(String(process.pid))).toMatchObject({ policy: SCHED_OTHER, rtPriority: 0 });
+      // Root, or a process given CAP_SYS_NICE or RLIMIT_RTPRIO, gets it; any other takes the refusal's path.
+      if (mayUseRealtime(1)) {
+        expect(added.filter((thread) => thread.policy === SCHED_RR && thread.rtPriority === 1)).toHaveLength(2);
+        expect(lines).toEqual([{ level: "info", fields: expect.objectContaining({ rtPriority: 1 }), message: "check threads started and warmed up on loopback" }]);
+      } else {
+        expect(added.filter((thread) => thread.policy !== SCHED_OTHER)).toEqual([]);
+        expect(lines[0]!.fields).toMatchObject({ rtPriority: null });
+        expect(lines[1]!.message).toContain("check threads run under the ordinary scheduler: CHECK_THREAD_RT_PRIORITY was refused");
+      }
+      expect((await threads.run(job(`${origin}/ok`))).statusCode).toBe(200);
+    } finally {
+      await threads.close();
+    }
+  });
+
+  it("keeps the ordinary scheduler where the real-time priority is refused, and says why", async () => {
+    const before = threadScheduling();
+    const { logger, lines } = recordingLogger();
+    // The configuration takes 0 to 99 (checked below); Linux gives 100 to no one, so this takes the refusal's path whoever runs it.
+    const threads = await CheckThreads.start(1, settings({ rtPriority: 100 }), logger);
+    try {
+      const added = [...threadScheduling()].filter(([tid]) => !before.has(tid)).map(([, thread]) => thread);
+      expect(added.length).toBeGreaterThan(0);
+      expect(added.filter((thread) => thread.policy !== SCHED_OTHER)).toEqual([]);
+      expect(lines.map((line) => line.message)).toEqual([
+        "check threads started and warmed up on loopback",
+        expect.stringContaining("check threads run under the ordinary scheduler: CHECK_THREAD_RT_PRIORITY was refused"),
+      ]);
+      expect(lines[0]!.fields).toMatchObject({ rtPriority: null });
+      expect(lines[1]!.fields).toMatchObject({ rtPriority: 100, reason: expect.stringMatching(/\S/) });
       expect((await threads.run(job(`${origin}/ok`))).statusCode).toBe(200);
     } finally {
       await threads.close();
@@ -118,5 +170,22 @@ describe("CHECK_THREAD_NICE", () => {
 
   it.each(["-21", "20", "1.5", "low"])("refuses %s, naming the variable and the range", (value) => {
     expect(() => loadConfig(env(value))).toThrow("CHECK_THREAD_NICE: must be a whole number from -20 to 19 (a nice value: lower runs first)");
+  });
+});
+
+describe("CHECK_THREAD_RT_PRIORITY", () => {
+  const env = (priority: string | undefined) => ({ REGION: "hostA-ams", CHECK_THREAD_RT_PRIORITY: priority });
+
+  it("defaults to 1, the lowest real-time priority, and takes 0 (none) to 99", () => {
+    expect(DEFAULT_CHECK_THREAD_RT_PRIORITY).toBe(1);
+    expect(loadConfig(env(undefined)).checkThreadRtPriority).toBe(1);
+    expect(loadConfig(env("")).checkThreadRtPriority).toBe(1);
+    expect([0, 1, 99].map((priority) => loadConfig(env(String(priority))).checkThreadRtPriority)).toEqual([0, 1, 99]);
+  });
+
+  it.each(["-1", "100", "1.5", "high"])("refuses %s, naming the variable and the range", (value) => {
+    expect(() => loadConfig(env(value))).toThrow(
+      "CHECK_THREAD_RT_PRIORITY: must be a whole number from 0 to 99 (a real-time priority; 0 for the ordinary scheduler)",
+    );
   });
 });
