@@ -30,9 +30,11 @@ const otlpProtocol = z.preprocess(
   z.enum(OTLP_PROTOCOLS, { error: (issue) => `"${String(issue.input)}" is not supported: use ${OTLP_PROTOCOLS.join(" or ")} (OTLP over HTTP)` }).optional(),
 );
 
-const niceError = `must be a whole number from ${MIN_NICE} to ${MAX_NICE} (a nice value: lower runs first)`;
-const rtPriorityError = `must be a whole number from 0 to ${MAX_RT_PRIORITY} (a real-time priority; 0 for the ordinary scheduler)`;
-const concurrencyError = `must be a whole number from 1 to ${MAX_IN_FLIGHT}; leave it unset to let the agent derive it from its open-file limit and memory`;
+/** A whole number from `min` to `max`, whose every refusal says so (`hint`: what the number is); unset when empty. */
+const wholeNumber = (min: number, max: number, hint = "") => {
+  const error = `must be a whole number from ${min} to ${max}${hint}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
 
 /** Every environment variable the agent reads, with its default. */
 const envSchema = z.object({
@@ -46,39 +48,16 @@ const envSchema = z.object({
   // Unset: derived from the open-file limit and the heap (in-flight-limit.ts).
   CONCURRENCY: z.preprocess(
     unsetIfEmpty,
-    z.coerce
-      .number({ error: concurrencyError })
-      .int({ error: concurrencyError })
-      .min(1, { error: concurrencyError })
-      .max(MAX_IN_FLIGHT, { error: concurrencyError })
-      .optional(),
+    wholeNumber(1, MAX_IN_FLIGHT, "; leave it unset to let the agent derive it from its open-file limit and memory").optional(),
   ),
-  CHECK_THREADS: z.preprocess(
-    unsetIfEmpty,
-    z.coerce
-      .number({ error: `must be a whole number from 1 to ${MAX_CHECK_THREADS}` })
-      .int({ error: `must be a whole number from 1 to ${MAX_CHECK_THREADS}` })
-      .min(1, { error: `must be a whole number from 1 to ${MAX_CHECK_THREADS}` })
-      .max(MAX_CHECK_THREADS, { error: `must be a whole number from 1 to ${MAX_CHECK_THREADS}` })
-      .optional(),
-  ),
+  CHECK_THREADS: z.preprocess(unsetIfEmpty, wholeNumber(1, MAX_CHECK_THREADS).optional()),
   CHECK_THREAD_NICE: z.preprocess(
     unsetIfEmpty,
-    z.coerce
-      .number({ error: niceError })
-      .int({ error: niceError })
-      .min(MIN_NICE, { error: niceError })
-      .max(MAX_NICE, { error: niceError })
-      .default(DEFAULT_CHECK_THREAD_NICE),
+    wholeNumber(MIN_NICE, MAX_NICE, " (a nice value: lower runs first)").default(DEFAULT_CHECK_THREAD_NICE),
   ),
   CHECK_THREAD_RT_PRIORITY: z.preprocess(
     unsetIfEmpty,
-    z.coerce
-      .number({ error: rtPriorityError })
-      .int({ error: rtPriorityError })
-      .min(0, { error: rtPriorityError })
-      .max(MAX_RT_PRIORITY, { error: rtPriorityError })
-      .default(DEFAULT_CHECK_THREAD_RT_PRIORITY),
+    wholeNumber(0, MAX_RT_PRIORITY, " (a real-time priority; 0 for the ordinary scheduler)").default(DEFAULT_CHECK_THREAD_RT_PRIORITY),
   ),
   DNS_SERVERS: serverList,
   HEALTH_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65_535).default(8081)),

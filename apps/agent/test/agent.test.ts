@@ -18,7 +18,7 @@ import {
   type SlotMember,
 } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
-import { mayUseRealtime, SCHED_OTHER, SCHED_RR, threadNices, threadScheduling } from "./support/thread-scheduling";
+import { mayUseRealtime, SCHED_OTHER, SCHED_RR, threadScheduling } from "./support/thread-scheduling";
 import { runAgentToExit, startAgent, type AgentProcess } from "./support/processes";
 import { RedisProcess } from "../../../test/redis-process";
 import { startCollector } from "./support/collector";
@@ -165,9 +165,9 @@ describe("configuration", () => {
     const started = await agent("hostA-ams", { CHECK_THREADS: "2", CHECK_THREAD_NICE: "5" });
     try {
       const pid = started.child.pid!;
-      const nices = threadNices(pid);
-      expect([...nices.values()].filter((nice) => nice === 5).length).toBeGreaterThanOrEqual(2);
-      expect(nices.get(String(pid))).toBe(threadNices().get(String(process.pid)));
+      const threads = threadScheduling(pid);
+      expect([...threads.values()].filter((thread) => thread.nice === 5).length).toBeGreaterThanOrEqual(2);
+      expect(threads.get(String(pid))!.nice).toBe(threadScheduling().get(String(process.pid))!.nice);
       expect(started.logs().find((entry) => entry.msg === "check threads started and warmed up on loopback")).toMatchObject({ threads: 2, nice: 5 });
     } finally {
       await started.stop();

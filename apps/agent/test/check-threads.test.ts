@@ -8,7 +8,7 @@ import type { CheckThreadSettings } from "../src/check-thread-messages";
 import { loadConfig } from "../src/config";
 import { DEFAULT_CHECK_THREAD_NICE, DEFAULT_CHECK_THREAD_RT_PRIORITY } from "../src/thread-priority";
 import { recordingLogger } from "../../../test/recording-logger";
-import { mayUseRealtime, SCHED_OTHER, SCHED_RR, threadNices, threadScheduling } from "./support/thread-scheduling";
+import { mayUseRealtime, SCHED_OTHER, SCHED_RR, threadScheduling, threadsSince, type ThreadScheduling } from "./support/thread-scheduling";
 
 const settings = (changes: Partial<CheckThreadSettings> = {}): CheckThreadSettings => ({
   dnsServers: undefined,
@@ -61,35 +61,14 @@ describe("check threads", () => {
   });
 
   it("gives each check thread the nice value asked, and leaves the main thread's alone", async () => {
-    const before = threadNices();
+    const before = threadScheduling();
     const { logger, lines } = recordingLogger();
     // A higher nice value than the process's needs no privilege, so this holds for any user.
     const threads = await CheckThreads.start(2, settings({ nice: 7 }), logger);
     try {
-      const added = [...threadNices()].filter(([tid]) => !before.has(tid));
-      expect(added.filter(([, nice]) => nice === 7)).toHaveLength(2);
-      expect(threadNices().get(String(process.pid))).toBe(before.get(String(process.pid)));
+      expect(threadsSince(before).filter((thread) => thread.nice === 7)).toHaveLength(2);
+      expect(threadScheduling().get(String(process.pid))!.nice).toBe(before.get(String(process.pid))!.nice);
       expect(lines).toEqual([{ level: "info", fields: expect.objectContaining({ threads: 2, nice: 7, rtPriority: 0 }), message: "check threads started and warmed up on loopback" }]);
-      expect((await threads.run(job(`${origin}/ok`))).statusCode).toBe(200);
-    } finally {
-      await threads.close();
-    }
-  });
-
-  it("runs checks at the process's priority where the nice value is refused, and says so", async () => {
-    const before = threadNices();
-    const { logger, lines } = recordingLogger();
-    // The configuration takes -20 to 19 (checked below); a value the system refuses to anyone, so that this test
-    // takes the refusal's path whoever runs it.
-    const threads = await CheckThreads.start(1, settings({ nice: -21 }), logger);
-    try {
-      const added = [...threadNices()].filter(([tid]) => !before.has(tid));
-      expect(added.map(([, nice]) => nice)).not.toContain(-21);
-      expect(lines.map((line) => line.message)).toEqual([
-        "check threads started and warmed up on loopback",
-        expect.stringContaining("check threads run at the agent's own priority: CHECK_THREAD_NICE was refused"),
-      ]);
-      expect(lines[1]!.fields).toMatchObject({ nice: -21, reason: expect.any(String) });
       expect((await threads.run(job(`${origin}/ok`))).statusCode).toBe(200);
     } finally {
       await threads.close();
@@ -101,7 +80,7 @@ describe("check threads", () => {
     const { logger, lines } = recordingLogger();
     const threads = await CheckThreads.start(2, settings({ rtPriority: 1 }), logger);
     try {
-      const added = [...threadScheduling()].filter(([tid]) => !before.has(tid)).map(([, thread]) => thread);
+      const added = threadsSince(before);
       expect(threadScheduling().get(String(process.pid))).toMatchObject({ policy: SCHED_OTHER, rtPriority: 0 });
       // Root, or a process given CAP_SYS_NICE or RLIMIT_RTPRIO, gets it; any other takes the refusal's path.
       if (mayUseRealtime(1)) {
@@ -118,21 +97,33 @@ describe("check threads", () => {
     }
   });
 
-  it("keeps the ordinary scheduler where the real-time priority is refused, and says why", async () => {
+  // The configuration takes -20 to 19 and 0 to 99 (checked below); Linux gives these values to no one, so each test
+  // takes the refusal's path whoever runs it.
+  it.each([
+    {
+      setting: "CHECK_THREAD_NICE",
+      asked: { nice: -21 },
+      unchanged: (thread: ThreadScheduling) => thread.nice !== -21,
+      refusal: "check threads run at the agent's own priority: CHECK_THREAD_NICE was refused",
+    },
+    {
+      setting: "CHECK_THREAD_RT_PRIORITY",
+      asked: { rtPriority: 100 },
+      unchanged: (thread: ThreadScheduling) => thread.policy === SCHED_OTHER,
+      refusal: "check threads run under the ordinary scheduler: CHECK_THREAD_RT_PRIORITY was refused",
+    },
+  ])("runs checks where $setting is refused, the threads as they were, and says why", async ({ asked, unchanged, refusal }) => {
     const before = threadScheduling();
     const { logger, lines } = recordingLogger();
-    // The configuration takes 0 to 99 (checked below); Linux gives 100 to no one, so this takes the refusal's path whoever runs it.
-    const threads = await CheckThreads.start(1, settings({ rtPriority: 100 }), logger);
+    const threads = await CheckThreads.start(1, settings(asked), logger);
     try {
-      const added = [...threadScheduling()].filter(([tid]) => !before.has(tid)).map(([, thread]) => thread);
+      const added = threadsSince(before);
       expect(added.length).toBeGreaterThan(0);
-      expect(added.filter((thread) => thread.policy !== SCHED_OTHER)).toEqual([]);
-      expect(lines.map((line) => line.message)).toEqual([
-        "check threads started and warmed up on loopback",
-        expect.stringContaining("check threads run under the ordinary scheduler: CHECK_THREAD_RT_PRIORITY was refused"),
-      ]);
-      expect(lines[0]!.fields).toMatchObject({ rtPriority: null });
-      expect(lines[1]!.fields).toMatchObject({ rtPriority: 100, reason: expect.stringMatching(/\S/) });
+      expect(added.filter((thread) => !unchanged(thread))).toEqual([]);
+      expect(lines.map((line) => line.message)).toEqual(["check threads started and warmed up on loopback", expect.stringContaining(refusal)]);
+      const [field] = Object.keys(asked);
+      expect(lines[0]!.fields).toMatchObject({ [field!]: null });
+      expect(lines[1]!.fields).toMatchObject({ ...asked, reason: expect.stringMatching(/\S/) });
       expect((await threads.run(job(`${origin}/ok`))).statusCode).toBe(200);
     } finally {
       await threads.close();

@@ -23,9 +23,9 @@ export function threadScheduling(pid: number | "self" = "self"): Map<string, Thr
   return threads;
 }
 
-/** The nice value of each thread of process `pid`, by thread id. */
-export function threadNices(pid: number | "self" = "self"): Map<string, number> {
-  return new Map([...threadScheduling(pid)].map(([tid, thread]) => [tid, thread.nice]));
+/** The threads of this process started since `before` was read. */
+export function threadsSince(before: Map<string, ThreadScheduling>): ThreadScheduling[] {
+  return [...threadScheduling()].filter(([tid]) => !before.has(tid)).map(([, thread]) => thread);
 }
 
 /**
