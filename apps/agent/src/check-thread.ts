@@ -23,8 +23,9 @@ const start = oneStartPerTurn(({ id, job }: ToCheckThread) =>
 );
 
 const niceRefused = setThreadNice(settings.nice);
-const rtPriorityRefused = setThreadRealtime(settings.rtPriority);
 void warmUpChecks().then((warmUpChecks) => {
+  // After the warm-up, which keeps a core busy for a while: a real-time thread would take it from every other process.
+  const rtPriorityRefused = setThreadRealtime(settings.rtPriority);
   port.on("message", start);
   answer({ ready: { warmUpChecks, ...(niceRefused !== undefined && { niceRefused }), ...(rtPriorityRefused !== undefined && { rtPriorityRefused }) } });
 });
