@@ -16,7 +16,7 @@
 // BENCH_SCHEDULED=0 (triggered checks only), BENCH_TARGET_RT=1 (the target under the real-time scheduler), BENCH_NO_DOC=1 (print only, leave the doc alone), VIGIL_TEST_REDIS_URL (else a Redis on
 // port 6391 via scripts/ensure-redis.sh). Build first: pnpm -s build (the agent runs from apps/agent/dist).
 // Progress goes to stderr; the tables to stdout and into docs/benchmarks.md.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -24,6 +24,7 @@ import { Queue } from "./pipeline/deps";
 import { PERIODICITY_MS, parseMonitorConfig, type HttpMonitorConfig, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { SLOT_LEAD_MS, checkQueueName, connectRedis, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
 import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
+import { setRealtime } from "../apps/agent/src/thread-priority";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
 import { assertBuilt } from "./support/built";
@@ -103,13 +104,10 @@ function startTarget(): Promise<Omit<Target, "wire">> {
  */
 function punctualTarget(pid: number): string {
   if (process.env.BENCH_TARGET_RT !== "1") return "The target ran under the ordinary scheduler.";
-  try {
-    execFileSync("chrt", ["--rr", "--all-tasks", "--pid", "1", String(pid)], { stdio: ["ignore", "ignore", "pipe"] });
-    return "The target ran under the round-robin real-time scheduler at priority 1 (`BENCH_TARGET_RT=1`), so that its answers come when their delay says.";
-  } catch (error) {
-    const reason = (error as { stderr?: Buffer }).stderr?.toString().trim() || (error as Error).message;
-    return `The target ran under the ordinary scheduler (\`BENCH_TARGET_RT=1\` was refused: ${reason}).`;
-  }
+  const refused = setRealtime(1, String(pid), { allTasks: true });
+  return refused === undefined
+    ? "The target ran under the round-robin real-time scheduler at priority 1 (`BENCH_TARGET_RT=1`), so that its answers come when their delay says."
+    : `The target ran under the ordinary scheduler (\`BENCH_TARGET_RT=1\` was refused: ${refused}).`;
 }
 
 /** The plain client's requests at `rate`, in a process of its own, started for the level and stopped after. */

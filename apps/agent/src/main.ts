@@ -66,8 +66,7 @@ async function main(): Promise<void> {
   } catch (error) {
     // Stopping drops the connection being waited for, and the wait may then fail with the last
     // connection error: that is the stop's doing, and the stop ends the process itself.
-    if (stopping) return;
-    throw error;
+    if (!stopping) throw error;
   }
   if (stopping) return;
   logger.info(

@@ -61,12 +61,18 @@ function kernelThreadId(): string {
  * (sched_rt_runtime_us).
  */
 export function setThreadRealtime(priority: number): string | undefined {
-  if (priority === 0) return undefined;
+  return priority === 0 ? undefined : setRealtime(priority, kernelThreadId());
+}
+
+/**
+ * Puts thread `id` (or, with `allTasks`, every thread of process `id`) under the round-robin real-time scheduler
+ * at `priority`; answers why not where it cannot.
+ */
+export function setRealtime(priority: number, id: string, { allTasks = false } = {}): string | undefined {
   try {
-    execFileSync("chrt", ["--rr", "--pid", String(priority), kernelThreadId()], { stdio: ["ignore", "ignore", "pipe"] });
+    execFileSync("chrt", ["--rr", ...(allTasks ? ["--all-tasks"] : []), "--pid", String(priority), id], { stdio: ["ignore", "ignore", "pipe"] });
     return undefined;
   } catch (error) {
-    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
-    return stderr || (error as Error).message;
+    return (error as { stderr?: Buffer }).stderr?.toString().trim() || (error as Error).message;
   }
 }
