@@ -63,6 +63,7 @@ const envSchema = z.object({
   RATE_LIMIT_API_KEY: positiveInt(REQUEST_LIMITS.apiCallsPerKeyPerSecond),
   RATE_LIMIT_API_ADDRESS: positiveInt(REQUEST_LIMITS.apiCallsPerAddressPerSecond),
   RATE_LIMIT_PAGE_VIEWS: positiveInt(REQUEST_LIMITS.pageViewsPerAddressPerMinute),
+  MONITORS_PER_WORKSPACE: positiveInt(DEFAULTS.monitorsPerWorkspace),
   HTTP_MAX_CONNECTIONS: positiveInt(DEFAULT_CONNECTION_LIMITS.maxConnections),
   HTTP_MAX_HEADER_BYTES: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1024).max(1024 * 1024).default(DEFAULT_CONNECTION_LIMITS.maxHeaderBytes)),
   HTTP_HEADERS_TIMEOUT_SECONDS: positiveInt(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs / 1000),
@@ -102,6 +103,8 @@ export interface ControlPlaneConfig {
   metricsEnabled: boolean;
   /** Requests per API key, client address and page (RATE_LIMIT_*). */
   rateLimits: RateLimitSettings;
+  /** Monitors one workspace may have (MONITORS_PER_WORKSPACE). */
+  monitorsPerWorkspace: number;
   /** What a connection to the API port may hold, and for how long (HTTP_*). */
   connectionLimits: ConnectionLimits;
   /** The key channel secrets are encrypted with (ENCRYPTION_KEY); unset: the key file in DATA_DIR. */
@@ -142,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
       apiCallsPerAddressPerSecond: e.RATE_LIMIT_API_ADDRESS,
       pageViewsPerAddressPerMinute: e.RATE_LIMIT_PAGE_VIEWS,
     },
+    monitorsPerWorkspace: e.MONITORS_PER_WORKSPACE,
     connectionLimits: {
       maxConnections: e.HTTP_MAX_CONNECTIONS,
       maxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,

@@ -3,7 +3,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { PrismaClient } from "@vigil/db";
 import type { RedisConnection } from "@vigil/queue";
-import { DEFAULT_CONNECTION_LIMITS, LIMITS, REQUEST_LIMITS, type ConnectionLimits } from "@vigil/domain";
+import { DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, type ConnectionLimits } from "@vigil/domain";
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
@@ -62,6 +62,8 @@ export interface ApiServerOptions {
   /** Request rates (RATE_LIMIT_*) and what a connection may hold (HTTP_*); default: the defaults of docs/limits.md. */
   rateLimits?: RateLimitSettings;
   connectionLimits?: ConnectionLimits;
+  /** Monitors one workspace may have (MONITORS_PER_WORKSPACE); default DEFAULTS.monitorsPerWorkspace. */
+  monitorsPerWorkspace?: number;
   /** Extra RPC routes on the same server (benchmarks compare against a trivial handler this way). */
   extraRoutes?: (router: ConnectRouter) => void;
 }
@@ -102,7 +104,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(options.verifiedKeys), audit] };
       // The deployment has one address policy, read with the providers' settings (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS).
       const { addressPolicy } = options.notifications.settings;
-      const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy);
+      const quota = options.monitorsPerWorkspace ?? DEFAULTS.monitorsPerWorkspace;
+      const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy, quota);
       router.service(MonitorService, monitors, authenticated);
       router.service(IncidentService, incidentService(prisma), authenticated);
       const channels = new NotificationRepository(prisma, options.notifications.secrets);

@@ -69,6 +69,19 @@ describe("monitors", () => {
     );
   });
 
+  it("reads a TCP host spelled as one number, in hex or shortened as the resolver will, as HTTP URLs are read", async () => {
+    for (const uri of ["2130706433:5432", "0x7f.1:5432", "127.1:5432", "0177.0.0.1:5432"]) {
+      await expectInvalid(
+        () => monitors.createTCPMonitor({ monitor: { name: "m", uri, periodicity } }),
+        `monitor.uri: refused: 127.0.0.1 is a loopback address; ${PRIVATE_HINT}`,
+      );
+    }
+    await expectInvalid(
+      () => monitors.createHTTPMonitor({ monitor: { name: "m", url: "http://2130706433:5432/", periodicity } }),
+      `monitor.url: refused: 127.0.0.1 is a loopback address; ${PRIVATE_HINT}`,
+    );
+  });
+
   it("refuses a blocked OTLP endpoint, and a blocked address set by an update", async () => {
     await expectInvalid(
       () =>

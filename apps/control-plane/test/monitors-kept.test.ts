@@ -3,7 +3,7 @@ import { createClient } from "@connectrpc/connect";
 import pg from "pg";
 import { GetMonitorRequestSchema, GetMonitorResponseSchema, ListMonitorsRequestSchema, ListMonitorsResponseSchema, MonitorService, NumberComparator, Periodicity } from "@vigil/proto";
 import { registerMonitorChanges, type MonitorChange } from "@vigil/db";
-import { parseMonitorConfig } from "@vigil/domain";
+import { DEFAULTS, parseMonitorConfig } from "@vigil/domain";
 import { Administration } from "../src/admin/operations";
 import { MonitorRepository } from "../src/monitors/repository";
 import { MAX_KEPT_RECORDS } from "../src/monitors/records-by-version";
@@ -258,7 +258,7 @@ describe("Monitors kept while changes are heard meanwhile", () => {
       const workspace = await admin.createWorkspace({ name: "kept", slug: "kept" });
       const repository = new MonitorRepository(db.prisma);
       const config = parseMonitorConfig("http", { name: "kept", url: "https://example.com", periodicity: "1m", active: true });
-      await repository.create(workspace.id, "http", config, null);
+      await repository.create(workspace.id, "http", config, null, DEFAULTS.monitorsPerWorkspace);
 
       // The schedule's reconciliation reads every active monitor, as a control plane does at start.
       const first = repository.listActive();
@@ -295,7 +295,7 @@ describe("Monitors kept when the feed says anything may have changed", () => {
       const workspace = await new Administration(db.prisma).createWorkspace({ name: "feed", slug: "feed" });
       const repository = new MonitorRepository(db.prisma);
       const create = (name: string) =>
-        repository.create(workspace.id, "http", parseMonitorConfig("http", { name, url: "https://example.com", periodicity: "1m" }), null);
+        repository.create(workspace.id, "http", parseMonitorConfig("http", { name, url: "https://example.com", periodicity: "1m" }), null, DEFAULTS.monitorsPerWorkspace);
       const [still, edited] = [await create("still"), await create("edited")];
       const before = { still: await repository.find(workspace.id, still.id), edited: await repository.find(workspace.id, edited.id) };
 

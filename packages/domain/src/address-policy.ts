@@ -267,12 +267,23 @@ export function channelTargets(provider: ProviderConfig, prefix = "notification"
 function literalHostOf(target: string): string | null {
   let host: string | undefined;
   if (URL.canParse(target)) host = new URL(target).hostname.replace(/^\[(.*)\]$/, "$1");
-  if (host === undefined || host === "") host = parseHostPort(target)?.host;
+  if (host === undefined || host === "") host = hostOfHostPort(target);
   if (host === undefined) return null;
-  // The WHATWG URL parser already turned "0x7f.1" or "2130706433" into 127.0.0.1.
   host = host.toLowerCase().replace(/\.$/, "");
   if (host === "localhost" || host.endsWith(".localhost")) return "localhost";
   return isIP(host) === 0 ? null : host;
+}
+
+/**
+ * The host of a TCP target in the form the URL parser gives a URL's: it reads
+ * "2130706433", "0x7f.1" or "127.1" as 127.0.0.1, as the system's resolver
+ * does when the agent connects, so the save-time hint sees the address too.
+ */
+function hostOfHostPort(target: string): string | undefined {
+  const host = parseHostPort(target)?.host;
+  if (host === undefined || isIPv6(host)) return host;
+  const url = `http://${host}/`;
+  return URL.canParse(url) ? new URL(url).hostname : host;
 }
 
 /** The last 32 bits of an IPv6 address as dotted IPv4. */

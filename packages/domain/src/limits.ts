@@ -7,6 +7,10 @@ export const LIMITS = {
   retry: { min: 0, max: 10 },
   degradedAtMs: { min: 0, max: 120_000 },
   headersPerMonitor: 20,
+  /** An HTTP monitor's request body, a header value (of a monitor, its OTLP export or a webhook), an assertion's target. */
+  httpBodyMaxChars: 64 * 1024,
+  headerValueMaxChars: 8 * 1024,
+  assertionTargetMaxChars: 1024,
   assertionsPerList: 10,
   statusCode: { min: 100, max: 599 },
   listLimit: { min: 1, max: 100 },
@@ -35,6 +39,8 @@ export const DEFAULTS = {
   active: false,
   public: false,
   description: "",
+  /** Monitors one workspace may have (MONITORS_PER_WORKSPACE). */
+  monitorsPerWorkspace: 20_000,
   listLimit: 50,
   listOffset: 0,
   auditListLimit: 100,

@@ -13,8 +13,9 @@ import {
   integer,
   isHttpUrl,
   list,
-  nonEmptyText,
   oneOf,
+  requiredLine,
+  readableText,
   set,
   text,
 } from "./rules";
@@ -26,11 +27,12 @@ const statusCodeAssertion = z.object({
   target: integer(LIMITS.statusCode),
   comparator: oneOf(NUMBER_COMPARATORS),
 });
-const bodyAssertion = z.object({ target: text(), comparator: oneOf(STRING_COMPARATORS) });
-const headerAssertion = z.object({ key: headerName(), target: text(), comparator: oneOf(STRING_COMPARATORS) });
+const assertionTarget = () => text(LIMITS.assertionTargetMaxChars);
+const bodyAssertion = z.object({ target: assertionTarget(), comparator: oneOf(STRING_COMPARATORS) });
+const headerAssertion = z.object({ key: headerName(), target: assertionTarget(), comparator: oneOf(STRING_COMPARATORS) });
 const recordAssertion = z.object({
   record: oneOf(RECORD_TYPES),
-  target: text(),
+  target: assertionTarget(),
   comparator: oneOf(RECORD_COMPARATORS),
 });
 
@@ -48,7 +50,7 @@ const openTelemetry = z.object({
 
 /** Fields every kind of monitor has, with the contract's defaults. */
 const common = {
-  name: nonEmptyText(LIMITS.nameMaxChars),
+  name: requiredLine(LIMITS.nameMaxChars),
   periodicity: oneOf(PERIODICITIES as [Periodicity, ...Periodicity[]]),
   timeout: integer(LIMITS.timeoutMs).default(DEFAULTS.timeoutMs),
   retry: integer(LIMITS.retry).default(DEFAULTS.retry),
@@ -56,7 +58,7 @@ const common = {
   regions: set(oneOf(REGION_IDS as [RegionId, ...RegionId[]])).default([]),
   active: boolean().default(DEFAULTS.active),
   public: boolean().default(DEFAULTS.public),
-  description: text(LIMITS.descriptionMaxChars).default(DEFAULTS.description),
+  description: readableText(LIMITS.descriptionMaxChars).default(DEFAULTS.description),
   openTelemetry: openTelemetry.nullable().default(null),
 };
 
@@ -70,7 +72,7 @@ export const httpMonitorSchema = z
     ...common,
     url: httpUrl(LIMITS.targetMaxChars),
     method: oneOf(HTTP_METHODS).default(DEFAULTS.method),
-    body: text().default(DEFAULTS.body),
+    body: text(LIMITS.httpBodyMaxChars).default(DEFAULTS.body),
     headers: list(header, LIMITS.headersPerMonitor).default([]),
     followRedirects: boolean().default(DEFAULTS.followRedirects),
     statusCodeAssertions: list(statusCodeAssertion, LIMITS.assertionsPerList).default([]),

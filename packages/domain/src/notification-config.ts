@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits";
-import { headerName, headerValue, httpUrl, list, nonEmptyText, oneOf, set, text, typed } from "./rules";
+import { headerName, headerValue, httpUrl, list, nonEmptyText, oneOf, readableLine, set, text, typed } from "./rules";
 import { parseOrThrow } from "./validation";
 
 /** The contract's 12 provider types, as `provider_type` spells them. */
@@ -84,7 +84,7 @@ export function parseProviderConfig<T extends ProviderType>(type: T, input: unkn
 }
 
 const channelSchema = z.object({
-  name: text(LIMITS.nameMaxChars).default(""),
+  name: readableLine(LIMITS.nameMaxChars).default(""),
   monitorIds: set(nonEmptyText(LIMITS.idMaxChars)).default([]),
 });
 export type ChannelCommon = z.output<typeof channelSchema>;

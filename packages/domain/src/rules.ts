@@ -1,5 +1,6 @@
 import { isIP, isIPv4, isIPv6 } from "node:net";
 import { z } from "zod";
+import { LIMITS } from "./limits";
 
 /**
  * Building blocks for the contract's field rules. Every message is phrased to
@@ -9,12 +10,41 @@ export const typed = (what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : `must be ${what}`),
 });
 
-export const text = (maxChars?: number) => {
-  const base = z.string(typed("a string"));
-  return maxChars === undefined ? base : base.max(maxChars, `must be at most ${maxChars} characters`);
-};
+/** Control characters (C0, DEL, C1) and noncharacters (U+FFFE, U+FFFF, …): no part of text a person reads, and XML cannot hold most. */
+const UNREADABLE = /[\p{Cc}\p{Noncharacter_Code_Point}]/u;
+/** The same, but for tabs and line breaks, which text of several lines holds. */
+const UNREADABLE_IN_PARAGRAPHS = /[\0-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\p{Noncharacter_Code_Point}]/u;
+
+/** With the u flag a pair is one code point, so only a surrogate without its pair matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Whether a string can be stored and sent as it is: PostgreSQL's text cannot
+ * hold U+0000, and UTF-8 cannot encode a surrogate without its pair.
+ */
+export const isStorableText = (value: string): boolean => !value.includes("\0") && !LONE_SURROGATE.test(value);
+
+export const NOT_STORABLE_RULE = "must not contain U+0000 (NUL) or unpaired surrogates";
+
+/** Any text a field stores (bodies, header values, assertion targets), at most `maxChars` long. */
+export const text = (maxChars: number) =>
+  z.string(typed("a string")).max(maxChars, `must be at most ${maxChars} characters`).refine(isStorableText, NOT_STORABLE_RULE);
 
 export const nonEmptyText = (maxChars: number) => text(maxChars).min(1, "must not be empty");
+
+/** Whether a string is one line a person reads: no control characters, no noncharacters. */
+export const isReadableLine = (value: string): boolean => !UNREADABLE.test(value);
+
+/** A line a person reads: a name or a title, without control characters. Empty is allowed. */
+export const readableLine = (maxChars: number) =>
+  text(maxChars).refine(isReadableLine, "must not contain control characters (line breaks, tabs, U+0000-U+001F, U+007F-U+009F) or noncharacters (U+FFFE, U+FFFF)");
+
+/** A name or a title: a line a person reads, not empty. */
+export const requiredLine = (maxChars: number) => readableLine(maxChars).min(1, "must not be empty");
+
+/** Text of several lines a person reads: a description. Empty is allowed. */
+export const readableText = (maxChars: number) =>
+  text(maxChars).refine((value) => !UNREADABLE_IN_PARAGRAPHS.test(value), "must not contain control characters other than tabs and line breaks, or noncharacters (U+FFFE, U+FFFF)");
 
 export const integer = (range: { min: number; max: number }) => {
   const rule = `must be an integer from ${range.min} to ${range.max}`;
@@ -40,11 +70,13 @@ export const set = <T extends z.ZodType>(item: T) =>
   });
 
 const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const NO_LINE_BREAKS = /^[^\r\n\0]*$/;
+/** RFC 9110's field-value: no control character but the tab. */
+const FIELD_VALUE = /^[^\0-\x08\x0a-\x1f\x7f]*$/;
 
 /** A request or response header name (an HTTP token). */
 export const headerName = () => text(256).min(1, "must not be empty").regex(HTTP_TOKEN, "must be a valid HTTP header name");
-export const headerValue = () => text().regex(NO_LINE_BREAKS, "must not contain line breaks");
+export const headerValue = () =>
+  text(LIMITS.headerValueMaxChars).regex(FIELD_VALUE, "must not contain line breaks or other control characters (a tab is allowed)");
 
 export function isHttpUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
@@ -52,7 +84,15 @@ export function isHttpUrl(value: string): boolean {
   return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
 }
 
-export const httpUrl = (maxChars: number) => nonEmptyText(maxChars).refine(isHttpUrl, "must be an absolute http:// or https:// URL");
+/**
+ * A URL a user types. The URL parser drops tabs and line breaks and trims
+ * spaces, so `https://exa\r\nmple.com` would parse while the text kept them:
+ * they are refused instead, with every other control character.
+ */
+export const httpUrl = (maxChars: number) =>
+  nonEmptyText(maxChars)
+    .regex(/^[^\0-\x20\x7f]+$/, "must not contain spaces, line breaks or other control characters")
+    .refine(isHttpUrl, "must be an absolute http:// or https:// URL");
 
 const DOMAIN_LABEL = /^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$/;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits";
-import { domainName, httpUrl, integer, list, nonEmptyText, oneOf, text } from "./rules";
+import { domainName, httpUrl, integer, list, nonEmptyText, oneOf, readableLine, readableText, requiredLine, text } from "./rules";
 import { ValidationError, parseOrThrow } from "./validation";
 
 /** Who may read a page; `public` when a page does not say. */
@@ -28,11 +28,11 @@ const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /** A page's fields as a create takes them, each rule on its own; access rules across fields are checkPageAccess's. */
 const pageFields = {
-  title: nonEmptyText(LIMITS.nameMaxChars),
+  title: requiredLine(LIMITS.nameMaxChars),
   slug: nonEmptyText(LIMITS.nameMaxChars)
     .regex(SLUG, "must be lowercase letters, digits and single hyphens, neither first nor last")
     .refine((slug) => !RESERVED_SLUGS.has(slug), "is a reserved word"),
-  description: text(LIMITS.descriptionMaxChars),
+  description: readableText(LIMITS.descriptionMaxChars),
   homepageUrl: z.union([z.literal(""), httpUrl(LIMITS.targetMaxChars)]),
   contactUrl: z.union([z.literal(""), httpUrl(LIMITS.targetMaxChars)]),
   icon: z.union([z.literal(""), httpUrl(LIMITS.targetMaxChars)]),
@@ -87,8 +87,8 @@ const order = () => integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
 const componentFields = {
   type: oneOf(COMPONENT_TYPES),
   monitorId: text(LIMITS.idMaxChars),
-  name: text(LIMITS.nameMaxChars),
-  description: text(LIMITS.descriptionMaxChars),
+  name: readableLine(LIMITS.nameMaxChars),
+  description: readableText(LIMITS.descriptionMaxChars),
   order: order(),
   groupId: text(LIMITS.idMaxChars),
   groupOrder: order(),
@@ -131,5 +131,5 @@ export function checkComponentMonitor(component: { type: ComponentType; monitorI
 
 /** Validates a group's name (`group.name`). */
 export function parseGroupName(name: unknown, prefix = "group"): string {
-  return parseOrThrow(z.object({ name: nonEmptyText(LIMITS.nameMaxChars) }), { name }, prefix).name;
+  return parseOrThrow(z.object({ name: requiredLine(LIMITS.nameMaxChars) }), { name }, prefix).name;
 }

@@ -3,6 +3,8 @@ import {
   LIMITS,
   REGION_IDS,
   defaultDegradedAt,
+  isReadableLine,
+  isStorableText,
   parseHostPort,
   periodicityCodec,
   regionCodec,
@@ -63,5 +65,17 @@ describe("host:port", () => {
     ["bad host:80", null],
   ])("%s", (input, expected) => {
     expect(parseHostPort(input)).toEqual(expected);
+  });
+});
+
+describe("text a field stores", () => {
+  it("holds any Unicode but U+0000 and surrogates without their pair", () => {
+    expect(["", "plain", "tab\tand\nlines", "🚀 ✓ Ünï", "\u0007\ufffe"].map(isStorableText)).toEqual([true, true, true, true, true]);
+    expect(["a\u0000b", "a\ud800b", "\udc00", "end\ud83d"].map(isStorableText)).toEqual([false, false, false, false]);
+  });
+
+  it("is one readable line in a name or title: no control characters or noncharacters", () => {
+    expect(["Ünïcode ✓ 🚀", "a b", "\u00a0nbsp"].map(isReadableLine)).toEqual([true, true, true]);
+    expect(["a\u0000", "a\tb", "a\nb", "a\rb", "\u001b[31m", "a\u007f", "a\u0085", "a\ufffe", "a\uffff", "a\ufdd0"].map(isReadableLine)).toEqual(Array(10).fill(false));
   });
 });

@@ -1,7 +1,7 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@vigil/db";
-import { ValidationError, isRegionId, monitorStatusCodec, parsePage, regionCodec, type MonitorStatus } from "@vigil/domain";
+import { isRegionId, monitorStatusCodec, parseId, parsePage, regionCodec, type MonitorStatus } from "@vigil/domain";
 import type { IncidentService } from "@vigil/proto";
 import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
@@ -31,7 +31,7 @@ export function incidentService(prisma: PrismaClient): ServiceImpl<typeof Incide
       const page = parsePage({ limit: req.limit, offset: req.offset });
       const where = {
         workspaceId: workspaceOf(ctx),
-        ...(req.monitorId ? { monitorId: req.monitorId } : {}),
+        ...(req.monitorId ? { monitorId: parseId(req.monitorId, "monitorId") } : {}),
         ...(req.openOnly ? { resolvedAt: null } : {}),
       };
       const [rows, total] = await Promise.all([
@@ -42,8 +42,7 @@ export function incidentService(prisma: PrismaClient): ServiceImpl<typeof Incide
     },
 
     async getIncident(req, ctx) {
-      if (req.id === "") throw ValidationError.of("id", "is required");
-      const row = await prisma.incident.findFirst({ where: { id: req.id, workspaceId: workspaceOf(ctx) } });
+      const row = await prisma.incident.findFirst({ where: { id: parseId(req.id), workspaceId: workspaceOf(ctx) } });
       if (!row) throw notFound(`incident ${req.id}`);
       return { incident: incidentToMessage(row) };
     },

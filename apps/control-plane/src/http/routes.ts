@@ -1,5 +1,6 @@
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import type { PrismaClient } from "@vigil/db";
+import { isReadableLine } from "@vigil/domain";
 import { API_KEY_HEADER, type Actor } from "../auth/api-keys";
 import { revokeApiKey } from "../auth/revoke";
 import { auditedCaller } from "../audit/attribution";
@@ -95,5 +96,24 @@ export function httpRoutes(
   const access = new PageAccessControl(sessions);
   publicStatusPageRoutes(router, { prisma, logger, access, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
 
-  return (req, res) => router.lookup(req as never, res as never);
+  return (req, res) => {
+    if (!isReadablePath(req.url ?? "/")) {
+      return sendError(res, new HttpError("invalid_argument", "the request's path must not contain control characters"));
+    }
+    router.lookup(req as never, res as never);
+  };
+}
+
+/**
+ * Whether a path, decoded, is free of control characters: no id, slug or
+ * token holds one, so such a path names nothing and is refused before any
+ * lookup. A path that does not decode is left to the router, which answers 400.
+ */
+function isReadablePath(url: string): boolean {
+  const path = url.split("?", 1)[0]!;
+  try {
+    return isReadableLine(decodeURIComponent(path));
+  } catch {
+    return true;
+  }
 }

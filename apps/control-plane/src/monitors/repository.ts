@@ -1,3 +1,4 @@
+import { Code, ConnectError } from "@connectrpc/connect";
 import DataLoader from "dataloader";
 import { Prisma, driverRows, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
 import type { MonitorConfigByKind, MonitorKind, MonitorRecord, MonitorStatus } from "@vigil/domain";
@@ -136,9 +137,27 @@ export class MonitorRepository {
     );
   }
 
-  async create<K extends MonitorKind>(workspaceId: string, kind: K, config: MonitorConfigByKind[K], externalId: string | null): Promise<MonitorRecord<K>> {
+  /**
+   * Writes a new monitor unless its workspace already has `quota` of them
+   * (resource_exhausted). Creates in one workspace take turns on the
+   * workspace's row, so that two at once cannot both take its last place.
+   */
+  async create<K extends MonitorKind>(
+    workspaceId: string,
+    kind: K,
+    config: MonitorConfigByKind[K],
+    externalId: string | null,
+    quota: number,
+  ): Promise<MonitorRecord<K>> {
     const row = await uniqueExternalId(externalId, () =>
-      this.prisma.monitor.create({ data: { workspaceId, kind, externalId, ...monitorColumns(kind, config) } }),
+      this.prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${workspaceId} FOR NO KEY UPDATE`;
+        const [held] = await tx.$queryRaw<{ monitors: number }[]>`SELECT monitors FROM workspace_monitor_counts WHERE workspace_id = ${workspaceId}`;
+        if ((held?.monitors ?? 0) >= quota) {
+          throw new ConnectError(`the workspace has ${quota} monitors, the most it may have; delete one first`, Code.ResourceExhausted);
+        }
+        return tx.monitor.create({ data: { workspaceId, kind, externalId, ...monitorColumns(kind, config) } });
+      }),
     );
     return recordOfRow(row) as MonitorRecord<K>;
   }

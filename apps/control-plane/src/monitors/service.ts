@@ -19,6 +19,7 @@ import {
   type MonitorMessageByKind,
   type AddressPolicy,
   type MonitorRecord,
+  parseId,
 } from "@vigil/domain";
 import type { PrismaClient } from "@vigil/db";
 import { MonitorService } from "@vigil/proto";
@@ -35,11 +36,6 @@ const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS" } as const;
 /** Attempts at a partial update that keeps losing to concurrent writers before giving up. */
 const UPDATE_ATTEMPTS = 5;
 
-function requireId(id: string): string {
-  if (id === "") throw ValidationError.of("id", "is required");
-  return id;
-}
-
 /** How long TriggerMonitor waits for Redis before answering unavailable. */
 const TRIGGER_TIMEOUT_MS = 5_000;
 
@@ -51,6 +47,8 @@ export function monitorService(
   logger: Logger,
   /** The deployment's SSRF guard: a literal address it refuses is rejected at save time, an early hint of what the agents will refuse. */
   addressPolicy: AddressPolicy,
+  /** Monitors one workspace may have (MONITORS_PER_WORKSPACE). */
+  monitorsPerWorkspace: number,
 ): ServiceImpl<typeof MonitorService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
 
@@ -63,7 +61,7 @@ export function monitorService(
     void work().catch((error: unknown) => logger.warn({ err: error }, `${what}: schedules will be reconciled later`));
 
   async function findMonitor(ctx: HandlerContext, id: string): Promise<MonitorRecord> {
-    const record = await repo.find(workspaceOf(ctx), requireId(id));
+    const record = await repo.find(workspaceOf(ctx), parseId(id));
     if (!record) throw notFound(`monitor ${id}`);
     return record;
   }
@@ -73,7 +71,7 @@ export function monitorService(
     const config = parseMonitorConfig(kind, monitorInputFromMessage(kind, message));
     addressPolicy.assertTargetsAllowed(monitorTargets(kind, config));
     const externalId = parseExternalId(message.externalId, "monitor.externalId");
-    const record = await repo.create(workspaceOf(ctx), kind, config, externalId);
+    const record = await repo.create(workspaceOf(ctx), kind, config, externalId, monitorsPerWorkspace);
     reschedule(`scheduling monitor ${record.id}`, () => scheduler.schedule(record));
     return { monitor: monitorToMessage(record) };
   }
@@ -132,7 +130,7 @@ export function monitorService(
     },
 
     async deleteMonitor(req, ctx) {
-      if (!(await repo.delete(workspaceOf(ctx), requireId(req.id)))) throw notFound(`monitor ${req.id}`);
+      if (!(await repo.delete(workspaceOf(ctx), parseId(req.id)))) throw notFound(`monitor ${req.id}`);
       reschedule(`unscheduling monitor ${req.id}`, () => scheduler.unschedule(req.id));
       return { success: true };
     },

@@ -18,6 +18,7 @@ import {
   type NotificationInput,
   type ProviderConfig,
   type ProviderType,
+  parseId,
 } from "@vigil/domain";
 import { DeliveryError, newSigningSecret, providerOf, testMessage, type Delivered, type ProviderSettings } from "@vigil/notifications";
 import { NotificationSchema, NotificationService } from "@vigil/proto/notification";
@@ -28,11 +29,6 @@ import { channelOf, type ChannelRecord, type NotificationRepository, type TestDe
 
 /** Attempts at an update that keeps losing to concurrent writers before giving up. */
 const UPDATE_ATTEMPTS = 5;
-
-function requireId(id: string): string {
-  if (id === "") throw ValidationError.of("id", "is required");
-  return id;
-}
 
 /** Runs a parser and files its violations, so one answer can name every broken rule. */
 function collect<T>(violations: FieldViolation[], parse: () => T): T | undefined {
@@ -101,7 +97,7 @@ export function notificationService(repo: NotificationRepository, settings: Prov
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
 
   async function findChannel(ctx: HandlerContext, id: string): Promise<ChannelRecord> {
-    const record = await repo.find(workspaceOf(ctx), requireId(id));
+    const record = await repo.find(workspaceOf(ctx), parseId(id));
     if (!record) throw notFound(`notification ${id}`);
     return record;
   }
@@ -203,7 +199,7 @@ export function notificationService(repo: NotificationRepository, settings: Prov
     },
 
     async deleteNotification(req, ctx) {
-      if (!(await repo.delete(workspaceOf(ctx), requireId(req.id)))) throw notFound(`notification ${req.id}`);
+      if (!(await repo.delete(workspaceOf(ctx), parseId(req.id)))) throw notFound(`notification ${req.id}`);
       return { success: true };
     },
 

@@ -15,12 +15,13 @@ import {
   parsePage,
   type ComponentFields,
   type ComponentView,
+  parseId,
 } from "@vigil/domain";
 import { StatusPageComponentGroupSchema, StatusPageComponentSchema, type StatusPageService } from "@vigil/proto/status-page";
 import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
 import type { PageChanges } from "./changes";
-import { requireId, type FindPage } from "./ids";
+import type { FindPage } from "./ids";
 import type { ComponentWrite, GroupWrite, StatusPageRepository } from "./repository";
 
 type Methods<K extends keyof ServiceImpl<typeof StatusPageService>> = Pick<ServiceImpl<typeof StatusPageService>, K>;
@@ -41,7 +42,7 @@ export function componentMethods(
 > {
   async function findComponent(ctx: HandlerContext, pageId: string, id: string): Promise<ComponentView> {
     const page = await findPage(ctx, pageId, "pageId");
-    const component = await repo.findComponent(page.id, requireId(id));
+    const component = await repo.findComponent(page.id, parseId(id));
     if (!component) throw notFound(`component ${id} of status page ${pageId}`);
     return component;
   }
@@ -101,7 +102,7 @@ export function componentMethods(
 
     async deleteStatusPageComponent(req, ctx) {
       const page = await findPage(ctx, req.pageId, "pageId");
-      if (!(await repo.deleteComponent(page.id, requireId(req.id)))) throw notFound(`component ${req.id} of status page ${req.pageId}`);
+      if (!(await repo.deleteComponent(page.id, parseId(req.id)))) throw notFound(`component ${req.id} of status page ${req.pageId}`);
       pageChanges.publish(page.id);
       return { success: true };
     },
@@ -121,7 +122,7 @@ export function groupMethods(
 > {
   async function findGroup(ctx: HandlerContext, pageId: string, id: string) {
     const page = await findPage(ctx, pageId, "pageId");
-    const group = await repo.findGroup(page.id, requireId(id));
+    const group = await repo.findGroup(page.id, parseId(id));
     if (!group) throw notFound(`component group ${id} of status page ${pageId}`);
     return group;
   }
@@ -164,7 +165,7 @@ export function groupMethods(
 
     async deleteStatusPageComponentGroup(req, ctx) {
       const page = await findPage(ctx, req.pageId, "pageId");
-      if (!(await repo.deleteGroup(page.id, requireId(req.id)))) throw notFound(`component group ${req.id} of status page ${req.pageId}`);
+      if (!(await repo.deleteGroup(page.id, parseId(req.id)))) throw notFound(`component group ${req.id} of status page ${req.pageId}`);
       pageChanges.publish(page.id);
       return { success: true };
     },

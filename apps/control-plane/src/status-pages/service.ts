@@ -13,13 +13,14 @@ import {
   statusPageInputFromMessage,
   statusPageToMessage,
   type PageFields,
+  parseId,
 } from "@vigil/domain";
 import { StatusPageSchema, type StatusPageService } from "@vigil/proto/status-page";
 import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
 import type { PageChanges } from "./changes";
 import { componentMethods, groupMethods } from "./components-service";
-import { requireId, type FindPage } from "./ids";
+import type { FindPage } from "./ids";
 import { hashPassword, verifyPassword } from "./password";
 import type { PageRecord, PageWrite, StatusPageRepository } from "./repository";
 
@@ -50,7 +51,7 @@ export function statusPageService(repo: StatusPageRepository, pageChanges: PageC
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
 
   const findPage: FindPage = async (ctx, id, field = "id") => {
-    const record = await repo.findPage(workspaceOf(ctx), requireId(id, field));
+    const record = await repo.findPage(workspaceOf(ctx), parseId(id, field));
     if (!record) throw notFound(`status page ${id}`);
     return record;
   };
@@ -62,7 +63,7 @@ export function statusPageService(repo: StatusPageRepository, pageChanges: PageC
   };
 
   async function setPublished(ctx: HandlerContext, id: string, published: boolean) {
-    const record = await repo.setPublished(workspaceOf(ctx), requireId(id), published);
+    const record = await repo.setPublished(workspaceOf(ctx), parseId(id), published);
     if (!record) throw notFound(`status page ${id}`);
     return changed(record);
   }
@@ -112,7 +113,7 @@ export function statusPageService(repo: StatusPageRepository, pageChanges: PageC
     },
 
     async deleteStatusPage(req, ctx) {
-      if (!(await repo.deletePage(workspaceOf(ctx), requireId(req.id)))) throw notFound(`status page ${req.id}`);
+      if (!(await repo.deletePage(workspaceOf(ctx), parseId(req.id)))) throw notFound(`status page ${req.id}`);
       pageChanges.publish(req.id);
       return { success: true };
     },

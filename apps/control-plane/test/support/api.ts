@@ -9,7 +9,7 @@ import { deletePrefix, testPrefix } from "../../../../test/redis";
 import { startPipeline, type Pipeline, type PipelineConfig } from "../../src/pipeline";
 import { Administration } from "../../src/admin/operations";
 import { API_KEY_HEADER } from "../../src/auth/api-keys";
-import { createLogger } from "@vigil/logging";
+import { createLogger, type Logger } from "@vigil/logging";
 import { apiPartsOf, startApiServer, type ApiServerOptions } from "../../src/server";
 import { testNotifications, testPipelineConfig } from "./control-plane";
 
@@ -42,8 +42,10 @@ export interface TestApiOptions {
   /** Provider settings as environment variables (TELEGRAM_BOT_TOKEN, SMTP_URL, ...). */
   providerEnv?: NodeJS.ProcessEnv;
   pipeline?: Partial<PipelineConfig>;
+  /** Where the server logs; silent unless a test reads the lines. */
+  logger?: Logger;
   /** Rate and connection limits other than the defaults. */
-  limits?: Pick<ApiServerOptions, "rateLimits" | "connectionLimits">;
+  limits?: Pick<ApiServerOptions, "rateLimits" | "connectionLimits" | "monitorsPerWorkspace">;
 }
 
 /**
@@ -68,7 +70,7 @@ export function transportTo(baseUrl: string, key: string | undefined, protocol: 
 /** A real API server on a loopback port, backed by a fresh database and Redis keys of its own. */
 export async function startTestApi(backend: Backend, options: TestApiOptions = {}) {
   const db = await openTestDatabase(backend);
-  const logger = createLogger("silent", "test");
+  const logger = options.logger ?? createLogger("silent", "test");
   const redisPrefix = testPrefix();
   const notifications = testNotifications(db.prisma, options.providerEnv);
   const pipeline = await startPipeline(db.prisma, testPipelineConfig(redisPrefix, options.pipeline), logger, notifications.setup);

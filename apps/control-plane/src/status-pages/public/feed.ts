@@ -2,6 +2,7 @@ import escapeHtml from "escape-html";
 import { Feed } from "feed";
 import type { PageView } from "./view";
 import { durationWords, incidentTitle, utcWords } from "./words";
+import { wellFormedXml } from "./xml";
 
 /** The page's listed incidents (open and of the last 14 days) as an Atom feed; an entry changes when its incident ends. */
 export function atomOf(view: PageView, feedUrl: string): string {
@@ -31,5 +32,5 @@ export function atomOf(view: PageView, feedUrl: string): string {
       description: escapeHtml(summary),
     });
   }
-  return feed.atom1();
+  return wellFormedXml(feed.atom1());
 }
