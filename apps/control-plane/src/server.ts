@@ -27,6 +27,7 @@ import { StatusPageRepository } from "./status-pages/repository";
 import { statusPageService } from "./status-pages/service";
 import { addServerReflection } from "./grpc/reflection";
 import { errorsAndLogging } from "./rpc-interceptors";
+import { storableTextOnly } from "./request-text";
 import { auditInterceptor } from "./audit/interceptor";
 import { apiKeyAttribution } from "./audit/attribution";
 import { AuditStore } from "./audit/store";
@@ -101,7 +102,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     routes: (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
       const audit = auditInterceptor(new AuditStore(prisma), apiKeyAttribution, logger);
-      const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(options.verifiedKeys), audit] };
+      const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(options.verifiedKeys), storableTextOnly(), audit] };
       // The deployment has one address policy, read with the providers' settings (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS).
       const { addressPolicy } = options.notifications.settings;
       const quota = options.monitorsPerWorkspace ?? DEFAULTS.monitorsPerWorkspace;

@@ -164,6 +164,17 @@ describe.each(BACKENDS)("audit log of the API on %s", (backend) => {
     });
   });
 
+  it("records a change whose request carries read-only timestamps JSON cannot write, without them", async () => {
+    const before = await entryCount();
+    const beyondJson = { seconds: 10n ** 15n, nanos: 0 };
+    const { monitor } = await api.client(writer.key).createHTTPMonitor({
+      monitor: { name: "Timeless", url: "https://example.com/", periodicity, createdAt: beyondJson, updatedAt: beyondJson },
+    });
+    expect(await entryCount()).toBe(before + 1);
+    const entry = (await entries()).find((e) => e.targetId === monitor!.id)!;
+    expect(entry.changes).toEqual({ monitor: { name: "Timeless", url: "https://example.com/", periodicity: "PERIODICITY_1M" } });
+  });
+
   it("records no reads", async () => {
     const before = await entryCount();
     const monitors = api.client(writer.key);

@@ -1,10 +1,12 @@
 import http2 from "node:http2";
-import type { DescService } from "@bufbuild/protobuf";
+import { ScalarType, type DescField, type DescMessage, type DescService } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import fc from "fast-check";
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
-import { startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
+import { recordingLogger } from "../../../test/recording-logger";
+import { startTestApi, transportTo, type Protocol, type TestApi, type WorkspaceKeys } from "./support/api";
 import { createPage } from "./support/page-access";
 
 /**
@@ -82,15 +84,100 @@ const protocolHeaders = fc.record(
   { requiredKeys: [] },
 );
 
+/**
+ * Text no field may hold, or no name may: U+0000, control characters, noncharacters, an unpaired
+ * surrogate (a client's encoder sends U+FFFD for it), and lengths past every field's limit.
+ */
+const hostileText = fc.oneof(
+  fc.constantFrom("\u0000", "a\u0000b", "\u0001\u0007\u001b[31m", "line\r\nbreak", "tab\t", "\u007f\u0085", "\ufffe\uffff", "a\ud800b", "\u2028\u202e"),
+  fc.constantFrom(257, 1_025, 2_049, 8_193, 65_537).map((n) => "x".repeat(n)),
+  fc.string({ unit: "binary", maxLength: 40 }),
+);
+const RPC_TEXT_RUNS = 1_500;
+
+/**
+ * A request of `schema` with every field set, recursively, to values its rules take (text from
+ * `textOf`), so that with one text made hostile it breaks that one rule only, and reaches the
+ * database if that rule is missing.
+ */
+function requestOf(schema: DescMessage, textOf: (field: DescField) => fc.Arbitrary<string>, depth = 0): fc.Arbitrary<Record<string, unknown>> {
+  if (depth > 3) return fc.constant({});
+  const valueOf = (field: DescField): fc.Arbitrary<unknown> => {
+    const scalar = (type: ScalarType): fc.Arbitrary<unknown> => {
+      switch (type) {
+        case ScalarType.STRING:
+          return textOf(field);
+        case ScalarType.BOOL:
+          return fc.boolean();
+        case ScalarType.BYTES:
+          return fc.uint8Array({ maxLength: 16 });
+        case ScalarType.DOUBLE:
+        case ScalarType.FLOAT:
+          return fc.constantFrom(0, 1.5);
+        case ScalarType.INT64:
+        case ScalarType.SINT64:
+        case ScalarType.SFIXED64:
+        case ScalarType.UINT64:
+        case ScalarType.FIXED64:
+          return fc.constant(BigInt(saneNumber(field)));
+        default:
+          return fc.constant(saneNumber(field));
+      }
+    };
+    const enumValue = (values: readonly { number: number }[]) => fc.constantFrom(...values.filter((v) => v.number !== 0).map((v) => v.number));
+    switch (field.fieldKind) {
+      case "scalar":
+        return scalar(field.scalar);
+      case "enum":
+        return enumValue(field.enum.values);
+      case "message":
+        return requestOf(field.message, textOf, depth + 1);
+      case "list":
+        return fc.array(field.listKind === "scalar" ? scalar(field.scalar) : field.listKind === "enum" ? enumValue(field.enum.values) : requestOf(field.message, textOf, depth + 1), { maxLength: 2 });
+      case "map":
+        return fc.constant({});
+    }
+  };
+  const plain = Object.fromEntries(schema.fields.filter((f) => !f.oneof).map((f) => [f.localName, valueOf(f)]));
+  const oneofs = Object.fromEntries(
+    schema.oneofs.map((oneof) => [oneof.localName, fc.oneof(...oneof.fields.map((f) => valueOf(f).map((value) => ({ case: f.localName, value }))))]),
+  );
+  return fc.record({ ...plain, ...oneofs });
+}
+
+/** A number each numeric field's rule takes: a status code, a count of retries, a page's size, a timeout. */
+const saneNumber = (field: DescField): number => ({ target: 200, retry: 1, limit: 10, offset: 0 })[field.localName] ?? 5_000;
+
+/**
+ * Sets the `which`-th text of a request (modulo their number; in the order a walk of the object
+ * meets them) to `value`, so that a request that broke no rule breaks one: where that rule is
+ * missing, the text reaches the database.
+ */
+function withOneTextReplaced(request: Record<string, unknown>, which: number, value: string): void {
+  const slots: { holder: Record<string, unknown>; key: string }[] = [];
+  const walk = (node: unknown) => {
+    if (node === null || typeof node !== "object" || node instanceof Uint8Array) return;
+    for (const [key, child] of Object.entries(node)) {
+      // A oneof's `case` names its field: not text of the request.
+      if (typeof child === "string" && key !== "case") slots.push({ holder: node as Record<string, unknown>, key });
+      else walk(child);
+    }
+  };
+  walk(request);
+  const slot = slots[which % Math.max(slots.length, 1)];
+  if (slot) slot.holder[slot.key] = value;
+}
+
 describe("fuzzing every endpoint with malformed requests", () => {
   let api: TestApi;
   let keys: WorkspaceKeys;
   let h2: http2.ClientHttp2Session | undefined;
+  const { logger, lines } = recordingLogger();
 
   beforeAll(async () => {
     // Limits high enough that the fuzz reaches the endpoints instead of the rate limits.
     const many = 1_000_000;
-    api = await startTestApi("pglite", { limits: { rateLimits: { apiCallsPerKeyPerSecond: many, apiCallsPerAddressPerSecond: many, pageViewsPerAddressPerMinute: many } } });
+    api = await startTestApi("pglite", { logger, limits: { rateLimits: { apiCallsPerKeyPerSecond: many, apiCallsPerAddressPerSecond: many, pageViewsPerAddressPerMinute: many } } });
     keys = await api.workspace();
     await createPage(api.db.prisma, keys.slug, { accessType: "public", customDomain: "status.fuzz.test" });
     await createPage(api.db.prisma, keys.slug, { accessType: "password", password: "right password" });
@@ -161,6 +248,70 @@ describe("fuzzing every endpoint with malformed requests", () => {
     expect(gzip.status).toBe(400);
     expect(JSON.parse(gzip.body).code).toBe("invalid_argument");
   });
+
+  it("answers every RPC with hostile text in every text field, over every protocol, without failing or logging an error", async () => {
+    // Real ids, so that updates and deletes reach their rules; loopback URLs only, never a real host.
+    const page = await createPage(api.db.prisma, keys.slug, { accessType: "public" });
+    const monitor = (await api.client(keys.write.key).createHTTPMonitor({ monitor: { name: "m", url: "http://127.0.0.1:9/", periodicity: 2 } })).monitor!;
+    const component = await api.db.prisma.statusPageComponent.create({ data: { pageId: page.id, type: "static", name: "c" } });
+    const group = await api.db.prisma.statusPageComponentGroup.create({ data: { pageId: page.id, name: "g" } });
+    const url = "http://127.0.0.1:9/";
+    const taken: Record<string, fc.Arbitrary<string>> = {
+      id: fc.constantFrom(page.id, monitor.id, component.id, group.id),
+      pageId: fc.constant(page.id),
+      monitorId: fc.constant(monitor.id),
+      monitorIds: fc.constant(monitor.id),
+      groupId: fc.constantFrom("", group.id),
+      url: fc.constant(url),
+      endpoint: fc.constantFrom("", url),
+      webhookUrl: fc.constant(url),
+      serverUrl: fc.constantFrom("", url),
+      homepageUrl: fc.constantFrom("", url),
+      contactUrl: fc.constantFrom("", url),
+      icon: fc.constantFrom("", url),
+      customDomain: fc.constant(""),
+      accessType: fc.constant("public"),
+      uri: fc.constantFrom("127.0.0.1:9", "example.test"),
+      email: fc.constant("someone@example.test"),
+      phoneNumber: fc.constant("+15558675310"),
+      record: fc.constant("A"),
+      type: fc.constantFrom("static", "monitor"),
+      providerType: fc.constant(""),
+      region: fc.constant("eu"),
+      topic: fc.constant("alerts"),
+      externalId: fc.constantFrom("", "ext-1"),
+      slug: fc.constantFrom("fuzz-a", "fuzz-b"),
+      key: fc.constantFrom("x-a", "x-b"),
+      paths: fc.constantFrom("name", "description"),
+    };
+    // Loopback URLs only: a channel made here may be sent a test notification.
+    const textOf = (field: DescField) => taken[field.localName] ?? fc.constant("name");
+    const methods = SERVICES.flatMap((service) => service.methods.map((method) => ({ service, method })));
+    lines.splice(0);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...methods).chain(({ service, method }) => fc.tuple(fc.constant({ service, method }), requestOf(method.input, textOf))),
+        fc.nat(),
+        hostileText,
+        fc.constantFrom<Protocol>("connect", "grpc-web", "grpc"),
+        async ([{ service, method }, request], which, hostile, protocol) => {
+          withOneTextReplaced(request, which, hostile);
+          const client = createClient(service, transportTo(api.baseUrl, keys.write.key, protocol)) as unknown as Record<string, (req: unknown) => Promise<unknown>>;
+          try {
+            await client[method.localName]!(request);
+          } catch (error) {
+            const code = ConnectError.from(error).code;
+            if ([Code.Internal, Code.Unknown, Code.Unavailable, Code.DataLoss].includes(code)) {
+              throw new Error(`${service.typeName}/${method.name} over ${protocol} answered ${Code[code]}: ${ConnectError.from(error).rawMessage}`);
+            }
+          }
+        },
+      ),
+      { numRuns: RPC_TEXT_RUNS, seed: 56, endOnFailure: true },
+    );
+    expect(lines.filter((line) => line.level === "error")).toEqual([]);
+    expect((await api.fetch("/healthz")).status).toBe(200);
+  }, 300_000);
 
   const anyKey = () => fc.constantFrom<string | undefined>(keys.write.key, keys.read.key, keys.legacy.key, undefined, "vgl_not_a_key", "\u00ff\u00fe");
 

@@ -43,3 +43,13 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv)
   const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
   throw new Error(`invalid environment: ${problems}`);
 }
+
+/**
+ * A value the client sent, as an error message quotes it: JSON-quoted (so a
+ * control character shows as an escape) and cut to 64 characters, so that a
+ * huge or hostile value never makes a huge error (gRPC sends it in a trailer,
+ * whose size HTTP/2 bounds).
+ */
+export function quoted(value: string): string {
+  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+}

@@ -19,7 +19,7 @@ import {
   type MonitorKind,
   type OpenTelemetryConfig,
 } from "../monitor-config";
-import { ValidationError } from "../validation";
+import { ValidationError, quoted } from "../validation";
 import {
   httpMethodCodec,
   monitorStatusCodec,
@@ -129,7 +129,7 @@ export function fieldsToUpdate<K extends MonitorKind>(kind: K, message: MonitorM
   if (mask && mask.paths.length > 0) {
     names = mask.paths.map((path) => {
       const field = fields.find((f) => f.name === path || f.localName === path || f.jsonName === path);
-      if (!field) throw ValidationError.of("updateMask", `names ${path}, which is not a field of a ${kind.toUpperCase()} monitor that can be updated`);
+      if (!field) throw ValidationError.of("updateMask", `names ${quoted(path)}, which is not a field of a ${kind.toUpperCase()} monitor that can be updated`);
       return field.localName;
     });
   } else {

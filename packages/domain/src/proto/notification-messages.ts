@@ -3,7 +3,7 @@ import { timestampFromDate, type FieldMask } from "@bufbuild/protobuf/wkt";
 import { DeliverySchema, NotificationSchema, type Delivery, type Notification } from "@vigil/proto/notification";
 import type { DeliveryEvent } from "../alerting";
 import { PROVIDER_TYPES, blockName, type ProviderConfig, type ProviderType } from "../notification-config";
-import { ValidationError } from "../validation";
+import { ValidationError, quoted } from "../validation";
 
 /** The provider type whose block a oneof case of Notification.provider is (`googleChat` is google_chat). */
 const typeOfBlock = (blockCase: string): ProviderType | undefined => PROVIDER_TYPES.find((type) => blockName(type) === blockCase);
@@ -74,7 +74,7 @@ export function notificationChanges(message: Notification, mask: FieldMask | und
     else if (path === "external_id" || path === "externalId") changes.externalId = true;
     else if (type && (changes.block === null || changes.block === type)) changes.block = type;
     else if (type) throw ValidationError.of("updateMask", "names two provider blocks; a channel has one");
-    else throw ValidationError.of("updateMask", `names ${path}, which is not name, monitor_ids, external_id or a provider block`);
+    else throw ValidationError.of("updateMask", `names ${quoted(path)}, which is not name, monitor_ids, external_id or a provider block`);
   }
   return changes;
 }
