@@ -17,6 +17,7 @@ export * from "./summary-request";
 export { isDomainName, isHttpUrl, parseHostPort } from "./rules";
 export * from "./validation";
 export * from "./proto/enums";
+export * from "./proto/json-numbers";
 export * from "./proto/monitor-messages";
 export * from "./proto/notification-messages";
 export * from "./status-page-config";
