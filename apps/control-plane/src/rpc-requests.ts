@@ -1,6 +1,6 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { Code, ConnectError, createServiceImplSpec, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
-import type { UniversalHandlerOptions } from "@connectrpc/connect/protocol";
+import { assertByteStreamRequest, type UniversalHandler, type UniversalHandlerOptions, type UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { jsonNumberCheck } from "@vigil/domain";
 import { toConnectError } from "./errors";
 
@@ -68,14 +68,50 @@ function strictJsonRouter(router: ConnectRouter, jsonOptions: JsonOptions): Conn
   };
 }
 
+/** gRPC and gRPC-Web, in binary or JSON: the protocols that envelope their messages. */
+const ENVELOPED = /^application\/grpc(-web)?(\+|;|$)/i;
+
 /**
- * The Connect adapter's routes, registered by `register`, reading JSON
- * requests strictly (requestDecoder), with `jsonOptions` (the adapter's own
- * jsonOptions reach no method).
+ * A unary call over gRPC or gRPC-Web whose body is empty has no request
+ * message. Connect answers that unimplemented, the code gRPC's table gives a
+ * cardinality violation, and before any interceptor runs (ensureSingle in
+ * @connectrpc/connect/protocol's invoke-implementation); a request without
+ * its message is a malformed request like any other, so an empty body fails
+ * with invalid_argument where the protocol reads it. Other bodies pass as
+ * they come.
+ */
+function requireRequestMessage(handler: UniversalHandler): UniversalHandler {
+  if (handler.method.methodKind !== "unary") return handler;
+  const wrapped = (req: UniversalServerRequest) => {
+    if (ENVELOPED.test(req.header.get("content-type") ?? "")) {
+      assertByteStreamRequest(req);
+      req.body = nonEmpty(req.body);
+    }
+    return handler(req);
+  };
+  return Object.assign(wrapped, handler);
+}
+
+async function* nonEmpty(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  let received = false;
+  for await (const chunk of body) {
+    received ||= chunk.byteLength > 0;
+    yield chunk;
+  }
+  if (!received) throw new ConnectError("no request message: the body is empty, and a unary method takes one message", Code.InvalidArgument);
+}
+
+/**
+ * The Connect adapter's routes, registered by `register`, reading requests
+ * strictly: JSON by requestDecoder, with `jsonOptions` (the adapter's own
+ * jsonOptions reach no method), and gRPC and gRPC-Web bodies by
+ * requireRequestMessage.
  */
 export function strictRoutes(jsonOptions: JsonOptions, register: (router: ConnectRouter) => void): (router: ConnectRouter) => void {
   return (router) => {
     register(strictJsonRouter(router, jsonOptions));
+    // The adapter reads router.handlers once the routes are registered.
+    router.handlers.forEach((handler, i) => (router.handlers[i] = requireRequestMessage(handler)));
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * What the protocols must refuse in a request (issue 34): JSON that is not
- * valid UTF-8, and numbers spelled in ways the protobuf JSON mapping does not
- * allow. Raw
+ * valid UTF-8, numbers spelled in ways the protobuf JSON mapping does not
+ * allow, and a gRPC or gRPC-Web call without its request message. Raw
  * requests, as an attacker sends them, over every protocol and HTTP version
  * that reads them; a refused request writes nothing.
  */
@@ -171,5 +171,24 @@ describe.each(BACKENDS)("requests the protocols must refuse (%s)", (backend) => 
       }
       for (const spelling of taken) expect([via, spelling, (await call(`${MONITORS}/ListMonitors`, bytes(`{"limit":${spelling}}`))).code]).toEqual([via, spelling, "ok"]);
     }
+  });
+
+  it("answers a gRPC or gRPC-Web call without its request message invalid_argument, over every HTTP version and encoding", async () => {
+    const empty = new Uint8Array(0);
+    const calls: [string, Send, string][] = [
+      ["gRPC, h2c", raw.overHttp2, "application/grpc"],
+      ["gRPC+JSON, h2c", raw.overHttp2, "application/grpc+json"],
+      ["gRPC-Web, HTTP/1.1", raw.overHttp1, "application/grpc-web"],
+      ["gRPC-Web+JSON, HTTP/1.1", raw.overHttp1, "application/grpc-web+json"],
+      ["gRPC-Web, h2c", raw.overHttp2, "application/grpc-web+proto"],
+      ["gRPC-Web+JSON, h2c", raw.overHttp2, "application/grpc-web+json"],
+    ];
+    for (const [via, send, contentType] of calls) {
+      const answer = await send("POST", `${MONITORS}/ListMonitors`, { "content-type": contentType, te: "trailers", "x-service-key": key }, empty);
+      expect([via, answer.grpcStatus, answer.grpcMessage]).toEqual([via, String(Code.InvalidArgument), expect.stringContaining("no request message")]);
+    }
+    // Connect's unary protocol has no envelope: an empty body is the empty message.
+    const connectEmpty = await raw.overHttp1("POST", `${MONITORS}/ListMonitors`, { "content-type": "application/proto", "x-service-key": key }, empty);
+    expect(connectEmpty.status).toBe(200);
   });
 });
