@@ -10,7 +10,7 @@ type JsonOptions = NonNullable<UniversalHandlerOptions["jsonOptions"]>;
  * Decodes the JSON requests of a method whose request is `input`, refusing
  * what the JSON mapping does not allow before protobuf-es reads it: bytes
  * that are not UTF-8 (TextDecoder's default turns them into U+FFFD, which
- * was stored), and numbers spelled as protobuf-es would take but the mapping
+ * would be stored), and numbers spelled as protobuf-es would take but the mapping
  * does not (jsonNumberCheck). Connect's JSON serialization decodes every JSON
  * message, once decompressed and out of its envelope, with the `textDecoder`
  * of the handler's jsonOptions (createJsonSerialization in
@@ -49,8 +49,8 @@ function requestDecoder(input: DescMessage) {
 
 /**
  * `router`, registering every method with a JSON decoder of its own
- * (requestDecoder) in `jsonOptions`: only a method's options reach the
- * decoder of its request type.
+ * (requestDecoder) in `jsonOptions`: a decoder checks one request type, and
+ * only options given to a single method apply to one request type.
  */
 function strictJsonRouter(router: ConnectRouter, jsonOptions: JsonOptions): ConnectRouter {
   return {
