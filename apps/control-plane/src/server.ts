@@ -36,6 +36,7 @@ import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
 import { monitorJsonWriters } from "./monitors/monitor-json";
+import { refuseMalformedQuery, strictRoutes } from "./rpc-requests";
 
 export interface SharedRedis {
   connection: RedisConnection;
@@ -93,13 +94,16 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const { pageChanges } = options;
   const metricsSource = options.metricsEnabled === false ? null : { queue: scheduler.queue.bind(scheduler), redis: options.redis.connection, prefix: options.redis.prefix };
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
+  const rateLimit = rateLimitGate(rates);
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
     contextValues: rpcContextValues,
-    requestGate: rateLimitGate(rates),
-    jsonOptions: { ...JSON_OPTIONS, jsonStringWriters: monitorJsonWriters(JSON_OPTIONS) },
+    requestGate: async (context) => {
+      await rateLimit(context);
+      refuseMalformedQuery(context);
+    },
     interceptors: [errorsAndLogging(logger)],
-    routes: (router) => {
+    routes: strictRoutes({ ...JSON_OPTIONS, jsonStringWriters: monitorJsonWriters(JSON_OPTIONS) }, (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
       const audit = auditInterceptor(new AuditStore(prisma), apiKeyAttribution, logger);
       const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(options.verifiedKeys), storableTextOnly(), audit] };
@@ -115,7 +119,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
-    },
+    }),
     fallback: httpRoutes(prisma, options, logger, { ...options.notifications, redis: options.redis }, { statuses: options.statuses, pageChanges, rates }, metricsSource) as never,
   });
   return listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });

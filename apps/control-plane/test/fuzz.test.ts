@@ -1,4 +1,3 @@
-import http2 from "node:http2";
 import { ScalarType, type DescField, type DescMessage, type DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import fc from "fast-check";
@@ -8,6 +7,7 @@ import { StatusPageService } from "@vigil/proto/status-page";
 import { recordingLogger } from "../../../test/recording-logger";
 import { startTestApi, transportTo, type Protocol, type TestApi, type WorkspaceKeys } from "./support/api";
 import { createPage } from "./support/page-access";
+import { rawRpc, type RawAnswer } from "./support/raw-rpc";
 
 /**
  * Malformed requests to every endpoint, in every encoding the server takes:
@@ -43,12 +43,6 @@ const SERVER_FAILURES = new Set(["2", "13", "14", "15"]);
 const UNKNOWN_COMPRESSION = /"message":"unknown compression /;
 const RPC_RUNS = 2_400;
 const HTTP_RUNS = 800;
-
-interface Answer {
-  status: number;
-  grpcStatus: string | undefined;
-  body: string;
-}
 
 /** A body that is not a valid request: random bytes, cut or broken protobuf, broken or mistaken JSON, bad envelopes. */
 const malformedBody = fc.oneof(
@@ -171,7 +165,7 @@ function withOneTextReplaced(request: Record<string, unknown>, which: number, va
 describe("fuzzing every endpoint with malformed requests", () => {
   let api: TestApi;
   let keys: WorkspaceKeys;
-  let h2: http2.ClientHttp2Session | undefined;
+  let raw: ReturnType<typeof rawRpc>;
   const { logger, lines } = recordingLogger();
 
   beforeAll(async () => {
@@ -181,9 +175,10 @@ describe("fuzzing every endpoint with malformed requests", () => {
     keys = await api.workspace();
     await createPage(api.db.prisma, keys.slug, { accessType: "public", customDomain: "status.fuzz.test" });
     await createPage(api.db.prisma, keys.slug, { accessType: "password", password: "right password" });
+    raw = rawRpc(api.baseUrl);
   });
   afterAll(async () => {
-    h2?.close();
+    raw.close();
     await api.close();
   });
 
@@ -199,34 +194,7 @@ describe("fuzzing every endpoint with malformed requests", () => {
     return counts;
   };
 
-  const overHttp1 = async (method: string, path: string, headers: Record<string, string>, body: Uint8Array | undefined): Promise<Answer> => {
-    const res = await api.fetch(path, { method, headers, body: method === "GET" || method === "HEAD" ? undefined : body });
-    const bytes = Buffer.from(await res.arrayBuffer());
-    return { status: res.status, grpcStatus: res.headers.get("grpc-status") ?? grpcWebStatus(bytes), body: bytes.toString("latin1") };
-  };
-
-  const overHttp2 = (method: string, path: string, headers: Record<string, string>, body: Uint8Array | undefined): Promise<Answer> =>
-    new Promise((resolve, reject) => {
-      if (!h2) {
-        h2 = http2.connect(api.baseUrl);
-        h2.on("error", () => undefined);
-      }
-      const stream = h2.request({ ":method": method, ":path": path, ...headers }, { endStream: false });
-      let status = 0;
-      let grpcStatus: string | undefined;
-      let received = "";
-      stream.on("response", (h) => {
-        status = Number(h[":status"]);
-        grpcStatus = h["grpc-status"] as string | undefined;
-      });
-      stream.on("trailers", (t) => (grpcStatus = (t["grpc-status"] as string | undefined) ?? grpcStatus));
-      stream.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
-      stream.on("end", () => resolve({ status, grpcStatus, body: received }));
-      stream.on("error", reject);
-      stream.end(method === "GET" || method === "HEAD" ? undefined : body);
-    });
-
-  const expectNoServerFailure = (answer: Answer, what: string) => {
+  const expectNoServerFailure = (answer: RawAnswer, what: string) => {
     const prescribed = answer.status === 501 && UNKNOWN_COMPRESSION.test(answer.body);
     if ((answer.status >= 500 && !prescribed) || (answer.grpcStatus !== undefined && SERVER_FAILURES.has(answer.grpcStatus))) {
       throw new Error(`${what} answered ${answer.status}, grpc-status ${answer.grpcStatus}: ${answer.body.slice(0, 200)}`);
@@ -236,15 +204,15 @@ describe("fuzzing every endpoint with malformed requests", () => {
   it("answers a body that is no protobuf message, or no gzip, invalid_argument naming the problem", async () => {
     const cut = Uint8Array.from([0x0a, 0x05, 0x61]);
     const headers = { "x-service-key": keys.write.key };
-    const proto = await overHttp1("POST", "/monitor.v1.MonitorService/CreateHTTPMonitor", { ...headers, "content-type": "application/proto" }, cut);
+    const proto = await raw.overHttp1("POST", "/monitor.v1.MonitorService/CreateHTTPMonitor", { ...headers, "content-type": "application/proto" }, cut);
     expect(proto.status).toBe(400);
     expect(JSON.parse(proto.body)).toEqual({ code: "invalid_argument", message: "parse binary: premature EOF" });
 
     const envelope = Buffer.concat([Buffer.from([0, 0, 0, 0, cut.length]), cut]);
-    const grpc = await overHttp2("POST", "/monitor.v1.MonitorService/CreateHTTPMonitor", { ...headers, "content-type": "application/grpc", te: "trailers" }, envelope);
+    const grpc = await raw.overHttp2("POST", "/monitor.v1.MonitorService/CreateHTTPMonitor", { ...headers, "content-type": "application/grpc", te: "trailers" }, envelope);
     expect(grpc.grpcStatus).toBe("3");
 
-    const gzip = await overHttp1("POST", "/monitor.v1.MonitorService/ListMonitors", { ...headers, "content-type": "application/json", "content-encoding": "gzip" }, Buffer.from("{}"));
+    const gzip = await raw.overHttp1("POST", "/monitor.v1.MonitorService/ListMonitors", { ...headers, "content-type": "application/json", "content-encoding": "gzip" }, Buffer.from("{}"));
     expect(gzip.status).toBe(400);
     expect(JSON.parse(gzip.body).code).toBe("invalid_argument");
   });
@@ -320,7 +288,7 @@ describe("fuzzing every endpoint with malformed requests", () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...RPC_PATHS), fc.constantFrom(...CONTENT_TYPES), malformedBody, anyKey(), protocolHeaders, fc.boolean(), async (path, contentType, body, key, extra, http2First) => {
         const headers: Record<string, string> = { ...extra, ...(contentType && { "content-type": contentType }), ...(key !== undefined && { "x-service-key": key }) };
-        const send = needsHttp2(contentType) || http2First ? overHttp2 : overHttp1;
+        const send = needsHttp2(contentType) || http2First ? raw.overHttp2 : raw.overHttp1;
         expectNoServerFailure(await send("POST", path, headers, body), `POST ${path} (${contentType})`);
       }),
       { numRuns: RPC_RUNS, seed: 12, endOnFailure: true },
@@ -357,7 +325,7 @@ describe("fuzzing every endpoint with malformed requests", () => {
           all[":authority"] = all.host;
           delete all.host;
         }
-        expectNoServerFailure(await (overH2 ? overHttp2 : overHttp1)(method, p, all, body), `${method} ${p}`);
+        expectNoServerFailure(await (overH2 ? raw.overHttp2 : raw.overHttp1)(method, p, all, body), `${method} ${p}`);
       }),
       { numRuns: HTTP_RUNS, seed: 34, endOnFailure: true },
     );
@@ -365,16 +333,3 @@ describe("fuzzing every endpoint with malformed requests", () => {
     expect((await api.fetch("/healthz")).status).toBe(200);
   }, 120_000);
 });
-
-/** The status in a gRPC-Web body's trailer frame (flag 0x80), if there is one. */
-function grpcWebStatus(body: Buffer): string | undefined {
-  let offset = 0;
-  while (offset + 5 <= body.length) {
-    const flags = body.readUInt8(offset);
-    const length = body.readUInt32BE(offset + 1);
-    const frame = body.subarray(offset + 5, offset + 5 + length);
-    if (flags & 0x80) return /grpc-status:\s*(\d+)/i.exec(frame.toString("latin1"))?.[1];
-    offset += 5 + length;
-  }
-  return undefined;
-}

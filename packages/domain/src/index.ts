@@ -18,6 +18,7 @@ export { NOT_STORABLE_RULE, isDomainName, isHttpUrl, isReadableLine, isStorableT
 export * from "./resource-id";
 export * from "./validation";
 export * from "./proto/enums";
+export * from "./proto/json-numbers";
 export * from "./proto/monitor-messages";
 export * from "./proto/notification-messages";
 export * from "./status-page-config";
