@@ -31,7 +31,8 @@ export function rawRpc(baseUrl: string) {
 
   const overHttp2 = (method: string, path: string, headers: Record<string, string>, body?: Uint8Array): Promise<RawAnswer> =>
     new Promise((resolve, reject) => {
-      if (!h2) {
+      // The server closes a session idle past its timeout: the next request opens another.
+      if (!h2 || h2.closed || h2.destroyed) {
         h2 = http2.connect(baseUrl);
         h2.on("error", () => undefined);
       }
