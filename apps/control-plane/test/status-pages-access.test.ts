@@ -140,6 +140,26 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       expect((await post(`/status/${other.slug}/sign-in`, { password: "s3cret" })).status).toBe(303);
     });
 
+    it("count each attempt before verifying it: of 40 wrong passwords sent at once 10 are verified, the rest and a right one after them answer 429", async () => {
+      const { slug } = await page({ accessType: "password", password: "s3cret" });
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => post(`/status/${slug}/sign-in`, { password: `guess ${i}` })));
+      const statuses = answers.map((res) => res.status);
+      expect(statuses.filter((status) => status === 401)).toHaveLength(10);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(30);
+      const right = await post(`/status/${slug}/sign-in`, { password: "s3cret" });
+      expect(right.status).toBe(429);
+      expect(Number(right.headers["retry-after"])).toBeGreaterThan(0);
+      expect(right.headers["set-cookie"]).toBeUndefined();
+    });
+
+    it("count only failures: a right password gives its attempt back", async () => {
+      const { slug } = await page({ accessType: "password", password: "s3cret" });
+      for (let attempt = 1; attempt <= 9; attempt++) expect((await post(`/status/${slug}/sign-in`, { password: `guess ${attempt}` })).status).toBe(401);
+      for (let reader = 1; reader <= 12; reader++) expect((await post(`/status/${slug}/sign-in`, { password: "s3cret" })).status).toBe(303);
+      expect((await post(`/status/${slug}/sign-in`, { password: "guess 10" })).status).toBe(401);
+      expect((await post(`/status/${slug}/sign-in`, { password: "s3cret" })).status).toBe(429);
+    });
+
     it("end every session when the password changes", async () => {
       const { id, slug, title } = await page({ accessType: "password", password: "s3cret" });
       const cookie = sessionCookieOf(await post(`/status/${slug}/sign-in`, { password: "s3cret" }));
@@ -256,6 +276,14 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       const limited = await post(`/status/${slug}/sign-in`, { email: "dan@acme.example" });
       expect(limited.status).toBe(429);
       expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    });
+
+    it("limit link requests sent at once: 10 are taken, the rest answer 429", async () => {
+      const { slug } = await page({ accessType: "email-domain", authEmailDomains: ["acme.example"] });
+      const addresses = Array.from({ length: 15 }, (_, i) => `burst${i}@other.example`);
+      const statuses = (await Promise.all(addresses.map((email) => post(`/status/${slug}/sign-in`, { email })))).map((res) => res.status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(5);
     });
 
     it("on a custom domain: the form posts there, the link points there, and signs in there", async () => {

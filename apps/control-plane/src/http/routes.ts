@@ -7,15 +7,16 @@ import { recordAudit } from "../audit/record";
 import { AuditStore } from "../audit/store";
 import type { SecretBox } from "../notifications/secrets";
 import { PageAccessControl } from "../status-pages/public/access";
-import { SignInAttempts } from "../status-pages/public/rate-limit";
 import { PageSessions } from "../status-pages/public/sessions";
 import type { ApiServerOptions, SharedRedis } from "../server";
 import { registerSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
 import { publicStatusPageRoutes, type PublicPagesOptions } from "../status-pages/public/routes";
 import type { Logger } from "@vigil/logging";
+import { PAGE_ACCESS } from "@vigil/domain";
 import { toHttpError } from "../errors";
 import { HttpError, sendError, sendJson, type Request, type Response } from "./json";
 import { clientAddress, tooManyRequests } from "../limits/request-rates";
+import { AttemptLimiter } from "../limits/attempt-limiter";
 import { scrape } from "../metrics/endpoint";
 import type { PipelineSource } from "../metrics/pipeline-gauges";
 
@@ -90,7 +91,10 @@ export function httpRoutes(
   }
 
   const sessions = new PageSessions(pageAccess.secrets.deriveKey("status page sessions"));
-  const attempts = new SignInAttempts(pageAccess.redis.connection, pageAccess.redis.prefix);
+  const attempts = new AttemptLimiter(pageAccess.redis.connection, `${pageAccess.redis.prefix}:attempts:status-page-sign-in`, {
+    points: PAGE_ACCESS.signInAttempts,
+    seconds: PAGE_ACCESS.signInWindowSeconds,
+  });
   registerSignInRoutes(router, { prisma, logger, sessions, attempts, settings: pageAccess.settings });
   const access = new PageAccessControl(sessions);
   publicStatusPageRoutes(router, { prisma, logger, access, publicUrl: pageAccess.settings.publicUrl, ...publicPages });

@@ -7,17 +7,19 @@ import { PAGE_ACCESS, ValidationError, emailDomainOf, parseSignInEmail } from "@
 import type { Logger } from "@vigil/logging";
 import type { ProviderSettings } from "@vigil/notifications";
 import type { Request, Response } from "../../http/json";
+import type { AttemptLimiter } from "../../limits/attempt-limiter";
+import { clientAddress } from "../../limits/request-rates";
 import { verifyPassword } from "../password";
 import { isHttps, isSameOriginPost, linkOrigin, pagePath, requestHostname, signInPath } from "./addresses";
 import { FIELDS, notice, sendPage, signInForm } from "./forms";
-import type { SignInAttempts } from "./rate-limit";
 import type { PageSessions } from "./sessions";
 import { sendSignInMail } from "./sign-in-mail";
 
 export interface SignInDeps {
   prisma: PrismaClient;
   sessions: PageSessions;
-  attempts: SignInAttempts;
+  /** Sign-in attempts per client address and page (PAGE_ACCESS). */
+  attempts: AttemptLimiter;
   settings: ProviderSettings;
   logger: Logger;
 }
@@ -60,8 +62,9 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     if (page.accessType !== "password" && page.accessType !== "email-domain") {
       return redirect(res, pagePath(req, page));
     }
-    const client = req.socket.remoteAddress ?? "";
-    const wait = await attempts.retryAfter(client, page.id);
+    // Counted before the form is read and the password verified: attempts sent at once must not all pass the check first.
+    const attempt = `${clientAddress(req)}|${page.id}`;
+    const wait = await attempts.reserve(attempt);
     if (wait > 0) {
       const slowDown = notice("Too many attempts", `Try again in ${wait} seconds.`, pagePath(req, page), "Back to the sign-in form");
       return sendPage(res, 429, slowDown.title, slowDown.body, { "retry-after": wait });
@@ -71,12 +74,13 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
 
     if (page.accessType === "password") {
       const password = form.get(FIELDS.password) ?? "";
-      if (page.passwordHash && password !== "" && (await verifyPassword(password, page.passwordHash))) return signedIn(req, res, page);
-      await attempts.record(client, page.id);
+      if (page.passwordHash && password !== "" && (await verifyPassword(password, page.passwordHash))) {
+        await attempts.giveBack(attempt);
+        return signedIn(req, res, page);
+      }
       return showForm(req, res, page, 401, "Wrong password.");
     }
 
-    await attempts.record(client, page.id);
     let email: { address: string; domain: string };
     try {
       email = parseSignInEmail(form.get(FIELDS.email) ?? "");
