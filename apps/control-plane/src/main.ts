@@ -51,6 +51,7 @@ async function main(): Promise<void> {
     metricsEnabled: config.metricsEnabled,
     rateLimits: config.rateLimits,
     connectionLimits: config.connectionLimits,
+    reservedDomains: config.reservedDomains,
   });
   const closeAdmin = embedded
     ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma, pipeline.keyRevocations), logger)
