@@ -7,6 +7,7 @@ import { recordAudit } from "../audit/record";
 import { AuditStore } from "../audit/store";
 import type { SecretBox } from "../notifications/secrets";
 import { PageAccessControl } from "../status-pages/public/access";
+import { PageHosts } from "../status-pages/public/addresses";
 import { PageSessions } from "../status-pages/public/sessions";
 import type { ApiServerOptions, SharedRedis } from "../server";
 import { registerSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
@@ -30,7 +31,7 @@ export function httpRoutes(
   prisma: PrismaClient,
   keys: Pick<ApiServerOptions, "verifiedKeys" | "keyRevocations">,
   logger: Logger,
-  pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis },
+  pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis; reservedDomains: ReadonlySet<string> },
   publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges" | "rates">,
   metrics: PipelineSource | null,
 ): (req: Request, res: Response) => void {
@@ -95,9 +96,10 @@ export function httpRoutes(
     points: PAGE_ACCESS.signInAttempts,
     seconds: PAGE_ACCESS.signInWindowSeconds,
   });
-  registerSignInRoutes(router, { prisma, logger, sessions, attempts, settings: pageAccess.settings });
-  const access = new PageAccessControl(sessions);
-  publicStatusPageRoutes(router, { prisma, logger, access, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
+  const hosts = new PageHosts(pageAccess.settings.publicUrl, pageAccess.reservedDomains);
+  registerSignInRoutes(router, { prisma, logger, sessions, attempts, hosts, settings: pageAccess.settings });
+  const access = new PageAccessControl(sessions, hosts);
+  publicStatusPageRoutes(router, { prisma, logger, access, hosts, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
 
   return (req, res) => router.lookup(req as never, res as never);
 }
