@@ -270,6 +270,16 @@ describe("vigil plan, apply and export", () => {
     expect(references.stderr).toContain(`${file}:3:16: notifications.ops.monitors[0]: names ghost, which is not a monitor of this file`);
   });
 
+  it("shows the server's refusal of a reserved custom domain, naming the entry and the field", async () => {
+    // PUBLIC_URL of the test server is https://vigil.test: its host is no page's to take.
+    await write(`project: reserved\nstatusPages:\n  own:\n    title: Own\n    slug: own-${ws.slug}\n    customDomain: vigil.test\n`);
+    const refused = await run(["apply", "-f", file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "statusPages.own: the request was rejected:\n  statusPage.customDomain: is reserved by this Vigil deployment (the host of PUBLIC_URL or one of RESERVED_DOMAINS)",
+    );
+  });
+
   it("tells a read key that apply needs a write key, and changes nothing", async () => {
     await write("project: readers\nmonitors:\n  api:\n    type: http\n    name: API\n    url: https://example.com\n    periodicity: 1m\n");
     const refused = await run(["apply", "-f", file], {}, ws.read.key);

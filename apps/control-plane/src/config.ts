@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { DatabaseTarget } from "@vigil/db";
-import { ADDRESS_POLICY_SETTING_NAMES, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS, type ConnectionLimits, DEFAULTS, DEFAULT_QUORUM, REGION_IDS, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
+import { ADDRESS_POLICY_SETTING_NAMES, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS, type ConnectionLimits, DEFAULTS, DEFAULT_QUORUM, REGION_IDS, isDomainName, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
 import { PROVIDER_SETTING_NAMES, providerSettingsFromEnv, type ProviderSettings } from "@vigil/notifications";
 import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
 import { DEFAULT_RETRY_DELAYS_MS, parseRetryDelays } from "./alerting/retry-schedule";
@@ -69,6 +69,11 @@ const envSchema = z.object({
   HTTP_HEADERS_TIMEOUT_SECONDS: positiveInt(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs / 1000),
   HTTP_REQUEST_TIMEOUT_SECONDS: positiveInt(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs / 1000),
   HTTP_IDLE_TIMEOUT_SECONDS: positiveInt(DEFAULT_CONNECTION_LIMITS.idleTimeoutMs / 1000),
+  RESERVED_DOMAINS: z
+    .string()
+    .default("")
+    .transform((value) => value.split(",").map((name) => name.trim()).filter(Boolean))
+    .refine((names) => names.every(isDomainName), { message: "must be a comma-separated list of domain names" }),
 })
   .superRefine(refineRedisEnv)
   .superRefine((env, ctx) => {
@@ -107,6 +112,8 @@ export interface ControlPlaneConfig {
   monitorsPerWorkspace: number;
   /** What a connection to the API port may hold, and for how long (HTTP_*). */
   connectionLimits: ConnectionLimits;
+  /** Names no status page may take as its custom domain, besides PUBLIC_URL's host (RESERVED_DOMAINS). */
+  reservedDomains: string[];
   /** The key channel secrets are encrypted with (ENCRYPTION_KEY); unset: the key file in DATA_DIR. */
   encryptionKey: Buffer | undefined;
   /** What the notification providers need from the deployment (SMTP_URL, TELEGRAM_BOT_TOKEN, …). */
@@ -153,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
       idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
     },
+    reservedDomains: e.RESERVED_DOMAINS,
     encryptionKey: e.ENCRYPTION_KEY,
     providerSettings: providerSettingsFromEnv(env, `http://localhost:${e.PORT}`),
     quorum: e.ALERT_QUORUM,

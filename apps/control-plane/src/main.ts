@@ -52,6 +52,7 @@ async function main(): Promise<void> {
     rateLimits: config.rateLimits,
     connectionLimits: config.connectionLimits,
     monitorsPerWorkspace: config.monitorsPerWorkspace,
+    reservedDomains: config.reservedDomains,
   });
   const closeAdmin = embedded
     ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma, pipeline.keyRevocations), logger)

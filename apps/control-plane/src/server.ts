@@ -3,7 +3,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { PrismaClient } from "@vigil/db";
 import type { RedisConnection } from "@vigil/queue";
-import { DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, type ConnectionLimits } from "@vigil/domain";
+import { DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, reservedDomainsOf, type ConnectionLimits } from "@vigil/domain";
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
@@ -66,6 +66,8 @@ export interface ApiServerOptions {
   connectionLimits?: ConnectionLimits;
   /** Monitors one workspace may have (MONITORS_PER_WORKSPACE); default DEFAULTS.monitorsPerWorkspace. */
   monitorsPerWorkspace?: number;
+  /** RESERVED_DOMAINS: names no status page may take as its custom domain, besides PUBLIC_URL's host. */
+  reservedDomains?: readonly string[];
   /** Extra RPC routes on the same server (benchmarks compare against a trivial handler this way). */
   extraRoutes?: (router: ConnectRouter) => void;
 }
@@ -94,6 +96,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const { pageChanges } = options;
   const metricsSource = options.metricsEnabled === false ? null : { queue: scheduler.queue.bind(scheduler), redis: options.redis.connection, prefix: options.redis.prefix };
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
+  const reservedDomains = reservedDomainsOf(options.notifications.settings.publicUrl, options.reservedDomains ?? []);
   const rateLimit = rateLimitGate(rates);
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
@@ -115,12 +118,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       router.service(IncidentService, incidentService(prisma), authenticated);
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
       router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);
-      router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges), authenticated);
+      router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges, reservedDomains), authenticated);
       router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
     }),
-    fallback: httpRoutes(prisma, options, logger, { ...options.notifications, redis: options.redis }, { statuses: options.statuses, pageChanges, rates }, metricsSource) as never,
+    fallback: httpRoutes(prisma, options, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource) as never,
   });
   return listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });
 }

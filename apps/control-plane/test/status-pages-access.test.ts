@@ -140,6 +140,26 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       expect((await post(`/status/${other.slug}/sign-in`, { password: "s3cret" })).status).toBe(303);
     });
 
+    it("count each attempt before verifying it: of 40 wrong passwords sent at once 10 are verified, the rest and a right one after them answer 429", async () => {
+      const { slug } = await page({ accessType: "password", password: "s3cret" });
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => post(`/status/${slug}/sign-in`, { password: `guess ${i}` })));
+      const statuses = answers.map((res) => res.status);
+      expect(statuses.filter((status) => status === 401)).toHaveLength(10);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(30);
+      const right = await post(`/status/${slug}/sign-in`, { password: "s3cret" });
+      expect(right.status).toBe(429);
+      expect(Number(right.headers["retry-after"])).toBeGreaterThan(0);
+      expect(right.headers["set-cookie"]).toBeUndefined();
+    });
+
+    it("count only failures: a right password gives its attempt back", async () => {
+      const { slug } = await page({ accessType: "password", password: "s3cret" });
+      for (let attempt = 1; attempt <= 9; attempt++) expect((await post(`/status/${slug}/sign-in`, { password: `guess ${attempt}` })).status).toBe(401);
+      for (let reader = 1; reader <= 12; reader++) expect((await post(`/status/${slug}/sign-in`, { password: "s3cret" })).status).toBe(303);
+      expect((await post(`/status/${slug}/sign-in`, { password: "guess 10" })).status).toBe(401);
+      expect((await post(`/status/${slug}/sign-in`, { password: "s3cret" })).status).toBe(429);
+    });
+
     it("end every session when the password changes", async () => {
       const { id, slug, title } = await page({ accessType: "password", password: "s3cret" });
       const cookie = sessionCookieOf(await post(`/status/${slug}/sign-in`, { password: "s3cret" }));
@@ -165,6 +185,27 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       await expectLockedOut(second.slug, second.title, { cookie: `${name.replace(first.id, second.id)}=${value}` });
       const [version, expires, signature] = value.split(".");
       await expectLockedOut(first.slug, first.title, { cookie: `${name}=${version}.${Number(expires) + 1}.${signature}` });
+    });
+  });
+
+  describe("the deployment's own host", () => {
+    it("is no page's custom domain, even one stored before it was refused: Vigil keeps its /, companions and /sign-in", async () => {
+      // PUBLIC_URL is https://vigil.test; the API refuses this domain now, a page may hold it from before.
+      const { slug, title } = await page({ accessType: "password", password: "s3cret", customDomain: "vigil.test" });
+      const host = "vigil.test";
+      for (const path of ["/", "/summary.json", "/badge.svg", "/feed.atom"]) {
+        const res = await get(path, { host });
+        expect({ path, status: res.status }).toEqual({ path, status: 404 });
+        expect(res.body).not.toContain(title);
+      }
+      expect((await post("/sign-in", { password: "s3cret" }, { host })).status).toBe(404);
+      // At its Vigil address the page is what it is without a custom domain.
+      const form = await get(`/status/${slug}`, { host });
+      expect(form.status).toBe(401);
+      expect(form.body).toContain(`<form method="post" action="/status/${slug}/sign-in">`);
+      const signedIn = await post(`/status/${slug}/sign-in`, { password: "s3cret" }, { host });
+      expect(signedIn.status).toBe(303);
+      expect(signedIn.headers.location).toBe(`/status/${slug}`);
     });
   });
 
@@ -258,6 +299,14 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     });
 
+    it("limit link requests sent at once: 10 are taken, the rest answer 429", async () => {
+      const { slug } = await page({ accessType: "email-domain", authEmailDomains: ["acme.example"] });
+      const addresses = Array.from({ length: 15 }, (_, i) => `burst${i}@other.example`);
+      const statuses = (await Promise.all(addresses.map((email) => post(`/status/${slug}/sign-in`, { email })))).map((res) => res.status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(5);
+    });
+
     it("on a custom domain: the form posts there, the link points there, and signs in there", async () => {
       const host = "status2.acme.example";
       const { slug, title } = await page({ accessType: "email-domain", authEmailDomains: ["acme.example"], customDomain: host });
@@ -269,7 +318,8 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
 
       expect((await post("/sign-in", { email: "eve@acme.example" }, { host, origin: `http://${host}` })).status).toBe(200);
       const link = firstLinkOf(await eventually(() => mailbox.mailTo("eve@acme.example")));
-      expect(link).toMatch(new RegExp(`^http://status2\\.acme\\.example/sign-in/[A-Za-z0-9_-]{43}$`));
+      // Built from the configured domain, and over HTTPS, as the page is reached through its proxy: not from this plain-HTTP request.
+      expect(link).toMatch(new RegExp(`^https://status2\\.acme\\.example/sign-in/[A-Za-z0-9_-]{43}$`));
 
       const opened = await get(new URL(link).pathname, { host });
       expect(opened.status).toBe(303);
@@ -281,6 +331,28 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       expect((await get("/summary.json", { host, cookie })).status).toBe(200);
       // The same session reads the page at its Vigil address too.
       expect((await get(`/status/${slug}`, { cookie })).status).toBe(200);
+    });
+
+    it("on a custom domain: the link is made from the configured domain, never from the Host header", async () => {
+      const host = "status3.acme.example";
+      await page({ accessType: "email-domain", authEmailDomains: ["acme.example"], customDomain: host });
+      // Hosts that URL parsers read differently: RFC 3986 takes `status3.acme.example\` for a user name and evil.test for the host.
+      for (const [i, forged] of [`${host}\\@evil.test`, `${host}@evil.test`, `${host}/@evil.test`, `${host}:80@evil.test`, `${host}?.evil.test`, `${host}#`].entries()) {
+        const email = `forged${i}@acme.example`;
+        const signIn = await post("/sign-in", { email }, { host: forged });
+        expect({ forged, status: signIn.status }).toEqual({ forged, status: 404 });
+        expect({ forged, status: (await get("/", { host: forged })).status }).toEqual({ forged, status: 404 });
+        expect({ forged, status: (await get("/summary.json", { host: forged })).status }).toEqual({ forged, status: 404 });
+      }
+      // A Host with a port, in capitals or with a final dot is the domain: the link is still the configured domain's.
+      for (const [i, variant] of [`${host}:8080`, host.toUpperCase(), `${host}.`].entries()) {
+        const email = `variant${i}@acme.example`;
+        expect((await post("/sign-in", { email }, { host: variant })).status).toBe(200);
+        const link = firstLinkOf(await eventually(() => mailbox.mailTo(email)));
+        expect({ variant, link }).toEqual({ variant, link: expect.stringMatching(new RegExp(`^https://status3\\.acme\\.example/sign-in/[A-Za-z0-9_-]{43}$`)) });
+      }
+      // The variants' mails, asked for after, have come: the forged ones' would have too.
+      expect(mailbox.mails.filter((mail) => mail.to.some((to) => to.startsWith("forged")))).toEqual([]);
     });
   });
 });

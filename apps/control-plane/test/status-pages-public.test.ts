@@ -10,6 +10,7 @@ import { createLogger } from "@vigil/logging";
 import { Periodicity, Region } from "@vigil/proto";
 import { PageChanges } from "../src/status-pages/changes";
 import { PageAccessControl } from "../src/status-pages/public/access";
+import { PageHosts } from "../src/status-pages/public/addresses";
 import { PageSessions } from "../src/status-pages/public/sessions";
 import { publicStatusPageRoutes } from "../src/status-pages/public/routes";
 import { RequestRates } from "../src/limits/request-rates";
@@ -447,12 +448,14 @@ describe("the public pages' cache", () => {
   beforeAll(async () => {
     api = await startTestApi("pglite");
     const router = FindMyWay<HTTPVersion.V1>();
+    const hosts = new PageHosts("https://vigil.test", new Set(["vigil.test"]));
     publicStatusPageRoutes(router, {
       prisma: counting(api.db.prisma),
       statuses: api.pipeline.statuses,
       publicUrl: "https://vigil.test",
       pageChanges,
-      access: new PageAccessControl(new PageSessions(randomBytes(32))),
+      access: new PageAccessControl(new PageSessions(randomBytes(32)), hosts),
+      hosts,
       rates: new RequestRates(api.pipeline.redis, api.redisPrefix, REQUEST_LIMITS),
       logger: createLogger("silent", "test"),
     });

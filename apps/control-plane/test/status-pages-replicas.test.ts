@@ -51,4 +51,22 @@ describe("status pages across control planes (PostgreSQL, real Redis)", () => {
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     }
   });
+
+  it("counts wrong passwords sent at once to both control planes together: 10 are verified in all", async () => {
+    const { write } = await api.workspace();
+    const pages = api.statusPageClient(write.key);
+    await pages.createStatusPage({ statusPage: { title: "Burst", slug: "burst-across", accessType: "password", password: "the right one" } });
+    const attempt = (baseUrl: string, password: string) =>
+      fetch(`${baseUrl}/status/burst-across/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ password }),
+        redirect: "manual",
+      });
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => attempt(i % 2 === 0 ? api.baseUrl : replicaUrl, `wrong ${i}`)));
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(30);
+    for (const baseUrl of [api.baseUrl, replicaUrl]) expect((await attempt(baseUrl, "the right one")).status).toBe(429);
+  });
 });

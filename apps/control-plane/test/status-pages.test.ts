@@ -3,6 +3,7 @@ import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import { Code, createContextValues, createHandlerContext, type Client } from "@connectrpc/connect";
 import { StatusPageService, type StatusPage } from "@vigil/proto/status-page";
 import { actorKey } from "../src/auth/context";
+import { loadConfig } from "../src/config";
 import { PageChanges } from "../src/status-pages/changes";
 import { verifyPassword } from "../src/status-pages/password";
 import { StatusPageRepository } from "../src/status-pages/repository";
@@ -21,7 +22,7 @@ describe.each(BACKENDS)("status pages on %s", (backend) => {
   let pages = 0;
 
   beforeAll(async () => {
-    api = await startTestApi(backend);
+    api = await startTestApi(backend, { reservedDomains: ["admin.vigil.test"] });
     writeKey = (await api.workspace()).write.key;
     client = api.statusPageClient(writeKey);
     otherClient = api.statusPageClient((await api.workspace()).write.key);
@@ -118,6 +119,16 @@ describe.each(BACKENDS)("status pages on %s", (backend) => {
         await invalid({ customDomain: domain }, "statusPage.customDomain: must be a domain name");
       }
       await invalid({ customDomain: `${"a".repeat(64)}.example` }, "statusPage.customDomain: must be a domain name");
+    });
+
+    it("refuses the deployment's own host (PUBLIC_URL's) and RESERVED_DOMAINS as customDomain, on create and update", async () => {
+      const rule = "statusPage.customDomain: is reserved by this Vigil deployment (the host of PUBLIC_URL or one of RESERVED_DOMAINS)";
+      // PUBLIC_URL is https://vigil.test.
+      for (const domain of ["vigil.test", "Vigil.Test.", "admin.vigil.test"]) await invalid({ customDomain: domain }, rule);
+      const mine = await createPage({ customDomain: "status.vigil.test" });
+      await refused(() => client.updateStatusPage({ id: mine.id, statusPage: { customDomain: "VIGIL.test" } }), Code.InvalidArgument, rule);
+      await refused(() => client.updateStatusPage({ id: mine.id, statusPage: { customDomain: "admin.vigil.test" }, updateMask: mask("custom_domain") }), Code.InvalidArgument, rule);
+      expect((await row(mine.id)).customDomain).toBe("status.vigil.test");
     });
 
     it("takes public, password or email-domain as accessType", async () => {
@@ -404,7 +415,7 @@ describe("change notices for the public pages", () => {
       const pageChanges = new PageChanges();
       const published: string[] = [];
       pageChanges.subscribe((pageId) => published.push(pageId));
-      const service = statusPageService(new StatusPageRepository(db.prisma), pageChanges);
+      const service = statusPageService(new StatusPageRepository(db.prisma), pageChanges, new Set());
       const ctx = createHandlerContext({
         service: StatusPageService,
         method: StatusPageService.method.createStatusPage,
@@ -455,6 +466,16 @@ describe("change notices for the public pages", () => {
       expect(new Set(published)).toEqual(new Set([pageId]));
     } finally {
       await db.dispose();
+    }
+  });
+});
+
+describe("RESERVED_DOMAINS", () => {
+  it("is a comma list of domain names, none by default; anything else stops the control plane naming it", () => {
+    expect(loadConfig({}).reservedDomains).toEqual([]);
+    expect(loadConfig({ RESERVED_DOMAINS: "admin.vigil.example, Vigil-Internal.example." }).reservedDomains).toEqual(["admin.vigil.example", "Vigil-Internal.example."]);
+    for (const value of ["https://admin.vigil.example", "admin.vigil.example:443", "192.0.2.1", "a b"]) {
+      expect(() => loadConfig({ RESERVED_DOMAINS: value })).toThrow("RESERVED_DOMAINS: must be a comma-separated list of domain names");
     }
   });
 });

@@ -290,7 +290,7 @@ import {
   });
 });
 
-describe("status page plan-time errors", () => {
+describe("status page errors", () => {
   let tf: TerraformDir;
 
   beforeAll(async () => {
@@ -339,5 +339,19 @@ resource "service_status_page_component_group" "bad" {
     expect(stderr).toContain("monitor_id must be empty when type is static");
     expect(stderr).toContain("Invalid value for type");
     expect(stderr).toContain("Invalid value for name");
+  });
+
+  it("shows the server's refusal of a reserved custom domain at apply, on the attribute", async () => {
+    // PUBLIC_URL of the test server is https://vigil.test: its host is no page's to take.
+    await tf.write(`${providerConfig(api.baseUrl, ws.write.key)}
+resource "service_status_page" "own" {
+  title         = "Own"
+  slug          = "own-host"
+  custom_domain = "vigil.test"
+}
+`);
+    const { stderr } = await tf.expectExit(1, "apply", "-auto-approve");
+    expect(stderr).toContain("Invalid value for custom_domain");
+    expect(stderr.replace(/\s+/g, " ")).toContain("custom_domain is reserved by this Vigil deployment (the host of PUBLIC_URL or one of RESERVED_DOMAINS)");
   });
 });

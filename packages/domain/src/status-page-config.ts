@@ -26,6 +26,25 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
+/** A host name as custom domains are stored and compared: lowercase, without a final dot. */
+export const hostKey = (host: string) => host.toLowerCase().replace(/\.$/, "");
+
+/**
+ * The names a deployment answers to as itself: the host of PUBLIC_URL and
+ * RESERVED_DOMAINS. No page may have one as its custom domain, where it would
+ * own Vigil's own `/`, its companions and `/sign-in` (docs/status-pages.md).
+ */
+export function reservedDomainsOf(publicUrl: string, reservedDomains: readonly string[]): ReadonlySet<string> {
+  return new Set([new URL(publicUrl).hostname, ...reservedDomains].map(hostKey));
+}
+
+/** A page's custom domain (as parsed, lowercase) is none of the deployment's reserved names. */
+export function checkCustomDomain(customDomain: string, reserved: ReadonlySet<string>, prefix = "statusPage"): void {
+  if (reserved.has(customDomain)) {
+    throw ValidationError.of(`${prefix}.customDomain`, "is reserved by this Vigil deployment (the host of PUBLIC_URL or one of RESERVED_DOMAINS)");
+  }
+}
+
 /** A page's fields as a create takes them, each rule on its own; access rules across fields are checkPageAccess's. */
 const pageFields = {
   title: requiredLine(LIMITS.nameMaxChars),
@@ -37,7 +56,7 @@ const pageFields = {
   contactUrl: z.union([z.literal(""), httpUrl(LIMITS.targetMaxChars)]),
   icon: z.union([z.literal(""), httpUrl(LIMITS.targetMaxChars)]),
   // Host names compare without case; stored lowercase. (Transformed outside the union: zod reports a union of pipes as "Invalid input".)
-  customDomain: z.union([z.literal(""), domainName(253)]).transform((host) => host.toLowerCase().replace(/\.$/, "")),
+  customDomain: z.union([z.literal(""), domainName(253)]).transform(hostKey),
   accessType: oneOf(ACCESS_TYPES),
   password: text(LIMITS.pagePasswordMaxChars),
   authEmailDomains: list(domainName(253).transform((domain) => domain.toLowerCase()), LIMITS.authEmailDomains),

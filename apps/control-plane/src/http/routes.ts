@@ -8,15 +8,17 @@ import { recordAudit } from "../audit/record";
 import { AuditStore } from "../audit/store";
 import type { SecretBox } from "../notifications/secrets";
 import { PageAccessControl } from "../status-pages/public/access";
-import { SignInAttempts } from "../status-pages/public/rate-limit";
+import { PageHosts } from "../status-pages/public/addresses";
 import { PageSessions } from "../status-pages/public/sessions";
 import type { ApiServerOptions, SharedRedis } from "../server";
 import { registerSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
 import { publicStatusPageRoutes, type PublicPagesOptions } from "../status-pages/public/routes";
 import type { Logger } from "@vigil/logging";
+import { PAGE_ACCESS } from "@vigil/domain";
 import { toHttpError } from "../errors";
 import { HttpError, sendError, sendJson, type Request, type Response } from "./json";
 import { clientAddress, tooManyRequests } from "../limits/request-rates";
+import { AttemptLimiter } from "../limits/attempt-limiter";
 import { scrape } from "../metrics/endpoint";
 import type { PipelineSource } from "../metrics/pipeline-gauges";
 
@@ -30,7 +32,7 @@ export function httpRoutes(
   prisma: PrismaClient,
   keys: Pick<ApiServerOptions, "verifiedKeys" | "keyRevocations">,
   logger: Logger,
-  pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis },
+  pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis; reservedDomains: ReadonlySet<string> },
   publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges" | "rates">,
   metrics: PipelineSource | null,
 ): (req: Request, res: Response) => void {
@@ -91,10 +93,14 @@ export function httpRoutes(
   }
 
   const sessions = new PageSessions(pageAccess.secrets.deriveKey("status page sessions"));
-  const attempts = new SignInAttempts(pageAccess.redis.connection, pageAccess.redis.prefix);
-  registerSignInRoutes(router, { prisma, logger, sessions, attempts, settings: pageAccess.settings });
-  const access = new PageAccessControl(sessions);
-  publicStatusPageRoutes(router, { prisma, logger, access, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
+  const attempts = new AttemptLimiter(pageAccess.redis.connection, `${pageAccess.redis.prefix}:attempts:status-page-sign-in`, {
+    points: PAGE_ACCESS.signInAttempts,
+    seconds: PAGE_ACCESS.signInWindowSeconds,
+  });
+  const hosts = new PageHosts(pageAccess.settings.publicUrl, pageAccess.reservedDomains);
+  registerSignInRoutes(router, { prisma, logger, sessions, attempts, hosts, settings: pageAccess.settings });
+  const access = new PageAccessControl(sessions, hosts);
+  publicStatusPageRoutes(router, { prisma, logger, access, hosts, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
 
   return (req, res) => {
     if (!isReadablePath(req.url ?? "/")) {

@@ -65,7 +65,8 @@ export class SharedRateLimiter {
   }
 }
 
-function retryAfterSeconds(rejected: unknown): number {
+/** The whole seconds (at least 1) a limiter's refusal says to wait; anything but a refusal (a store's error) is thrown on. */
+export function retryAfterSeconds(rejected: unknown): number {
   if (!(rejected instanceof RateLimiterRes)) throw rejected;
   return Math.max(1, Math.ceil(rejected.msBeforeNext / 1000));
 }

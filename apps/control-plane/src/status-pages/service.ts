@@ -3,6 +3,7 @@ import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@conn
 import { v7 as uuidv7 } from "uuid";
 import {
   ValidationError,
+  checkCustomDomain,
   checkPageAccess,
   parseExternalId,
   parsePage,
@@ -47,7 +48,8 @@ async function passwordColumns(page: PageRecord, password: string): Promise<Pick
   return { passwordHash: kept ? current : await hashPassword(password), passwordFingerprint: secretFingerprint(page.id, password) };
 }
 
-export function statusPageService(repo: StatusPageRepository, pageChanges: PageChanges): ServiceImpl<typeof StatusPageService> {
+/** `reservedDomains`: the names no page may take as its custom domain (reservedDomainsOf). */
+export function statusPageService(repo: StatusPageRepository, pageChanges: PageChanges, reservedDomains: ReadonlySet<string>): ServiceImpl<typeof StatusPageService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
 
   const findPage: FindPage = async (ctx, id, field = "id") => {
@@ -73,6 +75,7 @@ export function statusPageService(repo: StatusPageRepository, pageChanges: PageC
       if (!req.statusPage) throw ValidationError.of("statusPage", "is required");
       const { password, ...fields } = parseStatusPage(statusPageInputFromMessage(req.statusPage));
       const externalId = parseExternalId(req.statusPage.externalId, "statusPage.externalId");
+      checkCustomDomain(fields.customDomain, reservedDomains);
       checkPageAccess({ ...fields, hasPassword: password !== "" });
       // The id is made here because the password's fingerprint is salted with it.
       const id = uuidv7();
@@ -94,6 +97,7 @@ export function statusPageService(repo: StatusPageRepository, pageChanges: PageC
     async updateStatusPage(req, ctx) {
       const { externalId, ...raw } = statusPageChanges(req.statusPage ?? create(StatusPageSchema), req.updateMask);
       const { password, ...fields }: Partial<PageFields> = parseStatusPageChanges(raw as Record<keyof PageFields, unknown>);
+      if (fields.customDomain !== undefined) checkCustomDomain(fields.customDomain, reservedDomains);
       const externalIdWrite = externalId === undefined ? {} : { externalId: parseExternalId(externalId as string, "statusPage.externalId") };
       for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
         const current = await findPage(ctx, req.id);

@@ -46,6 +46,8 @@ export interface TestApiOptions {
   logger?: Logger;
   /** Rate and connection limits other than the defaults. */
   limits?: Pick<ApiServerOptions, "rateLimits" | "connectionLimits" | "monitorsPerWorkspace">;
+  /** RESERVED_DOMAINS: names no page may take as its custom domain, besides PUBLIC_URL's host. */
+  reservedDomains?: string[];
 }
 
 /**
@@ -83,6 +85,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
       port: 0,
       host: "127.0.0.1",
       rateLimits: UNLIMITED_RATES,
+      reservedDomains: options.reservedDomains,
       ...limits,
     });
   const listener = await serve(pipeline);

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Request, Response } from "../../http/json";
-import { pagePath, signInPath, type PageLocation } from "./addresses";
+import type { PageHosts, PageLocation } from "./addresses";
 import { sendPage, signInForm } from "./forms";
 import { securityHeaders } from "./security-headers";
 import type { PageSessions } from "./sessions";
@@ -17,7 +17,10 @@ export interface PageAccess extends PageLocation {
  * visitor holding a session of it (sessions.ts).
  */
 export class PageAccessControl {
-  constructor(private readonly sessions: PageSessions) {}
+  constructor(
+    private readonly sessions: PageSessions,
+    private readonly hosts: PageHosts,
+  ) {}
 
   /**
    * Whether the request may read the page. When it may not, the answer has
@@ -32,11 +35,11 @@ export class PageAccessControl {
     if (this.sessions.holds(req, page)) return true;
 
     const path = (req.url ?? "/").split("?")[0]?.replace(/(.)\/+$/, "$1");
-    if (path === pagePath(req, page) && (page.accessType === "password" || page.accessType === "email-domain")) {
-      const form = signInForm(page.accessType, signInPath(req, page));
+    if (path === this.hosts.pagePath(req, page) && (page.accessType === "password" || page.accessType === "email-domain")) {
+      const form = signInForm(page.accessType, this.hosts.signInPath(req, page));
       sendPage(res, 401, form.title, form.body);
     } else {
-      const text = `sign in at ${pagePath(req, page)} to read this status page\n`;
+      const text = `sign in at ${this.hosts.pagePath(req, page)} to read this status page\n`;
       (res as ServerResponse).writeHead(401, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...securityHeaders() }).end(text);
     }
     return false;

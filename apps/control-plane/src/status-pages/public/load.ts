@@ -10,6 +10,7 @@ import {
   type RegionVerdict,
 } from "@vigil/domain";
 import type { Statuses } from "../../status/statuses";
+import { pageUrl } from "./addresses";
 import {
   BAR_DAYS,
   MAX_INCIDENTS,
@@ -160,7 +161,7 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
       homepageUrl: row.homepageUrl,
       contactUrl: row.contactUrl,
       icon: row.icon,
-      url: row.customDomain ? `https://${row.customDomain}/` : `${sources.publicUrl}/status/${encodeURIComponent(row.slug)}`,
+      url: pageUrl(row, sources.publicUrl),
       createdAt: row.createdAt,
       updatedAt: new Date(Math.max(...changes.map((d) => d.getTime()))),
     },

@@ -5,7 +5,7 @@ import { toHttpError } from "../../errors";
 import { clientAddress, tooManyRequests, type RequestRates } from "../../limits/request-rates";
 import type { PageChanges } from "../changes";
 import type { PageAccessControl } from "./access";
-import { requestHostname } from "./addresses";
+import type { PageHosts } from "./addresses";
 import { atomOf } from "./feed";
 import { badgeOf } from "./badge";
 import { PAGE_CACHE_MS, PublicPageCache, type Made, type Rendered } from "./cache";
@@ -21,6 +21,7 @@ export interface PublicPagesOptions extends PageSources {
   /** Views per client address and page are limited (RATE_LIMIT_PAGE_VIEWS). */
   rates: RequestRates;
   access: PageAccessControl;
+  hosts: PageHosts;
   logger: Logger;
 }
 
@@ -82,7 +83,7 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
   const bySlug = (_req: Request, params: Record<string, string | undefined>): PageAddress | null =>
     params.slug ? { kind: "slug", slug: params.slug } : null;
   const byHost = (req: Request): PageAddress | null => {
-    const host = requestHostname(req);
+    const host = options.hosts.customDomainOf(req);
     return host ? { kind: "host", host } : null;
   };
 

@@ -7,17 +7,20 @@ import { PAGE_ACCESS, ValidationError, emailDomainOf, parseSignInEmail } from "@
 import type { Logger } from "@vigil/logging";
 import type { ProviderSettings } from "@vigil/notifications";
 import type { Request, Response } from "../../http/json";
+import type { AttemptLimiter } from "../../limits/attempt-limiter";
+import { clientAddress } from "../../limits/request-rates";
 import { verifyPassword } from "../password";
-import { isHttps, isSameOriginPost, linkOrigin, pagePath, requestHostname, signInPath } from "./addresses";
+import type { PageHosts } from "./addresses";
 import { FIELDS, notice, sendPage, signInForm } from "./forms";
-import type { SignInAttempts } from "./rate-limit";
 import type { PageSessions } from "./sessions";
 import { sendSignInMail } from "./sign-in-mail";
 
 export interface SignInDeps {
   prisma: PrismaClient;
   sessions: PageSessions;
-  attempts: SignInAttempts;
+  hosts: PageHosts;
+  /** Sign-in attempts per client address and page (PAGE_ACCESS). */
+  attempts: AttemptLimiter;
   settings: ProviderSettings;
   logger: Logger;
 }
@@ -38,32 +41,36 @@ const tokenHash = (token: string) => createHash("sha256").update(token).digest("
  * link. Both set the session cookie that PageAccessControl reads.
  */
 export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>, deps: SignInDeps): void {
-  const { prisma, settings, logger, sessions, attempts } = deps;
+  const { prisma, settings, logger, sessions, attempts, hosts } = deps;
 
   const bySlug: Lookup = (_req, params) => prisma.statusPage.findFirst({ where: { slug: params.slug ?? "", published: true } });
-  const byDomain: Lookup = (req) => prisma.statusPage.findFirst({ where: { customDomain: requestHostname(req), published: true } });
+  const byDomain: Lookup = async (req) => {
+    const customDomain = hosts.customDomainOf(req);
+    return customDomain ? prisma.statusPage.findFirst({ where: { customDomain, published: true } }) : null;
+  };
 
   const signedIn = (req: Request, res: Response, page: StatusPage) =>
-    redirect(res, pagePath(req, page), { "set-cookie": sessions.open(page, { secure: isHttps(req, settings.publicUrl) }) });
+    redirect(res, hosts.pagePath(req, page), { "set-cookie": sessions.open(page, { secure: hosts.isHttps(req) }) });
 
   const showForm = (req: Request, res: Response, page: StatusPage, status: number, message = "") => {
-    const form = signInForm(page.accessType as "password" | "email-domain", signInPath(req, page), message);
+    const form = signInForm(page.accessType as "password" | "email-domain", hosts.signInPath(req, page), message);
     sendPage(res, status, form.title, form.body);
   };
 
   async function post(req: Request, res: Response, page: StatusPage): Promise<void> {
-    if (!isSameOriginPost(req, page, settings.publicUrl)) {
+    if (!hosts.isSameOriginPost(req, page)) {
       logger.warn({ pageId: page.id, origin: req.headers.origin }, "status page sign-in: cross-site post refused");
-      const refused = notice("Sign-in refused", "This form was sent from another site.", pagePath(req, page), "Go to the status page");
+      const refused = notice("Sign-in refused", "This form was sent from another site.", hosts.pagePath(req, page), "Go to the status page");
       return sendPage(res, 403, refused.title, refused.body);
     }
     if (page.accessType !== "password" && page.accessType !== "email-domain") {
-      return redirect(res, pagePath(req, page));
+      return redirect(res, hosts.pagePath(req, page));
     }
-    const client = req.socket.remoteAddress ?? "";
-    const wait = await attempts.retryAfter(client, page.id);
+    // Counted before the form is read and the password verified: attempts sent at once must not all pass the check first.
+    const attempt = `${clientAddress(req)}|${page.id}`;
+    const wait = await attempts.reserve(attempt);
     if (wait > 0) {
-      const slowDown = notice("Too many attempts", `Try again in ${wait} seconds.`, pagePath(req, page), "Back to the sign-in form");
+      const slowDown = notice("Too many attempts", `Try again in ${wait} seconds.`, hosts.pagePath(req, page), "Back to the sign-in form");
       return sendPage(res, 429, slowDown.title, slowDown.body, { "retry-after": wait });
     }
     const form = await readForm(req);
@@ -71,12 +78,13 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
 
     if (page.accessType === "password") {
       const password = form.get(FIELDS.password) ?? "";
-      if (page.passwordHash && password !== "" && (await verifyPassword(password, page.passwordHash))) return signedIn(req, res, page);
-      await attempts.record(client, page.id);
+      if (page.passwordHash && password !== "" && (await verifyPassword(password, page.passwordHash))) {
+        await attempts.giveBack(attempt);
+        return signedIn(req, res, page);
+      }
       return showForm(req, res, page, 401, "Wrong password.");
     }
 
-    await attempts.record(client, page.id);
     let email: { address: string; domain: string };
     try {
       email = parseSignInEmail(form.get(FIELDS.email) ?? "");
@@ -85,7 +93,7 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
       throw error;
     }
     if (!settings.smtpUrl) {
-      const unavailable = notice("Email sign-in unavailable", "This Vigil deployment cannot send email (SMTP_URL is not set).", pagePath(req, page), "Back");
+      const unavailable = notice("Email sign-in unavailable", "This Vigil deployment cannot send email (SMTP_URL is not set).", hosts.pagePath(req, page), "Back");
       return sendPage(res, 503, unavailable.title, unavailable.body);
     }
     // Answered before the link is made and sent, and alike for every address: neither the
@@ -93,12 +101,12 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     const sent = notice(
       "Check your email",
       `If this address may read the page, a sign-in link is on its way to it. It works once, for ${PAGE_ACCESS.signInLinkMinutes} minutes.`,
-      pagePath(req, page),
+      hosts.pagePath(req, page),
       "Ask for another link",
     );
     sendPage(res, 200, sent.title, sent.body);
     if (!page.authEmailDomains.includes(email.domain)) return;
-    const linkBase = `${linkOrigin(req, page, settings.publicUrl)}${signInPath(req, page)}/`;
+    const linkBase = hosts.signInLinkBase(req, page);
     emailLink(page, email.address, linkBase).catch((error: unknown) =>
       logger.error({ err: error, pageId: page.id }, "status page sign-in: the sign-in email could not be sent"),
     );
@@ -128,7 +136,7 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     if (spent.count === 1 && stillAllowed) return signedIn(req, res, page);
 
     const again = (heading: string, text: string, status: number) => {
-      const answer = notice(heading, `${text} Ask for a new one on the page.`, pagePath(req, page), "Ask for a new sign-in link");
+      const answer = notice(heading, `${text} Ask for a new one on the page.`, hosts.pagePath(req, page), "Ask for a new sign-in link");
       sendPage(res, status, answer.title, answer.body);
     };
     if (!stored || stored.pageId !== page.id) return again("Sign-in link not valid", "This sign-in link is not one of this page.", 400);
@@ -153,7 +161,7 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     });
 
   // A GET of the form's address (a reload after posting) goes back to the page and its form.
-  const backToPage = async (req: Request, res: Response, page: StatusPage) => redirect(res, pagePath(req, page));
+  const backToPage = async (req: Request, res: Response, page: StatusPage) => redirect(res, hosts.pagePath(req, page));
 
   for (const [prefix, lookup] of [["/status/:slug", bySlug], ["", byDomain]] as const) {
     on("POST", `${prefix}/sign-in`, lookup, post);
