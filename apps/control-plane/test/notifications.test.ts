@@ -415,7 +415,7 @@ describe.each(BACKENDS)("notification channels on %s", (backend) => {
       await refused(
         () => client.updateNotification({ id: created.id, notification: {}, updateMask: mask("secret_fingerprints") }),
         Code.InvalidArgument,
-        "updateMask: names \"secret_fingerprints\", which is not name, monitor_ids, external_id or a provider block",
+        "updateMask: names secret_fingerprints, which is not name, monitor_ids, external_id or a provider block",
       );
     });
 

@@ -45,11 +45,12 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv)
 }
 
 /**
- * A value the client sent, as an error message quotes it: JSON-quoted (so a
- * control character shows as an escape) and cut to 64 characters, so that a
- * huge or hostile value never makes a huge error (gRPC sends it in a trailer,
- * whose size HTTP/2 bounds).
+ * A value the client sent, as an error message shows it: as it is when it
+ * reads like a name, else JSON-quoted (so a control character shows as an
+ * escape) and cut to 64 characters, so that a huge or hostile value never
+ * makes a huge error (gRPC sends it in a trailer, whose size HTTP/2 bounds).
  */
 export function quoted(value: string): string {
+  if (/^[\w.-]{1,64}$/.test(value)) return value;
   return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
 }
