@@ -226,7 +226,7 @@ describe("stopping while Redis is unreachable", () => {
     // Reconciled: its results consumer is reading the stream, and the schedules and deliveries are in use.
     await eventually(() => service.stdout().includes("schedules reconciled with the database"));
     await server.stop();
-    await eventually(() => service.stdout().includes("redis is unreachable; reconnecting"));
+    await eventually(() => service.stdout().includes('"msg":"redis is unavailable"'));
     expect(await stopWithin(service)).toBe(0);
   }, 60_000);
 
