@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { connectRedis, logConnectionChanges } from "@vigil/queue";
+import { connectRedis, logWorkerErrors, watchRedis } from "@vigil/queue";
 import { loadConfig } from "./config";
 import { startHealthServer } from "./health";
 import { createLogger } from "@vigil/logging";
@@ -14,7 +14,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, "agent");
   const redis = connectRedis(config.redis, `vigil-agent:${config.region}`);
-  logConnectionChanges(redis, logger);
+  // Watched from the start: until a listener is on it, ioredis prints each failed attempt on stderr, and the worker
+  // starts only after the check threads' warm-up.
+  const redisState = watchRedis(redis, logger, "check worker");
 
   labelRegion(config.region);
   const limits = processLimits();
@@ -27,6 +29,7 @@ async function main(): Promise<void> {
   );
   const metrics = new MetricExports({ ...config.otlp, region: config.region, instanceId: agentName(), addressPolicy: config.addressPolicy }, logger);
   const checks = startCheckWorker(config, inFlight.limit, (job) => threads.run(job), redis, metrics, logger);
+  logWorkerErrors(checks.worker, redis, redisState, logger);
   exportInFlight(inFlight, checks.running);
   const health = await startHealthServer(
     { region: config.region, connected: checks.connected, running: checks.running },

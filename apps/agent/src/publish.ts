@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { DependencyState } from "@vigil/logging";
 import { encodeResult, type ResultMessage, type RedisConnection } from "@vigil/queue";
 
 export interface PublishOptions {
-  /** Called before each new try, for logging. */
-  onRetry?: (error: unknown, attempt: number, delayMs: number) => void;
+  /** Told of each failed try and of the success after them: a Redis refusing every result is logged once, not per try. */
+  redisState?: DependencyState;
   /** Longest wait between tries. */
   maxDelayMs?: number;
 }
@@ -23,17 +24,17 @@ export async function publishResult(
   redis: RedisConnection,
   streamKey: string,
   message: ResultMessage,
-  { onRetry, maxDelayMs = 5_000 }: PublishOptions = {},
+  { redisState, maxDelayMs = 5_000 }: PublishOptions = {},
 ): Promise<string> {
   for (let attempt = 1; ; attempt++) {
     try {
       const entryId = await redis.xadd(streamKey, "*", ...encodeResult(message));
+      redisState?.succeeded();
       // XADD with "*" always returns the new entry's id (null only with NOMKSTREAM).
       return entryId ?? "";
     } catch (error) {
-      const delayMs = Math.min(100 * 2 ** (attempt - 1), maxDelayMs);
-      onRetry?.(error, attempt, delayMs);
-      await sleep(delayMs);
+      redisState?.failed(error);
+      await sleep(Math.min(100 * 2 ** (attempt - 1), maxDelayMs));
     }
   }
 }

@@ -13,7 +13,7 @@ import {
   type SlotJobData,
 } from "@vigil/queue";
 import type { AgentConfig } from "./config";
-import type { Logger } from "@vigil/logging";
+import { DependencyState, type Logger } from "@vigil/logging";
 import type { MetricExports } from "./metrics-export";
 import { publishResult } from "./publish";
 import { startCheck } from "./metrics";
@@ -66,6 +66,7 @@ export function startCheckWorker(
   let waiting = 0;
   let jobs = 0;
   const inFlight = pLimit(inFlightLimit);
+  const publishing = new DependencyState(logger, "result publisher", "redis");
   /**
    * While checks wait for a place, the worker takes no more jobs: a slot's job
    * holds many checks, and more of them would wait inside this agent, unseen.
@@ -90,9 +91,7 @@ export function startCheckWorker(
         const outcome = await runCheck(data);
         checked(outcome.status);
         metrics.record(data, outcome);
-        await publishResult(connection, streamKey, resultMessage(id, data, config.region, outcome), {
-          onRetry: (error, attempt, delayMs) => logger.warn({ resultId: id, attempt, delayMs, err: error }, "publishing a result failed; trying again"),
-        });
+        await publishResult(connection, streamKey, resultMessage(id, data, config.region, outcome), { redisState: publishing });
         logger.debug({ resultId: id, monitorId: data.monitorId, status: outcome.status }, "check done");
       } finally {
         running--;
@@ -133,11 +132,6 @@ export function startCheckWorker(
     ...(config.stalledIntervalMs !== undefined && { stalledInterval: config.stalledIntervalMs }),
   });
 
-  // While Redis is down every reconnect attempt fails on each of the worker's
-  // connections; the outage itself is logged once (logConnectionChanges).
-  worker.on("error", (error) =>
-    connection.status === "ready" ? logger.error({ err: error }, "worker error") : logger.debug({ err: error }, "worker error"),
-  );
   worker.on("failed", (job, error) => logger.warn({ jobId: job?.id, err: error }, "check job failed"));
   worker.on("stalled", (jobId) => logger.warn({ jobId }, "stalled check job put back in the queue"));
 

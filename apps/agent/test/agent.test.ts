@@ -547,24 +547,30 @@ describe("Redis trouble", () => {
     expect(await running.stop()).toBe(0);
   }, 60_000);
 
-  it("retries a result that Redis refuses until it takes it", async () => {
+  it("retries a result that Redis refuses until it takes it, and says so once rather than at every try", async () => {
     const slow = await target(slowHttpTarget(500));
     const running = await agent(region, { REDIS_URL: server.url });
     await checks.add("check", httpJob("refused", slow.port), { jobId: "refused-1", removeOnComplete: true, removeOnFail: true });
+    const publisherSaid = () => running.logs().filter((entry) => entry.component === "result publisher" || /publishing a result/.test(entry.msg));
 
     await slow.firstRequest;
     // Out of memory: Redis answers writes such as XADD with an OOM error.
     await client.config("SET", "maxmemory", "1");
     try {
-      await waitFor("a failed publication", async () =>
-        running.logs().some((entry) => entry.msg === "publishing a result failed; trying again"),
-      );
+      await waitFor("a failed publication", async () => publisherSaid().length > 0);
+      // Long enough for several tries (after 0.1, 0.2, 0.4, 0.8 s).
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
       expect(await privateResults("refused")).toHaveLength(0);
     } finally {
       await client.config("SET", "maxmemory", "0");
     }
     const message = await waitFor("the result", async () => (await privateResults("refused"))[0]);
     expect(message).toMatchObject({ id: "hostC-us-west2:refused-1", status: "success" });
+    await waitFor("the publisher's recovery", async () => publisherSaid().length === 2);
+    expect(publisherSaid()).toEqual([
+      expect.objectContaining({ level: 40, msg: "redis is unavailable", dependency: "redis", err: expect.objectContaining({ message: expect.stringContaining("OOM") }) }),
+      expect.objectContaining({ level: 30, msg: "redis is available again", dependency: "redis", unavailableMs: expect.any(Number) }),
+    ]);
     expect(await running.stop()).toBe(0);
   }, 60_000);
 

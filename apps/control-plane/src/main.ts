@@ -17,7 +17,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, "control-plane");
   const embedded = config.database.kind === "pglite";
-  const unlock = embedded ? await lockDataDir(config.dataDir) : async () => {};
+  const lock = embedded ? lockDataDir(config.dataDir) : undefined;
+  if (lock?.abandonedBy) {
+    logger.warn({ dataDir: config.dataDir, previousPid: lock.abandonedBy }, "the data folder's last holder ended without stopping; taking it over");
+  }
   const db = await openDatabase(config.database, {
     onConnectionLost: (error) => logger.warn({ err: error.message }, "PostgreSQL ended an idle connection; the next query opens another"),
     onChangeFeedLost: (error) =>
@@ -67,7 +70,7 @@ async function main(): Promise<void> {
     await Promise.all([api.close(), closeAdmin()]);
     await pipeline.stop();
     await db.close();
-    await unlock();
+    lock?.release();
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));

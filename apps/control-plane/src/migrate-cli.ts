@@ -6,14 +6,14 @@ import { lockDataDir } from "./data-dir-lock";
 /** Applies pending migrations to DATABASE_URL, or to the embedded database in DATA_DIR. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const unlock = config.database.kind === "pglite" ? await lockDataDir(config.dataDir) : async () => {};
+  const lock = config.database.kind === "pglite" ? lockDataDir(config.dataDir) : undefined;
   const db = await openDatabase(config.database);
   try {
     const applied = await applyMigrations(db);
     console.log(`${describeTarget(config.database)}: ${applied.length ? `applied ${applied.join(", ")}` : "up to date"}`);
   } finally {
     await db.close();
-    await unlock();
+    lock?.release();
   }
 }
 

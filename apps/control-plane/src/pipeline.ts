@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@vigil/db";
 import { closeProviderConnections, type ProviderSettings } from "@vigil/notifications";
-import { closeRedis, connectRedis, logConnectionChanges, type RedisConnection } from "@vigil/queue";
+import { closeRedis, connectRedis, watchRedis, type RedisConnection } from "@vigil/queue";
 import { Deliveries } from "./alerting/deliveries";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
@@ -61,7 +61,7 @@ const resetMarkerKey = (prefix: string) => `${prefix}:schedules-marker`;
  */
 export async function startPipeline(prisma: PrismaClient, config: PipelineConfig, logger: Logger, notifications: NotificationSetup): Promise<Pipeline> {
   const redis = connectRedis(config.redis, "vigil-control-plane");
-  logConnectionChanges(redis, logger);
+  watchRedis(redis, logger, "main connection");
   const scheduler = new CheckScheduler(redis, config.redisPrefix, config.defaultRegions);
   const deliveries = new Deliveries(redis, prisma, logger, {
     prefix: config.redisPrefix,
@@ -71,7 +71,9 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   });
   const statuses = new Statuses(prisma, { defaultRegions: config.defaultRegions, quorum: config.quorum }, (ids) => deliveries.enqueue(ids));
   // Blocking stream reads get a connection of their own, so they never delay scheduling commands.
-  const consumer = new ResultsConsumer(redis.duplicate(), prisma, logger, {
+  const consumerConnection = redis.duplicate();
+  watchRedis(consumerConnection, logger, "results consumer");
+  const consumer = new ResultsConsumer(consumerConnection, prisma, logger, {
     prefix: config.redisPrefix,
     rules: statuses.rules,
     onEvents: (ids) => deliveries.enqueue(ids),

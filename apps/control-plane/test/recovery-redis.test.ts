@@ -1,12 +1,20 @@
 import http from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Redis } from "ioredis";
-import { MonitorService, Periodicity } from "@vigil/proto";
-import type { Client } from "@connectrpc/connect";
-import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
-import { startTestApi, type TestApi } from "./support/api";
+import { MonitorService, Periodicity, Region } from "@vigil/proto";
+import { NotificationService } from "@vigil/proto/notification";
+import { createClient, type Client } from "@connectrpc/connect";
+import { startAgent, type AgentProcess, type LogEntry } from "../../agent/test/support/processes";
+import { startProviderServer } from "../../../packages/notifications/test/support/provider-server";
+import { startTestApi, transportTo, type TestApi } from "./support/api";
+import { channel } from "./support/channels";
 import { eventually } from "./support/eventually";
+import { startService, type ServiceProcess } from "./support/processes";
 import { RedisProcess } from "../../../test/redis-process";
+import { testPrefix } from "../../../test/redis";
 
 /** The requirement: after Redis lost everything, checks run again within this. */
 const RESUME_BOUND_MS = 10_000;
@@ -136,5 +144,100 @@ describe("recovery from Redis failures", () => {
     expect(hitCount("/slow")).toBe(1);
     expect(await storedResults(inFlight!.id)).toBe(1);
     expect(agent.child.exitCode).toBeNull();
+  }, 90_000);
+});
+
+const WARN = 40;
+
+/**
+ * The log of a Redis outage, as an operator reads it: the built control plane and agent, Redis stopped
+ * for several seconds and brought back. Every component says once that Redis went away and once that it
+ * is back, however many reconnect attempts failed in between, and nothing reaches stderr.
+ */
+describe("the log during a Redis outage", () => {
+  const OUTAGE_MS = 8_000;
+  const dataDir = mkdtempSync(join(tmpdir(), "vigil-data-"));
+  const prefix = testPrefix();
+  let redis: RedisProcess;
+  let service: ServiceProcess;
+  let agent: AgentProcess;
+  let provider: Awaited<ReturnType<typeof startProviderServer>>;
+  /** The target fails once Redis is back, so that a check then ends in a delivered notification. */
+  let targetStatus = 200;
+  const target = http.createServer((_req, res) => res.writeHead(targetStatus).end());
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+    provider = await startProviderServer();
+    redis = await RedisProcess.start();
+    service = await startService({ DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: redis.url, REDIS_PREFIX: prefix });
+    agent = await startAgent({ REGION: "hostA-ams", REDIS_URL: redis.url, REDIS_PREFIX: prefix });
+  });
+  afterAll(async () => {
+    await agent?.stop();
+    await service?.stop();
+    await redis?.dispose();
+    await provider?.close();
+    target.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const serviceLog = (): LogEntry[] =>
+    service
+      .stdout()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as LogEntry);
+  /** What each line about a dependency or of level warn or above says, with its component; a line repeated is there as often. */
+  const said = (lines: LogEntry[]) =>
+    lines.filter((line) => line.dependency || (line.level as number) >= WARN).map((line) => (line.component ? `${line.component as string}: ${line.msg}` : line.msg));
+  const once = (lines: string[]) => [...new Set(lines)];
+
+  it("logs one line per component when Redis goes and one when it is back, and everything recovers", async () => {
+    const key = /First start: .*\n.*\n\n\s+(vgl_\S+)/.exec(service.stderr())![1]!;
+    const api = transportTo(`http://127.0.0.1:${service.port}`, key);
+    const { monitor } = await createClient(MonitorService, api).createHTTPMonitor({
+      monitor: {
+        name: "outage log",
+        url: `http://127.0.0.1:${(target.address() as AddressInfo).port}/`,
+        periodicity: Periodicity.PERIODICITY_1H,
+        regions: [Region.HOSTA_AMS],
+      },
+    });
+    await createClient(NotificationService, api).createNotification({
+      notification: channel("webhook", { endpoint: `${provider.url}/hook`, headers: [] }, { monitorIds: [monitor!.id] }),
+    });
+    await eventually(() => service.stdout().includes("schedules reconciled with the database"));
+    const serviceFrom = serviceLog().length;
+    const agentFrom = agent.logs().length;
+
+    await redis.stop();
+    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+    await redis.resume();
+
+    // Everything recovers: a check triggered now runs on the agent, its result is stored and its notification sent.
+    targetStatus = 503;
+    await createClient(MonitorService, api).triggerMonitor({ id: monitor!.id }, { timeoutMs: 10_000 });
+    await provider.waitFor(1);
+    const serviceSaid = () => said(serviceLog().slice(serviceFrom));
+    const agentSaid = () => said(agent.logs().slice(agentFrom));
+    // Each line once, whatever the attempts; a restarted Redis is a new, empty one, which the control plane rebuilds.
+    expect(serviceSaid()).toEqual(once(serviceSaid()));
+    expect(agentSaid()).toEqual(once(agentSaid()));
+    const components = ["main connection", "notification worker", "results consumer", "status page relay", "key revocation relay"];
+    await eventually(() => components.every((component) => serviceSaid().includes(`${component}: redis is available again`)));
+    await eventually(() => agentSaid().includes("check worker: redis is available again"));
+    expect(serviceSaid()).toEqual(once(serviceSaid()));
+    expect(serviceSaid().sort()).toEqual(
+      [
+        ...components.flatMap((component) => [`${component}: redis is unavailable`, `${component}: redis is available again`]),
+        "Redis lost the schedules; rebuilding them now",
+        "the results stream or its consumer group is gone; recreating it",
+      ].sort(),
+    );
+    expect(agentSaid().sort()).toEqual(["check worker: redis is available again", "check worker: redis is unavailable"]);
+    // Nothing printed on the console by a connection without a listener (the first start's key is the only output).
+    expect(service.stderr()).not.toContain("[ioredis]");
+    expect(agent.stderr()).toBe("");
   }, 90_000);
 });

@@ -90,6 +90,49 @@ describe("the service on embedded PGlite", () => {
   });
 });
 
+describe("restarting on embedded PGlite after the service was killed", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "vigil-data-"));
+  const env = { DATA_DIR: dataDir, DATABASE_URL: "" };
+  const started: ServiceProcess[] = [];
+  const start = async () => {
+    const service = await startService(env);
+    started.push(service);
+    return service;
+  };
+  const logLines = (service: ServiceProcess) =>
+    service
+      .stdout()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { msg: string; level: number; pid?: number });
+  afterAll(async () => {
+    for (const service of started) if (service.child.exitCode === null && service.child.signalCode === null) await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("starts again at once after kill -9, says once that it takes over, and still refuses a second service beside a live one", async () => {
+    const first = await start();
+    const key = /First start: .*\n.*\n\n\s+(vgl_\S+)/.exec(first.stderr())![1]!;
+    const killed = new Promise((resolve) => first.child.once("exit", resolve));
+    first.child.kill("SIGKILL");
+    await killed;
+
+    // As a supervisor with no restart delay would: the folder's holder is dead, so the start goes on.
+    const second = await start();
+    const takeovers = logLines(second).filter((entry) => /taking it over/.test(entry.msg));
+    expect(takeovers).toEqual([expect.objectContaining({ level: 40, dataDir, previousPid: first.child.pid })]);
+    const me = await fetch(`http://127.0.0.1:${second.port}/v1/whoami`, { headers: { "x-service-key": key } });
+    expect(me.status).toBe(200);
+
+    await expect(startService(env)).rejects.toThrow(/the data folder .* is in use by another Vigil process \(pid \d+\)/);
+
+    // A clean stop releases the folder: the next start takes nothing over.
+    expect(await second.stop()).toBe(0);
+    const third = await start();
+    expect(logLines(third).filter((entry) => /taking it over/.test(entry.msg))).toEqual([]);
+  }, 90_000);
+});
+
 describe("the migrate command", () => {
   it("applies pending migrations once, on PGlite and on PostgreSQL", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "vigil-data-"));
@@ -183,7 +226,7 @@ describe("stopping while Redis is unreachable", () => {
     // Reconciled: its results consumer is reading the stream, and the schedules and deliveries are in use.
     await eventually(() => service.stdout().includes("schedules reconciled with the database"));
     await server.stop();
-    await eventually(() => service.stdout().includes("redis is unreachable; reconnecting"));
+    await eventually(() => service.stdout().includes('"msg":"redis is unavailable"'));
     expect(await stopWithin(service)).toBe(0);
   }, 60_000);
 

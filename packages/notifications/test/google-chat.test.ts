@@ -21,6 +21,8 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
+/** The text as Chat shows it: without the zero-width spaces that set its markup characters apart. */
+const shown = (text: string) => text.replaceAll("\u200b", "");
 const queryOf = (request: Received) => Object.fromEntries(new URL(request.url, server.url).searchParams);
 const pathOf = (request: Received) => new URL(request.url, server.url).pathname;
 
@@ -38,7 +40,7 @@ describe("google chat", () => {
       expect(request.headers["content-type"]).toBe("application/json; charset=UTF-8");
       const body = request.json as ChatBody;
       expect(body.thread).toEqual({ threadKey: "vigil-incident-0194f3b2-inc1" });
-      expectFullWording(body.text, event);
+      expectFullWording(shown(body.text), event);
     },
   );
 
@@ -62,7 +64,7 @@ describe("google chat", () => {
     expect(request.headers["content-type"]).toBe("application/json; charset=UTF-8");
     const body = request.json as ChatBody;
     expect(body.thread).toBeUndefined();
-    expectFullWording(body.text, "test");
+    expectFullWording(shown(body.text), "test");
   });
 
   it("sends SendTestNotification's message for a channel without monitors", async () => {
@@ -72,6 +74,27 @@ describe("google chat", () => {
     const body = (await server.waitFor(1))[0]!.json as ChatBody;
     expect(body.text).toContain("ops room");
     expect(body.text).toContain("https://vigil.example");
+  });
+
+  it("sets apart what Chat's format would read in user text: names show as written, mention no one and link nowhere", async () => {
+    const name = "<users/all> *prod* _eu_ ~old~ `x` AT&T <https://evil.example|click>";
+    const target = "https://api.example.com/a_b?x=1&y=*2*";
+    const error = "timeout <5s> & *retry*";
+    const message = sampleMessage("monitor.failed", { monitor: { id: "m1", name, kind: "http", target }, error });
+    await googleChat.send(message, channel, { settings: settingsFor(server.url) });
+
+    const text = ((await server.waitFor(1))[0]!.json as ChatBody).text;
+    for (const read of ["<users/all>", "*prod*", "_eu_", "~old~", "`x`", "&T", "<https://evil.example|click>", "<5s>", "*retry*"]) {
+      expect(text).not.toContain(read);
+    }
+    // Every markup character of the user's text stands between zero-width spaces; the link and the title's own stars are as sent.
+    const [titleLine, ...rest] = text.split("\n");
+    expect(titleLine).toMatch(/^\*DOWN: .*\*$/);
+    const userText = [titleLine!.slice(1, -1), ...rest].join("\n").replaceAll(target, "");
+    expect(userText.match(/(?<!\u200b)[<>&*_~`]|[<>&*_~`](?!\u200b)/g)).toBeNull();
+    expect(text).toContain(target);
+    expect(shown(text)).toContain(`DOWN: ${name}`);
+    expect(shown(text)).toContain(`Error: ${error} (http_status)`);
   });
 
   it("turns Google's 400 into a final DeliveryError with the status and the answer, without the key or token", async () => {

@@ -2,5 +2,5 @@ export * from "./names";
 export * from "./messages";
 export * from "./slots";
 export * from "./redis";
-export * from "./connection-log";
+export * from "./dependency-log";
 export * from "./closing";

@@ -34,7 +34,7 @@ async function withAdmin<T>(work: (admin: AdminClient) => Promise<T>): Promise<T
   const socket = adminSocketPath(config.dataDir);
   if (config.database.kind === "pglite" && (await socketAnswers(socket))) return work(adminSocketClient(socket));
 
-  const unlock = config.database.kind === "pglite" ? await lockDataDir(config.dataDir) : async () => {};
+  const lock = config.database.kind === "pglite" ? lockDataDir(config.dataDir) : undefined;
   const db = await openDatabase(config.database);
   const logger = createLogger("silent", "admin");
   // Control planes on a shared database keep verified keys for a while: a revocation must reach them.
@@ -49,7 +49,7 @@ async function withAdmin<T>(work: (admin: AdminClient) => Promise<T>): Promise<T
   } finally {
     revocations?.close();
     await db.close();
-    await unlock();
+    lock?.release();
   }
 }
 

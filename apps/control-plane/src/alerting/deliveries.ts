@@ -2,7 +2,7 @@ import { Queue, Worker, type Job } from "bullmq";
 import type { PrismaClient } from "@vigil/db";
 import type { Logger } from "@vigil/logging";
 import { DeliveryError, providerOf, type ProviderSettings } from "@vigil/notifications";
-import { NOTIFICATION_QUEUE, closeRedis, closeWorker, type RedisConnection } from "@vigil/queue";
+import { NOTIFICATION_QUEUE, closeRedis, closeWorker, logWorkerErrors, watchRedis, type RedisConnection } from "@vigil/queue";
 import { DeliveryStore, type ChannelLoader, type PendingDelivery } from "./delivery-store";
 import { startDelivery } from "../metrics/record";
 import { messageOfEvent } from "./message";
@@ -67,7 +67,7 @@ export class Deliveries {
     private readonly options: DeliveryOptions,
   ) {
     this.queue = new Queue(NOTIFICATION_QUEUE, { connection, prefix: options.prefix });
-    // Each command failing while Redis is away would be printed on the console; the outage is logged once (logConnectionChanges).
+    // Each command failing while Redis is away would be printed on the console; the outage is logged once (watchRedis).
     this.queue.on("error", () => {});
     this.store = new DeliveryStore(prisma, options.loadChannels);
   }
@@ -99,7 +99,7 @@ export class Deliveries {
         backoffStrategy: (_attemptsMade, _type, error) => (error instanceof RetryLater ? error.delayMs : (this.options.retryDelaysMs[0] ?? 0)),
       },
     });
-    this.worker.on("error", (error) => this.logger.error({ err: error }, "notification worker error"));
+    logWorkerErrors(this.worker, this.workerConnection, watchRedis(this.workerConnection, this.logger, "notification worker"), this.logger);
     const sweep = () =>
       void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, "queueing pending deliveries failed; retrying"));
     this.sweepTimer = setInterval(sweep, this.options.sweepIntervalMs ?? SWEEP_AGE_MS);

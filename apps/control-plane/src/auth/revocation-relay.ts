@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { connectRedis, type RedisConnection, type RedisTarget } from "@vigil/queue";
+import { connectRedis, watchRedis, type RedisConnection, type RedisTarget } from "@vigil/queue";
 import type { Logger } from "@vigil/logging";
 import type { VerifiedKeys } from "./verified-keys";
 
@@ -45,6 +45,7 @@ export function relayKeyRevocations(
 
   // A subscribed connection takes no other commands.
   const subscriber = redis.duplicate();
+  watchRedis(subscriber, logger, "key revocation relay");
   subscriber.on("ready", () => keys?.forgetAll());
   subscriber.on("message", (from: string, message: string) => {
     if (from === confirmations) {
@@ -98,6 +99,7 @@ export function announcingThroughRedis(target: RedisTarget, prefix: string, logg
     announce(keyId) {
       if (!connected) {
         const redis = connectRedis(target, "vigil-admin");
+        watchRedis(redis, logger, "admin");
         connected = { redis, relay: relayKeyRevocations(null, redis, prefix, logger) };
       }
       return connected.relay.announce(keyId);

@@ -387,7 +387,7 @@ export class CheckScheduler {
     let queue = this.queues.get(region);
     if (!queue) {
       queue = new Queue(checkQueueName(region), { connection: this.connection, prefix: this.prefix });
-      // Each command failing while Redis is away would be printed on the console; the outage is logged once (logConnectionChanges).
+      // Each command failing while Redis is away would be printed on the console; the outage is logged once (watchRedis).
       queue.on("error", () => {});
       this.queues.set(region, queue);
     }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { RedisConnection } from "@vigil/queue";
+import { watchRedis, type RedisConnection } from "@vigil/queue";
 import type { Logger } from "@vigil/logging";
 import type { PageChanges } from "./changes";
 
@@ -15,6 +15,7 @@ export function relayPageChanges(changes: PageChanges, redis: RedisConnection, p
   const self = randomUUID();
   // A subscribed connection takes no other commands.
   const subscriber = redis.duplicate();
+  watchRedis(subscriber, logger, "status page relay");
   subscriber.on("message", (_channel: string, message: string) => {
     const { pageId, from } = JSON.parse(message) as { pageId: string; from: string };
     if (from !== self) changes.notify(pageId);

@@ -14,13 +14,32 @@ function threadedUrl(webhookUrl: string): string {
   return url.toString();
 }
 
+/** Links, which Chat links as they are: left whole, so that a target's `_` or `&` still reaches the same address. */
+const LINKS = /(https?:\/\/[^\s<>]+)/;
+/** What Chat's text format gives a meaning: `<users/all>` notifies everyone, `<url|text>` links, `&` starts an entity, and `*_~` and backquotes format. */
+const MARKUP = /[<>&*_~`]/g;
+/** U+200B ZERO WIDTH SPACE, which shows nothing. */
+const ZWSP = "\u200b";
+
+/**
+ * User text (monitor names, targets, errors) as Chat shows it, letter for letter. Chat's format has no escape
+ * character, and whether it decodes entities is not documented, so each character it gives a meaning is set
+ * apart by zero-width spaces: a mention, a link or an entity then no longer reads as one, and a formatting
+ * marker stands at no word's edge. Links are left as they are.
+ */
+const escapeChatText = (text: string): string =>
+  text
+    .split(LINKS)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(MARKUP, (c) => `${ZWSP}${c}${ZWSP}`)))
+    .join("");
+
 /**
  * A text message (Chat's *bold* title, then the summary and the facts);
  * messages of one incident share a thread, so the recovery lands under
  * the alert. A test message has no incident and starts a thread of its own.
  */
 function payloadOf(message: AlertMessage) {
-  const text = `*${title(message)}*\n${plainText(message)}`;
+  const text = `*${escapeChatText(title(message))}*\n${escapeChatText(plainText(message))}`;
   return message.incident ? { text, thread: { threadKey: incidentKey(message) } } : { text };
 }
 
