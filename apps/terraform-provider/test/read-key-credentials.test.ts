@@ -67,10 +67,10 @@ describe("the provider with a read key, which is answered credentials as fingerp
     expect(await tf.stateOf("service_http_monitor.site")).toMatchObject({
       url: URL,
       headers: [{ key: "authorization", value: "Bearer header-secret-4" }],
-      open_telemetry: [{ endpoint: "https://otel:otel-secret-5@otel.example.com", headers: [{ value: "otel-header-secret-6" }] }],
+      open_telemetry: { endpoint: "https://otel:otel-secret-5@otel.example.com", headers: [{ value: "otel-header-secret-6" }] },
     });
-    expect(await tf.stateOf("service_notification.hook")).toMatchObject({ webhook: [{ endpoint: HOOK, headers: [{ value: "Basic header-secret-7" }] }] });
-    expect(await tf.stateOf("service_notification.ntfy")).toMatchObject({ ntfy: [{ server_url: "https://alerts:ntfy-secret-8@ntfy.example.com" }] });
+    expect(await tf.stateOf("service_notification.hook")).toMatchObject({ webhook: { endpoint: HOOK, headers: [{ value: "Basic header-secret-7" }] } });
+    expect(await tf.stateOf("service_notification.ntfy")).toMatchObject({ ntfy: { server_url: "https://alerts:ntfy-secret-8@ntfy.example.com" } });
   });
 
   it("plans the configured value back when a credential was changed outside Terraform", async () => {
