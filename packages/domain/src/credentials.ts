@@ -33,9 +33,12 @@ type Kind = "header" | "url" | "webhookUrl";
 type Path = readonly (string | number)[];
 type Visit = (credential: string, kind: Kind, path: Path) => string;
 
+/** A secret as read keys and the audit log are shown it: `fingerprint:` and its secretFingerprint. */
+export const fingerprintText = (ownerId: string, value: string): string => `${MARK}:${secretFingerprint(ownerId, value)}`;
+
 /** How a credential is shown; "" and a value already shown so stay as they are. */
-export function redactedCredential(ownerId: string, value: string): string {
-  return value === "" || REDACTED.test(value) ? value : `${MARK}:${secretFingerprint(ownerId, value)}`;
+function redactedCredential(ownerId: string, value: string): string {
+  return value === "" || REDACTED.test(value) ? value : fingerprintText(ownerId, value);
 }
 
 const userInfoOf = (url: URL) => (url.password === "" ? url.username : `${url.username}:${url.password}`);

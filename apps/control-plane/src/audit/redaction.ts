@@ -1,5 +1,5 @@
 import type { JsonValue } from "@bufbuild/protobuf";
-import { SENSITIVE_FIELDS, redactCredentials, redactedCredential } from "@vigil/domain";
+import { SENSITIVE_FIELDS, fingerprintText, redactCredentials } from "@vigil/domain";
 
 /** Fields whose values are secrets wherever they appear in a request: the channels' sensitive fields and page passwords. */
 const SECRET_FIELDS = new Set<string>([...Object.values(SENSITIVE_FIELDS).flat(), "password"]);
@@ -10,7 +10,7 @@ function redactSecretFields(value: JsonValue, ownerId: string): JsonValue {
   return Object.fromEntries(
     Object.entries(value).map(([key, field]) => [
       key,
-      SECRET_FIELDS.has(key) && typeof field === "string" ? redactedCredential(ownerId, field) : redactSecretFields(field, ownerId),
+      SECRET_FIELDS.has(key) && typeof field === "string" && field !== "" ? fingerprintText(ownerId, field) : redactSecretFields(field, ownerId),
     ]),
   );
 }
