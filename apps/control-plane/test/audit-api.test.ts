@@ -158,7 +158,7 @@ describe.each(BACKENDS)("audit log of the API on %s", (backend) => {
     const pageEntries = recorded.filter((e) => /\/(Create|Update)StatusPage$/.test(e.method));
     const passwords = pageEntries.map((e) => (e.changes as { statusPage: { password: string } }).statusPage.password).sort();
     expect(passwords).toEqual(pageFingerprints.map((fp) => `fingerprint:${fp}`).sort());
-    const hook = recorded.find((e) => e.method.endsWith("/CreateNotification") && JSON.stringify(e.changes).includes("/hook"))!;
+    const hook = recorded.find((e) => e.method.endsWith("/CreateNotification") && JSON.stringify(e.changes).includes('"webhook"'))!;
     expect(hook.changes).toMatchObject({
       notification: { webhook: { headers: [{ key: "authorization", value: `fingerprint:${secretFingerprint(hook.targetId, SECRETS.webhookHeader)}` }] } },
     });

@@ -2,6 +2,7 @@ export * from "./address-policy";
 export * from "./alerting";
 export * from "./external-id";
 export * from "./fingerprint";
+export * from "./credentials";
 export * from "./assertions";
 export * from "./comparators";
 export * from "./latency-histogram";

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { DEFAULT_ACCESS_TYPE, MONITOR_FIELDS, SENSITIVE_FIELDS, blockName, parseMonitorConfig } from "@vigil/domain";
+import { DEFAULT_ACCESS_TYPE, MONITOR_FIELDS, SENSITIVE_FIELDS, blockName, parseMonitorConfig, redactedCredentialFields } from "@vigil/domain";
 import { Document, type YAMLMap } from "yaml";
 import { FILE_VERSION } from "./file-schema.js";
 import { keyOf } from "./match.js";
@@ -78,7 +78,8 @@ function pageEntry(page: RemotePage, monitorKeys: Map<string, string>, project: 
 /**
  * The workspace as a vigil.yaml whose plan shows no changes. Sensitive
  * values are never answered by the API, so they are left out, which keeps
- * the stored ones; a comment says where to give them.
+ * the stored ones; a comment says where to give them. Credentials a read
+ * key is answered as fingerprints are written as such, with a comment.
  */
 export function exportWorkspace(workspace: Workspace, project: string): string {
   const monitors = keyed(project, workspace.monitors, (m) => m.config.name, "monitor");
@@ -106,6 +107,17 @@ export function exportWorkspace(workspace: Workspace, project: string): string {
     const node = doc.getIn(["notifications", key, blockName(remote.type)], true) as YAMLMap | undefined;
     if (node && secrets.length > 0) {
       node.commentBefore = ` ${secrets.join(", ")}: sensitive, kept as stored while left out; to set, give e.g. \${${envName(key, secrets[0]!)}}`;
+    }
+  }
+  // A read key is answered credentials as fingerprints: they stay in the file, standing for the stored values.
+  const credentials = [
+    ...monitors.map(({ key, remote }) => ({ path: ["monitors", key], fields: redactedCredentialFields(remote.config, "") })),
+    ...channels.map(({ key, remote }) => ({ path: ["notifications", key], fields: redactedCredentialFields({ [blockName(remote.type)]: remote.block }, "") })),
+  ];
+  for (const { path, fields } of credentials) {
+    const node = doc.getIn(path, true) as YAMLMap | undefined;
+    if (node && fields.length > 0) {
+      node.commentBefore = ` ${fields.map((f) => f.field).join(", ")}: fingerprints of credentials, as a read key is answered them; each stands for the stored value (plan compares by it, apply keeps it); to change one, give the value itself`;
     }
   }
   for (const { key, remote } of pages) {

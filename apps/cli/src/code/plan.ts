@@ -1,4 +1,17 @@
-import { MONITOR_FIELDS, PROVIDER_TYPES, SENSITIVE_FIELDS, blockName, parseMonitorConfig, secretFingerprint, type MonitorConfig, type MonitorKind, type ProviderType } from "@vigil/domain";
+import {
+  MONITOR_FIELDS,
+  PROVIDER_TYPES,
+  SENSITIVE_FIELDS,
+  blockName,
+  parseMonitorConfig,
+  redactCredentials,
+  redactedCredentialFields,
+  restoreCredentials,
+  secretFingerprint,
+  type MonitorConfig,
+  type MonitorKind,
+  type ProviderType,
+} from "@vigil/domain";
 import { CliError } from "../failures.js";
 import { diffFields, diffSecret, type FieldChange } from "./diff.js";
 import { BLOCK_NAMES, type ComponentEntry, type GroupEntry, type MonitorEntry, type NotificationEntry, type StatusPageEntry, type VigilFile } from "./file-schema.js";
@@ -93,13 +106,28 @@ class KeyNames {
   }
 }
 
-function monitorSteps(project: string, file: VigilFile, remote: Workspace, missing: (address: string, id: string) => void) {
+/**
+ * Fingerprints a file holds in place of credentials (as a read key's export
+ * writes them) that stand for no value stored in the same place: the API
+ * would refuse them. A read key's answers hold fingerprints themselves, and
+ * are compared by them only.
+ */
+function unmatchedFingerprints(address: string, desired: object, current: { id: string; value: object } | undefined): string[] {
+  if (current && redactedCredentialFields(current.value, "").length > 0) return [];
+  const kept = current ? restoreCredentials(desired, current.value, current.id) : desired;
+  return redactedCredentialFields(kept, address).map((v) => `${v.field}: is a fingerprint of a credential, which stands for no value stored here: give the value itself`);
+}
+
+function monitorSteps(project: string, file: VigilFile, remote: Workspace, missing: (address: string, id: string) => void, problems: string[]) {
   const { matches, orphans } = matchEntries<MonitorEntry, RemoteMonitor>(project, file.monitors, remote.monitors, (key, id) => missing(`monitors.${key}`, id));
   const steps = matches.map((match) => {
     const { type: kind, id: _id, ...fields } = match.entry;
     const desired: MonitorDesired = { kind, config: parseMonitorConfig(kind, fields) };
-    const step = stepOf("monitors", match, desired, (current) =>
-      diffFields(current.config, desired.config, MONITOR_FIELDS[kind] as readonly string[], MONITOR_SETS),
+    const current = match.remote?.kind === kind ? { id: match.remote.id, value: match.remote.config } : undefined;
+    problems.push(...unmatchedFingerprints(`monitors.${match.key}`, desired.config, current));
+    // Credentials compare by their fingerprints (what a read key is answered), and a plan shows no more of them.
+    const step = stepOf("monitors", match, desired, (remote) =>
+      diffFields(redactCredentials(remote.config, remote.id), redactCredentials(desired.config, remote.id), MONITOR_FIELDS[kind] as readonly string[], MONITOR_SETS),
     );
     if (match.remote && match.remote.kind !== kind) {
       return { ...step, action: "replace" as const, fields: [], reason: `type changes from ${match.remote.kind} to ${kind}` };
@@ -109,11 +137,10 @@ function monitorSteps(project: string, file: VigilFile, remote: Workspace, missi
   return [...steps, ...orphans.map((orphan) => deletion(project, "monitors", orphan))];
 }
 
-function notificationSteps(project: string, file: VigilFile, remote: Workspace, monitorNames: KeyNames, missing: (address: string, id: string) => void) {
+function notificationSteps(project: string, file: VigilFile, remote: Workspace, monitorNames: KeyNames, missing: (address: string, id: string) => void, problems: string[]) {
   const { matches, orphans } = matchEntries<NotificationEntry, RemoteNotification>(project, file.notifications, remote.notifications, (key, id) =>
     missing(`notifications.${key}`, id),
   );
-  const problems: string[] = [];
   const steps = matches.map((match) => {
     const entry = match.entry as Record<string, unknown>;
     const blockKey = BLOCK_NAMES.find((name) => entry[name] !== undefined)!;
@@ -125,12 +152,15 @@ function notificationSteps(project: string, file: VigilFile, remote: Workspace, 
     if (leftOut.length > 0 && (!match.remote || match.remote.type !== type)) {
       problems.push(`notifications.${match.key}.${blockKey}.${leftOut[0]}: is required ${match.remote ? `as the channel changes to ${blockKey}` : "for a new channel"}`);
     }
+    const current = match.remote?.type === type ? { id: match.remote.id, value: { [blockKey]: match.remote.block } } : undefined;
+    problems.push(...unmatchedFingerprints(`notifications.${match.key}`, { [blockKey]: block }, current));
     return stepOf("notifications", match, desired, (current) => {
       const now = { name: current.name, type: blockName(current.type), monitors: current.monitorIds.map((id) => monitorNames.of(id)) };
       const wanted = { name: desired.name, type: blockKey, monitors: desired.monitors };
       const changes = diffFields(now, wanted, ["name", "type", "monitors"], ["monitors"]);
       const plain = Object.keys(block).filter((field) => !secrets.includes(field));
-      changes.push(...diffFields(current.type === type ? current.block : {}, block, plain).map((c) => ({ ...c, field: `${blockKey}.${c.field}` })));
+      const shown = (fields: Record<string, unknown>) => redactCredentials({ [blockKey]: fields }, current.id)[blockKey]!;
+      changes.push(...diffFields(shown(current.type === type ? current.block : {}), shown(block), plain).map((c) => ({ ...c, field: `${blockKey}.${c.field}` })));
       for (const field of secrets) {
         const stored = current.type === type ? (current.secretFingerprints[field] ?? "") : "";
         changes.push(...diffSecret(`${blockKey}.${field}`, block[field] as string | undefined, stored, (value) => secretFingerprint(current.id, value)));
@@ -138,13 +168,11 @@ function notificationSteps(project: string, file: VigilFile, remote: Workspace, 
       return changes;
     });
   });
-  if (problems.length > 0) throw new CliError(`the file cannot be applied:\n  ${problems.join("\n  ")}`);
   return [...steps, ...orphans.map((orphan) => deletion(project, "notifications", orphan))];
 }
 
-function pageSteps(project: string, file: VigilFile, remote: Workspace, monitorNames: KeyNames, missing: (address: string, id: string) => void): PageStep[] {
+function pageSteps(project: string, file: VigilFile, remote: Workspace, monitorNames: KeyNames, missing: (address: string, id: string) => void, problems: string[]): PageStep[] {
   const { matches, orphans } = matchEntries<StatusPageEntry, RemotePage>(project, file.statusPages, remote.statusPages, (key, id) => missing(`statusPages.${key}`, id));
-  const problems: string[] = [];
   const steps = matches.map((match): PageStep => {
     const { id: _id, groups, components, ...desired } = match.entry;
     const address = `statusPages.${match.key}`;
@@ -156,7 +184,6 @@ function pageSteps(project: string, file: VigilFile, remote: Workspace, monitorN
     ]);
     return { ...step, ...childSteps(project, address, match.remote, groups, components, monitorNames, missing) };
   });
-  if (problems.length > 0) throw new CliError(`the file cannot be applied:\n  ${problems.join("\n  ")}`);
   const gone = orphans.map((orphan): PageStep => ({ ...deletion(project, "statusPages", orphan), groups: [], components: [] }));
   return [...steps, ...gone];
 }
@@ -208,14 +235,17 @@ export function planChanges(file: VigilFile, remote: Workspace): Plan {
   const project = file.project;
   const missing: string[] = [];
   const onMissing = (address: string, id: string) => missing.push(`${address}.id: no such object ${id} in this workspace`);
-  const monitors = monitorSteps(project, file, remote, onMissing);
+  // What the API would refuse, all told at once before anything is sent.
+  const problems: string[] = [];
+  const monitors = monitorSteps(project, file, remote, onMissing, problems);
   const monitorNames = new KeyNames(monitors);
   const plan = {
     project,
     monitors,
-    notifications: notificationSteps(project, file, remote, monitorNames, onMissing),
-    statusPages: pageSteps(project, file, remote, monitorNames, onMissing),
+    notifications: notificationSteps(project, file, remote, monitorNames, onMissing, problems),
+    statusPages: pageSteps(project, file, remote, monitorNames, onMissing, problems),
   };
+  if (problems.length > 0) throw new CliError(`the file cannot be applied:\n  ${problems.join("\n  ")}`);
   if (missing.length > 0) throw new CliError(`the file names objects the workspace does not have:\n  ${missing.join("\n  ")}`);
   return plan;
 }

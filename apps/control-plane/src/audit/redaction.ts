@@ -1,38 +1,29 @@
 import type { JsonValue } from "@bufbuild/protobuf";
-import { SENSITIVE_FIELDS, secretFingerprint } from "@vigil/domain";
+import { SENSITIVE_FIELDS, fingerprintText, redactCredentials } from "@vigil/domain";
 
-/**
- * Fields whose values are secrets wherever they appear in a request: the
- * channels' sensitive fields, page passwords, and header values (monitors',
- * webhooks' and OTLP exports' headers typically carry credentials).
- */
+/** Fields whose values are secrets wherever they appear in a request: the channels' sensitive fields and page passwords. */
 const SECRET_FIELDS = new Set<string>([...Object.values(SENSITIVE_FIELDS).flat(), "password"]);
-const HEADER_LIST = "headers";
 
-const fingerprinted = (ownerId: string, value: JsonValue): JsonValue =>
-  typeof value === "string" && value !== "" ? `fingerprint:${secretFingerprint(ownerId, value)}` : value;
+function redactSecretFields(value: JsonValue, ownerId: string): JsonValue {
+  if (Array.isArray(value)) return value.map((item) => redactSecretFields(item, ownerId));
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [
+      key,
+      SECRET_FIELDS.has(key) && typeof field === "string" && field !== "" ? fingerprintText(ownerId, field) : redactSecretFields(field, ownerId),
+    ]),
+  );
+}
 
 /**
  * A request's JSON as the audit log keeps it: every secret replaced by its
  * fingerprint salted with the target's id, the same fingerprint answers show
- * (a channel's secretFingerprints, a page's passwordFingerprint), so that an
- * auditor can tell which value was set without the log holding it.
+ * (a channel's secretFingerprints, a page's passwordFingerprint, a read key's
+ * redacted credentials), so that an auditor can tell which value was set
+ * without the log holding it. Besides the secret fields, the credentials
+ * inside other fields (header values, URL user info, a webhook endpoint's
+ * path and query) follow the domain's rule, as answers to read keys do.
  */
 export function redactForAudit(value: JsonValue, ownerId: string): JsonValue {
-  if (Array.isArray(value)) return value.map((item) => redactForAudit(item, ownerId));
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => {
-      if (SECRET_FIELDS.has(key)) return [key, fingerprinted(ownerId, field)];
-      if (key === HEADER_LIST && Array.isArray(field)) {
-        return [key, field.map((header) => redactHeader(header, ownerId))];
-      }
-      return [key, redactForAudit(field, ownerId)];
-    }),
-  );
-}
-
-function redactHeader(header: JsonValue, ownerId: string): JsonValue {
-  if (header === null || typeof header !== "object" || Array.isArray(header)) return header;
-  return { ...header, value: fingerprinted(ownerId, header.value ?? "") };
+  return redactSecretFields(redactCredentials(value, ownerId), ownerId);
 }

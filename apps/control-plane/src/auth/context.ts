@@ -1,5 +1,5 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
-import type { Actor } from "./api-keys";
+import { canWrite, type Actor } from "./api-keys";
 
 export const actorKey = createContextKey<Actor | undefined>(undefined, { description: "the authenticated caller" });
 
@@ -9,3 +9,6 @@ export function actorOf(ctx: HandlerContext): Actor {
   if (!actor) throw new ConnectError("missing credentials", Code.Unauthenticated);
   return actor;
 }
+
+/** Whether the caller holds a read key, which is answered credentials redacted (credentials.ts in @vigil/domain). */
+export const readsOnly = (ctx: HandlerContext): boolean => !canWrite(actorOf(ctx));

@@ -30,4 +30,9 @@ export class MadeOnce<T extends { readonly id: string }, V> {
     if (this.made.size > this.limit) this.made.delete(this.made.keys().next().value!);
     return value;
   }
+
+  /** What was made for the latest object of `id`, while it is held. */
+  madeFor(id: string): V | undefined {
+    return this.made.get(id)?.value;
+  }
 }

@@ -8,6 +8,7 @@ import {
 } from "@vigil/proto";
 import { MONITOR_MESSAGE_SCHEMAS, type MonitorKind, type MonitorMessageByKind } from "@vigil/domain";
 import { MadeOnce } from "./made-once";
+import { isRedactedView } from "./messages";
 import { MAX_KEPT_RECORDS } from "./records-by-version";
 
 /**
@@ -43,10 +44,12 @@ declare module "@bufbuild/protobuf" {
  * where any new object goes.
  *
  * A page asked again with the same monitors' messages, in the same order, and
- * the same total, is the same text: its last answer is kept (by its first
- * message) and written again, so a page read over and over allocates no
- * answer at all (80 KB a call at a hundred monitors: 40 MB/s at 500 calls a
- * second, each young collection a chance for a call in flight to wait). From
+ * the same total, is the same text: its last two answers are kept (by its
+ * first message; two, since a read key's answer differs from a write key's
+ * where a monitor holds credentials, messages.ts) and written again, so a
+ * page read over and over allocates no answer at all (80 KB a call at a
+ * hundred monitors: 40 MB/s at 500 calls a second, each young collection a
+ * chance for a call in flight to wait). From
  * its second time it is answered as its UTF-8 bytes, made once and kept in
  * place of the text: Node joins a string answer to the response's header
  * (`_send` puts both in one packet) and copies the joined text into a new
@@ -54,22 +57,29 @@ declare module "@bufbuild/protobuf" {
  * socket as they are, with the header in one writev. Not the first time: a
  * page asked once would pay for both forms, and fresh bytes are memory
  * outside V8's heap that it counts toward its old generation's limit.
+ *
+ * The two forms of one monitor's message (a read key's and a write key's) are
+ * two objects of one id: each form's JSON is kept apart, so that callers of
+ * both kinds do not write them over and over in turn.
  */
 export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<string, JsonStringWriter> {
   if (options.alwaysEmitImplicit !== true || options.useProtoFieldName === true) return {};
-  const written = new MadeOnce<MonitorMessage, string>((message) => toJsonString(SCHEMAS[message.$typeName]!, message as never, options), MAX_KEPT_RECORDS);
+  const write = (message: MonitorMessage) => toJsonString(SCHEMAS[message.$typeName]!, message as never, options);
+  const [full, redacted] = [new MadeOnce(write, MAX_KEPT_RECORDS), new MadeOnce(write, MAX_KEPT_RECORDS)];
+  const jsonOf = (message: MonitorMessage) => (isRedactedView(message) ? redacted : full).of(message);
   const { httpMonitors, tcpMonitors, dnsMonitors, totalSize } = ListMonitorsResponseSchema.field;
-  const lastAnswers = new WeakMap<object, { lists: readonly (readonly object[])[]; total: number; answer: string | Buffer }>();
+  const lastAnswers = new WeakMap<object, LastAnswer[]>();
   const listMonitors = (response: ListMonitorsResponse) => {
     const lists = [response.httpMonitors, response.tcpMonitors, response.dnsMonitors];
     const first = lists.find((list) => list.length > 0)?.[0];
-    const last = first && lastAnswers.get(first);
-    if (last?.total === response.totalSize && last.lists.every((list, i) => sameObjects(list, lists[i]!))) {
+    const kept = first && lastAnswers.get(first);
+    const last = kept?.find((answer) => answer.total === response.totalSize && answer.lists.every((list, i) => sameObjects(list, lists[i]!)));
+    if (last) {
       if (typeof last.answer === "string") last.answer = Buffer.from(last.answer);
       return last.answer;
     }
     const json = writeListMonitors(response);
-    if (first) lastAnswers.set(first, { lists, total: response.totalSize, answer: json });
+    if (first) lastAnswers.set(first, [{ lists, total: response.totalSize, answer: json }, ...(kept || [])].slice(0, 2));
     return json;
   };
   const writeListMonitors = (response: ListMonitorsResponse) => {
@@ -78,7 +88,7 @@ export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<s
       parts.push(opening);
       messages.forEach((message, i) => {
         if (i > 0) parts.push(",");
-        parts.push(written.of(message));
+        parts.push(jsonOf(message));
       });
     };
     add(`{"${httpMonitors.jsonName}":[`, response.httpMonitors);
@@ -93,7 +103,7 @@ export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<s
     const config = response.monitor?.config;
     if (config?.case === undefined) return toJsonString(GetMonitorResponseSchema, response, options);
     const field = MonitorSchema.field[config.case];
-    return [`{"${monitorKey}":{"${field.jsonName}":`, written.of(config.value), "}}"].join("");
+    return [`{"${monitorKey}":{"${field.jsonName}":`, jsonOf(config.value), "}}"].join("");
   };
 
   return {
@@ -103,6 +113,7 @@ export function monitorJsonWriters(options: Partial<JsonWriteOptions>): Record<s
 }
 
 type MonitorMessage = MonitorMessageByKind[MonitorKind];
+type LastAnswer = { lists: readonly (readonly object[])[]; total: number; answer: string | Buffer };
 const SCHEMAS: Record<string, DescMessage> = Object.fromEntries(Object.values(MONITOR_MESSAGE_SCHEMAS).map((schema) => [schema.typeName, schema]));
 
 const sameObjects = (a: readonly object[], b: readonly object[]) => a.length === b.length && a.every((item, i) => item === b[i]);

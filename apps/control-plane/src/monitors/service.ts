@@ -14,6 +14,8 @@ import {
   parsePage,
   parseSummaryRequest,
   regionCodec,
+  rejectRedactedCredentials,
+  restoreCredentials,
   timeRangeCodec,
   type MonitorKind,
   type MonitorMessageByKind,
@@ -23,7 +25,7 @@ import {
 } from "@vigil/domain";
 import type { PrismaClient } from "@vigil/db";
 import { MonitorService } from "@vigil/proto";
-import { actorOf } from "../auth/context";
+import { actorOf, readsOnly } from "../auth/context";
 import { notFound } from "../errors";
 import type { Logger } from "@vigil/logging";
 import { monitorSummary } from "../results/summary";
@@ -69,6 +71,7 @@ export function monitorService(
   async function createMonitor<K extends MonitorKind>(ctx: HandlerContext, kind: K, message: MonitorMessageByKind[K] | undefined) {
     if (!message) throw ValidationError.of("monitor", "is required");
     const config = parseMonitorConfig(kind, monitorInputFromMessage(kind, message));
+    rejectRedactedCredentials(config, "monitor");
     addressPolicy.assertTargetsAllowed(monitorTargets(kind, config));
     const externalId = parseExternalId(message.externalId, "monitor.externalId");
     const record = await repo.create(workspaceOf(ctx), kind, config, externalId, monitorsPerWorkspace);
@@ -92,7 +95,9 @@ export function monitorService(
         const other = METHOD_KIND[current.kind];
         throw ValidationError.of("id", `names a ${other} monitor; update it with Update${other}Monitor`);
       }
-      const config = parseMonitorConfig(kind, { ...current.config, ...changes });
+      // What a read key was answered, sent back, keeps the stored credentials.
+      const config = parseMonitorConfig(kind, restoreCredentials({ ...current.config, ...changes }, current.config, current.id));
+      rejectRedactedCredentials(config, "monitor");
       addressPolicy.assertTargetsAllowed(monitorTargets(kind, config));
       if (fields.config.length === 0 && externalId === undefined) return { monitor: monitorToMessage(current as MonitorRecord<K>) };
       const saved = await repo.replaceConfig(workspaceOf(ctx), current as MonitorRecord<K>, config, externalId);
@@ -119,14 +124,15 @@ export function monitorService(
     async listMonitors(req, ctx) {
       const page = parsePage({ limit: req.limit, offset: req.offset });
       const { records, total } = await repo.list(workspaceOf(ctx), page.limit, page.offset);
+      const readKey = readsOnly(ctx);
       const ofKind = <K extends MonitorKind>(kind: K) =>
-        records.filter((r): r is MonitorRecord<K> => r.kind === kind).map((r) => messageOf(r));
+        records.filter((r): r is MonitorRecord<K> => r.kind === kind).map((r) => messageOf(r, readKey));
       return { httpMonitors: ofKind("http"), tcpMonitors: ofKind("tcp"), dnsMonitors: ofKind("dns"), totalSize: total };
     },
 
     async getMonitor(req, ctx) {
       const record = await findMonitor(ctx, req.id);
-      return { monitor: { config: { case: record.kind, value: messageOf(record) } as never } };
+      return { monitor: { config: { case: record.kind, value: messageOf(record, readsOnly(ctx)) } as never } };
     },
 
     async deleteMonitor(req, ctx) {

@@ -14,6 +14,7 @@ import {
   parseExternalId,
   parsePage,
   parseProviderConfig,
+  rejectRedactedCredentials,
   type FieldViolation,
   type NotificationInput,
   type ProviderConfig,
@@ -22,7 +23,7 @@ import {
 } from "@vigil/domain";
 import { DeliveryError, newSigningSecret, providerOf, testMessage, type Delivered, type ProviderSettings } from "@vigil/notifications";
 import { NotificationSchema, NotificationService } from "@vigil/proto/notification";
-import { actorOf } from "../auth/context";
+import { actorOf, readsOnly } from "../auth/context";
 import { notFound } from "../errors";
 import { redactConfig, restoreRedacted, secretFingerprints } from "./redaction";
 import { channelOf, type ChannelRecord, type NotificationRepository, type TestDelivery } from "./repository";
@@ -41,12 +42,12 @@ function collect<T>(violations: FieldViolation[], parse: () => T): T | undefined
   }
 }
 
-/** The answer's form of a channel: sensitive fields redacted, fingerprints of the stored values. */
-const toMessage = (record: ChannelRecord) =>
+/** The answer's form of a channel: sensitive fields redacted (and credentials, for a read key), fingerprints of the stored values. */
+const toMessage = (record: ChannelRecord, readKey = false) =>
   notificationToMessage({
     id: record.id,
     name: record.name,
-    provider: redactConfig(record.provider),
+    provider: redactConfig(record.provider, record.id, readKey),
     monitorIds: record.monitorIds,
     externalId: record.externalId,
     secretFingerprints: secretFingerprints(record.id, record.provider),
@@ -69,6 +70,7 @@ function blockOfCreate(input: NotificationInput): ProviderConfig {
     violations.push({ field: "notification.providerType", rule: `must match the provider block (${block.type})` });
   }
   const config = collect(violations, () => parseProviderConfig(block.type, block.fields));
+  collect(violations, () => rejectRedactedCredentials({ [blockName(block.type)]: config }, "notification"));
   if (violations.length > 0) throw new ValidationError(violations);
   return { type: block.type, config } as ProviderConfig;
 }
@@ -90,7 +92,7 @@ function blockOfUpdate(input: NotificationInput, changed: ProviderType | null, c
     return current.provider;
   }
   if (!block || block.type !== changed) throw ValidationError.of(`notification.${blockName(changed)}`, "is required: updateMask names it");
-  return blockOfCreate({ ...input, block: { type: block.type, fields: restoreRedacted(block.fields, block.type, current.provider) } });
+  return blockOfCreate({ ...input, block: { type: block.type, fields: restoreRedacted(block.fields, block.type, current.provider, current.id) } });
 }
 
 export function notificationService(repo: NotificationRepository, settings: ProviderSettings): ServiceImpl<typeof NotificationService> {
@@ -189,13 +191,14 @@ export function notificationService(repo: NotificationRepository, settings: Prov
     },
 
     async getNotification(req, ctx) {
-      return { notification: toMessage(await findChannel(ctx, req.id)) };
+      return { notification: toMessage(await findChannel(ctx, req.id), readsOnly(ctx)) };
     },
 
     async listNotifications(req, ctx) {
       const page = parsePage({ limit: req.limit, offset: req.offset });
       const { records, total } = await repo.list(workspaceOf(ctx), page.limit, page.offset);
-      return { notifications: records.map(toMessage), totalSize: total };
+      const readKey = readsOnly(ctx);
+      return { notifications: records.map((record) => toMessage(record, readKey)), totalSize: total };
     },
 
     async deleteNotification(req, ctx) {

@@ -10,6 +10,7 @@ import {
   monitorConfigToMessage,
   parseMonitorConfig,
   regionIdsAt,
+  restoreCredentials,
   type MonitorKind,
   type MonitorMessageByKind,
 } from "@vigil/domain";
@@ -108,8 +109,14 @@ export function monitorResource({ kind, typeName, description, attributes, block
   /** The API message of the planned monitor: every field, the domain's defaults filled in, none of the read-only ones. */
   const message = (planned: TfObject) => monitorConfigToMessage(kind, parseMonitorConfig(kind, toInput(schema, planned)));
 
-  const stateOf = (monitor: MonitorMessageByKind[MonitorKind] | undefined): TfObject => {
-    return fromOutput(schema, monitorOutput(kind, answered(monitor, "monitor")));
+  /**
+   * The state of an answered monitor. A read key is answered credentials as
+   * fingerprints (header values, URL user info): where one stands for the
+   * value the prior state holds, the state keeps that value.
+   */
+  const stateOf = (monitor: MonitorMessageByKind[MonitorKind] | undefined, known: TfObject | null = null): TfObject => {
+    const output = monitorOutput(kind, answered(monitor, "monitor"));
+    return fromOutput(schema, known ? restoreCredentials(output, toInput(schema, known), output.id) : output);
   };
 
   return {
@@ -133,7 +140,7 @@ export function monitorResource({ kind, typeName, description, attributes, block
         const actual = monitor?.config.case ? CALLS[monitor.config.case].label : "unknown";
         throw new ProviderError(`Not a ${calls.label} monitor`, `monitor ${id} is a ${actual} monitor; use the resource of its kind`);
       }
-      return stateOf(monitor.config.value as MonitorMessageByKind[MonitorKind]);
+      return stateOf(monitor.config.value as MonitorMessageByKind[MonitorKind], state);
     },
     async update(ctx, planned, prior) {
       const request = { id: String(prior.id), monitor: message(planned), updateMask: { paths: [...MONITOR_FIELDS[kind]] as string[] } };

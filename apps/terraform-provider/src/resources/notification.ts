@@ -8,6 +8,7 @@ import {
   notificationToMessage,
   parseChannelCommon,
   parseProviderConfig,
+  restoreCredentials,
   secretFingerprint,
   type ProviderConfig,
   type ProviderType,
@@ -169,6 +170,8 @@ export function answeredChannel(notification: NotificationMessage | undefined) {
  * value `known` holds (the plan, or the prior state) is kept when it is the
  * stored one (by the answer's fingerprint); otherwise the redacted value goes
  * into the state, and the next plan shows the configured value replacing it.
+ * So are the credentials a read key is answered as fingerprints (header
+ * values, URL user info, a webhook endpoint's path and query).
  */
 function stateOf(notification: NotificationMessage | undefined, known: TfObject | null): TfObject {
   const { id, type, fields, secretFingerprints, output } = answeredChannel(notification);
@@ -181,6 +184,8 @@ function stateOf(notification: NotificationMessage | undefined, known: TfObject 
     const fingerprint = secretFingerprints[field];
     if (typeof held === "string" && fingerprint !== undefined && secretFingerprint(id, held) === fingerprint) fields[field] = held;
   }
+  const name = blockName(type);
+  output[name] = restoreCredentials({ [name]: fields }, { [name]: toInput(PROVIDER_BLOCKS[type].block, knownBlock) }, id)[name];
   return fromOutput(schema, output);
 }
 
