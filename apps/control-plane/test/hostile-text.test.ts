@@ -10,20 +10,12 @@ import { XMLValidator } from "fast-xml-parser";
 import { LIMITS } from "@vigil/domain";
 import { Periodicity, StringComparator } from "@vigil/proto";
 import { recordingLogger } from "../../../test/recording-logger";
+import { rejection } from "./support/codes";
 import { BACKENDS, jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 import { createPage, request } from "./support/page-access";
 
 const periodicity = Periodicity.PERIODICITY_1M;
 const site = { name: "site", url: "https://example.com/", periodicity };
-
-async function rejection(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("the call was accepted, but it should have been refused");
-}
 
 /** The call is refused with invalid_argument, naming each of `fields` (and nothing is answered internal). */
 async function expectRefused(call: Promise<unknown>, fields: string[], rule: RegExp) {

@@ -3,7 +3,7 @@
  * the public RPC API (and, for protocol-level input, plain HTTP). Validation
  * does not depend on the database, so this runs on PGlite only.
  */
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import {
   HTTPMethod,
   NumberComparator,
@@ -17,6 +17,7 @@ import {
   type TCPMonitorSchema,
 } from "@vigil/proto";
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { rejection } from "./support/codes";
 import { startTestApi, type Protocol, type TestApi, type WorkspaceKeys } from "./support/api";
 
 type HttpInit = MessageInitShape<typeof HTTPMonitorSchema>;
@@ -48,16 +49,6 @@ const headerAssertions = (n: number) => times(n, (i) => ({ key: `X-Check-${i}`, 
 const recordAssertions = (n: number) => times(n, (i) => ({ record: "A", target: `192.0.2.${i}`, comparator: RecordComparator.EQUAL }));
 /** An enum number the proto does not define. */
 const unknown = <T>(n: number) => n as unknown as T;
-
-/** The error of a call that must fail. */
-async function rejection(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("the call was accepted, but it should have been rejected");
-}
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

@@ -10,6 +10,16 @@ export async function codeOf(call: Promise<unknown>): Promise<Code | "ok"> {
   }
 }
 
+/** The error of a call that must fail. */
+export async function rejection(call: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await call;
+  } catch (error) {
+    return ConnectError.from(error);
+  }
+  throw new Error("the call was accepted, but it should have been rejected");
+}
+
 /**
  * The call fails with `code` and a message containing `message`, and what it
  * could have written (`snapshot`) is as it was: a refused request writes nothing.
