@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
-import { MAX_BODY_BYTES } from "@vigil/checks";
+import { CHECK_RULES } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 
 /**
@@ -26,10 +26,10 @@ export const RESERVED_FILES = 256;
 
 /**
  * Memory one check may hold: the response body it reads (at most
- * MAX_BODY_BYTES) and its own state (25-52 KiB of RSS for a hanging HTTP
+ * CHECK_RULES.maxBodyBytes) and its own state (25-52 KiB of RSS for a hanging HTTP
  * check in bench/outage-storm.ts runs; 64 KiB leaves room for redirects and headers).
  */
-export const CHECK_MEMORY_BYTES = MAX_BODY_BYTES + 64 * 1024;
+export const CHECK_MEMORY_BYTES = CHECK_RULES.maxBodyBytes + 64 * 1024;
 
 /** Share of the heap limit that checks may fill; the rest is the agent's own (queue, metrics, exports). */
 export const HEAP_SHARE_FOR_CHECKS = 0.75;

@@ -16,16 +16,13 @@ import { isIP, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { connect as connectTls } from "node:tls";
 import * as zlib from "node:zlib";
-import { AddressPolicy, effectiveTimeoutMs, failedHttpAssertions, type FailureReason, type Header, type HttpMonitorConfig } from "@vigil/domain";
+import { AddressPolicy, CHECK_RULES, effectiveTimeoutMs, failedHttpAssertions, type FailureReason, type Header, type HttpMonitorConfig } from "@vigil/domain";
 import { Deadline } from "./deadline";
 import { TargetFailure, codeOf, isErrorLike, messageOf } from "./errors";
 import { connectToAny, ready, resolveHost } from "./network";
 import { NO_TIMING, type Attempt, type CheckEnvironment, type Timing } from "./types";
 
-/** Redirects followed at most; one more fails the attempt. */
-export const MAX_REDIRECTS = 10;
-/** Bytes of the (decoded) response body read for the assertions; the rest is never read. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const { maxRedirects: MAX_REDIRECTS, maxBodyBytes: MAX_BODY_BYTES } = CHECK_RULES;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Sent unless the monitor sets its own: some servers refuse requests that have none. */

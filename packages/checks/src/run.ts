@@ -1,4 +1,4 @@
-import { PERIODICITY_MS, effectiveTimeoutMs, type MonitorConfigByKind, type MonitorKind } from "@vigil/domain";
+import { PERIODICITY_MS, effectiveTimeoutMs, mayRetry, retryBackoffMs, type MonitorConfigByKind, type MonitorKind } from "@vigil/domain";
 import { dnsAttempt } from "./dns";
 import { httpAttempt } from "./http";
 import { tcpAttempt } from "./tcp";
@@ -8,22 +8,8 @@ import type { Attempt, CheckEnvironment, CheckOutcome } from "./types";
 export type CheckJob = { [K in MonitorKind]: { kind: K; config: MonitorConfigByKind[K] } }[MonitorKind];
 
 export interface RunOptions {
-  /** Wait before retry number n (1 for the first retry), in ms; defaultBackoffMs when absent. */
+  /** Wait before retry number n (1 for the first retry), in ms; the domain's retryBackoffMs when absent. */
   backoffMs?: (retryNumber: number) => number;
-}
-
-/** 250 ms before the first retry, doubling, at most 2 s: a blip gets time to pass without delaying the verdict much. */
-export function defaultBackoffMs(retryNumber: number): number {
-  return Math.min(250 * 2 ** Math.max(0, retryNumber - 1), 2_000);
-}
-
-/**
- * Whether another attempt still fits in the monitor's period: its wait plus
- * its whole timeout must end within the period, so a check never overlaps
- * the next scheduled one.
- */
-export function mayRetry(elapsedMs: number, backoffMs: number, timeoutMs: number, periodMs: number): boolean {
-  return elapsedMs + backoffMs + timeoutMs <= periodMs;
 }
 
 function attempt(job: CheckJob, env: CheckEnvironment): Promise<Attempt> {
@@ -45,7 +31,7 @@ function attempt(job: CheckJob, env: CheckEnvironment): Promise<Attempt> {
  * signal's reason), because a check cut short says nothing about the target.
  */
 export async function runCheck(job: CheckJob, env: CheckEnvironment, options: RunOptions = {}): Promise<CheckOutcome> {
-  const backoffMs = options.backoffMs ?? defaultBackoffMs;
+  const backoffMs = options.backoffMs ?? retryBackoffMs;
   const { config } = job;
   const timeoutMs = effectiveTimeoutMs(config.timeout);
   const periodMs = PERIODICITY_MS[config.periodicity];

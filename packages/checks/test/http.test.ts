@@ -2,7 +2,10 @@ import { createServer, type AddressInfo } from "node:net";
 import tls from "node:tls";
 import { gzipSync } from "node:zlib";
 import { parseMonitorConfig, type HttpMonitorConfig, type MonitorInput } from "@vigil/domain";
-import { MAX_BODY_BYTES, MAX_REDIRECTS, httpAttempt } from "../src/http";
+import { CHECK_RULES } from "@vigil/domain";
+import { httpAttempt } from "../src/http";
+
+const { maxBodyBytes: MAX_BODY_BYTES, maxRedirects: MAX_REDIRECTS } = CHECK_RULES;
 import type { CheckEnvironment } from "../src/types";
 import { loopback } from "./support/loopback";
 import { startDnsServer, type TestDnsServer } from "./support/dns-server";

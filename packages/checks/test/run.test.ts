@@ -1,7 +1,8 @@
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type Server } from "node:net";
 import { parseMonitorConfig, type DnsMonitorConfig, type TcpMonitorConfig } from "@vigil/domain";
-import { defaultBackoffMs, mayRetry, runCheck } from "../src/run";
+import { mayRetry, retryBackoffMs } from "@vigil/domain";
+import { runCheck } from "../src/run";
 import { startDnsServer, type TestDnsServer } from "./support/dns-server";
 import { loopback } from "./support/loopback";
 
@@ -46,7 +47,7 @@ afterAll(async () => {
 
 describe("backoff and the period budget", () => {
   it("waits 250 ms, 500 ms, 1 s, then 2 s at most", () => {
-    expect([1, 2, 3, 4, 5, 10].map(defaultBackoffMs)).toEqual([250, 500, 1000, 2000, 2000, 2000]);
+    expect([1, 2, 3, 4, 5, 10].map(retryBackoffMs)).toEqual([250, 500, 1000, 2000, 2000, 2000]);
   });
 
   it("allows a retry only when its wait and whole timeout end within the period", () => {

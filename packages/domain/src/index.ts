@@ -1,5 +1,7 @@
 export * from "./address-policy";
 export * from "./alerting";
+export * from "./check-rules";
+export * from "./retention";
 export * from "./external-id";
 export * from "./fingerprint";
 export * from "./credentials";

@@ -1,11 +1,6 @@
-import { TIME_RANGES } from "@vigil/domain";
-import { BAR_DAYS } from "../status-pages/public/view";
+import { AGGREGATE_RETENTION_MS } from "@vigil/domain";
 
-const HOUR = 3_600_000;
-/** Summaries' aggregates outlive the longest summary range by a day; nothing reads them after that. */
-const SUMMARY_KEEP_MS = TIME_RANGES["14d"] + 24 * HOUR;
-/** Daily counts draw the 90-day bars of status pages (today and the 89 days before): 91 days keep every day a bar can show. */
-const BAR_KEEP_MS = (BAR_DAYS + 1) * 24 * HOUR;
+const { summaries: SUMMARY_KEEP_MS, dailyBars: BAR_KEEP_MS } = AGGREGATE_RETENTION_MS;
 
 /**
  * A table that adds results up per monitor, UTC hour or day (the column is named after the

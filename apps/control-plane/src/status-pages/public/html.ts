@@ -1,7 +1,7 @@
 import escapeHtml from "escape-html";
 import { COMPONENT_STATUS_WORDS, DAY_STATUS_WORDS, durationWords, incidentTitle, uptimeWords, utcWords } from "./words";
-import { BAR_DAYS, RECENT_INCIDENT_DAYS, groupStatusOf, type ComponentView, type DayView, type IncidentView, type PageView, type Section } from "./view";
-import type { ComponentStatus } from "@vigil/domain";
+import { groupStatusOf, type ComponentView, type DayView, type IncidentView, type PageView, type Section } from "./view";
+import { PAGE_HISTORY, type ComponentStatus } from "@vigil/domain";
 import { securityHeaders } from "./security-headers";
 
 const e = (text: string) => escapeHtml(text);
@@ -96,8 +96,8 @@ ${component.description ? `<p class="description">${e(component.description)}</p
 }
 
 function renderBar(component: ComponentView): string {
-  return `<ul class="bar" aria-label="${e(component.name)}: the last ${BAR_DAYS} days, one entry a day">${component.days.map(renderDay).join("")}</ul>
-<p class="bar-foot"><span>${BAR_DAYS} days ago</span><span>${uptimeWords(component.uptime90d)} uptime</span><span>Today</span></p>`;
+  return `<ul class="bar" aria-label="${e(component.name)}: the last ${PAGE_HISTORY.barDays} days, one entry a day">${component.days.map(renderDay).join("")}</ul>
+<p class="bar-foot"><span>${PAGE_HISTORY.barDays} days ago</span><span>${uptimeWords(component.uptime90d)} uptime</span><span>Today</span></p>`;
 }
 
 function renderDay(day: DayView): string {
@@ -124,7 +124,7 @@ function legend(): string {
  * page then changes only when what it reports changes, so its ETag holds.
  */
 function renderIncidents(incidents: readonly IncidentView[]): string {
-  if (incidents.length === 0) return `<p>No incidents in the last ${RECENT_INCIDENT_DAYS} days.</p>`;
+  if (incidents.length === 0) return `<p>No incidents in the last ${PAGE_HISTORY.recentIncidentDays} days.</p>`;
   return `<ol class="incidents">${incidents
     .map((incident) => {
       const ended = incident.resolvedAt;

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@vigil/db";
 import {
+  PAGE_HISTORY,
   componentStatusOf,
   dayStatusOf,
   pageStatusOf,
@@ -12,9 +13,6 @@ import {
 import type { Statuses } from "../../status/statuses";
 import { pageUrl } from "./addresses";
 import {
-  BAR_DAYS,
-  MAX_INCIDENTS,
-  RECENT_INCIDENT_DAYS,
   componentsOf,
   sectionsOf,
   type ComponentView,
@@ -61,8 +59,8 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
   const monitors = new Map(components.flatMap((c) => (c.monitor ? [[c.monitor.id, c.monitor] as const] : [])));
   const monitorIds = [...monitors.keys()];
   const publicIds = [...monitors.values()].filter((m) => m.public).map((m) => m.id);
-  const firstDay = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - (BAR_DAYS - 1) * DAY_MS);
-  const incidentsSince = new Date(now.getTime() - RECENT_INCIDENT_DAYS * DAY_MS);
+  const firstDay = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - (PAGE_HISTORY.barDays - 1) * DAY_MS);
+  const incidentsSince = new Date(now.getTime() - PAGE_HISTORY.recentIncidentDays * DAY_MS);
 
   const [counts, latencies, incidents, verdicts] = await Promise.all([
     prisma.$queryRaw<{ monitor_id: string; day: Date; successful: number; degraded: number; failed: number }[]>`
@@ -93,7 +91,7 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
     buckets.push({ bucket: l.bucket, count: l.count });
     dayBuckets.set(key, buckets);
   }
-  const dates = Array.from({ length: BAR_DAYS }, (_, i) => dayKey(new Date(firstDay.getTime() + i * DAY_MS)));
+  const dates = Array.from({ length: PAGE_HISTORY.barDays }, (_, i) => dayKey(new Date(firstDay.getTime() + i * DAY_MS)));
 
   const barOf = (monitorId: string): { days: DayView[]; uptime90d: number | null } => {
     const total: DayCounts = { successful: 0, degraded: 0, failed: 0 };
@@ -135,7 +133,7 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
   const sections = sectionsOf(views, groups);
   const ordered = componentsOf(sections);
 
-  const listed = [...incidents.filter((i) => i.resolvedAt === null), ...incidents.filter((i) => i.resolvedAt !== null)].slice(0, MAX_INCIDENTS);
+  const listed = [...incidents.filter((i) => i.resolvedAt === null), ...incidents.filter((i) => i.resolvedAt !== null)].slice(0, PAGE_HISTORY.maxIncidents);
   const incidentViews = listed.map(
     (i): IncidentView => ({
       id: i.id,

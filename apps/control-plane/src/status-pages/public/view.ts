@@ -1,11 +1,5 @@
 import { COMPONENT_STATUSES, type ComponentStatus, type DayStatus, type PageIndicator } from "@vigil/domain";
 
-/** How many UTC days a component's bar shows: today and the 89 before it. */
-export const BAR_DAYS = 90;
-/** Resolved incidents are listed this long after they ended (open ones always). */
-export const RECENT_INCIDENT_DAYS = 14;
-/** At most this many incidents are listed, the open ones and the newest first, so a flapping monitor cannot swell the page. */
-export const MAX_INCIDENTS = 50;
 
 /** What access control and the answers' headers need of a page. */
 export interface PageHeader {

@@ -1,0 +1,21 @@
+import { TIME_RANGES } from "./comparators";
+
+const DAY_MS = 86_400_000;
+
+/** What a status page shows of the past (docs/status-pages.md). */
+export const PAGE_HISTORY = {
+  /** UTC days a component's bar shows: today and the 89 before it. */
+  barDays: 90,
+  /** Resolved incidents are listed this long after they ended (open ones always). */
+  recentIncidentDays: 14,
+  /** At most this many incidents are listed, the open ones and the newest first, so a flapping monitor cannot swell the page. */
+  maxIncidents: 50,
+} as const;
+
+/** How long the aggregates of results are kept: a period's rows are deleted once it started this long ago. */
+export const AGGREGATE_RETENTION_MS = {
+  /** Hourly counts and latency buckets outlive the longest summary range by a day; nothing reads them after that. */
+  summaries: TIME_RANGES["14d"] + DAY_MS,
+  /** Daily counts draw the status pages' bars: one day more than the bars show keeps every day a bar can show. */
+  dailyBars: (PAGE_HISTORY.barDays + 1) * DAY_MS,
+} as const;
