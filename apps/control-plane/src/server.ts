@@ -2,7 +2,6 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { PrismaClient } from "@vigil/db";
-import type { RedisConnection } from "@vigil/queue";
 import { DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, reservedDomainsOf, type ConnectionLimits } from "@vigil/domain";
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
@@ -15,6 +14,7 @@ import type { VerifiedKeys } from "./auth/verified-keys";
 import { httpRoutes } from "./http/routes";
 import { listenHttp1AndH2c, type Listener } from "./http/listener";
 import { RequestRates, type RateLimitSettings } from "./limits/request-rates";
+import type { SharedRedis } from "./limits/shared-rate-limiter";
 import { rateLimitGate, rpcContextValues } from "./limits/rpc-gate";
 import type { Logger } from "@vigil/logging";
 import { MonitorRepository } from "./monitors/repository";
@@ -37,11 +37,6 @@ import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
 import { monitorJsonWriters } from "./monitors/monitor-json";
 import { refuseMalformedQuery, strictRoutes } from "./rpc-requests";
-
-export interface SharedRedis {
-  connection: RedisConnection;
-  prefix: string;
-}
 
 export interface ApiServerOptions {
   prisma: PrismaClient;

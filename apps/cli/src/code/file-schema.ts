@@ -110,6 +110,12 @@ export type StatusPageEntry = z.output<typeof statusPageEntrySchema>;
 export type ComponentEntry = z.output<typeof componentEntrySchema>;
 export type GroupEntry = z.output<typeof groupEntrySchema>;
 
+/** One thing wrong in a file: the field it is at (a path into the file) and the rule it breaks. */
+export interface FileProblem {
+  path: readonly (string | number)[];
+  rule: string;
+}
+
 /** The JSON Schema of the file, for editors (`# yaml-language-server: $schema=…`) and other tools. */
 export function fileJsonSchema(): Record<string, unknown> {
   return {

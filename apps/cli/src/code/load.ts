@@ -3,14 +3,8 @@ import { text as readStream } from "node:stream/consumers";
 import { fieldPath } from "@vigil/domain";
 import { LineCounter, isPair, isScalar, isSeq, parseDocument, visit, type Document } from "yaml";
 import { CliError } from "../failures.js";
-import { fileSchema, type VigilFile } from "./file-schema.js";
+import { fileSchema, type FileProblem, type VigilFile } from "./file-schema.js";
 import { referenceProblems } from "./references.js";
-
-/** One thing wrong in a file, where it is. */
-export interface FileProblem {
-  path: readonly (string | number)[];
-  rule: string;
-}
 
 /** A file that cannot be used: every problem with its line, column and field. */
 export class FileError extends CliError {

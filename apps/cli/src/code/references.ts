@@ -1,5 +1,4 @@
-import type { VigilFile } from "./file-schema.js";
-import type { FileProblem } from "./load.js";
+import type { FileProblem, VigilFile } from "./file-schema.js";
 
 /** Entries that adopt the same server object twice. */
 function repeatedIds(section: string, entries: Record<string, { id?: string | undefined }>, within: (string | number)[] = []): FileProblem[] {

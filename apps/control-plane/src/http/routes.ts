@@ -3,6 +3,8 @@ import type { PrismaClient } from "@vigil/db";
 import { isReadableLine } from "@vigil/domain";
 import { API_KEY_HEADER, type Actor } from "../auth/api-keys";
 import { revokeApiKey } from "../auth/revoke";
+import type { KeyRevocations } from "../auth/revocation-relay";
+import type { VerifiedKeys } from "../auth/verified-keys";
 import { auditedCaller } from "../audit/attribution";
 import { recordAudit } from "../audit/record";
 import { AuditStore } from "../audit/store";
@@ -10,7 +12,6 @@ import type { SecretBox } from "../notifications/secrets";
 import { PageAccessControl } from "../status-pages/public/access";
 import { PageHosts } from "../status-pages/public/addresses";
 import { PageSessions } from "../status-pages/public/sessions";
-import type { ApiServerOptions, SharedRedis } from "../server";
 import { registerSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
 import { publicStatusPageRoutes, type PublicPagesOptions } from "../status-pages/public/routes";
 import type { Logger } from "@vigil/logging";
@@ -19,6 +20,7 @@ import { toHttpError } from "../errors";
 import { HttpError, sendError, sendJson, type Request, type Response } from "./json";
 import { clientAddress, tooManyRequests } from "../limits/request-rates";
 import { AttemptLimiter } from "../limits/attempt-limiter";
+import type { SharedRedis } from "../limits/shared-rate-limiter";
 import { scrape } from "../metrics/endpoint";
 import type { PipelineSource } from "../metrics/pipeline-gauges";
 
@@ -30,7 +32,7 @@ type Handler = (req: Request, res: Response, params: Record<string, string | und
  */
 export function httpRoutes(
   prisma: PrismaClient,
-  keys: Pick<ApiServerOptions, "verifiedKeys" | "keyRevocations">,
+  keys: { verifiedKeys: VerifiedKeys; keyRevocations: KeyRevocations },
   logger: Logger,
   pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis; reservedDomains: ReadonlySet<string> },
   publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges" | "rates">,

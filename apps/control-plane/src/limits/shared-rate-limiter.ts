@@ -1,6 +1,12 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { RedisConnection } from "@vigil/queue";
 
+/** The deployment's Redis and the prefix of its keys: where every control plane keeps the counts they share. */
+export interface SharedRedis {
+  connection: RedisConnection;
+  prefix: string;
+}
+
 /** A number of requests a key may make in a window of seconds. */
 export interface Rate {
   points: number;

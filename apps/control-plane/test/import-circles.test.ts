@@ -1,0 +1,26 @@
+import { execFileSync } from "node:child_process";
+import { resolve } from "node:path";
+
+/**
+ * The workspace's own code, apps and packages alike, imports in one direction
+ * only: a circle (a module importing, through any chain, a module that imports
+ * it) means neither side can be read, tested or moved without the other.
+ * Beside deploy-files.test.ts, the other check of the workspace as a whole.
+ */
+
+interface ImportGraph {
+  imports: Record<string, string[]>;
+  circles: string[][];
+  unresolved: string[];
+}
+
+describe("Imports between the workspace's modules", () => {
+  it("form no circle, type-only imports included", () => {
+    const output = execFileSync(process.execPath, ["--import", "tsx", resolve(__dirname, "support/import-graph.ts")], { encoding: "utf8" });
+    const graph = JSON.parse(output) as ImportGraph;
+    // An import madge could not resolve is an edge it cannot see: only outside packages may be missing.
+    expect(graph.unresolved.filter((name) => name.startsWith(".") || name.startsWith("@vigil/"))).toEqual([]);
+    expect(graph.imports["apps/cli/src/code/load.ts"]).toContain("packages/domain/src/index.ts");
+    expect(graph.circles.map((circle) => [...circle, circle[0]].join(" → "))).toEqual([]);
+  });
+});
