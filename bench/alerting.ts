@@ -14,7 +14,7 @@
 // Progress goes to stderr; the table to stdout and into docs/benchmarks.md.
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, openDatabase, type PrismaClient } from "@vigil/db";
+import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type PrismaClient } from "@vigil/db";
 import type { ProviderConfig, RegionId } from "@vigil/domain";
 import { newSigningSecret } from "@vigil/notifications";
 import { connectRedis, encodeResult, resultsStreamKey, scheduledResultId, type ResultMessage, type RedisConnection } from "@vigil/queue";
@@ -281,7 +281,7 @@ async function main(): Promise<void> {
       `Command: \`BENCH_OUTAGE_ROUNDS=${ROUNDS} pnpm bench:alerting\`. ${fmt(2 * MONITORS)} HTTP monitors checked every 30 s in ${REGIONS.join(" and ")}, ` +
         `all healthy first (stored, not timed); the second ${fmt(MONITORS)} each linked to 3 channels of their own (webhook, Slack, ntfy: ` +
         `${fmt(EXPECTED_MESSAGES)} channels) posting to local provider servers on 127.0.0.1 (in a child process of their own), which answer 200 at once. One control plane ` +
-        `(startPipeline, deployment defaults: notification concurrency 100, quorum "half", PostgreSQL pool ${process.env.DATABASE_POOL_SIZE ?? 10}). ` +
+        `(startPipeline, deployment defaults: notification concurrency 100, quorum "half", PostgreSQL pool ${DEFAULT_POOL_SIZE}). ` +
         `Each outage: ${ROUNDS} rounds of failing results (HTTP 503) of ${fmt(MONITORS)} monitors in both regions, appended at once with pipelined XADD; ` +
         `the first round fails every monitor, the later ones are the backlog stored meanwhile. Without alerting: the monitors without channels ` +
         `(the same results and status transitions, incidents and events, but no deliveries). Latency: from the first failing round being in the stream ` +

@@ -11,7 +11,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
+import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { seedWorkspace } from "./seed";
 import { assertAnswers, getMonitorCall, loadRequest, type ApiCall } from "./support/api-calls";
@@ -283,7 +283,7 @@ async function main(): Promise<void> {
     `Command: \`${MONITORS === SCENARIO_MONITORS ? "" : `BENCH_MONITORS=${MONITORS} `}BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} ` +
       `BENCH_RATES=${RATES.join(",")} BENCH_RATE_SECONDS=${RATE_SECONDS} BENCH_RATE_WARMUP_SECONDS=${RATE_WARMUP_SECONDS} pnpm bench:api\` ` +
       `(${MONITORS} monitors in the workspace, ${CONNECTIONS} connections, HTTP/1.1 Connect JSON, ` +
-      `PostgreSQL pool ${process.env.DATABASE_POOL_SIZE ?? 10} connections).`,
+      `PostgreSQL pool ${DEFAULT_POOL_SIZE} connections).`,
     "",
     "Throughput, closed loop (each connection sends its next request when it has the answer):",
     "",

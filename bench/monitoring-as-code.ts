@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
+import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { Administration } from "../apps/control-plane/src/admin/operations";
 import { createClient } from "../packages/client/dist/index.js";
 import { fmt, log, percentile, sortedCopy } from "./pipeline/common";
@@ -435,7 +435,7 @@ async function main(): Promise<void> {
         `under example.com and example.net), ${CHANNELS} Slack, Discord and webhook channels each sending the alerts of ${MONITORS / CHANNELS} monitors ` +
         `(some secrets from the environment), and ${PAGES} status pages of ${GROUPS_PER_PAGE} groups and ${COMPONENTS_PER_PAGE} components ` +
         `(${COMPONENTS_PER_PAGE - STATIC_PER_PAGE} showing monitors, ${STATIC_PER_PAGE} static): ${CREATES} objects. The built control plane in a process of its own (PostgreSQL pool ` +
-        `${process.env.DATABASE_POOL_SIZE ?? 10}); every call of the CLI and of the baseline goes through a counting HTTP proxy on ` +
+        `${DEFAULT_POOL_SIZE}); every call of the CLI and of the baseline goes through a counting HTTP proxy on ` +
         `127.0.0.1 in a process of its own, which streams requests and answers through and notes each call. Each measurement gets a ` +
         `fresh workspace; ${REPEATS} rounds after an unreported warm-up round, the order of apply and baseline alternating. ` +
         `apply runs at its default --parallelism (${figures.parallelism}); the baseline sends the same create requests (built before ` +

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { Prisma, applyMigrations, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
+import { Prisma, applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
 import { PERCENTILE_RELATIVE_ERROR, REGION_IDS, type RegionId, type TimeRange } from "@vigil/domain";
 import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import { DEFAULT_BATCH_SIZE, ResultsConsumer } from "../apps/control-plane/src/results/consumer";
@@ -648,7 +648,7 @@ async function main(): Promise<void> {
           "",
           `Command: \`${parts}BENCH_INGEST_RESULTS=${INGEST_RESULTS} pnpm bench:pipeline\` (${INGEST_MONITORS} monitors x ${REGION_IDS.length} regions, ` +
             `results in 30-s rounds of ${INGEST_MONITORS * REGION_IDS.length}; ${(100 * ERROR_SHARE).toFixed(1)} % failed, ${(100 * SLOW_SHARE).toFixed(0)} % degraded; ` +
-            `consumer batches of ${STORE_BATCH}; PostgreSQL pool ${process.env.DATABASE_POOL_SIZE ?? 10} connections).`,
+            `consumer batches of ${STORE_BATCH}; PostgreSQL pool ${DEFAULT_POOL_SIZE} connections).`,
           "",
           table,
         ].join("\n"),

@@ -11,7 +11,7 @@
 // VIGIL_TEST_REDIS_URL (else a Redis on port 6391 via scripts/ensure-redis.sh).
 // Progress goes to stderr; the table to stdout and, for the issue's run (1 and 2 processes), into docs/benchmarks.md.
 import { performance } from "node:perf_hooks";
-import { applyMigrations, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
+import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
 import { PERIODICITY_MS, type RegionId } from "@vigil/domain";
 import { connectRedis, encodeResult, resultsStreamKey, scheduleOffset, type RedisConnection, type ResultMessage } from "@vigil/queue";
 
@@ -241,7 +241,7 @@ async function main(): Promise<void> {
           `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${version}, Redis ${redisVersion}`)}.`,
           "",
           `Command: \`BENCH_INGEST_RESULTS=${INGEST_RESULTS} BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} pnpm bench:scaling\` ` +
-            `(the built control plane, startPipeline + startApiServer, in 1 and then 2 processes on one PostgreSQL database (pool ${process.env.DATABASE_POOL_SIZE ?? 10} connections each) and one Redis prefix; ` +
+            `(the built control plane, startPipeline + startApiServer, in 1 and then 2 processes on one PostgreSQL database (pool ${DEFAULT_POOL_SIZE} connections each) and one Redis prefix; ` +
             `${fmt(MONITORS)} monitors of bench:api's workspace, ${fmt(monitors.length)} active, results in 30-s rounds of ${fmt(perRound)} (every active monitor in each of its regions, in the order of their offsets); ` +
             `all ${fmt(appended)} results appended checked stored exactly once).`,
           "",

@@ -13,7 +13,7 @@
 import { fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { gzipSync } from "node:zlib";
-import { applyMigrations, openDatabase, type PrismaClient } from "@vigil/db";
+import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type PrismaClient } from "@vigil/db";
 import type { RegionId } from "@vigil/domain";
 import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import type { RedisConnection } from "@vigil/queue";
@@ -338,7 +338,7 @@ async function main(): Promise<void> {
       `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.version}`)}; Redis ${figures.redis}.`,
       "",
       `Command: \`BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} BENCH_INGEST_RESULTS=${INGEST_RESULTS} pnpm bench:status-page\`. ` +
-        `The built control plane in a process of its own (PostgreSQL pool ${process.env.DATABASE_POOL_SIZE ?? 10}); a public page of ${COMPONENTS} ` +
+        `The built control plane in a process of its own (PostgreSQL pool ${DEFAULT_POOL_SIZE}); a public page of ${COMPONENTS} ` +
         `monitor components in ${GROUPS} groups with ${DAYS} days of daily aggregates, an open and 5 resolved incidents; HTTP/1.1 GET ` +
         `/status/${SLUG} as browsers ask for it (Accept-Encoding: ${BROWSER_ENCODINGS}; the cached page, 200, gzip) and with the ETag in ` +
         `If-None-Match (304), beside the trivial Health/Check handler ` +

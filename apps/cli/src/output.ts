@@ -1,5 +1,6 @@
 import { stripVTControlCharacters } from "node:util";
-import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { toJson, type DescEnum, type DescField, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { enumCodecOf, type EnumCodec } from "@vigil/domain";
 import pc from "picocolors";
 import { stringify } from "yaml";
 import { CliError, EXIT } from "./failures.js";
@@ -65,6 +66,43 @@ export function table(colors: Colors, headers: string[], rows: string[][]): stri
   return [line(headers.map((header) => colors.bold(header))), ...rows.map(line)].join("\n");
 }
 
+/**
+ * An enum value in the words people write in flags and vigil.yaml (`30s`, `hostA-ams`, `GET`,
+ * `unknown`): the one mapping of every table. Unspecified (0) is empty.
+ */
+export const word = (codec: EnumCodec<string>, value: number): string => String(codec.decode(value) ?? "");
+
+/** Like `word`, by the enum's descriptor; an enum the domain has no words for keeps its proto name. */
+function enumWord(desc: DescEnum, value: number): string {
+  const codec = enumCodecOf(desc);
+  return codec ? word(codec, value) : (desc.value[value]?.name ?? String(value));
+}
+
+type JsonObject = Record<string, unknown>;
+const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** One field's JSON value (enums as numbers) with its enums in words, nested messages included. */
+function fieldInWords(field: DescField, value: unknown, element: boolean): unknown {
+  if (!element && (field.fieldKind === "list" || field.fieldKind === "map")) {
+    if (Array.isArray(value)) return value.map((item) => fieldInWords(field, item, true));
+    if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fieldInWords(field, item, true)]));
+  }
+  if (field.enum && typeof value === "number") return enumWord(field.enum, value);
+  // Well-known types (Timestamp, Struct, …) have JSON forms of their own, not their fields.
+  if (field.message && isObject(value) && !field.message.typeName.startsWith("google.protobuf.")) return messageInWords(field.message, value);
+  return value;
+}
+
+function messageInWords(schema: DescMessage, json: JsonObject): JsonObject {
+  const fields = new Map(schema.fields.map((field) => [field.jsonName, field]));
+  return Object.fromEntries(Object.entries(json).map(([key, value]) => [key, fields.has(key) ? fieldInWords(fields.get(key)!, value, false) : value]));
+}
+
+/** One message as FIELD / VALUE rows, its enums in words; `-o json` and `-o yaml` keep the API's JSON form. */
+export function messageDetails<D extends DescMessage>(colors: Colors, schema: D, message: MessageShape<D> | undefined, first: [string, string][] = []): string {
+  return details(colors, message ? messageInWords(schema, toJson(schema, message, { enumAsInteger: true }) as JsonObject) : {}, first);
+}
+
 /** One resource as FIELD / VALUE rows, nested fields by their dotted JSON path. */
 export function details(colors: Colors, json: unknown, first: [string, string][] = []): string {
   const rows: [string, string][] = [...first];
@@ -90,9 +128,8 @@ function flatten(value: unknown, path: string, into: [string, string][]): void {
 
 const STATUS_COLORS: Record<string, keyof Colors> = { active: "green", degraded: "yellow", error: "red", unknown: "dim" };
 
-/** A monitor status (`active`, `MONITOR_STATUS_ERROR`, …) coloured by what it means. */
+/** A monitor status in words (`active`, `error`, …) coloured by what it means. */
 export function statusText(colors: Colors, status: string): string {
-  const key = status.replace(/^MONITOR_STATUS_/, "").toLowerCase();
-  const paint = STATUS_COLORS[key];
+  const paint = STATUS_COLORS[status];
   return paint ? (colors[paint] as (text: string) => string)(status) : status;
 }

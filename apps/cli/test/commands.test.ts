@@ -79,6 +79,29 @@ describe("vigil commands", () => {
       });
     });
 
+    it("create and get print enums in the words of the flags, not the proto's constants; -o json keeps the API's form", async () => {
+      const args = ["monitors", "create", "http", "--name", "Words", "--url", "https://example.com/words", "--periodicity", "30s", "--region", "hostA-ams", "--method", "GET", "--expect-status", "200"];
+      const created = await ok(args);
+      const id = /^id\s+(\S+)$/m.exec(created)![1]!;
+      for (const table of [created, await ok(["monitors", "get", id])]) {
+        expect(table).toMatch(/^periodicity\s+30s$/m);
+        expect(table).toMatch(/^method\s+GET$/m);
+        expect(table).toMatch(/^regions\s+hostA-ams$/m);
+        expect(table).toMatch(/^status\s+unknown$/m);
+        expect(table).toMatch(/^statusCodeAssertions\[0\]\.comparator\s+eq$/m);
+        expect(table).not.toMatch(/PERIODICITY_|HTTP_METHOD_|REGION_|MONITOR_STATUS_|NUMBER_COMPARATOR_/);
+      }
+      expect((await okJson(["monitors", "get", id])).monitor.http).toMatchObject({
+        periodicity: "PERIODICITY_30S",
+        method: "HTTP_METHOD_GET",
+        regions: ["REGION_HOSTA_AMS"],
+        status: "MONITOR_STATUS_UNKNOWN",
+        statusCodeAssertions: [{ target: "200", comparator: "NUMBER_COMPARATOR_EQUAL" }],
+      });
+      expect(await ok(["monitors", "get", id, "-o", "yaml"])).toContain("periodicity: PERIODICITY_30S");
+      await ok(["monitors", "delete", id]);
+    });
+
     it("create --from-json takes what flags do not cover, and flags win over it", async () => {
       const file = join(home, "monitor.json");
       await writeFile(file, JSON.stringify({ name: "from file", url: "https://example.org", periodicity: "PERIODICITY_10M", bodyAssertions: [{ target: "ok", comparator: "STRING_COMPARATOR_CONTAINS" }] }));
@@ -169,7 +192,10 @@ describe("vigil commands", () => {
       expect((await okJson(["incidents", "list", "--monitor", monitor.id])).incidents).toEqual([
         expect.objectContaining({ id: incident.id, monitorId: monitor.id, severity: "MONITOR_STATUS_ERROR" }),
       ]);
-      expect(await ok(["incidents", "get", incident.id])).toMatch(/^reason\s+connection refused$/m);
+      const shown = await ok(["incidents", "get", incident.id]);
+      expect(shown).toMatch(/^reason\s+connection refused$/m);
+      expect(shown).toMatch(/^severity\s+error$/m);
+      expect(shown).toMatch(/^regions\s+hostA-ams$/m);
       expect((await okJson(["incidents", "get", incident.id])).incident).toMatchObject({ id: incident.id, regions: ["REGION_HOSTA_AMS"] });
       const missing = await fails(["incidents", "get", "00000000-0000-0000-0000-000000000000"]);
       expect(missing).toMatchObject({ code: 1, stderr: expect.stringContaining("not found") });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "yaml";
+import { ENTRY_KEY_MAX_CHARS } from "@vigil/domain";
 import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
 import { vigil, type Run } from "./support/cli.js";
 
@@ -268,6 +269,24 @@ describe("vigil plan, apply and export", () => {
     await write("notifications:\n  ops:\n    monitors: [ghost]\n    slack: {}\n");
     const references = await run(["plan", "-f", file]);
     expect(references.stderr).toContain(`${file}:3:16: notifications.ops.monitors[0]: names ghost, which is not a monitor of this file`);
+  });
+
+  it("takes a project and keys as long as the external id they make allows, and names a longer key", async () => {
+    const project = `p${"r".repeat(ENTRY_KEY_MAX_CHARS - 1)}`;
+    const key = `k${"e".repeat(ENTRY_KEY_MAX_CHARS - 1)}`;
+    const entry = `    type: tcp\n    name: Long key\n    uri: db.example.com:5432\n    periodicity: 1m\n`;
+    await write(`project: ${project}\nmonitors:\n  ${key}:\n${entry}`);
+    expect((await ok(["apply", "-f", file])).stdout).toContain("Applied: 1 created, 0 changed, 0 replaced, 0 deleted.");
+    expect((await monitorsByExternalId()).get(`${project}/${key}`)).toMatchObject({ name: "Long key" });
+    await write(`project: ${project}\n`);
+    expect((await ok(["apply", "-f", file])).stdout).toContain("1 deleted.");
+
+    await write(`project: ${project}\nmonitors:\n  ${key}x:\n${entry}`);
+    const long = await run(["plan", "-f", file]);
+    expect(long.code).toBe(1);
+    expect(long.stderr).toContain(`monitors.${key}x: must be at most ${ENTRY_KEY_MAX_CHARS} characters`);
+    await write(`monitors:\n  "web site":\n${entry}`);
+    expect((await run(["plan", "-f", file])).stderr).toContain("monitors.web site: must be letters, digits, _ and -, starting with a letter or digit");
   });
 
   it("shows the server's refusal of a reserved custom domain, naming the entry and the field", async () => {

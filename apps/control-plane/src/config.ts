@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { z } from "zod";
-import type { DatabaseTarget } from "@vigil/db";
+import { DEFAULT_POOL_SIZE, type DatabaseTarget } from "@vigil/db";
 import { ADDRESS_POLICY_SETTING_NAMES, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS, type ConnectionLimits, DEFAULTS, DEFAULT_QUORUM, REGION_IDS, isDomainName, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
 import { PROVIDER_SETTING_NAMES, providerSettingsFromEnv, type ProviderSettings } from "@vigil/notifications";
 import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
@@ -19,6 +19,7 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   DATABASE_URL: z.preprocess(unsetIfEmpty, z.url().optional()),
   DATABASE_DIRECT_URL: z.preprocess(unsetIfEmpty, z.url().optional()),
+  DATABASE_POOL_SIZE: positiveInt(DEFAULT_POOL_SIZE),
   DATA_DIR: z.string().min(1).default(".vigil/data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ...redisEnvShape,
@@ -94,6 +95,8 @@ export interface ControlPlaneConfig {
   host: string;
   /** PostgreSQL when DATABASE_URL is set (with DATABASE_DIRECT_URL for migrations and the change feed), otherwise embedded PGlite in DATA_DIR. */
   database: DatabaseTarget;
+  /** Connections to PostgreSQL this process keeps open (DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
   dataDir: string;
   logLevel: z.output<typeof envSchema>["LOG_LEVEL"];
   redis: RedisTarget;
@@ -138,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
     port: e.PORT,
     host: e.HOST,
     database,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     dataDir,
     logLevel: e.LOG_LEVEL,
     redis: redis.target,

@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     logger.warn({ dataDir: config.dataDir, previousPid: lock.abandonedBy }, "the data folder's last holder ended without stopping; taking it over");
   }
   const db = await openDatabase(config.database, {
+    poolSize: config.databasePoolSize,
     onConnectionLost: (error) => logger.warn({ err: error.message }, "PostgreSQL ended an idle connection; the next query opens another"),
     onChangeFeedLost: (error) =>
       logger.warn({ err: error.message }, "not hearing monitor changes: the API's reads ask the database meanwhile"),

@@ -7,7 +7,7 @@ import { lockDataDir } from "./data-dir-lock";
 async function main(): Promise<void> {
   const config = loadConfig();
   const lock = config.database.kind === "pglite" ? lockDataDir(config.dataDir) : undefined;
-  const db = await openDatabase(config.database);
+  const db = await openDatabase(config.database, { poolSize: config.databasePoolSize });
   try {
     const applied = await applyMigrations(db);
     console.log(`${describeTarget(config.database)}: ${applied.length ? `applied ${applied.join(", ")}` : "up to date"}`);

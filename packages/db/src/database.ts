@@ -41,7 +41,12 @@ export function describeTarget(target: DatabaseTarget): string {
   return `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
 }
 
+/** Connections a process keeps open to a PostgreSQL server when its deployment does not say (DATABASE_POOL_SIZE). */
+export const DEFAULT_POOL_SIZE = 10;
+
 export interface DatabaseOptions {
+  /** Connections to a PostgreSQL server, kept open once opened; DEFAULT_POOL_SIZE when not given. */
+  poolSize?: number;
   /** A pooled connection the server ended while idle (a restart, a fail-over, an operator's terminate). */
   onConnectionLost?(error: Error): void;
   /** The connection that hears a PostgreSQL server's monitor changes was lost: it connects again by itself, except behind a pool in transaction mode, where it cannot hear. */
@@ -123,7 +128,7 @@ async function connect(
   options: DatabaseOptions,
 ): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; rows: DriverRows; changes?: MonitorChanges; release(): Promise<void> }> {
   if (target.kind === "postgres") {
-    const { pool, end } = newPool(target.url, Number(process.env.DATABASE_POOL_SIZE ?? 10), options.onConnectionLost);
+    const { pool, end } = newPool(target.url, options.poolSize ?? DEFAULT_POOL_SIZE, options.onConnectionLost);
     const changes = new ServerMonitorChanges(sessionUrl(target), options.onChangeFeedLost);
     return {
       adapter: new PrismaPg(pool),

@@ -1,4 +1,4 @@
-export { openDatabase, describeTarget, type Database, type DatabaseTarget } from "./database";
+export { DEFAULT_POOL_SIZE, openDatabase, describeTarget, type Database, type DatabaseTarget } from "./database";
 export { applyMigrations } from "./migrate";
 export { driverRows, type DriverRows } from "./driver-rows";
 export { monitorChanges, registerMonitorChanges, type MonitorChange, type MonitorChanges } from "./monitor-changes";

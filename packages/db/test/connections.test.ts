@@ -1,7 +1,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { Client } from "pg";
-import { openDatabase } from "../src/database";
+import { DEFAULT_POOL_SIZE, openDatabase } from "../src/database";
 import { driverRows } from "../src/driver-rows";
 import { applyMigrations } from "../src/migrate";
 import { createTestDatabase } from "../../../test/postgres";
@@ -119,6 +119,23 @@ describe("PostgreSQL connections", () => {
       await first.close();
       await admin.end();
     }
+  });
+
+  it("opens at most poolSize connections however many queries run at once, DEFAULT_POOL_SIZE without it", async () => {
+    const pidsOf = async (poolSize?: number) => {
+      const db = await openDatabase({ kind: "postgres", url }, poolSize === undefined ? {} : { poolSize });
+      try {
+        // Each query holds its connection while the others ask for one, so the pool opens all it may.
+        const answers = await Promise.all(
+          Array.from({ length: DEFAULT_POOL_SIZE + 2 }, () => driverRows(db.prisma)<{ pid: number }>("SELECT pg_backend_pid() AS pid FROM pg_sleep(0.2)", [])),
+        );
+        return new Set(answers.map(([row]) => row!.pid)).size;
+      } finally {
+        await db.close();
+      }
+    };
+    expect(await pidsOf(2)).toBe(2);
+    expect(await pidsOf()).toBe(DEFAULT_POOL_SIZE);
   });
 
   it("keeps nothing of the answer of the query that opened a connection once its caller let go of it", async () => {

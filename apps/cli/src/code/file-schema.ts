@@ -1,4 +1,6 @@
 import {
+  ENTRY_KEY_MAX_CHARS,
+  ENTRY_KEY_PATTERN,
   PROVIDER_TYPES,
   PROVIDER_BLOCK_SCHEMAS,
   SENSITIVE_FIELDS,
@@ -20,10 +22,8 @@ import { z } from "zod";
  */
 
 /** A file's own name for an entry: stable across renames of its display name. */
-export const ENTRY_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-const KEY_MAX_CHARS = 100;
 const keyRule = "must be letters, digits, _ and -, starting with a letter or digit";
-const entryKey = () => z.string().max(KEY_MAX_CHARS, `must be at most ${KEY_MAX_CHARS} characters`).regex(ENTRY_KEY_PATTERN, keyRule);
+const entryKey = () => z.string().max(ENTRY_KEY_MAX_CHARS, `must be at most ${ENTRY_KEY_MAX_CHARS} characters`).regex(ENTRY_KEY_PATTERN, keyRule);
 
 /** The server object an entry adopts, for objects created outside the file (`vigil export` writes it). */
 const adoptedId = () => z.string().min(1, "must not be empty").describe("id of an existing object this entry manages; without it the entry is found by its key");

@@ -100,6 +100,8 @@ export function parseFile(text: string, source: string, env: NodeJS.ProcessEnv):
         const path = issue.path as (string | number)[];
         // Each unknown field is shown where it is written.
         if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ path: [...path, key], rule: "is not a field here (see `vigil schema`)" }));
+        // An entry key that breaks its rule: the rule, not zod's "Invalid key in record".
+        if (issue.code === "invalid_key") return issue.issues.map((inner) => ({ path, rule: describeIssue(inner) }));
         return [{ path, rule: describeIssue(issue) }];
       });
   for (const problem of problems) located.push({ offset: offsetOf(doc, problem.path), path: [...problem.path], rule: problem.rule });

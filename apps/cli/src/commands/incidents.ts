@@ -1,11 +1,10 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { toJson } from "@bufbuild/protobuf";
 import { monitorStatusCodec, regionCodec } from "@vigil/domain";
 import { IncidentSchema, IncidentService } from "@vigil/proto";
 import { Command } from "commander";
 import { action, send } from "../context.js";
 import { withPaging } from "../fields.js";
-import { details, statusText, table } from "../output.js";
+import { messageDetails, statusText, table, word } from "../output.js";
 
 const date = (at: Timestamp | undefined) => (at ? timestampDate(at).toISOString() : "");
 
@@ -25,10 +24,10 @@ export function incidentsCommand(): Command {
             r.incidents.map((i) => [
               i.id,
               i.monitorId,
-              statusText(ctx.out.colors, String(monitorStatusCodec.decode(i.severity) ?? "")),
+              statusText(ctx.out.colors, word(monitorStatusCodec, i.severity)),
               date(i.startedAt),
               date(i.resolvedAt) || "open",
-              i.regions.map((region) => String(regionCodec.decode(region) ?? "")).join(","),
+              i.regions.map((region) => word(regionCodec, region)).join(","),
               i.reason || i.error,
             ]),
           ),
@@ -43,7 +42,7 @@ export function incidentsCommand(): Command {
     .action(
       action(async (ctx, id: string) => {
         await send(ctx, IncidentService.method.getIncident, ctx.client.incidents.getIncident, { id }, (r) =>
-          details(ctx.out.colors, r.incident ? toJson(IncidentSchema, r.incident) : {}),
+          messageDetails(ctx.out.colors, IncidentSchema, r.incident),
         );
       }),
     );

@@ -1,4 +1,4 @@
-import { toJson, type DescMessage } from "@bufbuild/protobuf";
+import type { DescMessage } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { httpMethodCodec, monitorStatusCodec, numberComparatorCodec, periodicityCodec, regionCodec, timeRangeCodec } from "@vigil/domain";
 import {
@@ -14,7 +14,7 @@ import {
 import { Command, Option } from "commander";
 import { action, send, type Context } from "../context.js";
 import { updateMaskOf, bodyOf, enumParser, fields, parseHeader, parseInteger, withFields, withPaging, type FieldFlag } from "../fields.js";
-import { details, statusText, table } from "../output.js";
+import { messageDetails, statusText, table, word } from "../output.js";
 import { parseSeconds, watch } from "../watch.js";
 
 type Kind = "http" | "tcp" | "dns";
@@ -77,10 +77,8 @@ const KINDS = {
 const allFields = (): FieldFlag[] => [...commonFields(), ...httpFields(), uriField("host:port or a domain name")];
 
 function monitorDetails(ctx: Context, kind: Kind, monitor: AnyMonitor | undefined): string {
-  return details(ctx.out.colors, monitor ? toJson(KINDS[kind].schema, monitor as never) : {}, [["type", kind]]);
+  return messageDetails(ctx.out.colors, KINDS[kind].schema as DescMessage, monitor as never, [["type", kind]]);
 }
-
-const shortName = (codec: { decode(value: number): string | number | undefined }, value: number) => String(codec.decode(value) ?? "");
 
 function monitorRow(ctx: Context, kind: Kind, monitor: AnyMonitor): string[] {
   const target = kind === "http" ? (monitor as HTTPMonitor).url : (monitor as TCPMonitor | DNSMonitor).uri;
@@ -89,10 +87,10 @@ function monitorRow(ctx: Context, kind: Kind, monitor: AnyMonitor): string[] {
     kind,
     monitor.name ?? "",
     target ?? "",
-    shortName(periodicityCodec, monitor.periodicity),
-    monitor.regions.map((region) => shortName(regionCodec, region)).join(","),
+    word(periodicityCodec, monitor.periodicity),
+    monitor.regions.map((region) => word(regionCodec, region)).join(","),
     String(monitor.active ?? ""),
-    statusText(ctx.out.colors, shortName(monitorStatusCodec, monitor.status)),
+    statusText(ctx.out.colors, word(monitorStatusCodec, monitor.status)),
   ];
 }
 
@@ -104,7 +102,7 @@ async function kindOf(ctx: Context, id: string): Promise<Kind> {
 }
 
 function statusTable(ctx: Context, regions: { region: number; status: number }[]): string {
-  const rows = regions.map(({ region, status }) => [shortName(regionCodec, region), statusText(ctx.out.colors, shortName(monitorStatusCodec, status))]);
+  const rows = regions.map(({ region, status }) => [word(regionCodec, region), statusText(ctx.out.colors, word(monitorStatusCodec, status))]);
   return table(ctx.out.colors, ["REGION", "STATUS"], rows);
 }
 
@@ -208,7 +206,7 @@ export function monitorsCommand(): Command {
             ["RANGE", "SUCCESSFUL", "DEGRADED", "FAILED", "P50", "P75", "P90", "P95", "P99", "LAST CHECK"],
             [
               [
-                shortName(timeRangeCodec, r.timeRange),
+                word(timeRangeCodec, r.timeRange),
                 ...[r.totalSuccessful, r.totalDegraded, r.totalFailed].map(String),
                 ...[r.p50, r.p75, r.p90, r.p95, r.p99].map((ms) => `${ms}ms`),
                 r.lastPingAt ? timestampDate(r.lastPingAt).toISOString() : "never",

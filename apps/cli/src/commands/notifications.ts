@@ -1,11 +1,10 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { toJson } from "@bufbuild/protobuf";
 import { NotificationSchema, NotificationService, type Notification } from "@vigil/proto/notification";
 import { Command, InvalidArgumentError } from "commander";
 import { action, send, type Context } from "../context.js";
 import { CliError } from "../failures.js";
 import { updateMaskOf, bodyOf, fields, parseInteger, withFields, withPaging, type FieldFlag } from "../fields.js";
-import { details, table } from "../output.js";
+import { messageDetails, table } from "../output.js";
 
 /** The channel types by their JSON names (slack, googleChat, …), read from the contract. */
 const PROVIDERS = NotificationSchema.fields.filter((field) => field.oneof?.name === "provider").map((field) => field.jsonName);
@@ -48,7 +47,7 @@ const providerName = (n: Notification) => n.provider.case ?? n.providerType ?? "
 
 function notificationDetails(ctx: Context, notification: Notification | undefined, signingSecret = ""): string {
   const first: [string, string][] = signingSecret ? [["signingSecret (shown once)", signingSecret]] : [];
-  return details(ctx.out.colors, notification ? toJson(NotificationSchema, notification) : {}, first);
+  return messageDetails(ctx.out.colors, NotificationSchema, notification, first);
 }
 
 export function notificationsCommand(): Command {

@@ -1,4 +1,4 @@
-import { toJson, type DescMessage } from "@bufbuild/protobuf";
+import type { DescMessage } from "@bufbuild/protobuf";
 import {
   StatusPageComponentGroupSchema,
   StatusPageComponentSchema,
@@ -12,7 +12,7 @@ import { ACCESS_TYPES, COMPONENT_TYPES } from "@vigil/domain";
 import { Command } from "commander";
 import { action, send, type Context } from "../context.js";
 import { updateMaskOf, bodyOf, fields, withFields, withPaging, type FieldFlag } from "../fields.js";
-import { details, table } from "../output.js";
+import { messageDetails, table } from "../output.js";
 
 const M = StatusPageService.method;
 
@@ -41,7 +41,7 @@ const componentFields = (): FieldFlag[] => [
 
 const groupFields = (): FieldFlag[] => [fields.text("--name <name>", "name", "display name")];
 
-const objectDetails = (ctx: Context, schema: DescMessage, value: object | undefined) => details(ctx.out.colors, value ? toJson(schema, value as never) : {});
+const objectDetails = (ctx: Context, schema: DescMessage, value: object | undefined) => messageDetails(ctx.out.colors, schema, value as never);
 const pageRow = (p: StatusPage) => [p.id, p.title ?? "", p.slug ?? "", String(p.published), p.accessType ?? "", p.customDomain ?? ""];
 
 function idCommand(parent: Command, name: string, description: string, pageChild: boolean): Command {

@@ -35,7 +35,7 @@ async function withAdmin<T>(work: (admin: AdminClient) => Promise<T>): Promise<T
   if (config.database.kind === "pglite" && (await socketAnswers(socket))) return work(adminSocketClient(socket));
 
   const lock = config.database.kind === "pglite" ? lockDataDir(config.dataDir) : undefined;
-  const db = await openDatabase(config.database);
+  const db = await openDatabase(config.database, { poolSize: config.databasePoolSize });
   const logger = createLogger("silent", "admin");
   // Control planes on a shared database keep verified keys for a while: a revocation must reach them.
   const revocations = config.database.kind === "postgres" ? announcingThroughRedis(config.redis, config.redisPrefix, logger) : null;

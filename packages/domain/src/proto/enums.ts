@@ -38,6 +38,12 @@ export interface EnumCodec<T extends string> {
   readonly values: readonly T[];
 }
 
+/** Every codec by the full name of its proto enum, so a message's enums can be put in words field by field. */
+const codecsByEnum = new Map<string, EnumCodec<string>>();
+
+/** The codec of a contract enum (undefined for one the domain has no words for). */
+export const enumCodecOf = (desc: DescEnum): EnumCodec<string> | undefined => codecsByEnum.get(desc.typeName);
+
 function enumCodec<T extends string>(desc: DescEnum, prefix: string, allowed: readonly T[], toText: (suffix: string) => string): EnumCodec<T> {
   const byNumber = new Map<number, T>();
   const byText = new Map<T, number>();
@@ -52,11 +58,13 @@ function enumCodec<T extends string>(desc: DescEnum, prefix: string, allowed: re
   }
   const missing = allowed.filter((text) => !byText.has(text));
   if (missing.length) throw new Error(`${desc.typeName} lacks values for ${missing.join(", ")}`);
-  return {
+  const codec: EnumCodec<T> = {
     decode: (value) => (value === 0 ? undefined : (byNumber.get(value) ?? value)),
     encode: (value) => byText.get(value)!,
     values: [...byText.keys()],
   };
+  codecsByEnum.set(desc.typeName, codec);
+  return codec;
 }
 
 const COMPARATOR_NAMES: Record<string, string> = {
