@@ -69,7 +69,7 @@ interface Runs {
   monitor: number[];
   slot: number[];
   start: number[];
-  /** Jobs whose timestamp + delay differs from the slot in their id (the delay was clamped at 0). */
+  /** Slots' jobs written once already due (BullMQ clamped their delay at 0). */
   clamped: number;
   /** Plain jobs run, for the ceiling. */
   drained: number;
@@ -565,7 +565,7 @@ function render(r: Report & {
       "Runs of slots during the reconciliation and the catch-up (before the window, not counted above): runs, lag p50 / max",
       `${fmt(r.beforeWindow)}, ${ms(r.beforeLagP50)} / ${ms(r.beforeLagMax)} ms`,
     ],
-    ["Slots' jobs created after they were due (timestamp + delay ≠ due time)", fmt(r.clamped)],
+    ["Slots' jobs created after they were due (delay clamped at 0)", fmt(r.clamped)],
     ["**Start lag** p50 / p99 / p99.9 / max (time due → check handed over), all runs in the window", `**${r.lag.p50} / ${r.lag.p99} / ${r.lag.p999} / ${r.lag.max} ms**`],
     ["Runs starting more than 1 s / 5 s late", `${fmt(r.late.over1s)} / ${fmt(r.late.over5s)}`],
     ...(r.again

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RegionId } from "@vigil/domain";
-import { parseSlot, slotMembersKey, slotRunStart, type RedisConnection, type SlotJobData, type SlotMember } from "@vigil/queue";
+import { parseSlot, slotMembersKey, slotRunStart, type RedisConnection, type SlotJobData, type SlotJobTiming, type SlotMember } from "@vigil/queue";
 
 /** A slot's job as BullMQ hands it over. */
-export interface SlotJob {
+export interface SlotJob extends SlotJobTiming {
   id?: string;
   data: SlotJobData;
 }
@@ -23,8 +23,8 @@ export async function runSlot(
   runDue: (member: SlotMember, dueAt: number) => Promise<void>,
 ): Promise<void> {
   const slot = parseSlot(job.data.slot);
-  if (!job.id || !slot) throw new Error(`not a slot's job: ${job.id} ${JSON.stringify(job.data)}`);
-  const start = slotRunStart(job.id, slot);
+  if (!slot) throw new Error(`not a slot's job: ${job.id} ${JSON.stringify(job.data)}`);
+  const start = slotRunStart(job, slot);
   const members = (await connection.hvals(slotMembersKey(region, slot.id, prefix))).map((stored) => JSON.parse(stored) as SlotMember);
   const runs = await Promise.allSettled(
     members.map(async (member) => {

@@ -14,6 +14,7 @@ import {
   slotSchedulerId,
   type CheckJobData,
   type ResultMessage,
+  type Slot,
   type SlotJobData,
   type SlotMember,
 } from "@vigil/queue";
@@ -254,19 +255,26 @@ describe("scheduled checks", () => {
   });
   afterAll(() => running.stop());
 
+  /** Writes a 30 s slot's scheduler as the control plane does. */
+  const writeScheduler = (on: RegionId, slot: Slot) =>
+    queue(on).upsertJobScheduler(
+      slotSchedulerId(slot),
+      { every: 30_000, offset: slotJobOffset(slot) || 30_000 },
+      { name: SLOT_JOB, data: { slot: slot.id }, opts: { removeOnComplete: true, removeOnFail: true } },
+    );
+
   /**
    * Schedules a 30 s slot whose job is due at least `aheadMs` from now, as the
-   * control plane does, with `members` in its hash; returns the slot's start.
+   * control plane does, with `members` in its hash; returns the slot's start and the id of its job.
    */
-  async function scheduleSlot(members: Record<string, SlotMember>, aheadMs: number, on: RegionId = region): Promise<number> {
+  async function scheduleSlot(members: Record<string, SlotMember>, aheadMs: number, on: RegionId = region): Promise<{ start: number; jobId: string }> {
     const start = Math.ceil((Date.now() + aheadMs + SLOT_LEAD_MS) / 100) * 100;
     const slot = slotAt("30s", (start % 30_000) / 100);
     const key = slotMembersKey(on, slot.id, prefix);
     if (Object.keys(members).length > 0) await redis.hset(key, Object.fromEntries(Object.entries(members).map(([id, member]) => [id, JSON.stringify(member)])));
-    const job = { name: SLOT_JOB, data: { slot: slot.id }, opts: { removeOnComplete: true, removeOnFail: true } };
-    const scheduled = await queue(on).upsertJobScheduler(slotSchedulerId(slot), { every: 30_000, offset: slotJobOffset(slot) || 30_000 }, job);
-    expect(scheduled?.id).toBe(`repeat:${slotSchedulerId(slot)}:${start - SLOT_LEAD_MS}`);
-    return start;
+    const scheduled = await writeScheduler(on, slot);
+    expect((await queue(on).getJobScheduler(slotSchedulerId(slot)))?.next).toBe(start - SLOT_LEAD_MS);
+    return { start, jobId: scheduled!.id! };
   }
 
   it("runs each monitor of a slot at its own moment, never before, with ids of the time it was due", async () => {
@@ -274,7 +282,7 @@ describe("scheduled checks", () => {
     const members = Object.fromEntries(
       [0, 40, 95].map((atMs, i) => [`slot-${i}`, { atMs, check: { ...tcpJob(`slot-${i}`, listener.port), trigger: "scheduled" } } satisfies SlotMember]),
     );
-    const start = await scheduleSlot(members, 500);
+    const { start } = await scheduleSlot(members, 500);
 
     const found = await waitFor("3 results", async () => {
       const current = await resultsFor(Object.keys(members));
@@ -289,9 +297,25 @@ describe("scheduled checks", () => {
   });
 
   it("completes the run of a slot left without monitors", async () => {
-    const start = await scheduleSlot({}, 200);
+    const { start } = await scheduleSlot({}, 200);
     await waitFor("the empty slot's run to be done", async () => Date.now() > start && (await queue(region).getJobCounts("active", "prioritized", "wait", "failed")).active === 0);
     expect(await queue(region).getJobCounts("failed", "completed")).toEqual({ failed: 0, completed: 0 });
+  });
+
+  it("runs a run whose scheduler was written again while its job waited for an agent, with that run's due times", async () => {
+    const idle: RegionId = "hostA-bom";
+    const listener = await target(tcpTarget());
+    const { start } = await scheduleSlot({ rewritten: { atMs: 20, check: { ...tcpJob("rewritten", listener.port), trigger: "scheduled" } } }, 200, idle);
+    await new Promise((resolve) => setTimeout(resolve, start + 1_000 - Date.now()));
+    // As a reconciliation does: BullMQ replaces the waiting job by one written now, its delay clamped at 0.
+    const rewritten = await writeScheduler(idle, slotAt("30s", (start % 30_000) / 100));
+    expect(rewritten?.opts.delay).toBe(0);
+    await agent(idle);
+    const [message] = await waitFor("its result", async () => {
+      const current = await resultsFor(["rewritten"]);
+      return current.length > 0 && current;
+    });
+    expect(message).toMatchObject({ id: scheduledResultId(idle, "rewritten", start + 20), trigger: "scheduled", status: "success" });
   });
 
   it("leaves slots' jobs in the queue while every place for a check is taken", async () => {
@@ -305,8 +329,7 @@ describe("scheduled checks", () => {
     // worker's one fetch already under way takes the first of them; the other stays in the queue, where another
     // agent could take it.
     await scheduleSlot({ "waits-1": member("waits-1") }, 1_700, busy);
-    const last = await scheduleSlot({ "waits-2": member("waits-2") }, 1_900, busy);
-    const lastJob = `repeat:${slotSchedulerId(slotAt("30s", (last % 30_000) / 100))}:${last - SLOT_LEAD_MS}`;
+    const { start: last, jobId: lastJob } = await scheduleSlot({ "waits-2": member("waits-2") }, 1_900, busy);
 
     await new Promise((resolve) => setTimeout(resolve, last - SLOT_LEAD_MS + 300 - Date.now()));
     expect(await resultsFor(first)).toEqual([]);

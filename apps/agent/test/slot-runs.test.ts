@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import { parseMonitorConfig, type RegionId } from "@vigil/domain";
 import { SLOT_LEAD_MS, slotMembersKey, type SlotMember } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
-import { runSlot } from "../src/slot-runs";
+import { runSlot, type SlotJob } from "../src/slot-runs";
 
 /** runSlot against a real Redis: which monitor it hands over, when, and for which due time. */
 describe("a slot's run", () => {
@@ -24,16 +24,19 @@ describe("a slot's run", () => {
     },
   });
 
-  /** A slot of 30 s monitors, its hash holding `members`, and the job of its run starting at `start` (on its grid), due SLOT_LEAD_MS before. */
-  async function slotWith(members: SlotMember[], start: number) {
+  /**
+   * A slot of 30 s monitors, its hash holding `members`, and the job of its run starting at `start` (on its grid),
+   * due SLOT_LEAD_MS before and written, as BullMQ writes the next run's job, when the run before started.
+   */
+  async function slotWith(members: SlotMember[], start: number): Promise<SlotJob> {
     const index = (start % 30_000) / 100;
     const key = slotMembersKey(region, `30s:${index}`, prefix);
     await redis.del(key);
     await redis.hset(key, Object.fromEntries(members.map((m) => [m.check.monitorId, JSON.stringify(m)])));
-    return { id: `repeat:slot:30s:${index}:${start - SLOT_LEAD_MS}`, data: { slot: `30s:${index}` } };
+    return { id: "a job id that says nothing", timestamp: start - 30_000, opts: { delay: 30_000 - SLOT_LEAD_MS }, data: { slot: `30s:${index}` } };
   }
 
-  const run = (job: { id: string; data: { slot: string } }, fail?: string) => {
+  const run = (job: SlotJob, fail?: string) => {
     const handed: { monitorId: string; dueAt: number; at: number }[] = [];
     const done = runSlot(job, redis, region, prefix, async ({ check }, dueAt) => {
       handed.push({ monitorId: check.monitorId, dueAt, at: Date.now() });
@@ -63,10 +66,10 @@ describe("a slot's run", () => {
     expect(handed.map(({ monitorId, dueAt }) => [monitorId, dueAt])).toEqual([["late", start + 50]]);
   });
 
-  it("places a run whose job BullMQ had to move later onto the slot's grid", async () => {
+  it.each([7_321, 28_999])("gives a job BullMQ wrote %i ms after it was due (its delay clamped at 0) the run it was due for", async (late) => {
     const start = Math.floor((Date.now() - 60_000) / 30_000) * 30_000 + 1_200;
-    const job = await slotWith([member("moved", 10)], start);
-    const { handed, done } = run({ ...job, id: `repeat:slot:30s:12:${start - SLOT_LEAD_MS + 7_321}` });
+    const job = await slotWith([member("clamped", 10)], start);
+    const { handed, done } = run({ ...job, timestamp: start - SLOT_LEAD_MS + late, opts: { delay: 0 } });
     await done;
     expect(handed.map(({ dueAt }) => dueAt)).toEqual([start + 10]);
   });
@@ -80,6 +83,6 @@ describe("a slot's run", () => {
   });
 
   it("refuses a job that is not a slot's", async () => {
-    await expect(runSlot({ id: "repeat:slot:7s:1:0", data: { slot: "7s:1" } }, redis, region, prefix, async () => {})).rejects.toThrow("not a slot's job");
+    await expect(runSlot({ timestamp: 0, opts: {}, data: { slot: "7s:1" } }, redis, region, prefix, async () => {})).rejects.toThrow("not a slot's job");
   });
 });

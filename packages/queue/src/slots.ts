@@ -93,21 +93,30 @@ export const slotJobOffset = (slot: Slot) => {
 };
 
 /**
- * The start of the slot's run whose job is due at `due`: SLOT_LEAD_MS later,
- * on the slot's own grid (the nearest start, should BullMQ have had to move
- * the job's time).
+ * The start of the slot's run whose job is due at `due` (a scheduler's next
+ * run, or a job's): the last start on the slot's grid at or before
+ * `due + SLOT_LEAD_MS`. A job BullMQ wrote once it was already due (a
+ * scheduler upserted while its job waited) counts from when it was written,
+ * which is after its run's due time: the last start then is that run's.
  */
 export function slotStartAfter(due: number, slot: Slot): number {
   const period = PERIODICITY_MS[slot.periodicity];
-  return Math.round((due + SLOT_LEAD_MS - slot.offsetMs) / period) * period + slot.offsetMs;
+  return Math.floor((due + SLOT_LEAD_MS - slot.offsetMs) / period) * period + slot.offsetMs;
+}
+
+/** What of a slot's job tells its run: when BullMQ created it and how long it was to wait (Job's `timestamp` and `opts.delay`). */
+export interface SlotJobTiming {
+  timestamp: number;
+  opts: { delay?: number };
 }
 
 /**
- * The start of the slot's run a job is for. BullMQ names a scheduler's jobs
- * `repeat:<scheduler id>:<due millis>`, the same on every replica (so a run is
- * queued once however many control planes write the scheduler).
+ * The start of the slot's run a job is for. A scheduler's job waits from its
+ * creation until it is due, so creation plus delay is the due time; BullMQ
+ * clamps the delay at 0 for a job written once already due, and
+ * slotStartAfter takes the run before then.
  */
-export const slotRunStart = (jobId: string, slot: Slot) => slotStartAfter(Number(jobId.slice(jobId.lastIndexOf(":") + 1)), slot);
+export const slotRunStart = (job: SlotJobTiming, slot: Slot) => slotStartAfter(job.timestamp + (job.opts.delay ?? 0), slot);
 
 /**
  * The id of a scheduled check's result: the region, the monitor and the time

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import { Job, Queue } from "bullmq";
+import { Queue, type JobSchedulerJson } from "bullmq";
 import { PERIODICITY_MS, REGION_IDS, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { checkedRegions } from "../status/rules";
 import {
@@ -74,29 +74,20 @@ interface WantedSlot {
   members: Map<string, SlotMember>;
 }
 
-/** What a reconciliation compares of a scheduler in Redis: BullMQ's hash `<repeat key>:<id>` and its score in the repeat key. */
-interface StoredScheduler {
-  next: number;
-  every: string | null;
-  offset: string | null;
-  data: string | null;
-  opts: string | null;
-}
-
 /**
  * Whether a slot's scheduler in Redis already does what the slot needs: its
  * period and offset, its job, and a next run that is not more than a period
  * overdue (one that is has lost its job, and writing it again makes a new one).
  */
-function isUpToDate(scheduler: StoredScheduler, slot: Slot, now: number): boolean {
+function isUpToDate(scheduler: JobSchedulerJson, slot: Slot, now: number): boolean {
   const { every, offset } = repeatOf(slot);
   return (
-    Number(scheduler.every) === every &&
-    Number(scheduler.offset) === offset &&
+    scheduler.every === every &&
+    scheduler.offset === offset &&
+    scheduler.next !== undefined &&
     scheduler.next >= now - every &&
-    scheduler.data !== null &&
-    isDeepStrictEqual(JSON.parse(scheduler.data), slotJob(slot).data) &&
-    Job.optsFromJSON(scheduler.opts ?? undefined).priority === SCHEDULED_PRIORITY
+    isDeepStrictEqual(scheduler.template?.data, slotJob(slot).data) &&
+    scheduler.template?.opts?.priority === SCHEDULED_PRIORITY
   );
 }
 
@@ -194,13 +185,13 @@ export class CheckScheduler {
   async scheduledIn(region: RegionId, monitorId: string): Promise<Scheduled | undefined> {
     const everySlot = slotsOf(monitorId);
     const pipeline = this.connection.pipeline();
-    for (const slot of everySlot) pipeline.hget(this.membersKey(region, slot), monitorId).zscore(this.queue(region).keys.repeat!, slotSchedulerId(slot));
-    const answers = await answersOf(pipeline.exec());
-    const at = everySlot.findIndex((_, i) => typeof answers[2 * i] === "string");
+    for (const slot of everySlot) pipeline.hget(this.membersKey(region, slot), monitorId);
+    const stored = (await answersOf(pipeline.exec())) as (string | null)[];
+    const at = stored.findIndex((member) => member !== null);
     if (at < 0) return undefined;
-    const [slot, stored, next] = [everySlot[at]!, answers[2 * at] as string, answers[2 * at + 1] as string | null];
-    const member = JSON.parse(stored) as SlotMember;
-    return { slot, member, nextRunAt: next === null ? undefined : slotStartAfter(Number(next), slot) + member.atMs };
+    const [slot, member] = [everySlot[at]!, JSON.parse(stored[at]!) as SlotMember];
+    const next = (await this.queue(region).getJobScheduler(slotSchedulerId(slot)))?.next;
+    return { slot, member, nextRunAt: next === undefined ? undefined : slotStartAfter(next, slot) + member.atMs };
   }
 
   /**
@@ -327,18 +318,17 @@ export class CheckScheduler {
 
   private async reconcileSchedulers(region: RegionId, slots: Slot[], listedAt: number): Promise<{ upserted: number; removed: number }> {
     const queue = this.queue(region);
-    const existing = await this.nextRuns(queue);
+    // A region has at most SLOTS_PER_PERIOD schedulers per periodicity (1,800), read at once: pages by
+    // rank would miss some while the agents move them.
+    const existing = new Map((await queue.getJobSchedulers(0, -1)).map((scheduler) => [scheduler.key, scheduler]));
     const wantedIds = new Set(slots.map(slotSchedulerId));
     const changed = new Set([...this.slotsChangedAfter(listedAt).values()].map(slotSchedulerId));
     const stale = [...existing.keys()].filter((id) => !wantedIds.has(id) && !changed.has(id));
-    const outdated = slots.filter((slot) => !existing.has(slotSchedulerId(slot)));
-    await inChunks(
-      slots.filter((slot) => existing.has(slotSchedulerId(slot))),
-      (chunk) => this.stored(queue, chunk.map(slotSchedulerId), existing),
-      (slot, scheduler) => {
-        if (!scheduler || !isUpToDate(scheduler, slot, Date.now())) outdated.push(slot);
-      },
-    );
+    const now = Date.now();
+    const outdated = slots.filter((slot) => {
+      const scheduler = existing.get(slotSchedulerId(slot));
+      return !scheduler || !isUpToDate(scheduler, slot, now);
+    });
     await inChunks(stale, (chunk) => Promise.all(chunk.map((id) => queue.removeJobScheduler(id))));
     await inChunks(outdated, (chunk) => Promise.all(chunk.map((slot) => this.upsert(region, slot))));
     return { upserted: outdated.length, removed: stale.length };
@@ -346,37 +336,8 @@ export class CheckScheduler {
 
   /** Writes the scheduler of `slot` in each region that has none (another control plane may have just written it: the same job either way). */
   private async ensureSchedulers(regions: RegionId[], slot: Slot): Promise<void> {
-    const pipeline = this.connection.pipeline();
-    for (const region of regions) pipeline.zscore(this.queue(region).keys.repeat!, slotSchedulerId(slot));
-    const next = await answersOf(pipeline.exec());
-    await Promise.all(regions.filter((_, i) => next[i] === null).map((region) => this.upsert(region, slot)));
-  }
-
-  /**
-   * The queue's schedulers and their next runs, read with ZSCAN a page at a
-   * time: unlike pages by rank, it misses none while the agents move them.
-   */
-  private async nextRuns(queue: Queue): Promise<Map<string, number>> {
-    const runs = new Map<string, number>();
-    let cursor = "0";
-    do {
-      const [next, page] = await this.connection.zscan(queue.keys.repeat!, cursor, "COUNT", RECONCILE_CHUNK);
-      // Member, score, member, score, ...
-      for (let i = 0; i < page.length; i += 2) runs.set(page[i]!, Number(page[i + 1]));
-      cursor = next;
-    } while (cursor !== "0");
-    return runs;
-  }
-
-  /** The stored fields of the schedulers `ids`, in one pipeline of HMGET (a Lua call each, queue.getJobScheduler, costs Redis several times more). */
-  private async stored(queue: Queue, ids: string[], nextRuns: Map<string, number>): Promise<(StoredScheduler | undefined)[]> {
-    const pipeline = this.connection.pipeline();
-    for (const id of ids) pipeline.hmget(`${queue.keys.repeat}:${id}`, "every", "offset", "data", "opts");
-    const replies = (await answersOf(pipeline.exec())) as (string | null)[][];
-    return replies.map(([every = null, offset = null, data = null, opts = null], i) =>
-      // Gone since the scan (removed by another control plane): written again like a missing one.
-      every === null ? undefined : { next: nextRuns.get(ids[i]!)!, every, offset, data, opts },
-    );
+    const schedulers = await Promise.all(regions.map((region) => this.queue(region).getJobScheduler(slotSchedulerId(slot))));
+    await Promise.all(regions.filter((_, i) => schedulers[i] === undefined).map((region) => this.upsert(region, slot)));
   }
 
   async close(): Promise<void> {
