@@ -9,7 +9,7 @@ import {
   SubjectAlternativeNameExtension,
   X509CertificateGenerator,
 } from "@peculiar/x509";
-import { KeyObject, webcrypto } from "node:crypto";
+import { KeyObject, type webcrypto } from "node:crypto";
 
 export interface Certificate {
   /** The certificate in DER, as the handshake line carries it. */
@@ -26,23 +26,21 @@ const ECDSA_P256 = { name: "ECDSA", namedCurve: "P-256" };
  * against it as its own root) that may serve and sign in as a client.
  */
 export async function createCertificate(now = new Date()): Promise<Certificate> {
-  const keys = (await webcrypto.subtle.generateKey(ECDSA_P256, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
-  const certificate = await X509CertificateGenerator.createSelfSigned(
-    {
-      name: [{ O: ["HashiCorp"] }, { CN: ["localhost"] }],
-      // Valid from a little before now: the clocks of Terraform and the provider are the same machine's, but rounding is not.
-      notBefore: new Date(now.getTime() - 60_000),
-      notAfter: new Date(now.getTime() + 24 * 3_600_000),
-      keys,
-      signingAlgorithm: { name: "ECDSA", hash: "SHA-256" },
-      extensions: [
-        new KeyUsagesExtension(KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.keyCertSign, true),
-        new ExtendedKeyUsageExtension([ExtendedKeyUsage.serverAuth, ExtendedKeyUsage.clientAuth]),
-        new BasicConstraintsExtension(true, undefined, true),
-        new SubjectAlternativeNameExtension([{ type: "dns", value: "localhost" }]),
-      ],
-    },
-    // The library's default crypto provider is Node's global WebCrypto, the same as webcrypto here.
-  );
+  // Node's global WebCrypto, which is also the library's default crypto provider.
+  const keys = (await crypto.subtle.generateKey(ECDSA_P256, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
+  const certificate = await X509CertificateGenerator.createSelfSigned({
+    name: [{ O: ["HashiCorp"] }, { CN: ["localhost"] }],
+    // Valid from a little before now: the clocks of Terraform and the provider are the same machine's, but rounding is not.
+    notBefore: new Date(now.getTime() - 60_000),
+    notAfter: new Date(now.getTime() + 24 * 3_600_000),
+    keys,
+    signingAlgorithm: { name: "ECDSA", hash: "SHA-256" },
+    extensions: [
+      new KeyUsagesExtension(KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.keyCertSign, true),
+      new ExtendedKeyUsageExtension([ExtendedKeyUsage.serverAuth, ExtendedKeyUsage.clientAuth]),
+      new BasicConstraintsExtension(true, undefined, true),
+      new SubjectAlternativeNameExtension([{ type: "dns", value: "localhost" }]),
+    ],
+  });
   return { der: Buffer.from(certificate.rawData), pem: certificate.toString("pem"), privateKey: KeyObject.from(keys.privateKey) };
 }
