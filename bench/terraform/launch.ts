@@ -62,8 +62,8 @@ export interface Launch {
 }
 
 /** Launches `binary` as Terraform does, times its handshake and its first call, then kills it. */
-function launchOnce(binary: string, socketDir: string): Promise<Launch> {
-  const client = createCertificate();
+async function launchOnce(binary: string, socketDir: string): Promise<Launch> {
+  const client = await createCertificate();
   const env = pluginEnv(socketDir, client);
   return new Promise((resolve, reject) => {
     const started = performance.now();

@@ -11,6 +11,8 @@ export const PROVIDER = { address: PROVIDER_ADDRESS, hostname, namespace, type, 
 export const EXECUTABLE = `terraform-provider-${type}_v${PROVIDER_VERSION}`;
 
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
+/** What the launcher loads (see build.mjs), each bundle with V8's code cache. */
+const BUNDLE_FILES = ["certificate.cjs", "certificate.cjs.v8-cache", "provider.cjs", "provider.cjs.v8-cache"];
 
 /** A platform in Terraform's names (`linux_amd64`). */
 export type Platform = `${string}_${string}`;
@@ -42,8 +44,8 @@ export interface ProviderFile {
 }
 
 /**
- * The launcher under Terraform's executable name, the provider bundle it loads with its V8 code
- * cache (which another Node version ignores), and the package.json that makes Node read them as
+ * The launcher under Terraform's executable name, the certificate and provider bundles it loads with
+ * their V8 code caches (which another Node version ignores), and the package.json that makes Node read them as
  * CommonJS even below a folder whose package.json says `"type": "module"` (a JavaScript project
  * holding a Terraform configuration, whose .terraform/providers the bundle is unpacked into).
  */
@@ -57,8 +59,7 @@ export async function providerFiles(): Promise<ProviderFile[]> {
   };
   return [
     { name: EXECUTABLE, content: await read(`terraform-provider-${type}`), mode: 0o755 },
-    { name: "provider.cjs", content: await read("provider.cjs"), mode: 0o644 },
-    { name: "provider.cjs.v8-cache", content: await read("provider.cjs.v8-cache"), mode: 0o644 },
+    ...(await Promise.all(BUNDLE_FILES.map(async (name) => ({ name, content: await read(name), mode: 0o644 })))),
     { name: "package.json", content: await read("package.json"), mode: 0o644 },
   ];
 }

@@ -5,7 +5,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { GRPCController } from "./gen/grpc_controller_pb.js";
 import { GetProviderSchema_RequestSchema, GetProviderSchema_ResponseSchema, Provider } from "./gen/tfplugin6_pb.js";
 import { createPluginLogger, logCalls } from "./plugin/logger.js";
-import { createCertificate, type Certificate } from "./plugin/certificate.js";
+import type { Certificate } from "./plugin/certificate.js";
 import { createPluginServer, type PluginHandler } from "./plugin/server.js";
 import type { Logger } from "pino";
 import { PROVIDER_ADDRESS, PROVIDER_VERSION, providerService } from "./provider.js";
@@ -44,11 +44,11 @@ function createPluginHandler(env: NodeJS.ProcessEnv): PluginHandler {
 /**
  * What every launch runs before its first answer, run by the build so that the
  * code cache holds it compiled: the TLS server, the handler and the schema
- * Terraform asks first.
+ * Terraform asks first. The certificate is the launcher's: the X.509 library
+ * stays out of this bundle.
  */
-export function warmUp(): void {
+export function warmUp(certificate: Certificate): void {
   const quiet = { TF_LOG_PROVIDER: "off" };
-  const certificate = createCertificate();
   createProviderServer(certificate, certificate.pem, quiet);
   const schema = providerOf(quiet, createPluginLogger(quiet)).getProviderSchema(create(GetProviderSchema_RequestSchema), undefined as never);
   toBinary(GetProviderSchema_ResponseSchema, create(GetProviderSchema_ResponseSchema, schema as never));

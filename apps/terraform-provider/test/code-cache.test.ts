@@ -13,15 +13,21 @@ describe("the provider bundle's V8 code cache", () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  it("is written beside the bundle after running the warm-up on its exports", async () => {
-    const warmed: number[] = [];
-    writeCodeCache(file, (exports) => warmed.push((exports as { double(n: number): number }).double(21)));
-    expect(warmed).toEqual([42]);
+  it("is written beside the bundle once the warm-up on its exports has finished, and answers what it made", async () => {
+    let finishWarmUp = () => undefined as void;
+    const warmUpFinished = new Promise<void>((resolve) => (finishWarmUp = resolve));
+    const warmed = writeCodeCache(file, async (exports) => {
+      await warmUpFinished;
+      return (exports as { double(n: number): number }).double(21);
+    });
+    await expect(stat(`${file}.v8-cache`)).rejects.toThrow("ENOENT");
+    finishWarmUp();
+    expect(await warmed).toBe(42);
     expect((await stat(`${file}.v8-cache`)).size).toBeGreaterThan(0);
   });
 
-  it("loads the bundle as require() would: its exports, __dirname and require", () => {
-    writeCodeCache(file, () => undefined);
+  it("loads the bundle as require() would: its exports, __dirname and require", async () => {
+    await writeCodeCache(file, () => undefined);
     expect(requireWithCodeCache(file)).toEqual({ double: expect.any(Function), dir, builtin: "function" });
   });
 
@@ -30,7 +36,7 @@ describe("the provider bundle's V8 code cache", () => {
   });
 
   it("ignores a cache made for other source: the bundle's own code runs", async () => {
-    writeCodeCache(file, () => undefined);
+    await writeCodeCache(file, () => undefined);
     const staleCache = await readFile(`${file}.v8-cache`);
     await writeFile(file, "module.exports = { double: (n) => n * 3 };\n");
     expect(await readFile(`${file}.v8-cache`)).toEqual(staleCache);

@@ -52,8 +52,8 @@ const TERRAFORM_ARCH: Record<string, string> = { x64: "amd64", arm64: "arm64" };
 const PLATFORM = `${process.platform}_${TERRAFORM_ARCH[process.arch]}`;
 const mirrorFolder = (home: string) => join(home, ".terraform.d/plugins/registry.terraform.io/vigil/service", PROVIDER_VERSION, PLATFORM);
 const EXECUTABLE = `terraform-provider-service_v${PROVIDER_VERSION}`;
-/** What the launcher loads once it has shaken hands with Terraform. */
-const BUNDLE_FILES = ["provider.cjs", "provider.cjs.v8-cache"];
+/** What the launcher loads: the certificate's bundle before the handshake, the provider's after it. */
+const BUNDLE_FILES = ["certificate.cjs", "certificate.cjs.v8-cache", "provider.cjs", "provider.cjs.v8-cache"];
 
 /** A proxy nobody listens on: any registry request Terraform tried would fail at once. */
 const NO_NETWORK = { HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9" };
@@ -82,7 +82,7 @@ describe("pnpm terraform:install", () => {
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  it("puts the executable launcher, the provider bundle with its code cache, and their package.json into the implied local mirror of a fresh HOME and says where", async () => {
+  it("puts the executable launcher, the certificate and provider bundles with their code caches, and their package.json into the implied local mirror of a fresh HOME and says where", async () => {
     const folder = mirrorFolder(home);
     expect(output).toContain(folder);
     expect((await readdir(folder)).sort()).toEqual([EXECUTABLE, ...BUNDLE_FILES, "package.json"].sort());
@@ -210,7 +210,7 @@ describe("pnpm terraform:package", () => {
     }
   });
 
-  it("each zip unpacks to the launcher as an executable that runs, beside the provider bundle", async () => {
+  it("each zip unpacks to the launcher as an executable that runs, beside the certificate and provider bundles", async () => {
     const bundle = sha256(await readFile(PROVIDER_BINARY));
     for (const platform of PLATFORMS) {
       const entries = await readZip(join(folder, `${PREFIX}_${platform}.zip`));

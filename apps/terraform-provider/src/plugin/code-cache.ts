@@ -33,11 +33,13 @@ export const requireWithCodeCache = (file: string): unknown => run(compile(file)
 /**
  * Writes the code cache of `file` after loading it and running `warm` on its
  * exports, so that the functions a launch runs are in it too, not only the
- * top level. Written aside and renamed: a launch never reads half a cache.
+ * top level; answers what `warm` made. Written aside and renamed: a launch
+ * never reads half a cache.
  */
-export function writeCodeCache(file: string, warm: (exports: unknown) => void): void {
+export async function writeCodeCache<T>(file: string, warm: (exports: unknown) => T | Promise<T>): Promise<T> {
   const script = new Script(wrap(readFileSync(file, "utf8")), { filename: file });
-  warm(run(script, file));
+  const warmed = await warm(run(script, file));
   writeFileSync(`${cacheOf(file)}.next`, script.createCachedData());
   renameSync(`${cacheOf(file)}.next`, cacheOf(file));
+  return warmed;
 }
