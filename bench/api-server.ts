@@ -6,7 +6,6 @@ import { createLogger } from "@vigil/logging";
 // process with bench/tsconfig.dist.json, so that @vigil/* load from their dist/ too.
 import { startPipeline } from "../apps/control-plane/dist/pipeline";
 import { apiPartsOf, startApiServer } from "../apps/control-plane/dist/server";
-import { applyServerHeapSettings } from "../apps/control-plane/dist/heap-settings";
 import { NotificationRepository } from "../apps/control-plane/dist/notifications/repository";
 import { SecretBox } from "../apps/control-plane/dist/notifications/secrets";
 import { providerSettingsFromEnv } from "@vigil/notifications";
@@ -15,8 +14,6 @@ import { answerServerTiming } from "./support/server-timing";
 import { deletePrefix, redisServerUrl, testPrefix } from "../test/redis";
 
 async function main(): Promise<void> {
-  // As main.ts starts a control plane.
-  applyServerHeapSettings();
   const target = JSON.parse(process.env.BENCH_DATABASE ?? "") as DatabaseTarget;
   const db = await openDatabase(target);
   // Request logging would cost more than the handlers being measured.

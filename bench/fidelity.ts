@@ -13,10 +13,12 @@
 // Usage: pnpm bench:fidelity, with optional BENCH_LOW_RATE (5), BENCH_LOAD_RATES (100,300),
 // BENCH_SAMPLES (150 per delay and level), BENCH_MONITORS (10 per delay), BENCH_CPU_PROF=<dir> (V8 CPU profiles of
 // the agent's threads), BENCH_AGENT_NODE_ARGS (node flags for the agent, space-separated, e.g. V8's GC settings to try),
-// BENCH_SCHEDULED=0 (triggered checks only), BENCH_TARGET_RT=1 (the target under the real-time scheduler), BENCH_NO_DOC=1 (print only, leave the doc alone), VIGIL_TEST_REDIS_URL (else a Redis on
+// BENCH_SCHEDULED=0 (triggered checks only), BENCH_AGENT_RT=<priority> and BENCH_AGENT_NICE=<n> (the agent started under
+// `chrt --rr` and `nice -n`, as an operator would tune it: deploy/README.md), BENCH_TARGET_RT=1 (the target under the
+// real-time scheduler), BENCH_NO_DOC=1 (print only, leave the doc alone), VIGIL_TEST_REDIS_URL (else a Redis on
 // port 6391 via scripts/ensure-redis.sh). Build first: pnpm -s build (the agent runs from apps/agent/dist).
 // Progress goes to stderr; the tables to stdout and into docs/benchmarks.md.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -24,8 +26,8 @@ import { Queue } from "./pipeline/deps";
 import { PERIODICITY_MS, parseMonitorConfig, type HttpMonitorConfig, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { SLOT_LEAD_MS, checkQueueName, connectRedis, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
 import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
-import { setRealtime } from "../apps/agent/src/thread-priority";
 import { deletePrefix, redisServerUrl } from "../test/redis";
+import { threadScheduling, type ThreadScheduling } from "../test/thread-scheduling";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
 import { assertBuilt } from "./support/built";
 import { ROOT, writeDocsBlock } from "./support/doc";
@@ -104,7 +106,12 @@ function startTarget(): Promise<Omit<Target, "wire">> {
  */
 function punctualTarget(pid: number): string {
   if (process.env.BENCH_TARGET_RT !== "1") return "The target ran under the ordinary scheduler.";
-  const refused = setRealtime(1, String(pid), { allTasks: true });
+  let refused: string | undefined;
+  try {
+    execFileSync("chrt", ["--rr", "--all-tasks", "--pid", "1", String(pid)], { stdio: ["ignore", "ignore", "pipe"] });
+  } catch (error) {
+    refused = (error as { stderr?: Buffer }).stderr?.toString().trim() || (error as Error).message;
+  }
   return refused === undefined
     ? "The target ran under the round-robin real-time scheduler at priority 1 (`BENCH_TARGET_RT=1`), so that its answers come when their delay says."
     : `The target ran under the ordinary scheduler (\`BENCH_TARGET_RT=1\` was refused: ${refused}).`;
@@ -139,17 +146,19 @@ async function setTruths({ child, wire }: Target, samples: Sample[]): Promise<vo
   }
 }
 
-/** How the agent's check threads are scheduled, from its start log: null where the agent's setting was refused. */
-interface ThreadPriority {
-  nice: number | null;
-  rtPriority: number | null;
-}
-
-/** The agent, and how its check threads are scheduled. */
-function startAgent(redisUrl: string, prefix: string): Promise<{ child: ChildProcess; threads: ThreadPriority }> {
+/** The agent, under `nice -n BENCH_AGENT_NICE` and `chrt --rr BENCH_AGENT_RT` where they are given. */
+function startAgent(redisUrl: string, prefix: string): Promise<ChildProcess> {
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
   const nodeArgs = process.env.BENCH_AGENT_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...profile, ...nodeArgs, path.join(ROOT, "apps/agent/dist/main.js")], {
+  const command = [
+    ...(process.env.BENCH_AGENT_NICE ? ["nice", "-n", process.env.BENCH_AGENT_NICE] : []),
+    ...(process.env.BENCH_AGENT_RT ? ["chrt", "--rr", process.env.BENCH_AGENT_RT] : []),
+    process.execPath,
+    ...profile,
+    ...nodeArgs,
+    path.join(ROOT, "apps/agent/dist/main.js"),
+  ];
+  const child = spawn(command[0]!, command.slice(1), {
     stdio: ["ignore", "pipe", "inherit"],
     env: {
       ...process.env,
@@ -165,24 +174,19 @@ function startAgent(redisUrl: string, prefix: string): Promise<{ child: ChildPro
   });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
-    let threads: ThreadPriority = { nice: null, rtPriority: null };
     lines.on("line", (line) => {
-      if (line.includes('"msg":"check threads started')) threads = JSON.parse(line) as ThreadPriority;
-      if (line.includes('"msg":"agent started"')) resolve({ child, threads });
+      if (line.includes('"msg":"agent started"')) resolve(child);
     });
     child.once("exit", (code) => reject(new Error(`agent exited with ${code}`)));
   });
 }
 
-function describeThreadPriority({ nice, rtPriority }: ThreadPriority): string {
-  const niceText = nice === null ? "the agent's own nice value (`CHECK_THREAD_NICE` was refused)" : `nice ${nice} (\`CHECK_THREAD_NICE\`)`;
-  const scheduler =
-    rtPriority === null
-      ? "the ordinary scheduler (`CHECK_THREAD_RT_PRIORITY` was refused)"
-      : rtPriority === 0
-        ? "the ordinary scheduler (`CHECK_THREAD_RT_PRIORITY=0`)"
-        : `the round-robin real-time scheduler at priority ${rtPriority} (\`CHECK_THREAD_RT_PRIORITY\`)`;
-  return `The agent's check threads ran under ${scheduler}, at ${niceText}; its main thread at the benchmark's priority.`;
+/** How the agent's threads ran, as the kernel shows them once it started: the same for all unless tuned apart. */
+function describeAgentScheduling(pid: number): string {
+  const describe = ({ policy, rtPriority, nice }: ThreadScheduling) =>
+    `${rtPriority === 0 ? "the ordinary scheduler" : `the real-time scheduler ${policy === 1 ? "SCHED_FIFO" : "SCHED_RR"} at priority ${rtPriority}`}, at nice ${nice}`;
+  const ways = new Set([...threadScheduling(pid).values()].map(describe));
+  return `The agent's threads ran under ${[...ways].join("; some under ")}.`;
 }
 
 // ---- one level -------------------------------------------------------------------------------
@@ -421,8 +425,8 @@ async function main(): Promise<void> {
   try {
     // The truth must be warm too: a target's first requests parse and answer on cold code before its clock starts.
     for (let i = 0; i < 200; i++) await (await fetch(`http://127.0.0.1:${target.port}/delay/0`)).text();
-    const started = await startAgent(redisUrl, prefix);
-    agent = started.child;
+    agent = await startAgent(redisUrl, prefix);
+    const agentScheduling = describeAgentScheduling(agent.pid!);
     const watched: Watched = { target: pidTicks(target.child.pid!), redis: redisTicks(new URL(redisUrl).port), capture: pidTicks(target.wire.pid) };
     log(`agent ${agent.pid} started; target on port ${target.port}`);
     const lines: string[] = [];
@@ -467,9 +471,9 @@ async function main(): Promise<void> {
     const block = [
       `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}.`,
       "",
-      `Command: \`${["CHECK_THREAD_NICE", "CHECK_THREAD_RT_PRIORITY", "BENCH_TARGET_RT"].map((name) => (process.env[name] ? `${name}=${process.env[name]} ` : "")).join("")}${SCHEDULED ? "" : "BENCH_SCHEDULED=0 "}BENCH_LOW_RATE=${LOW_RATE} BENCH_LOAD_RATES=${LOAD_RATES.join(",")} BENCH_SAMPLES=${SAMPLES} BENCH_MONITORS=${MONITORS} pnpm bench:fidelity\`.`,
+      `Command: \`${["BENCH_AGENT_NICE", "BENCH_AGENT_RT", "BENCH_TARGET_RT"].map((name) => (process.env[name] ? `${name}=${process.env[name]} ` : "")).join("")}${SCHEDULED ? "" : "BENCH_SCHEDULED=0 "}BENCH_LOW_RATE=${LOW_RATE} BENCH_LOAD_RATES=${LOAD_RATES.join(",")} BENCH_SAMPLES=${SAMPLES} BENCH_MONITORS=${MONITORS} pnpm bench:fidelity\`.`,
       "",
-      `${describeThreadPriority(started.threads)} ${targetScheduling}`,
+      `${agentScheduling} ${targetScheduling}`,
       "",
       "Errors in ms (reported − the request's phases on the wire, from the loopback capture; goal: within ±1 ms at p50 and ±3 ms at p99, no check degraded unless its exchange on the wire took longer than `degradedAt`):",
       "",

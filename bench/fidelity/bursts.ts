@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     config: parseMonitorConfig("http", { name: "burst", url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, periodicity: "30s", retry: 0, timeout: 5_000 }),
     trigger: "manual",
   };
-  const threads = await CheckThreads.start(1, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: true, allowedTargetCidrs: [] }, nice: 0, rtPriority: 0 }, createLogger("silent", "bench"));
+  const threads = await CheckThreads.start(1, { dnsServers: undefined, addressPolicy: { allowPrivateTargets: true, allowedTargetCidrs: [] } }, createLogger("silent", "bench"));
   /** connectMs by position in the round: checks handed over `together` at once, or one per round. */
   const measure = async (together: number): Promise<number[][]> => {
     const byPosition: number[][] = Array.from({ length: BURST }, () => []);

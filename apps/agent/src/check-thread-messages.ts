@@ -6,10 +6,6 @@ import type { CheckJobData } from "@vigil/queue";
 export interface CheckThreadSettings {
   dnsServers: string[] | undefined;
   addressPolicy: AddressPolicySettings;
-  /** CHECK_THREAD_NICE: the thread's nice value, where the agent may set it. */
-  nice: number;
-  /** CHECK_THREAD_RT_PRIORITY: the thread's real-time priority (0 for none), where the agent may set it. */
-  rtPriority: number;
 }
 
 export interface ToCheckThread {
@@ -17,14 +13,9 @@ export interface ToCheckThread {
   job: CheckJobData;
 }
 
-/**
- * `ready` once warmed up (with the warm-up checks that succeeded, and why the thread keeps the process's priority
- * where its nice value or real-time priority was refused); then one answer per check.
- */
+/** `ready` once warmed up (with the warm-up checks that succeeded); then one answer per check. */
 export type FromCheckThread = { ready: ThreadReady } | { id: number; outcome: CheckOutcome } | { id: number; error: string };
 
 export interface ThreadReady {
   warmUpChecks: number;
-  niceRefused?: string;
-  rtPriorityRefused?: string;
 }

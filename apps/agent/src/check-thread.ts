@@ -8,7 +8,6 @@ import { runCheck, warmUpChecks } from "@vigil/checks";
 import { AddressPolicy } from "@vigil/domain";
 import type { CheckThreadSettings, FromCheckThread, ToCheckThread } from "./check-thread-messages";
 import { oneStartPerTurn } from "./one-start-per-turn";
-import { setThreadNice, setThreadRealtime } from "./thread-priority";
 
 const settings = workerData as CheckThreadSettings;
 const env = { dnsServers: settings.dnsServers, addressPolicy: new AddressPolicy(settings.addressPolicy) };
@@ -22,10 +21,7 @@ const start = oneStartPerTurn(({ id, job }: ToCheckThread) =>
   ),
 );
 
-const niceRefused = setThreadNice(settings.nice);
 void warmUpChecks().then((warmUpChecks) => {
-  // After the warm-up, which keeps a core busy for a while: a real-time thread would take it from every other process.
-  const rtPriorityRefused = setThreadRealtime(settings.rtPriority);
   port.on("message", start);
-  answer({ ready: { warmUpChecks, ...(niceRefused !== undefined && { niceRefused }), ...(rtPriorityRefused !== undefined && { rtPriorityRefused }) } });
+  answer({ ready: { warmUpChecks } });
 });

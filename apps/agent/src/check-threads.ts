@@ -75,29 +75,7 @@ export class CheckThreads {
   static async start(count: number, settings: CheckThreadSettings, logger: Logger): Promise<CheckThreads> {
     const threads = new CheckThreads(settings, logger);
     const ready = await Promise.all(Array.from({ length: count }, () => threads.add().ready));
-    const niceRefused = ready.find((thread) => thread.niceRefused !== undefined)?.niceRefused;
-    const rtPriorityRefused = ready.find((thread) => thread.rtPriorityRefused !== undefined)?.rtPriorityRefused;
-    logger.info(
-      {
-        threads: count,
-        warmUpChecks: ready.map((thread) => thread.warmUpChecks),
-        nice: niceRefused === undefined ? settings.nice : null,
-        rtPriority: rtPriorityRefused === undefined ? settings.rtPriority : null,
-      },
-      "check threads started and warmed up on loopback",
-    );
-    if (niceRefused !== undefined) {
-      logger.info(
-        { nice: settings.nice, reason: niceRefused },
-        "check threads run at the agent's own priority: CHECK_THREAD_NICE was refused (a lower value needs CAP_SYS_NICE); their timings wait longer for a core on a busy host",
-      );
-    }
-    if (rtPriorityRefused !== undefined) {
-      logger.info(
-        { rtPriority: settings.rtPriority, reason: rtPriorityRefused },
-        "check threads run under the ordinary scheduler: CHECK_THREAD_RT_PRIORITY was refused (it needs CAP_SYS_NICE or RLIMIT_RTPRIO, and chrt from util-linux); their timings wait for a core on a busy host",
-      );
-    }
+    logger.info({ threads: count, warmUpChecks: ready.map((thread) => thread.warmUpChecks) }, "check threads started and warmed up on loopback");
     return threads;
   }
 

@@ -4,7 +4,6 @@ import { ADDRESS_POLICY_SETTING_NAMES, AddressPolicy, REGION_IDS, isRegionId, ty
 import type { OtlpProtocol } from "./metrics-export";
 import { MAX_IN_FLIGHT } from "./in-flight-limit";
 import { MAX_CHECK_THREADS, defaultCheckThreads } from "./check-threads";
-import { DEFAULT_CHECK_THREAD_NICE, DEFAULT_CHECK_THREAD_RT_PRIORITY, MAX_NICE, MAX_RT_PRIORITY, MIN_NICE } from "./thread-priority";
 
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
 const milliseconds = () => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).optional());
@@ -51,14 +50,6 @@ const envSchema = z.object({
     wholeNumber(1, MAX_IN_FLIGHT, "; leave it unset to let the agent derive it from its open-file limit and memory").optional(),
   ),
   CHECK_THREADS: z.preprocess(unsetIfEmpty, wholeNumber(1, MAX_CHECK_THREADS).optional()),
-  CHECK_THREAD_NICE: z.preprocess(
-    unsetIfEmpty,
-    wholeNumber(MIN_NICE, MAX_NICE, " (a nice value: lower runs first)").default(DEFAULT_CHECK_THREAD_NICE),
-  ),
-  CHECK_THREAD_RT_PRIORITY: z.preprocess(
-    unsetIfEmpty,
-    wholeNumber(0, MAX_RT_PRIORITY, " (a real-time priority; 0 for the ordinary scheduler)").default(DEFAULT_CHECK_THREAD_RT_PRIORITY),
-  ),
   DNS_SERVERS: serverList,
   HEALTH_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65_535).default(8081)),
   HEALTH_HOST: z.preprocess(unsetIfEmpty, z.string().min(1).default("0.0.0.0")),
@@ -101,10 +92,6 @@ export interface AgentConfig {
   concurrency: number | undefined;
   /** CHECK_THREADS: threads that run the checks, apart from the main thread's Redis work. */
   checkThreads: number;
-  /** CHECK_THREAD_NICE: the check threads' nice value, where the agent may set it (thread-priority.ts). */
-  checkThreadNice: number;
-  /** CHECK_THREAD_RT_PRIORITY: the check threads' real-time priority, 0 for none, where the agent may set it (thread-priority.ts). */
-  checkThreadRtPriority: number;
   /** DNS servers for DNS checks and host names; the system's when undefined. */
   dnsServers: string[] | undefined;
   healthPort: number;
@@ -126,8 +113,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
     redisPrefix: redis.prefix,
     concurrency: e.CONCURRENCY,
     checkThreads: e.CHECK_THREADS ?? defaultCheckThreads(),
-    checkThreadNice: e.CHECK_THREAD_NICE,
-    checkThreadRtPriority: e.CHECK_THREAD_RT_PRIORITY,
     dnsServers: e.DNS_SERVERS && e.DNS_SERVERS.length > 0 ? e.DNS_SERVERS : undefined,
     healthPort: e.HEALTH_PORT,
     healthHost: e.HEALTH_HOST,

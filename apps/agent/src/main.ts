@@ -22,11 +22,7 @@ async function main(): Promise<void> {
   const limits = processLimits();
   const inFlight = chooseInFlightLimit(config.concurrency, limits);
   logInFlightLimit(inFlight, limits, logger);
-  const threads = await CheckThreads.start(
-    config.checkThreads,
-    { dnsServers: config.dnsServers, addressPolicy: config.addressPolicy.settings, nice: config.checkThreadNice, rtPriority: config.checkThreadRtPriority },
-    logger,
-  );
+  const threads = await CheckThreads.start(config.checkThreads, { dnsServers: config.dnsServers, addressPolicy: config.addressPolicy.settings }, logger);
   const metrics = new MetricExports({ ...config.otlp, region: config.region, instanceId: agentName(), addressPolicy: config.addressPolicy }, logger);
   const checks = startCheckWorker(config, inFlight.limit, (job) => threads.run(job), redis, metrics, logger);
   logWorkerErrors(checks.worker, redis, redisState, logger);

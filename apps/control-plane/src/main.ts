@@ -10,10 +10,8 @@ import { loadSecretBox } from "./notifications/secrets";
 import { startPipeline } from "./pipeline";
 import { createLogger } from "@vigil/logging";
 import { apiPartsOf, startApiServer } from "./server";
-import { applyServerHeapSettings } from "./heap-settings";
 
 async function main(): Promise<void> {
-  applyServerHeapSettings();
   const config = loadConfig();
   const logger = createLogger(config.logLevel, "control-plane");
   const embedded = config.database.kind === "pglite";
