@@ -11,7 +11,10 @@ const swc = [
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
-  transform: { "^.+\\.ts$": swc },
+  // p-retry and its is-network-error ship as ES modules only, which Jest's CommonJS runtime cannot require
+  // before Node 24.9: SWC compiles them like our own sources.
+  transform: { "^.+\\.ts$": swc, "/node_modules/.+\\.js$": swc },
+  transformIgnorePatterns: ["/node_modules/(?!(\\.pnpm/)?(p-retry|is-network-error)[@/])"],
   moduleNameMapper: {
     // Generated code imports its TypeScript siblings as .js.
     "^(\\.{1,2}/.*)\\.js$": "$1",

@@ -20,7 +20,7 @@ describe("What is made once per shared object, held by the object's id", () => {
     expect(made).toEqual(["a", "a", "a"]);
   });
 
-  it("holds at most its limit, letting the oldest made go first", () => {
+  it("holds at most its limit, letting the least recently used go first", () => {
     const { cache, made } = counting(2);
     const [a, b, c] = ["a", "b", "c"].map((id) => ({ id, name: id }));
     cache.of(a!);
@@ -32,6 +32,20 @@ describe("What is made once per shared object, held by the object's id", () => {
     made.length = 0;
     cache.of(a2);
     cache.of(c!);
+    expect(made).toEqual([]);
+    cache.of(b!);
+    expect(made).toEqual(["b"]);
+  });
+
+  it("counts handing out as a use: what was made first but asked for since stays", () => {
+    const { cache, made } = counting(2);
+    const [a, b, c] = ["a", "b", "c"].map((id) => ({ id, name: id }));
+    cache.of(a!);
+    cache.of(b!);
+    expect(cache.madeFor("a")).toBe("a:a");
+    cache.of(c!);
+    made.length = 0;
+    cache.of(a!);
     expect(made).toEqual([]);
     cache.of(b!);
     expect(made).toEqual(["b"]);

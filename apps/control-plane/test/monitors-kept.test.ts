@@ -341,14 +341,14 @@ describe("Monitors kept past the limit of kept records", () => {
         SELECT gen_random_uuid()::text, ${workspaceId}, 'http', 'm' || i, 'https://example.com', '1m', 1000, 0, '{}', ${active}, false, 1000,
                timestamp '2026-01-01' + i * interval '1 second', now()
           FROM generate_series(0, ${count - 1}::int) AS i`;
-      // The page's monitors are kept first, so they are the oldest kept; the reconciliation's read of every active monitor then fills the records past the limit by one.
+      // The page's monitors are kept first, so they are the least recently used; the reconciliation's read of every active monitor then fills the records past the limit by one.
       await add(paged.id, 100, false);
       await add(others.id, MAX_KEPT_RECORDS - 99, true);
       const repository = new MonitorRepository(db.prisma);
       expect((await repository.list(paged.id, 100, 0)).records).toHaveLength(100);
       await repository.listActive();
 
-      // One of the page's monitors changes: the page's read keeps two records (that one, and the one let go above), which lets go of one the page found kept.
+      // One of the page's monitors changes: the page's read keeps two records (that one, and the one let go above), which lets go of two others.
       await db.prisma.$executeRaw`UPDATE monitors SET name = 'changed' WHERE workspace_id = ${paged.id} AND name = 'm50'`;
       const { records, total } = await repository.list(paged.id, 100, 0);
       expect(total).toBe(100);

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import pRetry from "p-retry";
 import { toVigilError, VigilError } from "./errors.js";
-import { API_KEY_ENV, type CallOptions, type ResolvedOptions, type RetryPolicy } from "./options.js";
+import { API_KEY_ENV, type CallOptions, type ResolvedOptions } from "./options.js";
 
 /** One try of a call: it gets the key to send and a signal that ends it at the deadline or on abort. */
 export type Attempt<T> = (apiKey: string, signal: AbortSignal) => Promise<T>;
@@ -23,22 +23,18 @@ export async function runCall<T>(config: ResolvedOptions, idempotent: boolean, o
     if (deadline.aborted) return new VigilError("deadline_exceeded", `the call did not finish within ${timeoutMs} ms`);
     return undefined;
   };
-  const attempts = idempotent ? Math.max(1, config.retry.maxAttempts) : 1;
-  for (let number = 1; ; number++) {
-    const early = stopped();
-    if (early) throw early;
-    try {
-      return await attempt(apiKey, signal);
-    } catch (error) {
-      const failure = stopped() ?? toVigilError(error);
-      if (failure.code !== "unavailable" || number >= attempts) throw failure;
-      await sleep(backoffMs(config.retry, number), undefined, { signal }).catch(() => undefined);
-    }
+  const { maxAttempts, initialDelayMs, maxDelayMs } = config.retry;
+  try {
+    return await pRetry(() => attempt(apiKey, signal), {
+      retries: idempotent ? Math.max(1, maxAttempts) - 1 : 0,
+      minTimeout: initialDelayMs,
+      maxTimeout: maxDelayMs,
+      // Each wait is 1 to 2 times its step (at most maxDelayMs), so that clients that failed together come back apart.
+      randomize: true,
+      signal,
+      shouldRetry: ({ error }) => toVigilError(error).code === "unavailable",
+    });
+  } catch (error) {
+    throw stopped() ?? toVigilError(error);
   }
-}
-
-/** Exponential backoff with jitter: half the step is fixed, half random, so clients that failed together spread out. */
-function backoffMs(policy: RetryPolicy, failedAttempts: number): number {
-  const step = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (failedAttempts - 1));
-  return step / 2 + Math.random() * (step / 2);
 }

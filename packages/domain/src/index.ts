@@ -1,6 +1,7 @@
 export * from "./address-policy";
 export * from "./alerting";
 export * from "./check-rules";
+export * from "./dependency-retry";
 export * from "./retention";
 export * from "./external-id";
 export * from "./fingerprint";

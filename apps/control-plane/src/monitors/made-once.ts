@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+
 /**
  * What is made from a shared object once, and handed out again while that
  * object is the latest of its id: a monitor's API message from its kept
@@ -12,22 +14,22 @@
  * them with the rest, concurrently.
  */
 export class MadeOnce<T extends { readonly id: string }, V> {
-  private readonly made = new Map<string, { of: T; value: V }>();
+  private readonly made: LRUCache<string, { of: T; value: V }>;
 
-  /** `limit` bounds what is held: past it the oldest made goes first, as records do (records-by-version.ts). */
+  /** `limit` bounds what is held: past it the least recently used goes first, as records do (records-by-version.ts). */
   constructor(
     private readonly make: (of: T) => V,
-    private readonly limit: number,
-  ) {}
+    limit: number,
+  ) {
+    this.made = new LRUCache({ max: limit });
+  }
 
   of(source: T): V {
     const kept = this.made.get(source.id);
     if (kept?.of === source) return kept.value;
     const value = this.make(source);
-    // Made again for a newer object of the id (the monitor changed): it replaces the old one, now the newest.
-    this.made.delete(source.id);
+    // Made again for a newer object of the id (the monitor changed): it replaces the old one.
     this.made.set(source.id, { of: source, value });
-    if (this.made.size > this.limit) this.made.delete(this.made.keys().next().value!);
     return value;
   }
 

@@ -1,8 +1,9 @@
+import { LRUCache } from "lru-cache";
 import { monitorChanges, type MonitorChanges, type PrismaClient } from "@vigil/db";
 import { onePerDatabase } from "./per-database";
 import { keptRecords, type RecordsByVersion } from "./records-by-version";
 
-/** Pages kept at most, of every workspace; past it the oldest kept go first. */
+/** Pages kept at most, of every workspace; past it the least recently used go first. */
 const MAX_PAGES = 1_000;
 
 /** A page of ListMonitors as its statement read it: the monitors' ids in order, and the workspace's total. */
@@ -19,7 +20,15 @@ export interface KeptPage {
  * trusted once the records are caught up with the database.
  */
 export class PagesKept {
-  private readonly pages = new Map<string, KeptPage & { workspaceId: string }>();
+  private readonly pages = new LRUCache<string, KeptPage & { workspaceId: string }>({
+    max: MAX_PAGES,
+    // However a page goes (dropped, replaced, or let go past MAX_PAGES), its workspace's keys lose it.
+    dispose: ({ workspaceId }, key) => {
+      const keys = this.byWorkspace.get(workspaceId);
+      keys?.delete(key);
+      if (keys?.size === 0) this.byWorkspace.delete(workspaceId);
+    },
+  });
   /** The keys of each workspace's kept pages: a bulk insert announces one change per monitor. */
   private readonly byWorkspace = new Map<string, Set<string>>();
 
@@ -29,13 +38,8 @@ export class PagesKept {
   ) {
     changes?.subscribe((change) => {
       if (change && !change.membership) return;
-      if (change === null) {
-        this.pages.clear();
-        this.byWorkspace.clear();
-      } else {
-        for (const key of this.byWorkspace.get(change.workspaceId) ?? []) this.pages.delete(key);
-        this.byWorkspace.delete(change.workspaceId);
-      }
+      if (change === null) this.pages.clear();
+      else for (const key of this.byWorkspace.get(change.workspaceId) ?? []) this.pages.delete(key);
     });
   }
 
@@ -47,18 +51,10 @@ export class PagesKept {
   keep(workspaceId: string, limit: number, offset: number, page: KeptPage, readStarted: number): void {
     if (!this.records.missedNothingSince(readStarted)) return;
     const key = pageKey(workspaceId, limit, offset);
-    this.pages.delete(key);
     this.pages.set(key, { ...page, workspaceId });
     let keys = this.byWorkspace.get(workspaceId);
     if (!keys) this.byWorkspace.set(workspaceId, (keys = new Set()));
     keys.add(key);
-    if (this.pages.size > MAX_PAGES) {
-      const [oldest, { workspaceId: of }] = this.pages.entries().next().value!;
-      this.pages.delete(oldest);
-      const kept = this.byWorkspace.get(of)!;
-      kept.delete(oldest);
-      if (kept.size === 0) this.byWorkspace.delete(of);
-    }
   }
 }
 

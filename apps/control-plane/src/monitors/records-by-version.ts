@@ -1,8 +1,9 @@
+import { LRUCache } from "lru-cache";
 import { monitorChanges, type MonitorChanges, type PrismaClient } from "@vigil/db";
 import type { MonitorRecord } from "@vigil/domain";
 import { onePerDatabase } from "./per-database";
 
-/** Monitors kept in memory at most; past it the oldest kept go first. */
+/** Monitors kept in memory at most; past it the least recently used go first. */
 export const MAX_KEPT_RECORDS = 20_000;
 
 interface Kept {
@@ -31,7 +32,7 @@ interface Kept {
  * changes a record in place.
  */
 export class RecordsByVersion {
-  private readonly records = new Map<string, Kept>();
+  private readonly records = new LRUCache<string, Kept>({ max: MAX_KEPT_RECORDS });
   /** Changes heard so far; a read that started at this count and ends at it missed none. */
   private heard = 0;
 
@@ -76,9 +77,7 @@ export class RecordsByVersion {
   }
 
   keep(version: string, record: MonitorRecord, workspaceId: string, readStarted: number): void {
-    this.records.delete(record.id);
     this.records.set(record.id, { version, record, workspaceId, current: this.missedNothingSince(readStarted) });
-    if (this.records.size > MAX_KEPT_RECORDS) this.records.delete(this.records.keys().next().value!);
   }
 
   /** The database answered, for a read started at `readStarted`, that the monitor is still at `version`. */

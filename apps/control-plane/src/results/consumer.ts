@@ -1,4 +1,6 @@
+import pRetry, { type RetryContext } from "p-retry";
 import type { PrismaClient } from "@vigil/db";
+import { DEPENDENCY_RETRY } from "@vigil/domain";
 import { RESULTS_GROUP, closeRedis, decodeResult, resultsStreamKey, type ResultMessage, type RedisConnection } from "@vigil/queue";
 import type { Logger } from "@vigil/logging";
 import type { StatusRules } from "../status/rules";
@@ -23,11 +25,10 @@ export interface ConsumerOptions {
   blockMs?: number;
   /** Entries another consumer took but has not acknowledged for this long are taken over (it died). */
   claimIdleMs?: number;
-  /** Longest wait between tries while storing fails (the database away): the waits double from 1 s up to this. */
+  /** Longest wait between tries while storing fails (the database away); DEPENDENCY_RETRY's unless set. */
   maxRetryDelayMs?: number;
 }
 
-const RETRY_BASE_MS = 1_000;
 /** Entries read per batch unless ConsumerOptions.batchSize says otherwise. */
 export const DEFAULT_BATCH_SIZE = 2_000;
 
@@ -51,7 +52,10 @@ export class ResultsConsumer {
   private lastClaim = 0;
   private groupReady = false;
   private readonly maxRetryDelayMs: number;
-  private wake: () => void = () => {};
+  /** The next batch, read from Redis while the database stores the one before. */
+  private ahead: Promise<Entry[]> | undefined;
+  /** Aborted by stop(): cuts short the wait before a retry. */
+  private readonly stopped = new AbortController();
   private giveUpOnRedis: () => void = () => {};
   /**
    * Rejects once stop() gives up on an unreachable Redis. Raced with every command: a connection closed while
@@ -72,7 +76,7 @@ export class ResultsConsumer {
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.blockMs = options.blockMs ?? 1_000;
     this.claimIdleMs = options.claimIdleMs ?? 30_000;
-    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 10_000;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? DEPENDENCY_RETRY.maxTimeout;
     this.redisGivenUp.catch(() => {});
   }
 
@@ -92,7 +96,7 @@ export class ResultsConsumer {
    */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake();
+    this.stopped.abort();
     // The connection is closed once, below: closeRedis drops it while Redis is unreachable.
     const giveUp = () => this.giveUpOnRedis();
     if (this.redis.status === "ready") this.redis.once("close", giveUp);
@@ -102,51 +106,63 @@ export class ResultsConsumer {
     await closeRedis(this.redis);
   }
 
+  /** Batch after batch; a failed one is read and stored again after a wait (DEPENDENCY_RETRY) until it is stored. */
   private async loop(): Promise<void> {
-    let failures = 0;
-    /** The next batch, read from Redis while the database stores the one before. */
-    let ahead: Promise<Entry[]> | undefined;
     while (!this.stopping) {
-      try {
-        if (!this.groupReady) {
-          await this.ensureGroup();
-          this.groupReady = true;
-        }
-        const entries = await (ahead ?? this.next(true));
-        ahead = undefined;
-        if (entries.length > 0) {
-          // Not while reading our unacknowledged entries: that read would return this batch again.
-          // Without BLOCK: an empty stream answers at once, so this batch's XACK on the same
-          // connection never waits behind a blocking read.
-          if (!this.backlog) {
-            ahead = this.next(false);
-            // Its failure, if any, is met where it is awaited.
-            ahead.catch(() => {});
-          }
-          await this.handle(entries);
-        }
-        failures = 0;
-      } catch (error) {
-        // A read ahead must have settled before we go back to our unacknowledged entries, or it
-        // could mark the backlog read after we asked for it again.
-        await ahead?.catch(() => {});
-        ahead = undefined;
-        // Unacknowledged entries stay ours: read them again before new ones.
-        this.backlog = true;
-        if (String(error).includes("NOGROUP")) {
-          // Redis lost the stream (flushed or replaced): start it again; agents keep appending.
-          this.logger.warn("the results stream or its consumer group is gone; recreating it");
-          this.groupReady = false;
-          continue;
-        }
-        failures++;
-        const delayMs = Math.min(RETRY_BASE_MS * 2 ** (failures - 1), this.maxRetryDelayMs);
-        const what = isDatabaseUnavailable(error) ? "the database is unreachable; results wait in the stream" : "storing results failed";
-        this.logger.error({ err: error, attempt: failures, delayMs }, `${what}; retrying`);
-        await this.pause(delayMs);
-      }
+      await pRetry(() => this.step(), {
+        ...DEPENDENCY_RETRY,
+        maxTimeout: this.maxRetryDelayMs,
+        retries: Infinity,
+        signal: this.stopped.signal,
+        onFailedAttempt: (context) => this.failed(context),
+        // Redis lost the stream (flushed or replaced): it is recreated at once, not waited for.
+        shouldConsumeRetry: ({ error }) => !isNoGroup(error),
+      }).catch((error: unknown) => {
+        if (!this.stopping) throw error;
+      });
     }
-    await this.finishReadAhead(ahead);
+    await this.finishReadAhead(this.ahead);
+  }
+
+  private async step(): Promise<void> {
+    try {
+      if (!this.groupReady) {
+        await this.ensureGroup();
+        this.groupReady = true;
+      }
+      const entries = await (this.ahead ?? this.next(true));
+      this.ahead = undefined;
+      if (entries.length === 0) return;
+      // Not while reading our unacknowledged entries: that read would return this batch again.
+      // Without BLOCK: an empty stream answers at once, so this batch's XACK on the same
+      // connection never waits behind a blocking read.
+      if (!this.backlog) {
+        this.ahead = this.next(false);
+        // Its failure, if any, is met where it is awaited.
+        this.ahead.catch(() => {});
+      }
+      await this.handle(entries);
+    } catch (error) {
+      // p-retry gives up at once on a TypeError (it takes one for a fault in the code); here every failure waits
+      // and tries again, as the batch stays in the stream either way.
+      throw error instanceof TypeError ? new Error(error.message, { cause: error }) : error;
+    }
+  }
+
+  private async failed({ error, retriesConsumed }: RetryContext): Promise<void> {
+    // A read ahead must have settled before we go back to our unacknowledged entries, or it
+    // could mark the backlog read after we asked for it again.
+    await this.ahead?.catch(() => {});
+    this.ahead = undefined;
+    // Unacknowledged entries stay ours: read them again before new ones.
+    this.backlog = true;
+    if (isNoGroup(error)) {
+      this.logger.warn("the results stream or its consumer group is gone; recreating it");
+      this.groupReady = false;
+      return;
+    }
+    const what = isDatabaseUnavailable(error) ? "the database is unreachable; results wait in the stream" : "storing results failed";
+    this.logger.error({ err: error, attempt: retriesConsumed + 1 }, `${what}; retrying`);
   }
 
   /** Stores a batch read ahead when stop() came, so that stopping leaves none of ours unacknowledged. */
@@ -157,18 +173,6 @@ export class ResultsConsumer {
     } catch (error) {
       this.logger.warn({ err: error }, "storing the batch read ahead failed while stopping; another control plane takes it over");
     }
-  }
-
-  /** Waits before a retry, cut short by stop(). */
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.stopping) return resolve();
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 
   private async ensureGroup(): Promise<void> {
@@ -234,3 +238,5 @@ export class ResultsConsumer {
     );
   }
 }
+
+const isNoGroup = (error: unknown) => String(error).includes("NOGROUP");
