@@ -19,7 +19,7 @@ import {
   type MonitorKind,
   type OpenTelemetryConfig,
 } from "../monitor-config";
-import { ValidationError, quoted } from "../validation";
+import { fieldsOfMask } from "./update-mask";
 import {
   httpMethodCodec,
   monitorStatusCodec,
@@ -127,11 +127,7 @@ export function fieldsToUpdate<K extends MonitorKind>(kind: K, message: MonitorM
   const record = message as unknown as Record<string, unknown>;
   let names: string[];
   if (mask && mask.paths.length > 0) {
-    names = mask.paths.map((path) => {
-      const field = fields.find((f) => f.name === path || f.localName === path || f.jsonName === path);
-      if (!field) throw ValidationError.of("updateMask", `names ${quoted(path)}, which is not a field of a ${kind.toUpperCase()} monitor that can be updated`);
-      return field.localName;
-    });
+    names = fieldsOfMask(fields, mask, `a field of a ${kind.toUpperCase()} monitor that can be updated`).map((field) => field.localName);
   } else {
     names = fields
       .filter((field) => {

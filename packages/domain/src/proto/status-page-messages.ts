@@ -9,7 +9,7 @@ import {
   type StatusPageComponentGroup,
 } from "@vigil/proto/status-page";
 import { DEFAULT_ACCESS_TYPE, type ComponentFields, type ComponentType, type PageFields } from "../status-page-config";
-import { ValidationError, quoted } from "../validation";
+import { fieldsOfMask } from "./update-mask";
 
 type Fields<K extends string> = Partial<Record<K, unknown>>;
 
@@ -30,9 +30,7 @@ function changedFields<K extends string>(schema: DescMessage, updatable: readonl
   };
   if (mask && mask.paths.length > 0) {
     return Object.fromEntries(
-      mask.paths.map((path) => {
-        const field = fields.find((f) => f.name === path || f.localName === path || f.jsonName === path);
-        if (!field) throw ValidationError.of("updateMask", `names ${quoted(path)}, which is not a field that can be updated (${updatable.join(", ")})`);
+      fieldsOfMask(fields, mask, `a field that can be updated (${updatable.join(", ")})`).map((field) => {
         const key = field.localName as K;
         // A list is never absent: sent empty, it is cleared as it reads.
         const value = values[key];
