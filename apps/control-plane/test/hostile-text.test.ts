@@ -18,7 +18,7 @@ const periodicity = Periodicity.PERIODICITY_1M;
 const site = { name: "site", url: "https://example.com/", periodicity };
 
 /** The call is refused with invalid_argument, naming each of `fields` (and nothing is answered internal). */
-async function expectRefused(call: Promise<unknown>, fields: string[], rule: RegExp) {
+async function expectViolations(call: Promise<unknown>, fields: string[], rule: RegExp) {
   const error = await rejection(call);
   expect(Code[error.code]).toBe(Code[Code.InvalidArgument]);
   const violations = error.rawMessage.split("; ");
@@ -46,7 +46,7 @@ describe.each(BACKENDS)("hostile text on %s", (backend) => {
   describe("U+0000", () => {
     it("is refused in every text field of a monitor, naming each", async () => {
       const nul = "a\u0000b";
-      await expectRefused(
+      await expectViolations(
         api.client(keys.write.key).createHTTPMonitor({
           monitor: {
             name: nul,
@@ -63,7 +63,7 @@ describe.each(BACKENDS)("hostile text on %s", (backend) => {
         ["monitor.name", "monitor.body", "monitor.description", "monitor.headers[0].value", "monitor.bodyAssertions[0].target", "monitor.headerAssertions[0].target", "monitor.openTelemetry.headers[0].value"],
         NOT_STORABLE,
       );
-      await expectRefused(api.client(keys.write.key).createHTTPMonitor({ monitor: { ...site, externalId: nul } }), ["monitor.externalId"], NOT_STORABLE);
+      await expectViolations(api.client(keys.write.key).createHTTPMonitor({ monitor: { ...site, externalId: nul } }), ["monitor.externalId"], NOT_STORABLE);
       expect(await api.db.prisma.monitor.count()).toBe(0);
     });
 
@@ -76,11 +76,11 @@ describe.each(BACKENDS)("hostile text on %s", (backend) => {
 
     it("is refused in pages, components, groups and channels", async () => {
       const pages = api.statusPageClient(keys.write.key);
-      await expectRefused(pages.createStatusPage({ statusPage: { title: "a\u0000", slug: "nul", description: "\u0000" } }), ["statusPage.title", "statusPage.description"], NOT_STORABLE);
+      await expectViolations(pages.createStatusPage({ statusPage: { title: "a\u0000", slug: "nul", description: "\u0000" } }), ["statusPage.title", "statusPage.description"], NOT_STORABLE);
       const page = (await pages.createStatusPage({ statusPage: { title: "Status", slug: `nul-${backend}` } })).statusPage!;
-      await expectRefused(pages.createStatusPageComponent({ component: { pageId: page.id, type: "static", name: "\u0000" } }), ["component.name"], NOT_STORABLE);
-      await expectRefused(pages.createStatusPageComponentGroup({ group: { pageId: page.id, name: "\u0000" } }), ["group.name"], NOT_STORABLE);
-      await expectRefused(
+      await expectViolations(pages.createStatusPageComponent({ component: { pageId: page.id, type: "static", name: "\u0000" } }), ["component.name"], NOT_STORABLE);
+      await expectViolations(pages.createStatusPageComponentGroup({ group: { pageId: page.id, name: "\u0000" } }), ["group.name"], NOT_STORABLE);
+      await expectViolations(
         api.notificationClient(keys.write.key).createNotification({
           notification: { name: "\u0000", providerType: "webhook", monitorIds: ["\u0000"], provider: { case: "webhook", value: { endpoint: "https://example.com/hook", headers: [{ key: "x", value: "\u0000" }] } } },
         }),
@@ -92,13 +92,13 @@ describe.each(BACKENDS)("hostile text on %s", (backend) => {
     it("is refused in every id a request names, before any lookup", async () => {
       const id = "0197\u0000";
       const rule = /must not contain U\+0000/;
-      await expectRefused(api.client(keys.read.key).getMonitor({ id }), ["id"], rule);
-      await expectRefused(api.client(keys.write.key).deleteMonitor({ id }), ["id"], rule);
-      await expectRefused(api.incidents(keys.read.key).getIncident({ id }), ["id"], rule);
-      await expectRefused(api.incidents(keys.read.key).listIncidents({ monitorId: id }), ["monitorId"], rule);
-      await expectRefused(api.statusPageClient(keys.read.key).getStatusPage({ id }), ["id"], rule);
-      await expectRefused(api.statusPageClient(keys.read.key).listStatusPageComponents({ pageId: id }), ["pageId"], rule);
-      await expectRefused(api.notificationClient(keys.read.key).getNotification({ id }), ["id"], rule);
+      await expectViolations(api.client(keys.read.key).getMonitor({ id }), ["id"], rule);
+      await expectViolations(api.client(keys.write.key).deleteMonitor({ id }), ["id"], rule);
+      await expectViolations(api.incidents(keys.read.key).getIncident({ id }), ["id"], rule);
+      await expectViolations(api.incidents(keys.read.key).listIncidents({ monitorId: id }), ["monitorId"], rule);
+      await expectViolations(api.statusPageClient(keys.read.key).getStatusPage({ id }), ["id"], rule);
+      await expectViolations(api.statusPageClient(keys.read.key).listStatusPageComponents({ pageId: id }), ["pageId"], rule);
+      await expectViolations(api.notificationClient(keys.read.key).getNotification({ id }), ["id"], rule);
       expect(errorLines()).toEqual([]);
     });
 
@@ -125,22 +125,22 @@ describe.each(BACKENDS)("hostile text on %s", (backend) => {
     it("refuse control characters and noncharacters, where a description takes tabs and line breaks", async () => {
       const monitors = api.client(keys.write.key);
       for (const name of unreadable) {
-        await expectRefused(monitors.createHTTPMonitor({ monitor: { ...site, name } }), ["monitor.name"], NOT_READABLE);
+        await expectViolations(monitors.createHTTPMonitor({ monitor: { ...site, name } }), ["monitor.name"], NOT_READABLE);
       }
-      await expectRefused(monitors.createHTTPMonitor({ monitor: { ...site, description: "bell\u0007" } }), ["monitor.description"], NOT_READABLE);
+      await expectViolations(monitors.createHTTPMonitor({ monitor: { ...site, description: "bell\u0007" } }), ["monitor.description"], NOT_READABLE);
       const created = (await monitors.createHTTPMonitor({ monitor: { ...site, name: "Ünïcode ✓ 🚀", description: "first line\n\tsecond line\r\n" } })).monitor!;
       expect({ name: created.name, description: created.description }).toEqual({ name: "Ünïcode ✓ 🚀", description: "first line\n\tsecond line\r\n" });
-      await expectRefused(monitors.updateHTTPMonitor({ id: created.id, monitor: { name: "non\ufffe" } }), ["monitor.name"], NOT_READABLE);
+      await expectViolations(monitors.updateHTTPMonitor({ id: created.id, monitor: { name: "non\ufffe" } }), ["monitor.name"], NOT_READABLE);
     });
 
     it("refuse them in pages, components, groups and channels", async () => {
       const pages = api.statusPageClient(keys.write.key);
-      await expectRefused(pages.createStatusPage({ statusPage: { title: "Status\u001b[31m", slug: "ctl" } }), ["statusPage.title"], NOT_READABLE);
+      await expectViolations(pages.createStatusPage({ statusPage: { title: "Status\u001b[31m", slug: "ctl" } }), ["statusPage.title"], NOT_READABLE);
       const page = (await pages.createStatusPage({ statusPage: { title: "Status", slug: `ctl-${backend}` } })).statusPage!;
-      await expectRefused(pages.updateStatusPage({ id: page.id, statusPage: { title: "a\u0001" } }), ["statusPage.title"], NOT_READABLE);
-      await expectRefused(pages.createStatusPageComponent({ component: { pageId: page.id, type: "static", name: "a\u0002" } }), ["component.name"], NOT_READABLE);
-      await expectRefused(pages.createStatusPageComponentGroup({ group: { pageId: page.id, name: "a\uffff" } }), ["group.name"], NOT_READABLE);
-      await expectRefused(
+      await expectViolations(pages.updateStatusPage({ id: page.id, statusPage: { title: "a\u0001" } }), ["statusPage.title"], NOT_READABLE);
+      await expectViolations(pages.createStatusPageComponent({ component: { pageId: page.id, type: "static", name: "a\u0002" } }), ["component.name"], NOT_READABLE);
+      await expectViolations(pages.createStatusPageComponentGroup({ group: { pageId: page.id, name: "a\uffff" } }), ["group.name"], NOT_READABLE);
+      await expectViolations(
         api.notificationClient(keys.write.key).createNotification({ notification: { name: "a\u0003", providerType: "webhook", provider: { case: "webhook", value: { endpoint: "https://example.com/hook" } } } }),
         ["notification.name"],
         NOT_READABLE,
@@ -164,9 +164,9 @@ describe.each(BACKENDS)("hostile text on %s", (backend) => {
       const monitors = api.client(keys.write.key);
       const rule = /must not contain spaces, line breaks or other control characters/;
       for (const url of ["https://exa\r\nmple.com/", "https://example.com/\tpath", " https://example.com/", "https://example.com/a\nHost: evil"]) {
-        await expectRefused(monitors.createHTTPMonitor({ monitor: { ...site, url } }), ["monitor.url"], rule);
+        await expectViolations(monitors.createHTTPMonitor({ monitor: { ...site, url } }), ["monitor.url"], rule);
       }
-      await expectRefused(
+      await expectViolations(
         api.notificationClient(keys.write.key).createNotification({ notification: { providerType: "slack", provider: { case: "slack", value: { webhookUrl: "https://hooks.slack.com/\r\nx" } } } }),
         ["notification.slack.webhookUrl"],
         rule,
@@ -178,7 +178,7 @@ describe.each(BACKENDS)("hostile text on %s", (backend) => {
     it("bound a monitor's body, header values and assertion targets", async () => {
       const monitors = api.client(keys.write.key);
       const over = (n: number) => "x".repeat(n + 1);
-      await expectRefused(
+      await expectViolations(
         monitors.createHTTPMonitor({
           monitor: {
             ...site,
@@ -194,12 +194,12 @@ describe.each(BACKENDS)("hostile text on %s", (backend) => {
       );
       const error = await rejection(monitors.createHTTPMonitor({ monitor: { ...site, headers: [{ key: "x-a", value: over(LIMITS.headerValueMaxChars) }] } }));
       expect(error.rawMessage).toBe(`monitor.headers[0].value: must be at most ${LIMITS.headerValueMaxChars} characters`);
-      await expectRefused(
+      await expectViolations(
         monitors.createDNSMonitor({ monitor: { name: "zone", uri: "example.com", periodicity, recordAssertions: [{ record: "A", target: over(LIMITS.assertionTargetMaxChars) }] } }),
         ["monitor.recordAssertions[0].target"],
         TOO_LONG(LIMITS.assertionTargetMaxChars),
       );
-      await expectRefused(
+      await expectViolations(
         api.notificationClient(keys.write.key).createNotification({
           notification: { providerType: "webhook", provider: { case: "webhook", value: { endpoint: "https://example.com/hook", headers: [{ key: "x", value: over(LIMITS.headerValueMaxChars) }] } } },
         }),
