@@ -22,8 +22,6 @@ async function main(): Promise<void> {
   const db = await openDatabase(config.database, {
     poolSize: config.databasePoolSize,
     onConnectionLost: (error) => logger.warn({ err: error.message }, "PostgreSQL ended an idle connection; the next query opens another"),
-    onChangeFeedLost: (error) =>
-      logger.warn({ err: error.message }, "not hearing monitor changes: the API's reads ask the database meanwhile"),
   });
   const applied = await applyMigrations(db);
   logger.info({ database: describeTarget(config.database), applied }, "database ready");

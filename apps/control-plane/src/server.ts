@@ -35,7 +35,6 @@ import type { Pipeline } from "./pipeline";
 import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
-import { monitorJsonWriters } from "./monitors/monitor-json";
 import { refuseMalformedQuery, strictRoutes } from "./rpc-requests";
 
 export interface ApiServerOptions {
@@ -101,7 +100,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       refuseMalformedQuery(context);
     },
     interceptors: [errorsAndLogging(logger)],
-    routes: strictRoutes({ ...JSON_OPTIONS, jsonStringWriters: monitorJsonWriters(JSON_OPTIONS) }, (router) => {
+    routes: strictRoutes(JSON_OPTIONS, (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
       const audit = auditInterceptor(new AuditStore(prisma), apiKeyAttribution, logger);
       const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(options.verifiedKeys), storableTextOnly(), audit] };

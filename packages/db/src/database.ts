@@ -6,16 +6,14 @@ import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapt
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client";
 import { registerDriverRows, type DriverRows } from "./driver-rows";
-import { MONITOR_CHANGES_CHANNEL, parseMonitorChange, registerMonitorChanges, type MonitorChange, type MonitorChanges } from "./monitor-changes";
 import { PGliteThread } from "./pglite-thread/client";
-import { ServerMonitorChanges } from "./server-monitor-changes";
 import { ForgetfulPool } from "./forgetful-pool";
 
 /**
  * Where the data lives: a PostgreSQL server, or embedded PGlite in a folder (or in memory). On a server,
  * `directUrl` is a connection that is a session of its own (the server itself, or a pool in session mode),
  * for what needs one when `url` goes through a pool in transaction mode: migrations (the schema engine's
- * advisory lock) and the feed of monitor changes (LISTEN). Unset, they use `url`.
+ * advisory lock). Unset, they use `url`.
  */
 export type DatabaseTarget = { kind: "postgres"; url: string; directUrl?: string } | { kind: "pglite"; dataDir: string | null };
 
@@ -49,15 +47,12 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** A pooled connection the server ended while idle (a restart, a fail-over, an operator's terminate). */
   onConnectionLost?(error: Error): void;
-  /** The connection that hears a PostgreSQL server's monitor changes was lost: it connects again by itself, except behind a pool in transaction mode, where it cannot hear. */
-  onChangeFeedLost?(error: Error): void;
 }
 
 export async function openDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Promise<Database> {
-  const { adapter, rows, changes, release } = await connect(target, options);
+  const { adapter, rows, release } = await connect(target, options);
   const prisma = new PrismaClient({ adapter });
   registerDriverRows(prisma, rows);
-  if (changes) registerMonitorChanges(prisma, changes);
   return {
     target,
     prisma,
@@ -126,34 +121,22 @@ function newPool(url: string, size: number, onConnectionLost?: (error: Error) =>
 async function connect(
   target: DatabaseTarget,
   options: DatabaseOptions,
-): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; rows: DriverRows; changes?: MonitorChanges; release(): Promise<void> }> {
+): Promise<{ adapter: SqlMigrationAwareDriverAdapterFactory; rows: DriverRows; release(): Promise<void> }> {
   if (target.kind === "postgres") {
     const { pool, end } = newPool(target.url, options.poolSize ?? DEFAULT_POOL_SIZE, options.onConnectionLost);
-    const changes = new ServerMonitorChanges(sessionUrl(target), options.onChangeFeedLost);
     return {
       adapter: new PrismaPg(pool),
       rows: async <T>(text: string, values: readonly unknown[]) => (await pool.query({ name: statementName(text), text, values: [...values] })).rows as T[],
-      changes,
-      release: async () => {
-        await changes.close();
-        await end();
-      },
+      release: end,
     };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   const pglite = await PGliteThread.open(target.dataDir);
-  const listeners = new Set<(change: MonitorChange | null) => void>();
-  await pglite.listen(MONITOR_CHANGES_CHANNEL, (payload) => {
-    const change = parseMonitorChange(payload);
-    for (const listener of listeners) listener(change);
-  });
   return {
     // The adapter is typed for a PGlite, and asks only what the thread answers alike: query (rows as arrays, its
     // own parsers), exec, and transaction.
     adapter: new PrismaPGlite(pglite as unknown as PGlite),
     rows: async <T>(text: string, values: readonly unknown[]) => (await pglite.query<T>(text, [...values])).rows,
-    // PGlite tells a change before the answer of the statement that made it: a reader never waits.
-    changes: { subscribe: (listener) => void listeners.add(listener), caughtUp: () => Promise.resolve(true) },
     release: () => pglite.close(),
   };
 }

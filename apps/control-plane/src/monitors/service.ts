@@ -14,6 +14,7 @@ import {
   parsePage,
   parseSummaryRequest,
   regionCodec,
+  redactCredentials,
   rejectRedactedCredentials,
   restoreCredentials,
   timeRangeCodec,
@@ -31,7 +32,6 @@ import type { Logger } from "@vigil/logging";
 import { monitorSummary } from "../results/summary";
 import type { CheckScheduler } from "../scheduling/scheduler";
 import type { Statuses } from "../status/statuses";
-import { messageOf } from "./messages";
 import type { MonitorRepository } from "./repository";
 
 const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS" } as const;
@@ -61,6 +61,10 @@ export function monitorService(
    */
   const reschedule = (what: string, work: () => Promise<void>) =>
     void work().catch((error: unknown) => logger.warn({ err: error }, `${what}: schedules will be reconciled later`));
+
+  /** The API message of a monitor; read keys see its credentials as fingerprints (credentials.ts in @vigil/domain). */
+  const messageOf = <K extends MonitorKind>(record: MonitorRecord<K>, readKey: boolean): MonitorMessageByKind[K] =>
+    monitorToMessage(readKey ? { ...record, config: redactCredentials(record.config, record.id) } : record);
 
   async function findMonitor(ctx: HandlerContext, id: string): Promise<MonitorRecord> {
     const record = await repo.find(workspaceOf(ctx), parseId(id));

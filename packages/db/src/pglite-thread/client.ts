@@ -43,7 +43,6 @@ export class PGliteThread {
   /** Why no more requests are taken: closed, or the thread stopped. */
   private stopped: Error | null = null;
   private parsers = new ValueParsers([]);
-  private readonly channels = new Map<string, { listeners: Set<(payload: string) => void>; listening: Promise<unknown> }>();
 
   private constructor(private readonly worker: Worker) {}
 
@@ -63,8 +62,6 @@ export class PGliteThread {
               void worker.terminate();
             },
           );
-        } else if ("notice" in message) {
-          for (const listener of thread.channels.get(message.notice.channel)?.listeners ?? []) listener(message.notice.payload);
         } else if ("failed" in message) {
           failed(threadError(message.failed));
           void worker.terminate();
@@ -123,17 +120,6 @@ export class PGliteThread {
     closed = true;
     await this.request({ op: "end", tx, commit: true });
     return result;
-  }
-
-  /**
-   * Calls `listener` with the payload of each notification on `channel`, from the time this resolves. A
-   * notification reaches it before the answer of the statement whose commit sent it.
-   */
-  async listen(channel: string, listener: (payload: string) => void): Promise<void> {
-    let channelled = this.channels.get(channel);
-    if (!channelled) this.channels.set(channel, (channelled = { listeners: new Set(), listening: this.request({ op: "listen", channel }) }));
-    await channelled.listening;
-    channelled.listeners.add(listener);
   }
 
   /** Closes the database (its files complete on disk) and ends the thread. */

@@ -12,7 +12,6 @@ export type ToPGliteThread = { id: number } & (
   | { op: "begin" }
   | { op: "rollback"; tx: number }
   | { op: "end"; tx: number; commit: boolean }
-  | { op: "listen"; channel: string }
   | { op: "close" }
 );
 
@@ -30,8 +29,6 @@ export type ThreadResult = ThreadResults | ThreadResults[] | null;
 
 export type FromPGliteThread =
   | { ready: true }
-  /** A notification on a channel listened to, sent before the answer of the statement whose commit delivered it. */
-  | { notice: { channel: string; payload: string } }
   | { failed: ThreadError }
   | { id: number; result: ThreadResult }
   | { id: number; error: ThreadError };

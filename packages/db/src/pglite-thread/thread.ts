@@ -86,11 +86,6 @@ async function run(request: ToPGliteThread): Promise<ThreadResult> {
       return null;
     case "end":
       return endTransaction(request.tx, request.commit);
-    case "listen":
-      // PGlite hands a notification to its listeners in a microtask queued while it reads the statement's
-      // messages, so the notice is posted before that statement's answer.
-      await db.listen(request.channel, (payload) => port.postMessage({ notice: { channel: request.channel, payload } } satisfies FromPGliteThread));
-      return null;
     case "close":
       await db.close();
       return null;
