@@ -148,21 +148,8 @@ const headersOut = (headers: Header[]) => headers.map(({ key, value }) => ({ key
 const openTelemetryOut = (config: OpenTelemetryConfig | null) =>
   config ? { endpoint: config.endpoint, headers: headersOut(config.headers) } : undefined;
 
-/**
- * A copy with V8's fast properties: `create` adds a message's fields one keyed store at a time, and
- * past a dozen V8 turns the object into a hash table (1.6 KB for a monitor, slower to read and to
- * mark). The control plane keeps one message per monitor (docs/benchmarks.md, thirteenth pass).
- */
-const withFastProperties = <T extends object>(message: T): T => ({ ...message });
-
 /** The API message of a stored monitor, every field set. */
 export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>): MonitorMessageByKind[K] {
-  return withFastProperties(monitorToCreatedMessage(record));
-}
-
-// Each kind's fields are assigned to the common ones: V8's optimized code gives every `{ ...common, more }`
-// a hidden class of its own, allocated in the old generation (see repository.ts in the control plane).
-function monitorToCreatedMessage<K extends MonitorKind>(record: MonitorRecord<K>): MonitorMessageByKind[K] {
   const config: MonitorConfigByKind[MonitorKind] = record.config;
   const common = {
     id: record.id,
@@ -183,34 +170,30 @@ function monitorToCreatedMessage<K extends MonitorKind>(record: MonitorRecord<K>
   };
   if (record.kind === "dns") {
     const dns = config as MonitorConfigByKind["dns"];
-    return create(
-      DNSMonitorSchema,
-      Object.assign(common, {
-        uri: dns.uri,
-        recordAssertions: dns.recordAssertions.map((a) => ({ ...a, comparator: recordComparatorCodec.encode(a.comparator) })),
-      }),
-    ) as MonitorMessageByKind[K];
+    return create(DNSMonitorSchema, {
+      ...common,
+      uri: dns.uri,
+      recordAssertions: dns.recordAssertions.map((a) => ({ ...a, comparator: recordComparatorCodec.encode(a.comparator) })),
+    }) as MonitorMessageByKind[K];
   }
   if (record.kind === "tcp") {
-    return create(TCPMonitorSchema, Object.assign(common, { uri: (config as MonitorConfigByKind["tcp"]).uri })) as MonitorMessageByKind[K];
+    return create(TCPMonitorSchema, { ...common, uri: (config as MonitorConfigByKind["tcp"]).uri }) as MonitorMessageByKind[K];
   }
   const http = config as MonitorConfigByKind["http"];
-  return create(
-    HTTPMonitorSchema,
-    Object.assign(common, {
-      url: http.url,
-      method: httpMethodCodec.encode(http.method),
-      body: http.body,
-      headers: headersOut(http.headers),
-      followRedirects: http.followRedirects,
-      statusCodeAssertions: http.statusCodeAssertions.map((a) => ({
-        target: BigInt(a.target),
-        comparator: numberComparatorCodec.encode(a.comparator),
-      })),
-      bodyAssertions: http.bodyAssertions.map((a) => ({ ...a, comparator: stringComparatorCodec.encode(a.comparator) })),
-      headerAssertions: http.headerAssertions.map((a) => ({ ...a, comparator: stringComparatorCodec.encode(a.comparator) })),
-    }),
-  ) as MonitorMessageByKind[K];
+  return create(HTTPMonitorSchema, {
+    ...common,
+    url: http.url,
+    method: httpMethodCodec.encode(http.method),
+    body: http.body,
+    headers: headersOut(http.headers),
+    followRedirects: http.followRedirects,
+    statusCodeAssertions: http.statusCodeAssertions.map((a) => ({
+      target: BigInt(a.target),
+      comparator: numberComparatorCodec.encode(a.comparator),
+    })),
+    bodyAssertions: http.bodyAssertions.map((a) => ({ ...a, comparator: stringComparatorCodec.encode(a.comparator) })),
+    headerAssertions: http.headerAssertions.map((a) => ({ ...a, comparator: stringComparatorCodec.encode(a.comparator) })),
+  }) as MonitorMessageByKind[K];
 }
 
 /**
