@@ -271,6 +271,22 @@ describe("vigil plan, apply and export", () => {
     expect(references.stderr).toContain(`${file}:3:16: notifications.ops.monitors[0]: names ghost, which is not a monitor of this file`);
   });
 
+  it("refuses, before writing anything, a group or channel name the API would refuse", async () => {
+    const slug = `names-${ws.slug}`;
+    await write(
+      `project: names\nnotifications:\n  ops:\n    name: "Ops\\u0007room"\n    webhook:\n      endpoint: http://127.0.0.1:9/hook\n` +
+        `statusPages:\n  page:\n    title: Names\n    slug: ${slug}\n    groups:\n      core: { name: "Core\\tservices" }\n`,
+    );
+    const refused = await run(["apply", "-f", file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("notifications.ops.name: must not contain control characters");
+    expect(refused.stderr).toContain("statusPages.page.groups.core.name: must not contain control characters");
+    const { statusPages } = await client().statusPages.listStatusPages({ limit: 100 });
+    expect(statusPages.map((page) => page.slug)).not.toContain(slug);
+    const { notifications } = await client().notifications.listNotifications({ limit: 100 });
+    expect(notifications.map((channel) => channel.externalId)).not.toContain("names/ops");
+  });
+
   it("takes a project and keys as long as the external id they make allows, and names a longer key", async () => {
     const project = `p${"r".repeat(ENTRY_KEY_MAX_CHARS - 1)}`;
     const key = `k${"e".repeat(ENTRY_KEY_MAX_CHARS - 1)}`;

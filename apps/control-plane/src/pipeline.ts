@@ -4,6 +4,7 @@ import type { PrismaClient } from "@vigil/db";
 import { closeProviderConnections, type ProviderSettings } from "@vigil/notifications";
 import { closeRedis, connectRedis, watchRedis, type RedisConnection } from "@vigil/queue";
 import { Deliveries } from "./alerting/deliveries";
+import { recordTransitions } from "./alerting/record";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
 import type { Logger } from "@vigil/logging";
@@ -69,7 +70,11 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     retryDelaysMs: config.retryDelaysMs,
     ...notifications,
   });
-  const statuses = new Statuses(prisma, { defaultRegions: config.defaultRegions, quorum: config.quorum }, (ids) => deliveries.enqueue(ids));
+  const statuses = new Statuses(
+    prisma,
+    { defaultRegions: config.defaultRegions, quorum: config.quorum },
+    { record: recordTransitions, enqueue: (ids) => deliveries.enqueue(ids) },
+  );
   // Blocking stream reads get a connection of their own, so they never delay scheduling commands.
   const consumerConnection = redis.duplicate();
   watchRedis(consumerConnection, logger, "results consumer");

@@ -18,7 +18,7 @@ export * from "./pagination";
 export * from "./periodicity";
 export * from "./regions";
 export * from "./summary-request";
-export { NOT_STORABLE_RULE, isDomainName, isHttpUrl, isReadableLine, isStorableText, parseHostPort } from "./rules";
+export { NOT_STORABLE_RULE, isDomainName, isHttpUrl, isReadableLine, isStorableText, parseHostPort, set } from "./rules";
 export * from "./resource-id";
 export * from "./validation";
 export * from "./proto/enums";

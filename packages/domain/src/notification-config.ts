@@ -83,7 +83,8 @@ export function parseProviderConfig<T extends ProviderType>(type: T, input: unkn
   return parseOrThrow(PROVIDER_BLOCK_SCHEMAS[type], input, `${prefix}.${blockName(type)}`) as ProviderConfigByType[T];
 }
 
-const channelSchema = z.object({
+/** The fields every channel has, as a create takes them. */
+export const channelSchema = z.object({
   name: readableLine(LIMITS.nameMaxChars).default(""),
   monitorIds: set(nonEmptyText(LIMITS.idMaxChars)).default([]),
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "./limits";
 import { domainName, httpUrl, integer, list, nonEmptyText, oneOf, readableLine, readableText, requiredLine, text } from "./rules";
-import { ValidationError, parseOrThrow } from "./validation";
+import { ValidationError, parseOrThrow, throwViolations, type FieldViolation } from "./validation";
 
 /** Who may read a page; `public` when a page does not say. */
 export const ACCESS_TYPES = ["public", "password", "email-domain"] as const;
@@ -92,13 +92,19 @@ export function parseStatusPageChanges<K extends keyof PageFields>(input: Pick<R
 /**
  * The rules across a page's fields, on the page as it will be stored: a
  * password page needs a password (set now or kept from before), an
- * email-domain page at least one domain.
+ * email-domain page at least one domain. Fields are named as in the page.
  */
-export function checkPageAccess(page: { accessType: AccessType; hasPassword: boolean; authEmailDomains: readonly string[] }, prefix = "statusPage"): void {
-  if (page.accessType === "password" && !page.hasPassword) throw ValidationError.of(`${prefix}.password`, "is required when accessType is password");
+export function pageAccessViolations(page: { accessType: AccessType; hasPassword: boolean; authEmailDomains: readonly string[] }): FieldViolation[] {
+  if (page.accessType === "password" && !page.hasPassword) return [{ field: "password", rule: "is required when accessType is password" }];
   if (page.accessType === "email-domain" && page.authEmailDomains.length === 0) {
-    throw ValidationError.of(`${prefix}.authEmailDomains`, "is required when accessType is email-domain");
+    return [{ field: "authEmailDomains", rule: "is required when accessType is email-domain" }];
   }
+  return [];
+}
+
+/** pageAccessViolations, thrown. */
+export function checkPageAccess(page: Parameters<typeof pageAccessViolations>[0], prefix = "statusPage"): void {
+  throwViolations(pageAccessViolations(page), prefix);
 }
 
 const order = () => integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
@@ -142,13 +148,39 @@ export function parseComponentChanges<K extends keyof ComponentFields>(
   return parseOrThrow(z.object(shape), input, prefix) as Pick<ComponentFields, K>;
 }
 
-/** A monitor component shows a monitor; a static one shows none. */
-export function checkComponentMonitor(component: { type: ComponentType; monitorId: string }, prefix = "component"): void {
-  if (component.type === "monitor" && component.monitorId === "") throw ValidationError.of(`${prefix}.monitorId`, "is required when type is monitor");
-  if (component.type === "static" && component.monitorId !== "") throw ValidationError.of(`${prefix}.monitorId`, "must be empty when type is static");
+/** A monitor component shows a monitor; a static one shows none. Fields are named as in the component. */
+export function componentMonitorViolations(component: { type: ComponentType; monitorId: string }): FieldViolation[] {
+  if (component.type === "monitor" && component.monitorId === "") return [{ field: "monitorId", rule: "is required when type is monitor" }];
+  if (component.type === "static" && component.monitorId !== "") return [{ field: "monitorId", rule: "must be empty when type is static" }];
+  return [];
 }
+
+/** componentMonitorViolations, thrown. */
+export function checkComponentMonitor(component: { type: ComponentType; monitorId: string }, prefix = "component"): void {
+  throwViolations(componentMonitorViolations(component), prefix);
+}
+
+/**
+ * What a component refers to must exist where it is looked for: its monitor among the workspace's
+ * (for vigil.yaml, the file's own monitors), its group among its own page's. `has` tells whether
+ * one exists; `where` names the places in the rule. Fields are named as in the component.
+ */
+export function componentReferenceViolations(
+  component: { monitorId?: string | undefined; groupId?: string | undefined },
+  has: { monitor(id: string): boolean; group(id: string): boolean },
+  where: { monitors: string; groups: string } = { monitors: "in this workspace", groups: "on this page" },
+): FieldViolation[] {
+  const { monitorId, groupId } = component;
+  return [
+    ...(monitorId && !has.monitor(monitorId) ? [{ field: "monitorId", rule: `no monitor ${monitorId} ${where.monitors}` }] : []),
+    ...(groupId && !has.group(groupId) ? [{ field: "groupId", rule: `no group ${groupId} ${where.groups}` }] : []),
+  ];
+}
+
+/** A group's fields, as a create takes them. */
+export const groupSchema = z.object({ name: requiredLine(LIMITS.nameMaxChars) });
 
 /** Validates a group's name (`group.name`). */
 export function parseGroupName(name: unknown, prefix = "group"): string {
-  return parseOrThrow(z.object({ name: requiredLine(LIMITS.nameMaxChars) }), { name }, prefix).name;
+  return parseOrThrow(groupSchema, { name }, prefix).name;
 }

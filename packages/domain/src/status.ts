@@ -1,4 +1,6 @@
+import type { FailureReason } from "./alerting";
 import type { MonitorStatus } from "./comparators";
+import type { RegionId } from "./regions";
 
 /** A check's verdict as the status of its region: a success makes the region active. */
 export function regionStatusOf(check: "success" | "degraded" | "error"): MonitorStatus {
@@ -37,6 +39,21 @@ export function isStale(lastResultAt: Date, asOf: Date, periodMs: number): boole
 
 /** What is known of one checked region: its newest result's status, or nothing (never checked, or stale). */
 export type RegionVerdict = "active" | "degraded" | "error" | "unknown";
+
+/**
+ * A checked region's verdict at a transition with its newest check, the one shape it has from the
+ * status (status/evaluate.ts) through the stored event (alert_events.details, webhooks) to a
+ * message's words: the check's fields are null when the region is unknown. Stored and sent as JSON,
+ * so its fields and their order are a public contract (docs/alerting.md).
+ */
+export interface RegionReport {
+  region: RegionId;
+  status: RegionVerdict;
+  error: string | null;
+  reason: FailureReason | null;
+  statusCode: number | null;
+  latencyMs: number | null;
+}
 
 /**
  * The monitor-level status from its checked regions' verdicts:

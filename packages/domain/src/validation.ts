@@ -19,6 +19,11 @@ export class ValidationError extends Error {
   }
 }
 
+/** Throws `violations` of a rule across fields, their fields named under `prefix`; nothing when there are none. */
+export function throwViolations(violations: readonly FieldViolation[], prefix: string): void {
+  if (violations.length > 0) throw new ValidationError(violations.map((v) => ({ field: `${prefix}.${v.field}`, rule: v.rule })));
+}
+
 export function fieldPath(prefix: string, path: readonly PropertyKey[]): string {
   return path.reduce<string>(
     (out, key) => (typeof key === "number" ? `${out}[${key}]` : out ? `${out}.${String(key)}` : String(key)),

@@ -6,6 +6,9 @@ import {
   ValidationError,
   checkComponentMonitor,
   checkPageAccess,
+  componentMonitorViolations,
+  componentReferenceViolations,
+  pageAccessViolations,
   parseComponent,
   parseComponentChanges,
   parseGroupName,
@@ -187,6 +190,37 @@ describe("page access rules", () => {
   it("needs nothing for public access", () => {
     expect(access("public", false)).toEqual([]);
     expect(access("public", true, ["acme.example"])).toEqual([]);
+  });
+
+  it("names the fields relative to the page for callers that place them (the CLI's vigil.yaml paths)", () => {
+    expect(pageAccessViolations({ accessType: "password", hasPassword: false, authEmailDomains: [] })).toEqual([
+      { field: "password", rule: "is required when accessType is password" },
+    ]);
+    expect(pageAccessViolations({ accessType: "email-domain", hasPassword: true, authEmailDomains: [] })).toEqual([
+      { field: "authEmailDomains", rule: "is required when accessType is email-domain" },
+    ]);
+  });
+});
+
+describe("component rules across fields", () => {
+  it("names the field relative to the component for callers that place it", () => {
+    expect(componentMonitorViolations({ type: "monitor", monitorId: "" })).toEqual([{ field: "monitorId", rule: "is required when type is monitor" }]);
+    expect(componentMonitorViolations({ type: "static", monitorId: "m1" })).toEqual([{ field: "monitorId", rule: "must be empty when type is static" }]);
+    expect(componentMonitorViolations({ type: "monitor", monitorId: "m1" })).toEqual([]);
+  });
+
+  it("needs the monitor and the group a component names to exist, each told apart", () => {
+    const has = { monitor: (id: string) => id === "m1", group: (id: string) => id === "g1" };
+    expect(componentReferenceViolations({ monitorId: "m1", groupId: "g1" }, has)).toEqual([]);
+    expect(componentReferenceViolations({ monitorId: "", groupId: "" }, has)).toEqual([]);
+    expect(componentReferenceViolations({}, has)).toEqual([]);
+    expect(componentReferenceViolations({ monitorId: "m2", groupId: "g2" }, has)).toEqual([
+      { field: "monitorId", rule: "no monitor m2 in this workspace" },
+      { field: "groupId", rule: "no group g2 on this page" },
+    ]);
+    expect(componentReferenceViolations({ monitorId: "web" }, has, { monitors: "in this file", groups: "on this page" })).toEqual([
+      { field: "monitorId", rule: "no monitor web in this file" },
+    ]);
   });
 });
 

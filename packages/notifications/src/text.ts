@@ -1,4 +1,5 @@
-import type { AlertMessage, RegionReport } from "./types";
+import type { RegionReport } from "@vigil/domain";
+import type { AlertMessage } from "./types";
 
 /**
  * The words of every message, so that all twelve providers say the same

@@ -5,20 +5,9 @@ import type {
   MonitorStatus,
   ProviderConfigByType,
   ProviderType,
-  RegionId,
-  RegionVerdict,
+  RegionReport,
 } from "@vigil/domain";
 import type { ProviderSettings } from "./settings";
-
-/** One region's part in a message: its newest check. */
-export interface RegionReport {
-  region: RegionId;
-  status: RegionVerdict;
-  error: string | null;
-  reason: FailureReason | null;
-  statusCode: number | null;
-  latencyMs: number | null;
-}
 
 /**
  * Everything a message says about an event, the same for every provider;

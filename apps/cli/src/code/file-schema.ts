@@ -5,9 +5,12 @@ import {
   PROVIDER_BLOCK_SCHEMAS,
   SENSITIVE_FIELDS,
   blockName,
+  channelSchema,
   componentSchema,
   dnsMonitorSchema,
+  groupSchema,
   httpMonitorSchema,
+  set,
   statusPageSchema,
   tcpMonitorSchema,
   type ProviderType,
@@ -29,12 +32,6 @@ const entryKey = () => z.string().max(ENTRY_KEY_MAX_CHARS, `must be at most ${EN
 const adoptedId = () => z.string().min(1, "must not be empty").describe("id of an existing object this entry manages; without it the entry is found by its key");
 
 const entries = <T extends z.ZodType>(entry: T) => z.record(entryKey(), entry);
-const keys = () =>
-  z.array(entryKey()).superRefine((values, ctx) => {
-    values.forEach((value, index) => {
-      if (values.indexOf(value) !== index) ctx.addIssue({ code: "custom", message: `must not repeat ${value}`, path: [index] });
-    });
-  });
 
 const monitorEntry = <K extends string, S extends z.ZodRawShape>(type: K, shape: S) =>
   z.strictObject({ type: z.literal(type), id: adoptedId().optional(), ...shape });
@@ -60,8 +57,8 @@ export const BLOCK_NAMES = PROVIDER_TYPES.map(blockName);
 export const notificationEntrySchema = z
   .strictObject({
     id: adoptedId().optional(),
-    name: z.string().max(256, "must be at most 256 characters").optional(),
-    monitors: keys().describe("keys of the file's monitors whose alerts it sends").optional(),
+    name: withoutDefault(channelSchema.shape.name).optional(),
+    monitors: set(entryKey()).describe("keys of the file's monitors whose alerts it sends").optional(),
     ...Object.fromEntries(PROVIDER_TYPES.map((type) => [blockName(type), fileBlock(type)])),
   })
   .superRefine((entry, ctx) => {
@@ -71,7 +68,7 @@ export const notificationEntrySchema = z
     }
   });
 
-const groupEntrySchema = z.strictObject({ id: adoptedId().optional(), name: z.string().min(1, "must not be empty").max(256, "must be at most 256 characters") });
+const groupEntrySchema = z.strictObject({ id: adoptedId().optional(), ...groupSchema.shape });
 
 const { monitorId: _monitorId, groupId: _groupId, ...componentShape } = componentSchema.shape;
 const componentEntrySchema = z.strictObject({

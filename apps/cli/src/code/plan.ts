@@ -3,6 +3,7 @@ import {
   PROVIDER_TYPES,
   SENSITIVE_FIELDS,
   blockName,
+  pageAccessViolations,
   parseMonitorConfig,
   redactCredentials,
   redactedCredentialFields,
@@ -177,7 +178,7 @@ function pageSteps(project: string, file: VigilFile, remote: Workspace, monitorN
     const { id: _id, groups, components, ...desired } = match.entry;
     const address = `statusPages.${match.key}`;
     const hasPassword = desired.password !== undefined || (match.remote?.accessType === "password" && match.remote.passwordFingerprint !== "");
-    if (desired.accessType === "password" && !hasPassword) problems.push(`${address}.password: is required when accessType is password`);
+    problems.push(...pageAccessViolations({ ...desired, hasPassword }).map((v) => `${address}.${v.field}: ${v.rule}`));
     const step = stepOf("statusPages", match, desired, (current) => [
       ...diffFields(current, desired, PAGE_FIELDS, ["authEmailDomains"]),
       ...(desired.accessType === "password" ? diffSecret("password", desired.password, current.passwordFingerprint, (value) => secretFingerprint(current.id, value)) : []),

@@ -1,3 +1,4 @@
+import { componentMonitorViolations, componentReferenceViolations, type FieldViolation } from "@vigil/domain";
 import type { FileProblem, VigilFile } from "./file-schema.js";
 
 /** Entries that adopt the same server object twice. */
@@ -13,11 +14,15 @@ function repeatedIds(section: string, entries: Record<string, { id?: string | un
   return problems;
 }
 
+/** A component's fields as the file names them: its monitor and group by key. */
+const FILE_FIELDS: Record<string, string> = { monitorId: "monitor", groupId: "group" };
+
 /**
  * What the file's own entries say about each other: channels and components
  * name monitors of the file, components name groups of their page, and the
- * rules between a component's type and its monitor, and a page's access and
- * its domains.
+ * rule between a component's type and its monitor (the API's own, from
+ * @vigil/domain). A page's access is checked by the plan, which knows
+ * whether the server keeps its password.
  */
 export function referenceProblems(file: VigilFile): FileProblem[] {
   const problems: FileProblem[] = [
@@ -35,19 +40,15 @@ export function referenceProblems(file: VigilFile): FileProblem[] {
 
   for (const [pageKey, page] of Object.entries(file.statusPages)) {
     const at = (...path: (string | number)[]) => ["statusPages", pageKey, ...path];
-    if (page.accessType === "email-domain" && page.authEmailDomains.length === 0) {
-      problems.push({ path: at("authEmailDomains"), rule: "is required when accessType is email-domain" });
-    }
     problems.push(...repeatedIds("groups", page.groups, at()), ...repeatedIds("components", page.components, at()));
+    const isGroup = (key: string) => Object.hasOwn(page.groups, key);
     for (const [key, component] of Object.entries(page.components)) {
-      if (component.type === "monitor" && component.monitor === undefined) problems.push({ path: at("components", key), rule: "monitor is required when type is monitor" });
-      if (component.type === "static" && component.monitor !== undefined) problems.push({ path: at("components", key, "monitor"), rule: "must be left out when type is static" });
-      if (component.monitor !== undefined && !isMonitor(component.monitor)) {
-        problems.push({ path: at("components", key, "monitor"), rule: `names ${component.monitor}, which is not a monitor of this file` });
-      }
-      if (component.group !== undefined && !Object.hasOwn(page.groups, component.group)) {
-        problems.push({ path: at("components", key, "group"), rule: `names ${component.group}, which is not a group of this page` });
-      }
+      const asComponent = { type: component.type, monitorId: component.monitor ?? "", groupId: component.group };
+      const violations: FieldViolation[] = [
+        ...componentMonitorViolations(asComponent),
+        ...componentReferenceViolations(asComponent, { monitor: isMonitor, group: isGroup }, { monitors: "in this file", groups: "on this page" }),
+      ];
+      for (const { field, rule } of violations) problems.push({ path: at("components", key, FILE_FIELDS[field] ?? field), rule });
     }
   }
   return problems;

@@ -1,8 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import type { Prisma } from "@vigil/db";
-import { eventOfTransition, worseStatus, type AlertEventType } from "@vigil/domain";
-import type { RegionReport } from "@vigil/notifications";
-import type { RegionAtTransition, Transition } from "../status/evaluate";
+import { eventOfTransition, worseStatus, type AlertEventType, type RegionReport } from "@vigil/domain";
+import type { Transition } from "../status/evaluate";
 import type { EventDetails } from "./message";
 
 type Tx = Prisma.TransactionClient;
@@ -35,32 +34,21 @@ interface OpenIncident {
   statusCode: number | null;
 }
 
-const report = (r: RegionAtTransition): RegionReport => ({
-  region: r.region,
-  status: r.verdict,
-  error: r.error ?? null,
-  reason: r.reason ?? null,
-  statusCode: r.statusCode ?? null,
-  latencyMs: r.latencyMs ?? null,
-});
-
 /**
  * Which regions a message names, and the check it leads with: the failing
  * regions and the first of them for an alert; for a recovery the regions
  * that report, led by the newest check.
  */
-function affected(event: AlertEventType, regions: RegionAtTransition[]): { named: RegionAtTransition[]; lead: RegionAtTransition | undefined } {
+function affected(event: AlertEventType, t: Transition): { named: RegionReport[]; lead: RegionReport | undefined } {
   if (event === "monitor.failed") {
-    const named = regions.filter((r) => r.verdict === "error");
+    const named = t.regions.filter((r) => r.status === "error");
     return { named, lead: named[0] };
   }
   if (event === "monitor.degraded") {
-    const named = regions.filter((r) => r.verdict === "error" || r.verdict === "degraded");
-    return { named, lead: named.find((r) => r.verdict === "degraded") ?? named[0] };
+    const named = t.regions.filter((r) => r.status === "error" || r.status === "degraded");
+    return { named, lead: named.find((r) => r.status === "degraded") ?? named[0] };
   }
-  const named = regions.filter((r) => r.verdict !== "unknown");
-  const lead = [...named].sort((a, b) => (b.lastResultAt?.getTime() ?? 0) - (a.lastResultAt?.getTime() ?? 0))[0];
-  return { named, lead };
+  return { named: t.regions.filter((r) => r.status !== "unknown"), lead: t.regions.find((r) => r.region === t.newest) };
 }
 
 /**
@@ -85,7 +73,7 @@ export async function recordTransitions(tx: Tx, transitions: readonly Transition
   const incidents: OpenIncident[] = [];
   const events: EventRow[] = [];
   for (const t of alerting) {
-    const { named, lead } = affected(t.event, t.regions);
+    const { named, lead } = affected(t.event, t);
     let incident = open.get(t.monitor.id);
     if (t.event === "monitor.recovered") {
       // A monitor that failed before incidents were recorded has none to resolve, and nobody to tell.
@@ -113,7 +101,7 @@ export async function recordTransitions(tx: Tx, transitions: readonly Transition
     } else {
       incident.severity = worseStatus(incident.severity as "error", t.to);
       if (t.to === "error" && incident.error === null && lead) {
-        Object.assign(incident, { error: lead.error ?? null, reason: lead.reason ?? null, statusCode: lead.statusCode ?? null });
+        Object.assign(incident, { error: lead.error, reason: lead.reason, statusCode: lead.statusCode });
       }
       incident.changed = true;
     }
@@ -122,9 +110,9 @@ export async function recordTransitions(tx: Tx, transitions: readonly Transition
       monitor: { id: t.monitor.id, name: t.monitor.name, kind: t.monitor.kind, target: t.monitor.target },
       status: t.to,
       incident: { id: incident.id, startedAt: incident.startedAt.toISOString(), resolvedAt: incident.resolvedAt?.toISOString() ?? null },
-      regions: named.map(report),
-      error: lead?.verdict === "error" ? (lead.error ?? null) : null,
-      reason: lead?.verdict === "error" ? (lead.reason ?? null) : null,
+      regions: named,
+      error: lead?.status === "error" ? lead.error : null,
+      reason: lead?.status === "error" ? lead.reason : null,
       statusCode: lead?.statusCode ?? null,
       latencyMs: lead?.latencyMs ?? null,
       durationMs: t.event === "monitor.recovered" ? t.at.getTime() - incident.startedAt.getTime() : null,

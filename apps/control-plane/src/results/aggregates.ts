@@ -1,4 +1,5 @@
-import { AGGREGATE_RETENTION_MS } from "@vigil/domain";
+import { Prisma, type PrismaClient } from "@vigil/db";
+import { AGGREGATE_RETENTION_MS, type DayCounts } from "@vigil/domain";
 
 const { summaries: SUMMARY_KEEP_MS, dailyBars: BAR_KEEP_MS } = AGGREGATE_RETENTION_MS;
 
@@ -47,3 +48,49 @@ export interface SummaryTables {
 
 export const PER_REGION: SummaryTables = { counts: RESULT_COUNTS, hourly: LATENCY_BUCKETS, daily: DAILY_LATENCY_BUCKETS };
 export const ALL_REGIONS: SummaryTables = { counts: ALL_REGION_RESULT_COUNTS, hourly: ALL_REGION_LATENCY_BUCKETS, daily: ALL_REGION_DAILY_LATENCY_BUCKETS };
+
+/**
+ * The one read of the aggregates, for summaries and status pages alike: `columns` of `table`'s rows
+ * that `where` keeps, whose hour or day starts in [from, to) (from `from` on without `to`).
+ */
+export function aggregateRows(table: AggregateTable, columns: Prisma.Sql, where: Prisma.Sql, from: Date, to?: Date): Prisma.Sql {
+  const period = Prisma.raw(table.period);
+  const before = to === undefined ? Prisma.empty : Prisma.sql` AND ${period} < ${to}`;
+  return Prisma.sql`SELECT ${columns} FROM ${Prisma.raw(table.name)} WHERE ${where} AND ${period} >= ${from}${before}`;
+}
+
+/** What the daily roll-ups across regions hold of a monitor's UTC day (YYYY-MM-DD): nothing when it was not checked. */
+export interface Days {
+  counts(monitorId: string, date: string): DayCounts | undefined;
+  /** Latency buckets, of the monitors asked for with latency and days with answered checks only. */
+  buckets(monitorId: string, date: string): { bucket: number; count: number }[] | undefined;
+}
+
+/** Each day of `monitorIds` from `from` on (status pages' bars), with latency buckets for `latencyOf`. */
+export async function dailyRollups(prisma: PrismaClient, monitorIds: readonly string[], latencyOf: readonly string[], from: Date): Promise<Days> {
+  const of = (ids: readonly string[]) => Prisma.sql`monitor_id = ANY(${[...ids]}::text[])`;
+  const [counts, latencies] = await Promise.all([
+    prisma.$queryRaw<({ monitor_id: string; day: Date } & DayCounts)[]>(
+      aggregateRows(ALL_REGION_DAILY_RESULT_COUNTS, Prisma.sql`monitor_id, day, successful, degraded, failed`, of(monitorIds), from),
+    ),
+    prisma.$queryRaw<{ monitor_id: string; day: Date; bucket: number; count: number }[]>(
+      aggregateRows(ALL_REGION_DAILY_LATENCY_BUCKETS, Prisma.sql`monitor_id, day, bucket, count`, of(latencyOf), from),
+    ),
+  ]);
+  const keyOf = (monitorId: string, date: string) => `${monitorId}|${date}`;
+  const dayCounts = new Map(counts.map((c) => [keyOf(c.monitor_id, dateOf(c.day)), { successful: c.successful, degraded: c.degraded, failed: c.failed }]));
+  const dayBuckets = new Map<string, { bucket: number; count: number }[]>();
+  for (const l of latencies) {
+    const key = keyOf(l.monitor_id, dateOf(l.day));
+    const buckets = dayBuckets.get(key) ?? [];
+    buckets.push({ bucket: l.bucket, count: l.count });
+    dayBuckets.set(key, buckets);
+  }
+  return {
+    counts: (monitorId, date) => dayCounts.get(keyOf(monitorId, date)),
+    buckets: (monitorId, date) => dayBuckets.get(keyOf(monitorId, date)),
+  };
+}
+
+/** A UTC day as YYYY-MM-DD. */
+export const dateOf = (day: Date) => day.toISOString().slice(0, 10);

@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
 import { REGION_IDS, TIME_RANGES, percentilesFromBuckets, type RegionId, type TimeRange } from "@vigil/domain";
-import { ALL_REGIONS, PER_REGION, type SummaryTables } from "./aggregates";
+import { ALL_REGIONS, PER_REGION, aggregateRows, type SummaryTables } from "./aggregates";
 
 export const PERCENTILES = [50, 75, 90, 95, 99] as const;
 const DAY = 86_400_000;
@@ -68,37 +68,38 @@ export async function summaryFrom(
   const { daysFrom, daysTo } = wholeDays(from, now);
   // Each part is one key range (per region): an OR of two would scan the hours between.
   const ofMonitor = rowsOf(tables, monitorId, regions);
-  const [counts, hourly, daily] = [tables.counts, tables.hourly, tables.daily].map(({ name }) => Prisma.raw(name));
+  const bucketCounts = Prisma.sql`bucket, count`;
   // One row: the totals, and the histogram as two arrays in the same order (sums as float8, which
   // arrive as numbers where int8 would arrive as BigInt).
   const [row] = await prisma.$queryRaw<SummaryRow[]>`
     WITH buckets AS (
       SELECT bucket, sum(count) AS count FROM (
-        SELECT bucket, count FROM ${hourly} WHERE ${ofMonitor} AND hour >= ${from} AND hour < ${daysFrom}
+        ${aggregateRows(tables.hourly, bucketCounts, ofMonitor, from, daysFrom)}
         UNION ALL
-        SELECT bucket, count FROM ${daily} WHERE ${ofMonitor} AND day >= ${daysFrom} AND day < ${daysTo}
+        ${aggregateRows(tables.daily, bucketCounts, ofMonitor, daysFrom, daysTo)}
         UNION ALL
-        SELECT bucket, count FROM ${hourly} WHERE ${ofMonitor} AND hour >= ${daysTo}
+        ${aggregateRows(tables.hourly, bucketCounts, ofMonitor, daysTo)}
       ) AS parts
       GROUP BY bucket
     )
     SELECT totals.*, histogram.* FROM
-      (SELECT sum(successful)::float8 AS successful, sum(degraded)::float8 AS degraded, sum(failed)::float8 AS failed, max(last_ping_at) AS last
-       FROM ${counts} WHERE ${ofMonitor} AND hour >= ${from}) AS totals,
+      (${aggregateRows(tables.counts, TOTALS, ofMonitor, from)}) AS totals,
       (SELECT array_agg(bucket) AS buckets, array_agg(count::float8) AS bucket_counts FROM buckets) AS histogram`;
   const buckets = row?.buckets ?? [];
-  const bucketCounts = row?.bucket_counts ?? [];
+  const counts = row?.bucket_counts ?? [];
   return {
     lastPingAt: row?.last ?? null,
     totalSuccessful: row?.successful ?? 0,
     totalDegraded: row?.degraded ?? 0,
     totalFailed: row?.failed ?? 0,
     percentiles: percentilesFromBuckets(
-      buckets.map((bucket, i) => ({ bucket, count: bucketCounts[i]! })),
+      buckets.map((bucket, i) => ({ bucket, count: counts[i]! })),
       PERCENTILES,
     ),
   };
 }
+
+const TOTALS = Prisma.sql`sum(successful)::float8 AS successful, sum(degraded)::float8 AS degraded, sum(failed)::float8 AS failed, max(last_ping_at) AS last`;
 
 interface SummaryRow {
   successful: number | null;

@@ -3,6 +3,7 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   ValidationError,
   checkComponentMonitor,
+  componentReferenceViolations,
   componentChanges,
   componentInputFromMessage,
   componentToMessage,
@@ -16,6 +17,7 @@ import {
   type ComponentFields,
   type ComponentView,
   parseId,
+  throwViolations,
 } from "@vigil/domain";
 import { StatusPageComponentGroupSchema, StatusPageComponentSchema, type StatusPageService } from "@vigil/proto/status-page";
 import { actorOf } from "../auth/context";
@@ -47,13 +49,13 @@ export function componentMethods(
     return component;
   }
 
-  /** The monitor and group a component refers to must be the workspace's and the page's. */
   async function requireReferences(ctx: HandlerContext, pageId: string, refs: Partial<Pick<ComponentFields, "monitorId" | "groupId">>): Promise<void> {
     const { monitorId, groupId } = refs;
-    if (monitorId && !(await repo.monitorInWorkspace(actorOf(ctx).workspace.id, monitorId))) {
-      throw ValidationError.of("component.monitorId", `no monitor ${monitorId} in this workspace`);
-    }
-    if (groupId && !(await repo.findGroup(pageId, groupId))) throw ValidationError.of("component.groupId", `no group ${groupId} on this page`);
+    const [hasMonitor, hasGroup] = await Promise.all([
+      monitorId ? repo.monitorInWorkspace(actorOf(ctx).workspace.id, monitorId) : false,
+      groupId ? repo.findGroup(pageId, groupId).then(Boolean) : false,
+    ]);
+    throwViolations(componentReferenceViolations(refs, { monitor: () => hasMonitor, group: () => hasGroup }), "component");
   }
 
   /** Answers a component after a write, telling the public pages its page changed. */

@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Prisma, type PrismaClient } from "@vigil/db";
-import { ValidationError, type AccessType, type ComponentType, type ComponentView, type GroupView, type PageFields, type StatusPageView } from "@vigil/domain";
+import { componentReferenceViolations, throwViolations, type AccessType, type ComponentType, type ComponentView, type GroupView, type PageFields, type StatusPageView } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
 
 /** A stored page: what answers show, plus what only the service reads. */
@@ -73,9 +73,10 @@ async function referencesKept<T>(references: { monitorId?: string; groupId?: str
   } catch (error) {
     if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== "P2003") throw error;
     const constraint = JSON.stringify(error.meta ?? {});
-    if (constraint.includes("monitor_id")) throw ValidationError.of("component.monitorId", `no monitor ${references.monitorId} in this workspace`);
-    if (constraint.includes("group_id")) throw ValidationError.of("component.groupId", `no group ${references.groupId} on this page`);
-    throw new ConnectError("the status page was deleted", Code.NotFound);
+    const gone = ["monitor", "group"].find((reference) => constraint.includes(`${reference}_id`));
+    if (!gone) throw new ConnectError("the status page was deleted", Code.NotFound);
+    throwViolations(componentReferenceViolations(references, { monitor: () => gone !== "monitor", group: () => gone !== "group" }), "component");
+    throw error;
   }
 }
 

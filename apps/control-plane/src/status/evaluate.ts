@@ -7,6 +7,7 @@ import {
   type MonitorStatus,
   type QuorumRule,
   type RegionId,
+  type RegionReport,
   type RegionVerdict,
 } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
@@ -36,12 +37,6 @@ export interface MonitorState {
   states: Map<RegionId, RegionState>;
 }
 
-/** One checked region as it stood at a transition. */
-export interface RegionAtTransition extends Partial<RegionState> {
-  region: RegionId;
-  verdict: RegionVerdict;
-}
-
 /** A change of a monitor-level status. */
 export interface Transition {
   monitor: MonitorState;
@@ -49,7 +44,10 @@ export interface Transition {
   to: MonitorStatus;
   /** The time the status changed: the start of the check that changed it (or now, after a configuration change). */
   at: Date;
-  regions: RegionAtTransition[];
+  /** Each checked region as it stood then, in the monitor's order. */
+  regions: RegionReport[];
+  /** The checked region whose check is the newest then, if any region is known (a recovery's message leads with it). */
+  newest: RegionId | undefined;
 }
 
 /** A checked region's verdict at `asOf`: a stale region (its agents are gone) is unknown. */
@@ -59,11 +57,31 @@ function verdictAt(monitor: MonitorState, region: RegionId, asOf: Date): RegionV
 }
 
 /** What is known of each checked region at `asOf`. */
-export function regionsAt(monitor: MonitorState, asOf: Date): RegionAtTransition[] {
+export function regionsAt(monitor: MonitorState, asOf: Date): RegionReport[] {
   return monitor.regions.map((region) => {
-    const verdict = verdictAt(monitor, region, asOf);
-    return verdict === "unknown" ? { region, verdict } : { region, verdict, ...monitor.states.get(region) };
+    const status = verdictAt(monitor, region, asOf);
+    const state = status === "unknown" ? undefined : monitor.states.get(region);
+    return {
+      region,
+      status,
+      error: state?.error ?? null,
+      reason: state?.reason ?? null,
+      statusCode: state?.statusCode ?? null,
+      latencyMs: state?.latencyMs ?? null,
+    };
   });
+}
+
+/** Of the regions known at `asOf`, the one checked last (the first of them on a tie). */
+function newestAt(monitor: MonitorState, asOf: Date): RegionId | undefined {
+  let newest: { region: RegionId; at: number } | undefined;
+  for (const region of monitor.regions) {
+    const state = monitor.states.get(region);
+    if (state && verdictAt(monitor, region, asOf) !== "unknown" && (!newest || state.lastResultAt.getTime() > newest.at)) {
+      newest = { region, at: state.lastResultAt.getTime() };
+    }
+  }
+  return newest?.region;
 }
 
 function evaluateAt(monitor: MonitorState, asOf: Date, quorum: QuorumRule): Transition | null {
@@ -74,7 +92,7 @@ function evaluateAt(monitor: MonitorState, asOf: Date, quorum: QuorumRule): Tran
     monitor.status,
   );
   if (to === monitor.status) return null;
-  const transition = { monitor, from: monitor.status, to, at: asOf, regions: regionsAt(monitor, asOf) };
+  const transition = { monitor, from: monitor.status, to, at: asOf, regions: regionsAt(monitor, asOf), newest: newestAt(monitor, asOf) };
   monitor.status = to;
   return transition;
 }

@@ -1,8 +1,18 @@
-import type { PrismaClient } from "@vigil/db";
+import type { Prisma, PrismaClient } from "@vigil/db";
 import type { MonitorStatus, RegionId } from "@vigil/domain";
-import { recordTransitions } from "../alerting/record";
+import type { Transition } from "./evaluate";
 import type { StatusRules } from "./rules";
 import { currentRegionStatuses, reevaluateStatuses } from "./store";
+
+/**
+ * Where the transitions of a re-evaluation go (the pipeline wires it to alerting, which imports
+ * this module and never the other way round).
+ */
+export interface TransitionSink {
+  /** Records transitions in the transaction that caused them; returns the ids of the events to queue once it committed. */
+  record(tx: Prisma.TransactionClient, transitions: readonly Transition[]): Promise<string[]>;
+  enqueue(eventIds: readonly string[]): Promise<void>;
+}
 
 /**
  * The control plane's one answer to "which regions count and what the
@@ -13,8 +23,7 @@ export class Statuses {
   constructor(
     private readonly prisma: PrismaClient,
     readonly rules: StatusRules,
-    /** Queues the deliveries of events once the transaction that created them has committed. */
-    private readonly enqueue: (eventIds: readonly string[]) => Promise<void>,
+    private readonly transitions: TransitionSink,
   ) {}
 
   /** Each checked region's status now (unknown when stale or never checked). */
@@ -27,8 +36,8 @@ export class Statuses {
    * failing region recovers a monitor, and that is told like any recovery.
    */
   async reevaluate(monitorIds: readonly string[]): Promise<void> {
-    const eventIds = await this.prisma.$transaction(async (tx) => recordTransitions(tx, await reevaluateStatuses(tx, monitorIds, this.rules)));
+    const eventIds = await this.prisma.$transaction(async (tx) => this.transitions.record(tx, await reevaluateStatuses(tx, monitorIds, this.rules)));
     // Not awaited: an update must answer while Redis is away. The events are stored; what fails to queue now, the deliveries' sweep queues.
-    this.enqueue(eventIds).catch(() => undefined);
+    this.transitions.enqueue(eventIds).catch(() => undefined);
   }
 }

@@ -111,5 +111,5 @@ export async function currentRegionStatuses(
   now = new Date(),
 ): Promise<{ region: RegionId; status: MonitorStatus }[]> {
   const monitor = (await loadMonitors(prisma, [monitorId], rules)).get(monitorId);
-  return monitor ? regionsAt(monitor, now).map((r) => ({ region: r.region, status: r.verdict })) : [];
+  return monitor ? regionsAt(monitor, now).map((r) => ({ region: r.region, status: r.status })) : [];
 }

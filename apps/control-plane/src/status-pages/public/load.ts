@@ -10,6 +10,7 @@ import {
   type MonitorStatus,
   type RegionVerdict,
 } from "@vigil/domain";
+import { dailyRollups, dateOf } from "../../results/aggregates";
 import type { Statuses } from "../../status/statuses";
 import { pageUrl } from "./addresses";
 import {
@@ -62,45 +63,24 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
   const firstDay = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - (PAGE_HISTORY.barDays - 1) * DAY_MS);
   const incidentsSince = new Date(now.getTime() - PAGE_HISTORY.recentIncidentDays * DAY_MS);
 
-  const [counts, latencies, incidents, verdicts] = await Promise.all([
-    prisma.$queryRaw<{ monitor_id: string; day: Date; successful: number; degraded: number; failed: number }[]>`
-      SELECT monitor_id, day, successful, degraded, failed
-      FROM all_region_daily_result_counts
-      WHERE monitor_id = ANY(${monitorIds}::text[]) AND day >= ${firstDay}`,
-    prisma.$queryRaw<{ monitor_id: string; day: Date; bucket: number; count: number }[]>`
-      SELECT monitor_id, day, bucket, count
-      FROM all_region_daily_latency_buckets
-      WHERE monitor_id = ANY(${publicIds}::text[]) AND day >= ${firstDay}`,
+  const [history, incidents, verdicts] = await Promise.all([
+    dailyRollups(prisma, monitorIds, publicIds, firstDay),
     prisma.incident.findMany({
       where: { monitorId: { in: monitorIds }, OR: [{ resolvedAt: null }, { resolvedAt: { gte: incidentsSince } }] },
       orderBy: [{ startedAt: "desc" }, { id: "desc" }],
     }),
     regionVerdictsOfFailing(sources.statuses, [...monitors.values()]),
   ]);
-
-  const dayCounts = new Map(
-    counts.map((c) => [
-      `${c.monitor_id}|${dayKey(c.day)}`,
-      { successful: c.successful, degraded: c.degraded, failed: c.failed } satisfies DayCounts,
-    ]),
-  );
-  const dayBuckets = new Map<string, { bucket: number; count: number }[]>();
-  for (const l of latencies) {
-    const key = `${l.monitor_id}|${dayKey(l.day)}`;
-    const buckets = dayBuckets.get(key) ?? [];
-    buckets.push({ bucket: l.bucket, count: l.count });
-    dayBuckets.set(key, buckets);
-  }
-  const dates = Array.from({ length: PAGE_HISTORY.barDays }, (_, i) => dayKey(new Date(firstDay.getTime() + i * DAY_MS)));
+  const dates = Array.from({ length: PAGE_HISTORY.barDays }, (_, i) => dateOf(new Date(firstDay.getTime() + i * DAY_MS)));
 
   const barOf = (monitorId: string): { days: DayView[]; uptime90d: number | null } => {
     const total: DayCounts = { successful: 0, degraded: 0, failed: 0 };
     const days = dates.map((date) => {
-      const day = dayCounts.get(`${monitorId}|${date}`) ?? { successful: 0, degraded: 0, failed: 0 };
+      const day = history.counts(monitorId, date) ?? { successful: 0, degraded: 0, failed: 0 };
       total.successful += day.successful;
       total.degraded += day.degraded;
       total.failed += day.failed;
-      const buckets = dayBuckets.get(`${monitorId}|${date}`);
+      const buckets = history.buckets(monitorId, date);
       return {
         date,
         status: dayStatusOf(day),
@@ -169,8 +149,6 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
     incidents: incidentViews,
   };
 }
-
-const dayKey = (day: Date) => day.toISOString().slice(0, 10);
 
 /**
  * Region verdicts decide only between a partial and a major outage, so they
