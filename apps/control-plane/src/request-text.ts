@@ -1,4 +1,4 @@
-import type { DescField, DescMessage } from "@bufbuild/protobuf";
+import { isReflectMessage, reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import type { Interceptor } from "@connectrpc/connect";
 import { NOT_STORABLE_RULE, ValidationError, isStorableText } from "@vigil/domain";
 
@@ -9,40 +9,27 @@ interface Text {
 }
 
 /** Every text a request message holds, at any depth: strings, lists of them, map keys and values. */
-export function* textsOf(schema: DescMessage, message: Record<string, unknown>, prefix = ""): Generator<Text> {
-  for (const field of schema.fields) {
-    const holder = field.oneof ? (message[field.oneof.localName] as { case?: string; value?: unknown } | undefined) : undefined;
-    if (field.oneof && holder?.case !== field.localName) continue;
-    const value = holder ? holder.value : message[field.localName];
-    if (value === undefined || value === null) continue;
-    yield* textsOfField(field, value, prefix ? `${prefix}.${field.localName}` : field.localName);
+function* textsOf(message: ReflectMessage, prefix = ""): Generator<Text> {
+  for (const field of message.fields) {
+    if (!message.isSet(field)) continue;
+    const path = prefix ? `${prefix}.${field.localName}` : field.localName;
+    if (field.fieldKind === "list") {
+      let index = 0;
+      for (const item of message.get(field)) yield* textsIn(item, `${path}[${index++}]`);
+    } else if (field.fieldKind === "map") {
+      for (const [key, item] of message.get(field)) {
+        yield { path: `${path}.${key}`, value: String(key) };
+        yield* textsIn(item, `${path}.${key}`);
+      }
+    } else {
+      yield* textsIn(message.get(field), path);
+    }
   }
 }
 
-function* textsOfField(field: DescField, value: unknown, path: string): Generator<Text> {
-  switch (field.fieldKind) {
-    case "scalar":
-      if (typeof value === "string") yield { path, value };
-      return;
-    case "message":
-      yield* textsOf(field.message, value as Record<string, unknown>, path);
-      return;
-    case "list":
-      for (const [index, item] of (value as unknown[]).entries()) {
-        if (typeof item === "string") yield { path: `${path}[${index}]`, value: item };
-        else if (field.listKind === "message") yield* textsOf(field.message, item as Record<string, unknown>, `${path}[${index}]`);
-      }
-      return;
-    case "map":
-      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-        yield { path: `${path}.${key}`, value: key };
-        if (typeof item === "string") yield { path: `${path}.${key}`, value: item };
-        else if (field.mapKind === "message") yield* textsOf(field.message, item as Record<string, unknown>, `${path}.${key}`);
-      }
-      return;
-    case "enum":
-      return;
-  }
+function* textsIn(value: unknown, path: string): Generator<Text> {
+  if (typeof value === "string") yield { path, value };
+  else if (isReflectMessage(value)) yield* textsOf(value, path);
 }
 
 /**
@@ -54,7 +41,7 @@ function* textsOfField(field: DescField, value: unknown, path: string): Generato
 export function storableTextOnly(): Interceptor {
   return (next) => (req) => {
     if (!req.stream) {
-      const violations = [...textsOf(req.method.input, req.message as unknown as Record<string, unknown>)]
+      const violations = [...textsOf(reflect(req.method.input, req.message))]
         .filter((text) => !isStorableText(text.value))
         .map((text) => ({ field: text.path, rule: NOT_STORABLE_RULE }));
       if (violations.length > 0) throw new ValidationError(violations);

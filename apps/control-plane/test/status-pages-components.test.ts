@@ -108,15 +108,15 @@ describe.each(BACKENDS)("status page components and groups on %s", (backend) => 
       const gone = await newMonitor(monitors, "deleted meanwhile");
       await monitors.deleteMonitor({ id: gone });
       const write = { type: "monitor" as const, monitorId: gone, name: "", description: "", order: 0, groupId: "", groupOrder: 0 };
-      await expect(repo.createComponent(pageId, write)).rejects.toMatchObject({ violations: [{ field: "component.monitorId", rule: `no monitor ${gone} in this workspace` }] });
+      await expect(repo.components.create(pageId, write)).rejects.toMatchObject({ violations: [{ field: "component.monitorId", rule: `no monitor ${gone} in this workspace` }] });
       const line = await createComponent({ pageId, type: "static" });
       const group = await createGroup(pageId);
       await client.deleteStatusPageComponentGroup({ pageId, id: group.id });
-      await expect(repo.updateComponent(pageId, line.id, { groupId: group.id })).rejects.toMatchObject({
+      await expect(repo.components.update(pageId, line.id, { groupId: group.id })).rejects.toMatchObject({
         violations: [{ field: "component.groupId", rule: `no group ${group.id} on this page` }],
       });
       await client.deleteStatusPage({ id: pageId });
-      await expect(repo.createComponent(pageId, { ...write, type: "static", monitorId: "" })).rejects.toMatchObject({ code: Code.NotFound });
+      await expect(repo.components.create(pageId, { ...write, type: "static", monitorId: "" })).rejects.toMatchObject({ code: Code.NotFound });
     });
   });
 

@@ -1,6 +1,5 @@
 import { monitorInputFromMessage, type MonitorKind, type MonitorMessageByKind } from "@vigil/domain";
-import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
-import { providerConfig, TerraformDir } from "./support/terraform.js";
+import { terraformTests } from "./support/terraform.js";
 
 const SITE = `
 resource "service_http_monitor" "site" {
@@ -57,36 +56,24 @@ resource "service_dns_monitor" "domain" {
 const config = ({ site = "", domain = "", comparator = "eq" } = {}) =>
   SITE.replace("%EXTRA%", site) + LANDING + DOMAIN.replace("%COMPARATOR%", comparator).replace("%EXTRA%", domain);
 
-let api: TestApi;
-let ws: WorkspaceKeys;
-
-beforeAll(async () => {
-  api = await startTestApi("pglite");
-  ws = await api.workspace();
-});
-afterAll(() => api?.close());
+const fx = terraformTests();
 
 /** A stored monitor's configuration with the API's enums decoded to the contract's names. */
 async function stored(kind: MonitorKind, id: string) {
-  const { monitor } = await api.client(ws.write.key).getMonitor({ id });
+  const { monitor } = await fx.client().getMonitor({ id });
   expect(monitor?.config.case).toBe(kind);
   return monitorInputFromMessage(kind, monitor?.config.value as MonitorMessageByKind[typeof kind]);
 }
 
 describe("service_http_monitor and service_dns_monitor with terraform", () => {
-  let tf: TerraformDir;
+  const tf = fx.folder();
   const ids = { site: "", landing: "", domain: "" };
-  const write = (options?: Parameters<typeof config>[0]) => tf.write(providerConfig(api.baseUrl, ws.write.key) + config(options));
+  const write = (options?: Parameters<typeof config>[0]) => tf.configure(config(options));
   const readIds = async () => {
     ids.site = String((await tf.stateOf("service_http_monitor.site"))?.id);
     ids.landing = String((await tf.stateOf("service_http_monitor.landing"))?.id);
     ids.domain = String((await tf.stateOf("service_dns_monitor.domain"))?.id);
   };
-
-  beforeAll(async () => {
-    tf = await TerraformDir.create();
-  });
-  afterAll(() => tf?.remove());
 
   it("creates the monitors with the contract's defaults, and a second plan shows no changes", async () => {
     await write();
@@ -167,7 +154,7 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
   });
 
   it("shows fields changed outside Terraform as drift, and puts them back", async () => {
-    const client = api.client(ws.write.key);
+    const client = fx.client();
     await client.updateHTTPMonitor({ id: ids.site, monitor: { followRedirects: true }, updateMask: { paths: ["followRedirects"] } });
     await client.updateDNSMonitor({ id: ids.domain, monitor: { uri: "example.org" }, updateMask: { paths: ["uri"] } });
     const plan = await tf.plan(2);
@@ -183,15 +170,14 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
       ["service_http_monitor.site", ids.site],
       ["service_dns_monitor.domain", ids.domain],
     ] as const) {
-      await tf.expectExit(0, "state rm", address);
-      await tf.expectExit(0, "import", address, id);
+      await tf.reimport(address, id);
     }
     await tf.plan(0);
   });
 
   it("plans to create again monitors deleted outside Terraform", async () => {
-    await api.client(ws.write.key).deleteMonitor({ id: ids.site });
-    await api.client(ws.write.key).deleteMonitor({ id: ids.domain });
+    await fx.client().deleteMonitor({ id: ids.site });
+    await fx.client().deleteMonitor({ id: ids.domain });
     const plan = await tf.plan(2);
     expect(plan.stdout).toContain("service_http_monitor.site will be created");
     expect(plan.stdout).toContain("service_dns_monitor.domain will be created");
@@ -203,21 +189,16 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
   });
 
   it("destroys what it made", async () => {
-    await tf.expectExit(0, "destroy", "-auto-approve");
-    expect(await api.client(ws.write.key).listMonitors({ limit: 100 })).toMatchObject({ httpMonitors: [], dnsMonitors: [], totalSize: 0 });
+    await tf.destroy();
+    expect(await fx.client().listMonitors({ limit: 100 })).toMatchObject({ httpMonitors: [], dnsMonitors: [], totalSize: 0 });
   });
 });
 
 describe("service_http_monitor and service_dns_monitor plan-time errors", () => {
-  let tf: TerraformDir;
-
-  beforeAll(async () => {
-    tf = await TerraformDir.create();
-  });
-  afterAll(() => tf?.remove());
+  const tf = fx.folder();
 
   const planErrors = async (content: string) => {
-    await tf.write(providerConfig(api.baseUrl, ws.write.key) + content);
+    await tf.configure(content);
     // Terraform wraps long messages: compared with single spaces.
     return (await tf.expectExit(1, "plan")).stderr.replace(/\s+/g, " ");
   };

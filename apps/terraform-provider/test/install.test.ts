@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,30 +7,14 @@ import yauzl, { type Entry, type ZipFile } from "yauzl";
 import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
 import { NOT_STARTED_BY_TERRAFORM } from "../src/plugin/handshake.js";
 import { PROVIDER_VERSION } from "../src/provider.js";
-import { PROVIDER_BINARY, PROVIDER_DIR, providerConfig, TerraformDir } from "./support/terraform.js";
+import { PROVIDER_BINARY, PROVIDER_DIR, providerConfig, runProcess, TerraformDir } from "./support/terraform.js";
 
 const ROOT = resolve(__dirname, "../../..");
 
 /** Files compared by digest: Jest compares large buffers byte by byte, slowly. */
 const sha256 = (content: Buffer) => createHash("sha256").update(content).digest("hex");
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolveRun, reject) => {
-    child.once("error", reject);
-    child.once("close", (code) => resolveRun({ code, stdout, stderr }));
-  });
-}
+const run = (command: string, args: string[], env: NodeJS.ProcessEnv) => runProcess(command, args, { cwd: ROOT, env });
 
 /**
  * What `pnpm terraform:<name>` runs after building the provider. The build is left out: the other

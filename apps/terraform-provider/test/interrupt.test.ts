@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
 import { DelayingProxy } from "./support/delaying-proxy.js";
-import { providerConfig, TerraformDir } from "./support/terraform.js";
+import { providerConfig, TerraformDir, terraformTests } from "./support/terraform.js";
 
 /** Longer than any prompt stop, shorter than the client's own call deadline (30 s), so only an abort ends a held create early. */
 const HOLD_MS = 15_000;
@@ -38,26 +37,18 @@ function processesOf(marker: string): RunProcess[] {
     });
 }
 
-let api: TestApi;
-let ws: WorkspaceKeys;
+const fx = terraformTests();
+const tf = TerraformDir.forTests();
 let proxy: DelayingProxy;
-let tf: TerraformDir;
 
 beforeAll(async () => {
-  api = await startTestApi("pglite");
-  ws = await api.workspace();
-  proxy = await DelayingProxy.start(api.baseUrl, { delayed: /^\/monitor\.v1\.MonitorService\/Create/, holdMs: HOLD_MS, passFirst: 1 });
-  tf = await TerraformDir.create();
-  await tf.write(providerConfig(proxy.baseUrl, ws.write.key) + MONITORS);
+  proxy = await DelayingProxy.start(fx.api.baseUrl, { delayed: /^\/monitor\.v1\.MonitorService\/Create/, holdMs: HOLD_MS, passFirst: 1 });
+  await tf.write(providerConfig(proxy.baseUrl, fx.ws.write.key) + MONITORS);
 });
-afterAll(async () => {
-  await tf?.remove();
-  await proxy?.stop();
-  await api?.close();
-});
+afterAll(() => proxy?.stop());
 
 const monitorsInApi = async () => {
-  const { tcpMonitors } = await api.client(ws.write.key).listMonitors({ limit: 100 });
+  const { tcpMonitors } = await fx.client().listMonitors({ limit: 100 });
   return tcpMonitors.map((monitor) => ({ id: monitor.id, name: String(monitor.name) })).sort((a, b) => a.name.localeCompare(b.name));
 };
 

@@ -1,5 +1,4 @@
-import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
-import { providerConfig, TerraformDir } from "./support/terraform.js";
+import { providerConfig, terraformTests } from "./support/terraform.js";
 
 const MONITORS = `
 resource "service_http_monitor" "site" {
@@ -50,25 +49,13 @@ data "service_monitors" "page" {
 }
 `;
 
-let api: TestApi;
-let ws: WorkspaceKeys;
-
-beforeAll(async () => {
-  api = await startTestApi("pglite");
-  ws = await api.workspace();
-});
-afterAll(() => api?.close());
+const fx = terraformTests();
 
 describe("service_monitor and service_monitors data sources", () => {
-  let tf: TerraformDir;
-
-  beforeAll(async () => {
-    tf = await TerraformDir.create();
-  });
-  afterAll(() => tf?.remove());
+  const tf = fx.folder();
 
   it("read what the resources made, each kind with its own fields", async () => {
-    await tf.write(providerConfig(api.baseUrl, ws.write.key) + MONITORS + DATA_SOURCES);
+    await tf.configure(MONITORS + DATA_SOURCES);
     await tf.apply();
     const id = async (address: string) => String((await tf.stateOf(address))?.id);
     const [site, db, domain] = [await id("service_http_monitor.site"), await id("service_tcp_monitor.db"), await id("service_dns_monitor.domain")];
@@ -99,7 +86,7 @@ describe("service_monitor and service_monitors data sources", () => {
       { id: site, name: "Website", type: "http" },
     ]);
     // The API's own order, oldest first: a page is a slice of it.
-    const { httpMonitors, tcpMonitors, dnsMonitors } = await api.client(ws.read.key).listMonitors({ limit: 100 });
+    const { httpMonitors, tcpMonitors, dnsMonitors } = await fx.api.client(fx.ws.read.key).listMonitors({ limit: 100 });
     const oldestFirst = [...httpMonitors, ...tcpMonitors, ...dnsMonitors]
       .sort((a, b) => Number(a.createdAt!.seconds - b.createdAt!.seconds) || a.createdAt!.nanos - b.createdAt!.nanos || (a.id < b.id ? -1 : 1))
       .map((monitor) => monitor.id);
@@ -110,7 +97,7 @@ describe("service_monitor and service_monitors data sources", () => {
 
   it("read again after a change made outside Terraform", async () => {
     const id = String((await tf.stateOf("service_tcp_monitor.db"))?.id);
-    await api.client(ws.write.key).updateTCPMonitor({ id, monitor: { name: "Primary database" }, updateMask: { paths: ["name"] } });
+    await fx.client().updateTCPMonitor({ id, monitor: { name: "Primary database" }, updateMask: { paths: ["name"] } });
     await tf.expectExit(0, "apply", "-auto-approve", "-refresh-only");
     expect(await tf.stateOf("data.service_monitor.db")).toMatchObject({ name: "Primary database" });
     expect((await tf.stateOf("data.service_monitors.all"))?.monitors).toContainEqual({ id, name: "Primary database", type: "tcp" });
@@ -118,7 +105,7 @@ describe("service_monitor and service_monitors data sources", () => {
 
   it("names the attribute and the rule of a page out of bounds, and says when a monitor does not exist", async () => {
     await tf.write(
-      providerConfig(api.baseUrl, ws.read.key) +
+      providerConfig(fx.api.baseUrl, fx.ws.read.key) +
         `data "service_monitors" "big" {\n  limit = 101\n}\n\ndata "service_monitors" "before" {\n  offset = -1\n}\n`,
     );
     const bounds = (await tf.expectExit(1, "plan")).stderr.replace(/\s+/g, " ");
@@ -127,15 +114,15 @@ describe("service_monitor and service_monitors data sources", () => {
     expect(bounds).toContain("limit = 101");
     expect(bounds).toContain("Invalid value for offset");
 
-    await tf.write(providerConfig(api.baseUrl, ws.read.key) + `data "service_monitor" "gone" {\n  id = "no-such-monitor"\n}\n`);
+    await tf.write(providerConfig(fx.api.baseUrl, fx.ws.read.key) + `data "service_monitor" "gone" {\n  id = "no-such-monitor"\n}\n`);
     const missing = (await tf.expectExit(1, "plan")).stderr.replace(/\s+/g, " ");
     expect(missing).toContain("Could not read service_monitor");
     expect(missing).toContain("no-such-monitor");
   });
 
   it("leave nothing behind when the resources are destroyed", async () => {
-    await tf.write(providerConfig(api.baseUrl, ws.write.key) + MONITORS + DATA_SOURCES);
-    await tf.expectExit(0, "destroy", "-auto-approve");
-    expect((await api.client(ws.write.key).listMonitors({})).totalSize).toBe(0);
+    await tf.configure(MONITORS + DATA_SOURCES);
+    await tf.destroy();
+    expect((await fx.client().listMonitors({})).totalSize).toBe(0);
   });
 });

@@ -1,6 +1,5 @@
 import { secretFingerprint } from "@vigil/domain";
-import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
-import { providerConfig, TerraformDir } from "./support/terraform.js";
+import { terraformTests } from "./support/terraform.js";
 
 const SLACK_URL = "https://hooks.slack.com/services/T0001/B0001/first";
 const SLACK_URL_NEW = "https://hooks.slack.com/services/T0001/B0001/second";
@@ -95,30 +94,18 @@ data "service_notification" "slack" {
 
 const RFC_3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
-let api: TestApi;
-let ws: WorkspaceKeys;
+// Email channels need an SMTP server configured; nothing is sent when a channel is only created, so nothing listens there.
+const fx = terraformTests({ providerEnv: { SMTP_URL: "smtp://127.0.0.1:2525" } });
 
-beforeAll(async () => {
-  // Email channels need an SMTP server configured; nothing is sent when a channel is only created, so nothing listens there.
-  api = await startTestApi("pglite", { providerEnv: { SMTP_URL: "smtp://127.0.0.1:2525" } });
-  ws = await api.workspace();
-});
-afterAll(() => api?.close());
-
-const notifications = () => api.notificationClient(ws.write.key);
+const notifications = () => fx.api.notificationClient(fx.ws.write.key);
 const getChannel = async (id: string) => (await notifications().getNotification({ id })).notification!;
 
 describe("service_notification with terraform", () => {
-  let tf: TerraformDir;
+  const tf = fx.folder();
   const ids: Record<string, string> = {};
   let monitorId: string;
-  const write = (settings: Partial<Settings> = {}) => tf.write(providerConfig(api.baseUrl, ws.write.key) + channels({ ...INITIAL, ...settings }));
+  const write = (settings: Partial<Settings> = {}) => tf.configure(channels({ ...INITIAL, ...settings }));
   const stateOf = (name: string) => tf.stateOf(`service_notification.${name}`);
-
-  beforeAll(async () => {
-    tf = await TerraformDir.create();
-  });
-  afterAll(() => tf?.remove());
 
   it("creates the channels, keeps the secrets from the configuration, and a second plan shows no changes", async () => {
     await write();
@@ -222,13 +209,11 @@ describe("service_notification with terraform", () => {
 
   it("imports channels with no changes planned after it; an imported secret is written once, as the API answers it only redacted", async () => {
     for (const name of ["hook", "email"]) {
-      await tf.expectExit(0, "state rm", `service_notification.${name}`);
-      await tf.expectExit(0, "import", `service_notification.${name}`, ids[name]!);
+      await tf.reimport(`service_notification.${name}`, ids[name]!);
     }
     await tf.plan(0);
 
-    await tf.expectExit(0, "state rm", "service_notification.slack");
-    await tf.expectExit(0, "import", "service_notification.slack", ids.slack!);
+    await tf.reimport("service_notification.slack", ids.slack!);
     const plan = await tf.plan(2);
     expect(plan.stdout).toMatch(/~ webhook_url = \(sensitive value\)/);
     expect(plan.stdout).toContain("Plan: 0 to add, 1 to change, 0 to destroy.");
@@ -247,24 +232,18 @@ describe("service_notification with terraform", () => {
   });
 
   it("destroys what it made", async () => {
-    await tf.expectExit(0, "destroy", "-auto-approve");
+    await tf.destroy();
     const { notifications: left, totalSize } = await notifications().listNotifications({ limit: 100 });
     expect({ left, totalSize }).toEqual({ left: [], totalSize: 0 });
   });
 });
 
 describe("service_notification plan-time errors", () => {
-  let tf: TerraformDir;
-
-  beforeAll(async () => {
-    tf = await TerraformDir.create();
-  });
-  afterAll(() => tf?.remove());
+  const tf = fx.folder();
 
   it("names the attribute and the rule of a bad block or value", async () => {
-    await tf.write(
-      providerConfig(api.baseUrl, ws.write.key) +
-        `
+    await tf.configure(
+      `
 resource "service_notification" "mismatch" {
   provider_type = "slack"
   webhook {

@@ -1,5 +1,4 @@
-import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
-import { providerConfig, TerraformDir } from "./support/terraform.js";
+import { providerConfig, terraformTests } from "./support/terraform.js";
 
 const URL = "https://probe:url-secret-1@example.com/health";
 const HOOK = "https://hooks.example.com/in/path-secret-2?token=query-secret-3";
@@ -43,25 +42,14 @@ resource "service_notification" "ntfy" {
 }
 `;
 
-let api: TestApi;
-let ws: WorkspaceKeys;
-let tf: TerraformDir;
-
-beforeAll(async () => {
-  api = await startTestApi("pglite");
-  ws = await api.workspace();
-  tf = await TerraformDir.create();
-});
-afterAll(async () => {
-  await tf?.remove();
-  await api?.close();
-});
+const fx = terraformTests();
+const tf = fx.folder();
 
 describe("the provider with a read key, which is answered credentials as fingerprints", () => {
   it("plans no change when the stored credentials are the configured ones, and keeps them in the state on refresh", async () => {
-    await tf.write(providerConfig(api.baseUrl, ws.write.key) + CONFIG);
+    await tf.configure(CONFIG);
     await tf.apply();
-    await tf.write(providerConfig(api.baseUrl, ws.read.key) + CONFIG);
+    await tf.write(providerConfig(fx.api.baseUrl, fx.ws.read.key) + CONFIG);
     await tf.plan(0);
     await tf.apply("-refresh-only");
     expect(await tf.stateOf("service_http_monitor.site")).toMatchObject({
@@ -75,7 +63,7 @@ describe("the provider with a read key, which is answered credentials as fingerp
 
   it("plans the configured value back when a credential was changed outside Terraform", async () => {
     const id = String((await tf.stateOf("service_http_monitor.site"))?.id);
-    await api.client(ws.write.key).updateHTTPMonitor({ id, monitor: { headers: [{ key: "authorization", value: "Bearer changed-by-hand" }] } });
+    await fx.client().updateHTTPMonitor({ id, monitor: { headers: [{ key: "authorization", value: "Bearer changed-by-hand" }] } });
     const plan = await tf.plan(2);
     expect(plan.stdout).toContain("service_http_monitor.site will be updated in-place");
     expect(plan.stdout).not.toContain("changed-by-hand");

@@ -1,6 +1,5 @@
 import { secretFingerprint } from "@vigil/domain";
-import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
-import { providerConfig, TerraformDir } from "./support/terraform.js";
+import { terraformTests } from "./support/terraform.js";
 
 interface Setup {
   title?: string;
@@ -67,32 +66,20 @@ data "service_status_page" "main" {
 }
 `;
 
-let api: TestApi;
-let ws: WorkspaceKeys;
+const fx = terraformTests();
 
-beforeAll(async () => {
-  api = await startTestApi("pglite");
-  ws = await api.workspace();
-});
-afterAll(() => api?.close());
-
-const pages = () => api.statusPageClient(ws.write.key);
+const pages = () => fx.api.statusPageClient(fx.ws.write.key);
 
 describe("status pages, components and groups with terraform", () => {
-  let tf: TerraformDir;
+  const tf = fx.folder();
   const ids: Record<string, string> = {};
-  const write = (setup?: Setup) => tf.write(providerConfig(api.baseUrl, ws.write.key) + configuration(setup));
+  const write = (setup?: Setup) => tf.configure(configuration(setup));
   const idOf = async (address: string) => String((await tf.stateOf(address))?.id);
   const rememberIds = async () => {
     for (const address of ["service_status_page.main", "service_status_page.other", "service_status_page_component_group.backend", "service_status_page_component.api", "service_status_page_component.note", "service_tcp_monitor.db"]) {
       ids[address] = await idOf(address);
     }
   };
-
-  beforeAll(async () => {
-    tf = await TerraformDir.create();
-  });
-  afterAll(() => tf?.remove());
 
   it("creates the page, its group and components, and a second plan shows no changes", async () => {
     await write();
@@ -212,14 +199,11 @@ describe("status pages, components and groups with terraform", () => {
   it("imports pages, groups and components: a public page's import plans clean, a password page's shows only the password", async () => {
     // The API stores host names in lowercase: an import reads them so (see the plan-after-create test for the configuration's own spelling).
     await write({ title: "Acme", password: "n3w-secret", groupName: "Core", apiComponentName: "Public API", customDomain: "status.acme.example.com" });
-    const addresses = ["service_status_page.main", "service_status_page.other", "service_status_page_component_group.backend", "service_status_page_component.api", "service_status_page_component.note"];
-    await tf.expectExit(0, "state rm", ...addresses);
     const page = ids["service_status_page.main"]!;
-    await tf.expectExit(0, "import", "service_status_page.main", page);
-    await tf.expectExit(0, "import", "service_status_page.other", ids["service_status_page.other"]!);
-    await tf.expectExit(0, "import", "service_status_page_component_group.backend", `${page}/${ids["service_status_page_component_group.backend"]}`);
-    await tf.expectExit(0, "import", "service_status_page_component.api", `${page}/${ids["service_status_page_component.api"]}`);
-    await tf.expectExit(0, "import", "service_status_page_component.note", `${page}/${ids["service_status_page_component.note"]}`);
+    for (const address of ["service_status_page.main", "service_status_page.other"]) await tf.reimport(address, ids[address]!);
+    for (const address of ["service_status_page_component_group.backend", "service_status_page_component.api", "service_status_page_component.note"]) {
+      await tf.reimport(address, `${page}/${ids[address]}`);
+    }
     const plan = await tf.plan(2);
     expect(plan.stdout).toContain("Plan: 0 to add, 1 to change, 0 to destroy.");
     const pageChange = plan.stdout.split("# service_status_page.main will be updated in-place")[1]?.split("\n\n")[0] ?? "";
@@ -256,26 +240,21 @@ describe("status pages, components and groups with terraform", () => {
   });
 
   it("destroys what it made", async () => {
-    await tf.expectExit(0, "destroy", "-auto-approve");
+    await tf.destroy();
     const { statusPages, totalSize } = await pages().listStatusPages({});
     expect({ statusPages, totalSize }).toEqual({ statusPages: [], totalSize: 0 });
-    expect((await api.client(ws.write.key).listMonitors({})).totalSize).toBe(0);
+    expect((await fx.client().listMonitors({})).totalSize).toBe(0);
   });
 });
 
 describe("service_status_page import block with -generate-config-out", () => {
-  let tf: TerraformDir;
-
-  beforeAll(async () => {
-    tf = await TerraformDir.create();
-  });
-  afterAll(() => tf?.remove());
+  const tf = fx.folder();
 
   it("writes a configuration whose apply then plans clean", async () => {
     const { statusPage } = await pages().createStatusPage({
       statusPage: { title: "Generated", slug: "generated", contactUrl: "https://example.com/contact", authEmailDomains: ["example.com"], accessType: "email-domain" },
     });
-    await tf.write(`${providerConfig(api.baseUrl, ws.write.key)}
+    await tf.configure(`
 import {
   to = service_status_page.generated
   id = "${statusPage?.id}"
@@ -291,15 +270,10 @@ import {
 });
 
 describe("status page errors", () => {
-  let tf: TerraformDir;
-
-  beforeAll(async () => {
-    tf = await TerraformDir.create();
-  });
-  afterAll(() => tf?.remove());
+  const tf = fx.folder();
 
   it("names the attribute and the rule of each bad value", async () => {
-    await tf.write(`${providerConfig(api.baseUrl, ws.write.key)}
+    await tf.configure(`
 resource "service_status_page" "bad" {
   title       = "Bad"
   slug        = "Not A Slug"
@@ -343,7 +317,7 @@ resource "service_status_page_component_group" "bad" {
 
   it("shows the server's refusal of a reserved custom domain at apply, on the attribute", async () => {
     // PUBLIC_URL of the test server is https://vigil.test: its host is no page's to take.
-    await tf.write(`${providerConfig(api.baseUrl, ws.write.key)}
+    await tf.configure(`
 resource "service_status_page" "own" {
   title         = "Own"
   slug          = "own-host"

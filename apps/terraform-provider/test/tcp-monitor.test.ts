@@ -1,5 +1,4 @@
-import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
-import { providerConfig, TerraformDir } from "./support/terraform.js";
+import { providerConfig, terraformTests } from "./support/terraform.js";
 
 const monitor = (fields: string) => `
 resource "service_tcp_monitor" "db" {
@@ -33,26 +32,14 @@ resource "service_tcp_monitor" "minimal" {
 }
 `;
 
-let api: TestApi;
-let ws: WorkspaceKeys;
+const fx = terraformTests();
 
-beforeAll(async () => {
-  api = await startTestApi("pglite");
-  ws = await api.workspace();
-});
-afterAll(() => api?.close());
-
-const getMonitor = (id: string) => api.client(ws.write.key).getMonitor({ id });
+const getMonitor = (id: string) => fx.client().getMonitor({ id });
 
 describe("service_tcp_monitor with terraform", () => {
-  let tf: TerraformDir;
+  const tf = fx.folder();
   let id: string;
-  const write = (fields: string) => tf.write(providerConfig(api.baseUrl, ws.write.key) + monitor(fields) + MINIMAL);
-
-  beforeAll(async () => {
-    tf = await TerraformDir.create();
-  });
-  afterAll(() => tf?.remove());
+  const write = (fields: string) => tf.configure(monitor(fields) + MINIMAL);
 
   it("creates the monitor with the contract's defaults, and a second plan shows no changes", async () => {
     await write(DB);
@@ -93,7 +80,7 @@ describe("service_tcp_monitor with terraform", () => {
   });
 
   it("shows a field changed outside Terraform as drift, and puts it back", async () => {
-    await api.client(ws.write.key).updateTCPMonitor({ id, monitor: { name: "Renamed by hand" }, updateMask: { paths: ["name"] } });
+    await fx.client().updateTCPMonitor({ id, monitor: { name: "Renamed by hand" }, updateMask: { paths: ["name"] } });
     const plan = await tf.plan(2);
     expect(plan.stdout).toMatch(/~ name\s+= "Renamed by hand" -> "Database"/);
     await tf.apply();
@@ -101,13 +88,12 @@ describe("service_tcp_monitor with terraform", () => {
   });
 
   it("imports an existing monitor with no changes planned after it", async () => {
-    await tf.expectExit(0, "state rm", "service_tcp_monitor.db");
-    await tf.expectExit(0, "import", "service_tcp_monitor.db", id);
+    await tf.reimport("service_tcp_monitor.db", id);
     await tf.plan(0);
   });
 
   it("plans to create again a monitor deleted outside Terraform", async () => {
-    await api.client(ws.write.key).deleteMonitor({ id });
+    await fx.client().deleteMonitor({ id });
     const plan = await tf.plan(2);
     expect(plan.stdout).toContain("service_tcp_monitor.db will be created");
     await tf.apply();
@@ -116,22 +102,17 @@ describe("service_tcp_monitor with terraform", () => {
   });
 
   it("destroys what it made", async () => {
-    await tf.expectExit(0, "destroy", "-auto-approve");
-    const { tcpMonitors, totalSize } = await api.client(ws.write.key).listMonitors({ limit: 100 });
+    await tf.destroy();
+    const { tcpMonitors, totalSize } = await fx.client().listMonitors({ limit: 100 });
     expect({ tcpMonitors, totalSize }).toEqual({ tcpMonitors: [], totalSize: 0 });
   });
 });
 
 describe("service_tcp_monitor plan-time errors", () => {
-  let tf: TerraformDir;
-
-  beforeAll(async () => {
-    tf = await TerraformDir.create();
-  });
-  afterAll(() => tf?.remove());
+  const tf = fx.folder();
 
   it("names the attribute and the rule of a bad value", async () => {
-    await tf.write(providerConfig(api.baseUrl, ws.write.key) + monitor(`${DB}\n  timeout = 999999`).replace('"1m"', '"2m"'));
+    await tf.configure(monitor(`${DB}\n  timeout = 999999`).replace('"1m"', '"2m"'));
     const { stderr } = await tf.expectExit(1, "plan");
     expect(stderr).toContain("Invalid value for periodicity");
     expect(stderr).toContain("periodicity must be one of 30s, 1m, 5m, 10m, 30m, 1h");
@@ -140,11 +121,11 @@ describe("service_tcp_monitor plan-time errors", () => {
   });
 
   it("says how to give the API token when there is none", async () => {
-    await tf.write(providerConfig(api.baseUrl) + monitor(DB));
+    await tf.write(providerConfig(fx.api.baseUrl) + monitor(DB));
     const { stderr } = await tf.expectExit(1, "plan");
     expect(stderr).toContain("Missing api_token");
     expect(stderr).toContain("SERVICE_API_TOKEN");
-    const withEnv = await tf.run(["plan", "-no-color", "-detailed-exitcode"], { SERVICE_API_TOKEN: ws.write.key });
+    const withEnv = await tf.run(["plan", "-no-color", "-detailed-exitcode"], { SERVICE_API_TOKEN: fx.ws.write.key });
     expect({ code: withEnv.code, stderr: withEnv.stderr }).toEqual({ code: 2, stderr: "" });
   });
 });

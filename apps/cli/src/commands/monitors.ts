@@ -5,16 +5,19 @@ import {
   DNSMonitorSchema,
   GetMonitorStatusResponseSchema,
   HTTPMonitorSchema,
+  MonitorSchema,
   MonitorService,
   TCPMonitorSchema,
   type DNSMonitor,
   type HTTPMonitor,
   type TCPMonitor,
 } from "@vigil/proto";
+import type { VigilClient } from "@vigil/client";
 import { Command, Option } from "commander";
 import { action, send, type Context } from "../context.js";
 import { updateMaskOf, bodyOf, enumParser, fields, parseHeader, parseInteger, withFields, withPaging, type FieldFlag } from "../fields.js";
 import { messageDetails, statusText, table, word } from "../output.js";
+import { addCommands, call } from "../resource.js";
 import { parseSeconds, watch } from "../watch.js";
 
 type Kind = "http" | "tcp" | "dns";
@@ -47,31 +50,16 @@ const httpFields = (): FieldFlag[] => [
 const uriField = (example: string) => fields.text("--uri <target>", "uri", `what to check (${example})`);
 
 const KINDS = {
-  http: {
-    schema: HTTPMonitorSchema,
-    fields: () => [...commonFields(), ...httpFields()],
-    create: (ctx: Context, monitor: object) =>
-      send(ctx, MonitorService.method.createHTTPMonitor, ctx.client.monitors.createHTTPMonitor, { monitor }, (r) => monitorDetails(ctx, "http", r.monitor)),
-    update: (ctx: Context, request: object) =>
-      send(ctx, MonitorService.method.updateHTTPMonitor, ctx.client.monitors.updateHTTPMonitor, { ...request }, (r) => monitorDetails(ctx, "http", r.monitor)),
-  },
-  tcp: {
-    schema: TCPMonitorSchema,
-    fields: () => [...commonFields(), uriField("host:port")],
-    create: (ctx: Context, monitor: object) =>
-      send(ctx, MonitorService.method.createTCPMonitor, ctx.client.monitors.createTCPMonitor, { monitor }, (r) => monitorDetails(ctx, "tcp", r.monitor)),
-    update: (ctx: Context, request: object) =>
-      send(ctx, MonitorService.method.updateTCPMonitor, ctx.client.monitors.updateTCPMonitor, { ...request }, (r) => monitorDetails(ctx, "tcp", r.monitor)),
-  },
-  dns: {
-    schema: DNSMonitorSchema,
-    fields: () => [...commonFields(), uriField("a domain name")],
-    create: (ctx: Context, monitor: object) =>
-      send(ctx, MonitorService.method.createDNSMonitor, ctx.client.monitors.createDNSMonitor, { monitor }, (r) => monitorDetails(ctx, "dns", r.monitor)),
-    update: (ctx: Context, request: object) =>
-      send(ctx, MonitorService.method.updateDNSMonitor, ctx.client.monitors.updateDNSMonitor, { ...request }, (r) => monitorDetails(ctx, "dns", r.monitor)),
-  },
-} satisfies Record<Kind, { schema: DescMessage; fields: () => FieldFlag[]; create: unknown; update: unknown }>;
+  http: { schema: HTTPMonitorSchema, fields: () => [...commonFields(), ...httpFields()] },
+  tcp: { schema: TCPMonitorSchema, fields: () => [...commonFields(), uriField("host:port")] },
+  dns: { schema: DNSMonitorSchema, fields: () => [...commonFields(), uriField("a domain name")] },
+} satisfies Record<Kind, { schema: DescMessage; fields: () => FieldFlag[] }>;
+
+const ofMonitors = { service: MonitorService, client: (client: VigilClient) => client.monitors };
+
+/** Creates or updates a monitor of `kind` through its own method (createHTTPMonitor, …) and prints it. */
+const callKind = (ctx: Context, kind: Kind, verb: "create" | "update", request: Record<string, unknown>) =>
+  call(ctx, { ...ofMonitors, schema: KINDS[kind].schema }, verb, request, (r: { monitor?: AnyMonitor }) => monitorDetails(ctx, kind, r.monitor));
 
 /** Every flag any kind takes: an update learns the kind from the API, and a flag the kind lacks is refused as an unknown field. */
 const allFields = (): FieldFlag[] => [...commonFields(), ...httpFields(), uriField("host:port or a domain name")];
@@ -140,7 +128,7 @@ export function monitorsCommand(): Command {
   for (const [kind, spec] of Object.entries(KINDS)) {
     const flags = spec.fields();
     withFields(create.command(kind).description(`create a ${kind.toUpperCase()} monitor`), flags).action(
-      action(async (ctx, options: Record<string, unknown>) => void (await spec.create(ctx, await bodyOf(flags, options)))),
+      action(async (ctx, options: Record<string, unknown>) => void (await callKind(ctx, kind as Kind, "create", { monitor: await bodyOf(flags, options) }))),
     );
   }
 
@@ -148,19 +136,11 @@ export function monitorsCommand(): Command {
   withFields(monitors.command("update").description("change fields of a monitor; only the fields given change").argument("<id>", "monitor id"), updateFlags, true).action(
     action(async (ctx, id: string, options: Record<string, unknown>) => {
       const monitor = await bodyOf(updateFlags, options);
-      await KINDS[await kindOf(ctx, id)].update(ctx, { id, monitor, updateMask: updateMaskOf(monitor, options.clear) });
+      await callKind(ctx, await kindOf(ctx, id), "update", { id, monitor, updateMask: updateMaskOf(monitor, options.clear) });
     }),
   );
 
-  monitors
-    .command("delete")
-    .description("delete a monitor")
-    .argument("<id>", "monitor id")
-    .action(
-      action(async (ctx, id: string) => {
-        await send(ctx, MonitorService.method.deleteMonitor, ctx.client.monitors.deleteMonitor, { id }, () => `deleted monitor ${id}`);
-      }),
-    );
+  addCommands(monitors, { ...ofMonitors, schema: MonitorSchema, noun: "monitor", field: "monitor", commands: { delete: "delete a monitor" } });
 
   monitors
     .command("trigger")

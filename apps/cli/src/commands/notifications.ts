@@ -1,10 +1,11 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { NotificationSchema, NotificationService, type Notification } from "@vigil/proto/notification";
-import { Command, InvalidArgumentError } from "commander";
-import { action, send, type Context } from "../context.js";
+import { Argument, Command, InvalidArgumentError } from "commander";
+import { action, send } from "../context.js";
 import { CliError } from "../failures.js";
-import { updateMaskOf, bodyOf, fields, parseInteger, withFields, withPaging, type FieldFlag } from "../fields.js";
+import { fields, parseInteger, type FieldFlag } from "../fields.js";
 import { messageDetails, table } from "../output.js";
+import { addCommands, type Resource } from "../resource.js";
 
 /** The channel types by their JSON names (slack, googleChat, …), read from the contract. */
 const PROVIDERS = NotificationSchema.fields.filter((field) => field.oneof?.name === "provider").map((field) => field.jsonName);
@@ -36,8 +37,10 @@ function withProviderSettings(command: Command): Command {
   );
 }
 
+type Settings = [string, string][] | undefined;
+
 /** Lays `--set` values over the provider block of the body (from `--from-json`, or empty). */
-function withSettings(body: Record<string, unknown>, provider: string, settings: [string, string][] | undefined): Record<string, unknown> {
+function withSettings(body: Record<string, unknown>, provider: string, settings: Settings): Record<string, unknown> {
   if (!settings?.length) return body;
   return { ...body, [provider]: { ...(body[provider] as object | undefined), ...Object.fromEntries(settings) } };
 }
@@ -45,81 +48,48 @@ function withSettings(body: Record<string, unknown>, provider: string, settings:
 const date = (at: Timestamp | undefined) => (at ? timestampDate(at).toISOString() : "");
 const providerName = (n: Notification) => n.provider.case ?? n.providerType ?? "";
 
-function notificationDetails(ctx: Context, notification: Notification | undefined, signingSecret = ""): string {
-  const first: [string, string][] = signingSecret ? [["signingSecret (shown once)", signingSecret]] : [];
-  return messageDetails(ctx.out.colors, NotificationSchema, notification, first);
-}
+const CHANNELS: Resource = {
+  service: NotificationService,
+  client: (client) => client.notifications,
+  schema: NotificationSchema,
+  noun: "notification",
+  field: "notification",
+  fields: notificationFields,
+  commands: {
+    list: "list notification channels",
+    get: "show one notification channel",
+    create: "create a notification channel, e.g. vigil notifications create slack --name Ops --set webhookUrl=https://hooks.slack.com/…",
+    update: "change fields of a notification channel",
+    delete: "delete a notification channel",
+  },
+  list: {
+    items: "notifications",
+    headers: ["ID", "NAME", "PROVIDER", "MONITORS"],
+    row: (n: Notification) => [n.id, n.name ?? "", providerName(n), n.monitorIds.join(",")],
+  },
+  details: (ctx, { notification, signingSecret }: { notification?: Notification; signingSecret?: string }) =>
+    messageDetails(ctx.out.colors, NotificationSchema, notification, signingSecret ? [["signingSecret (shown once)", signingSecret]] : []),
+  options: withProviderSettings,
+  create: {
+    argument: new Argument("<provider>", `channel type: ${PROVIDERS.join(", ")}`).argParser(providerOf),
+    body: (_ctx, body, options, provider) => withSettings({ [provider]: {}, ...body }, provider, options.set as Settings),
+  },
+  update: {
+    async body(ctx, body, options, id) {
+      if (!(options.set as Settings)?.length) return body;
+      // The settings belong to the channel's provider block, so learn which one it has.
+      const current = (await ctx.client.notifications.getNotification({ id })).notification;
+      const provider = current?.provider.case;
+      if (!provider) throw new CliError(`notification ${id} has no provider block to --set fields of`);
+      return withSettings(body, provider, options.set as Settings);
+    },
+  },
+};
 
 export function notificationsCommand(): Command {
   const notifications = new Command("notifications").description("notification channels: where alerts are sent");
 
-  withPaging(notifications.command("list").description("list notification channels")).action(
-    action(async (ctx, options: object) => {
-      await send(ctx, NotificationService.method.listNotifications, ctx.client.notifications.listNotifications, { ...options }, (r) =>
-        table(
-          ctx.out.colors,
-          ["ID", "NAME", "PROVIDER", "MONITORS"],
-          r.notifications.map((n) => [n.id, n.name ?? "", providerName(n), n.monitorIds.join(",")]),
-        ),
-      );
-    }),
-  );
-
-  notifications
-    .command("get")
-    .description("show one notification channel")
-    .argument("<id>", "notification id")
-    .action(
-      action(async (ctx, id: string) => {
-        await send(ctx, NotificationService.method.getNotification, ctx.client.notifications.getNotification, { id }, (r) => notificationDetails(ctx, r.notification));
-      }),
-    );
-
-  const createFlags = notificationFields();
-  withProviderSettings(
-    withFields(
-      notifications
-        .command("create")
-        .description("create a notification channel, e.g. vigil notifications create slack --name Ops --set webhookUrl=https://hooks.slack.com/…")
-        .argument("<provider>", `channel type: ${PROVIDERS.join(", ")}`, providerOf),
-      createFlags,
-    ),
-  ).action(
-    action(async (ctx, provider: string, options: { set?: [string, string][] } & Record<string, unknown>) => {
-      const body = await bodyOf(createFlags, options);
-      const notification = withSettings({ [provider]: {}, ...body }, provider, options.set);
-      await send(ctx, NotificationService.method.createNotification, ctx.client.notifications.createNotification, { notification }, (r) =>
-        notificationDetails(ctx, r.notification, r.signingSecret),
-      );
-    }),
-  );
-
-  const updateFlags = notificationFields();
-  withProviderSettings(withFields(notifications.command("update").description("change fields of a notification channel").argument("<id>", "notification id"), updateFlags, true)).action(
-    action(async (ctx, id: string, options: { set?: [string, string][]; clear?: string } & Record<string, unknown>) => {
-      let notification = await bodyOf(updateFlags, options);
-      if (options.set?.length) {
-        // The settings belong to the channel's provider block, so learn which one it has.
-        const current = (await ctx.client.notifications.getNotification({ id })).notification;
-        const provider = current?.provider.case;
-        if (!provider) throw new CliError(`notification ${id} has no provider block to --set fields of`);
-        notification = withSettings(notification, provider, options.set);
-      }
-      await send(ctx, NotificationService.method.updateNotification, ctx.client.notifications.updateNotification, { id, notification, updateMask: updateMaskOf(notification, options.clear) }, (r) =>
-        notificationDetails(ctx, r.notification, r.signingSecret),
-      );
-    }),
-  );
-
-  notifications
-    .command("delete")
-    .description("delete a notification channel")
-    .argument("<id>", "notification id")
-    .action(
-      action(async (ctx, id: string) => {
-        await send(ctx, NotificationService.method.deleteNotification, ctx.client.notifications.deleteNotification, { id }, () => `deleted notification ${id}`);
-      }),
-    );
+  addCommands(notifications, CHANNELS);
 
   notifications
     .command("test")

@@ -1,4 +1,5 @@
 import { clone, toJson, type DescMessage, type JsonObject, type Message } from "@bufbuild/protobuf";
+import { reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import { FieldMaskSchema, TimestampSchema } from "@bufbuild/protobuf/wkt";
 import type { Interceptor, UnaryRequest, UnaryResponse } from "@connectrpc/connect";
 import type { Logger } from "@vigil/logging";
@@ -22,7 +23,7 @@ function requestJson(schema: DescMessage, message: Message): JsonObject {
     const mask = copy[field.localName] as { paths: string[] } | undefined;
     if (mask) mask.paths = mask.paths.map((path) => path.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`));
   }
-  withoutTimestamps(schema, copy);
+  withoutTimestamps(reflect(schema, copy));
   return toJson(schema, copy) as JsonObject;
 }
 
@@ -32,18 +33,13 @@ function requestJson(schema: DescMessage, message: Message): JsonObject {
  * is no change to record, and JSON cannot write one out of its range (a
  * client may send any), which would lose the entry of a change that was made.
  */
-function withoutTimestamps(schema: DescMessage, message: Record<string, unknown>): void {
-  for (const field of schema.fields) {
-    const holder = field.oneof ? (message[field.oneof.localName] as { case?: string; value?: unknown }) : undefined;
-    if (holder && holder.case !== field.localName) continue;
-    const value = holder ? holder.value : message[field.localName];
-    if (field.fieldKind === "message" && field.message.typeName === TimestampSchema.typeName) {
-      if (holder) holder.value = undefined;
-      else message[field.localName] = undefined;
-    } else if (field.fieldKind === "message" && value) {
-      withoutTimestamps(field.message, value as Record<string, unknown>);
+function withoutTimestamps(message: ReflectMessage): void {
+  for (const field of message.fields) {
+    if (field.fieldKind === "message" && message.isSet(field)) {
+      if (field.message.typeName === TimestampSchema.typeName) message.clear(field);
+      else withoutTimestamps(message.get(field));
     } else if (field.fieldKind === "list" && field.listKind === "message") {
-      for (const item of value as Record<string, unknown>[]) withoutTimestamps(field.message, item);
+      for (const item of message.get(field)) withoutTimestamps(item as ReflectMessage);
     }
   }
 }

@@ -15,7 +15,6 @@ import {
   parseGroupName,
   parsePage,
   type ComponentFields,
-  type ComponentView,
   parseId,
   throwViolations,
 } from "@vigil/domain";
@@ -24,7 +23,7 @@ import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
 import type { PageChanges } from "./changes";
 import type { FindPage } from "./ids";
-import type { ComponentWrite, GroupWrite, StatusPageRepository } from "./repository";
+import type { ComponentWrite, GroupWrite, PageChildren, StatusPageRepository } from "./repository";
 
 type Methods<K extends keyof ServiceImpl<typeof StatusPageService>> = Pick<ServiceImpl<typeof StatusPageService>, K>;
 
@@ -35,6 +34,45 @@ function requireUnchanged(field: string, sent: unknown, stored: string): void {
   }
 }
 
+/**
+ * What the API does alike for a page's components and groups: each is found on a page of the
+ * caller's workspace, and every write tells the public pages that the page changed.
+ */
+function childrenOf<View extends { pageId: string }, Write>(children: PageChildren<View, Write>, noun: string, findPage: FindPage, pageChanges: PageChanges) {
+  const gone = (pageId: string, id: string) => notFound(`${noun} ${id} of status page ${pageId}`);
+  const changed = (view: View) => {
+    pageChanges.publish(view.pageId);
+    return view;
+  };
+  return {
+    async find(ctx: HandlerContext, pageId: string, id: string): Promise<View> {
+      const page = await findPage(ctx, pageId, "pageId");
+      const found = await children.find(page.id, parseId(id));
+      if (!found) throw gone(pageId, id);
+      return found;
+    },
+    create: async (pageId: string, write: Write) => changed(await children.create(pageId, write)),
+    async list(ctx: HandlerContext, req: { pageId: string; limit?: number; offset?: number }) {
+      const list = parsePage({ limit: req.limit, offset: req.offset });
+      const page = await findPage(ctx, req.pageId, "pageId");
+      return children.list(page.id, list.limit, list.offset);
+    },
+    /** Writes the changes to `current` (found for `req`); nothing to write leaves it as it is. */
+    async update(req: { pageId: string; id: string }, current: View & { id: string }, write: Partial<Write>): Promise<View> {
+      if (Object.keys(write).length === 0) return current;
+      const saved = await children.update(current.pageId, current.id, write);
+      if (!saved) throw gone(req.pageId, req.id);
+      return changed(saved);
+    },
+    async delete(ctx: HandlerContext, req: { pageId: string; id: string }) {
+      const page = await findPage(ctx, req.pageId, "pageId");
+      if (!(await children.delete(page.id, parseId(req.id)))) throw gone(req.pageId, req.id);
+      pageChanges.publish(page.id);
+      return { success: true };
+    },
+  };
+}
+
 export function componentMethods(
   repo: StatusPageRepository,
   findPage: FindPage,
@@ -42,27 +80,16 @@ export function componentMethods(
 ): Methods<
   "createStatusPageComponent" | "getStatusPageComponent" | "listStatusPageComponents" | "updateStatusPageComponent" | "deleteStatusPageComponent"
 > {
-  async function findComponent(ctx: HandlerContext, pageId: string, id: string): Promise<ComponentView> {
-    const page = await findPage(ctx, pageId, "pageId");
-    const component = await repo.findComponent(page.id, parseId(id));
-    if (!component) throw notFound(`component ${id} of status page ${pageId}`);
-    return component;
-  }
+  const components = childrenOf(repo.components, "component", findPage, pageChanges);
 
   async function requireReferences(ctx: HandlerContext, pageId: string, refs: Partial<Pick<ComponentFields, "monitorId" | "groupId">>): Promise<void> {
     const { monitorId, groupId } = refs;
     const [hasMonitor, hasGroup] = await Promise.all([
       monitorId ? repo.monitorInWorkspace(actorOf(ctx).workspace.id, monitorId) : false,
-      groupId ? repo.findGroup(pageId, groupId).then(Boolean) : false,
+      groupId ? repo.groups.find(pageId, groupId).then(Boolean) : false,
     ]);
     throwViolations(componentReferenceViolations(refs, { monitor: () => hasMonitor, group: () => hasGroup }), "component");
   }
-
-  /** Answers a component after a write, telling the public pages its page changed. */
-  const changed = (component: ComponentView) => {
-    pageChanges.publish(component.pageId);
-    return { component: componentToMessage(component) };
-  };
 
   return {
     async createStatusPageComponent(req, ctx) {
@@ -71,22 +98,20 @@ export function componentMethods(
       const fields = parseComponent(componentInputFromMessage(req.component));
       const externalId = parseExternalId(req.component.externalId, "component.externalId");
       await requireReferences(ctx, page.id, fields);
-      return changed(await repo.createComponent(page.id, { ...fields, externalId }));
+      return { component: componentToMessage(await components.create(page.id, { ...fields, externalId })) };
     },
 
     async getStatusPageComponent(req, ctx) {
-      return { component: componentToMessage(await findComponent(ctx, req.pageId, req.id)) };
+      return { component: componentToMessage(await components.find(ctx, req.pageId, req.id)) };
     },
 
     async listStatusPageComponents(req, ctx) {
-      const list = parsePage({ limit: req.limit, offset: req.offset });
-      const page = await findPage(ctx, req.pageId, "pageId");
-      const { records, total } = await repo.listComponents(page.id, list.limit, list.offset);
+      const { records, total } = await components.list(ctx, req);
       return { components: records.map(componentToMessage), totalSize: total };
     },
 
     async updateStatusPageComponent(req, ctx) {
-      const current = await findComponent(ctx, req.pageId, req.id);
+      const current = await components.find(ctx, req.pageId, req.id);
       const { pageId, type, externalId, ...raw } = componentChanges(req.component ?? create(StatusPageComponentSchema), req.updateMask);
       requireUnchanged("component.pageId", pageId, current.pageId);
       requireUnchanged("component.type", type, current.type);
@@ -96,18 +121,10 @@ export function componentMethods(
       };
       if (write.monitorId !== undefined) checkComponentMonitor({ type: current.type, monitorId: write.monitorId });
       await requireReferences(ctx, current.pageId, write);
-      if (Object.keys(write).length === 0) return { component: componentToMessage(current) };
-      const saved = await repo.updateComponent(current.pageId, current.id, write);
-      if (!saved) throw notFound(`component ${req.id} of status page ${req.pageId}`);
-      return changed(saved);
+      return { component: componentToMessage(await components.update(req, current, write)) };
     },
 
-    async deleteStatusPageComponent(req, ctx) {
-      const page = await findPage(ctx, req.pageId, "pageId");
-      if (!(await repo.deleteComponent(page.id, parseId(req.id)))) throw notFound(`component ${req.id} of status page ${req.pageId}`);
-      pageChanges.publish(page.id);
-      return { success: true };
-    },
+    deleteStatusPageComponent: (req, ctx) => components.delete(ctx, req),
   };
 }
 
@@ -122,54 +139,36 @@ export function groupMethods(
   | "updateStatusPageComponentGroup"
   | "deleteStatusPageComponentGroup"
 > {
-  async function findGroup(ctx: HandlerContext, pageId: string, id: string) {
-    const page = await findPage(ctx, pageId, "pageId");
-    const group = await repo.findGroup(page.id, parseId(id));
-    if (!group) throw notFound(`component group ${id} of status page ${pageId}`);
-    return group;
-  }
+  const groups = childrenOf(repo.groups, "component group", findPage, pageChanges);
 
   return {
     async createStatusPageComponentGroup(req, ctx) {
       if (!req.group) throw ValidationError.of("group", "is required");
       const page = await findPage(ctx, req.group.pageId, "group.pageId");
       const name = parseGroupName(req.group.name);
-      const group = await repo.createGroup(page.id, { name, externalId: parseExternalId(req.group.externalId, "group.externalId") });
-      pageChanges.publish(page.id);
-      return { group: groupToMessage(group) };
+      return { group: groupToMessage(await groups.create(page.id, { name, externalId: parseExternalId(req.group.externalId, "group.externalId") })) };
     },
 
     async getStatusPageComponentGroup(req, ctx) {
-      return { group: groupToMessage(await findGroup(ctx, req.pageId, req.id)) };
+      return { group: groupToMessage(await groups.find(ctx, req.pageId, req.id)) };
     },
 
     async listStatusPageComponentGroups(req, ctx) {
-      const list = parsePage({ limit: req.limit, offset: req.offset });
-      const page = await findPage(ctx, req.pageId, "pageId");
-      const { records, total } = await repo.listGroups(page.id, list.limit, list.offset);
+      const { records, total } = await groups.list(ctx, req);
       return { groups: records.map(groupToMessage), totalSize: total };
     },
 
     async updateStatusPageComponentGroup(req, ctx) {
-      const current = await findGroup(ctx, req.pageId, req.id);
+      const current = await groups.find(ctx, req.pageId, req.id);
       const { pageId, name, externalId } = groupChanges(req.group ?? create(StatusPageComponentGroupSchema), req.updateMask);
       requireUnchanged("group.pageId", pageId, current.pageId);
       const write: Partial<GroupWrite> = {
         ...(name === undefined ? {} : { name: parseGroupName(name) }),
         ...(externalId === undefined ? {} : { externalId: parseExternalId(externalId as string, "group.externalId") }),
       };
-      if (Object.keys(write).length === 0) return { group: groupToMessage(current) };
-      const saved = await repo.updateGroup(current.pageId, current.id, write);
-      if (!saved) throw notFound(`component group ${req.id} of status page ${req.pageId}`);
-      pageChanges.publish(saved.pageId);
-      return { group: groupToMessage(saved) };
+      return { group: groupToMessage(await groups.update(req, current, write)) };
     },
 
-    async deleteStatusPageComponentGroup(req, ctx) {
-      const page = await findPage(ctx, req.pageId, "pageId");
-      if (!(await repo.deleteGroup(page.id, parseId(req.id)))) throw notFound(`component group ${req.id} of status page ${req.pageId}`);
-      pageChanges.publish(page.id);
-      return { success: true };
-    },
+    deleteStatusPageComponentGroup: (req, ctx) => groups.delete(ctx, req),
   };
 }

@@ -95,13 +95,51 @@ const uniquePage = <T>(write: Partial<PageWrite>, run: () => Promise<T>) =>
     run,
   );
 
-/** Runs a write of a component's external id, which is unique within its page. */
-const uniqueComponent = <T>(externalId: string | null | undefined, run: () => Promise<T>) =>
-  refusingDuplicates(externalIdTaken("component", "component of this page", externalId), run);
+/** The Prisma calls a page's components and groups are read and written by, alike for both tables. */
+interface ChildTable<Row> {
+  create(args: { data: object }): Promise<Row>;
+  findFirst(args: { where: { id: string; pageId: string } }): Promise<Row | null>;
+  findMany(args: { where: { pageId: string }; orderBy: object[]; take: number; skip: number }): Promise<Row[]>;
+  count(args: { where: { pageId: string } }): Promise<number>;
+  updateMany(args: { where: { id: string; pageId: string }; data: object }): Promise<{ count: number }>;
+  deleteMany(args: { where: { id: string; pageId: string } }): Promise<{ count: number }>;
+}
 
-/** Runs a write of a group's external id, which is unique within its page. */
-const uniqueGroup = <T>(externalId: string | null | undefined, run: () => Promise<T>) =>
-  refusingDuplicates(externalIdTaken("group", "group of this page", externalId), run);
+interface ChildSpec<Row, View, Write> {
+  toView: (row: Row) => View;
+  columns: (write: Partial<Write>) => object;
+  orderBy: readonly object[];
+  /** Runs a write, turning what the database refuses (a taken external id, a reference gone) into the API's answer. */
+  guard: <T>(write: Partial<Write>, run: () => Promise<T>) => Promise<T>;
+}
+
+/** A page's components or groups: each found, listed, written and deleted by its page and id. */
+export type PageChildren<View, Write> = ReturnType<typeof pageChildren<unknown, View, Write>>;
+
+function pageChildren<Row, View, Write>(table: ChildTable<Row>, spec: ChildSpec<Row, View, Write>) {
+  const find = async (pageId: string, id: string): Promise<View | null> => {
+    const row = await table.findFirst({ where: { id, pageId } });
+    return row && spec.toView(row);
+  };
+  return {
+    find,
+    create: async (pageId: string, write: Write): Promise<View> =>
+      spec.toView(await spec.guard(write, () => table.create({ data: { pageId, ...spec.columns(write) } }))),
+    async list(pageId: string, limit: number, offset: number): Promise<Listed<View>> {
+      const [rows, total] = await Promise.all([
+        table.findMany({ where: { pageId }, orderBy: [...spec.orderBy], take: limit, skip: offset }),
+        table.count({ where: { pageId } }),
+      ]);
+      return { records: rows.map(spec.toView), total };
+    },
+    /** Writes only the changed columns, so concurrent updates of other fields are kept. Null when it is gone. */
+    async update(pageId: string, id: string, write: Partial<Write>): Promise<View | null> {
+      await spec.guard(write, () => table.updateMany({ where: { id, pageId }, data: spec.columns(write) }));
+      return find(pageId, id);
+    },
+    delete: async (pageId: string, id: string): Promise<boolean> => (await table.deleteMany({ where: { id, pageId } })).count > 0,
+  };
+}
 
 /**
  * Status pages (status_pages), their components and component groups. Deleting
@@ -110,7 +148,23 @@ const uniqueGroup = <T>(externalId: string | null | undefined, run: () => Promis
  * database's cascades.
  */
 export class StatusPageRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  readonly components: PageChildren<ComponentView, ComponentWrite>;
+  readonly groups: PageChildren<GroupView, GroupWrite>;
+
+  constructor(private readonly prisma: PrismaClient) {
+    this.components = pageChildren(prisma.statusPageComponent as unknown as ChildTable<ComponentRow>, {
+      toView: toComponent,
+      columns: componentColumns,
+      orderBy: displayOrder,
+      guard: (write, run) => referencesKept(write, () => refusingDuplicates(externalIdTaken("component", "component of this page", write.externalId), run)),
+    });
+    this.groups = pageChildren(prisma.statusPageComponentGroup as unknown as ChildTable<GroupView>, {
+      toView: (row) => row,
+      columns: (write) => write,
+      orderBy: creationOrder,
+      guard: (write, run) => refusingDuplicates(externalIdTaken("group", "group of this page", write.externalId), run),
+    });
+  }
 
   async createPage(workspaceId: string, id: string, write: PageWrite): Promise<PageRecord> {
     return toPage(await uniquePage(write, () => this.prisma.statusPage.create({ data: { id, workspaceId, ...write, customDomain: write.customDomain || null } })));
@@ -159,67 +213,5 @@ export class StatusPageRepository {
 
   async monitorInWorkspace(workspaceId: string, monitorId: string): Promise<boolean> {
     return (await this.prisma.monitor.count({ where: { id: monitorId, workspaceId } })) > 0;
-  }
-
-  // ---- components ----
-
-  async createComponent(pageId: string, { type, name, description, groupOrder, externalId, ...references }: ComponentWrite): Promise<ComponentView> {
-    const data = { pageId, type, name, description, groupOrder, externalId, ...componentColumns(references) };
-    const create = () => this.prisma.statusPageComponent.create({ data });
-    return toComponent(await referencesKept(references, () => uniqueComponent(externalId, create)));
-  }
-
-  async findComponent(pageId: string, id: string): Promise<ComponentView | null> {
-    const row = await this.prisma.statusPageComponent.findFirst({ where: { id, pageId } });
-    return row && toComponent(row);
-  }
-
-  async listComponents(pageId: string, limit: number, offset: number): Promise<Listed<ComponentView>> {
-    const [rows, total] = await Promise.all([
-      this.prisma.statusPageComponent.findMany({ where: { pageId }, orderBy: [...displayOrder], take: limit, skip: offset }),
-      this.prisma.statusPageComponent.count({ where: { pageId } }),
-    ]);
-    return { records: rows.map(toComponent), total };
-  }
-
-  /** Writes only the changed columns, so concurrent updates of other fields are kept. Null when the component is gone. */
-  async updateComponent(pageId: string, id: string, write: Partial<ComponentWrite>): Promise<ComponentView | null> {
-    const update = () => this.prisma.statusPageComponent.updateMany({ where: { id, pageId }, data: componentColumns(write) });
-    await referencesKept(write, () => uniqueComponent(write.externalId, update));
-    return this.findComponent(pageId, id);
-  }
-
-  async deleteComponent(pageId: string, id: string): Promise<boolean> {
-    const { count } = await this.prisma.statusPageComponent.deleteMany({ where: { id, pageId } });
-    return count > 0;
-  }
-
-  // ---- groups ----
-
-  async createGroup(pageId: string, write: GroupWrite): Promise<GroupView> {
-    return uniqueGroup(write.externalId, () => this.prisma.statusPageComponentGroup.create({ data: { pageId, ...write } }));
-  }
-
-  findGroup(pageId: string, id: string): Promise<GroupView | null> {
-    return this.prisma.statusPageComponentGroup.findFirst({ where: { id, pageId } });
-  }
-
-  async listGroups(pageId: string, limit: number, offset: number): Promise<Listed<GroupView>> {
-    const [records, total] = await Promise.all([
-      this.prisma.statusPageComponentGroup.findMany({ where: { pageId }, orderBy: [...creationOrder], take: limit, skip: offset }),
-      this.prisma.statusPageComponentGroup.count({ where: { pageId } }),
-    ]);
-    return { records, total };
-  }
-
-  /** Writes only the changed columns. Null when the group is gone. */
-  async updateGroup(pageId: string, id: string, write: Partial<GroupWrite>): Promise<GroupView | null> {
-    await uniqueGroup(write.externalId, () => this.prisma.statusPageComponentGroup.updateMany({ where: { id, pageId }, data: write }));
-    return this.findGroup(pageId, id);
-  }
-
-  async deleteGroup(pageId: string, id: string): Promise<boolean> {
-    const { count } = await this.prisma.statusPageComponentGroup.deleteMany({ where: { id, pageId } });
-    return count > 0;
   }
 }

@@ -28,15 +28,6 @@ export async function deleteIfPresent(call: Promise<unknown>): Promise<void> {
   await unlessMissing(call);
 }
 
-/** `<page_id>/<child_id>`, the import id of a page's components and groups. */
-export function parseChildImportId(id: string, child: string): { page_id: string; id: string } {
-  const parts = id.split("/");
-  if (parts.length !== 2 || parts.some((part) => part.trim() === "")) {
-    throw new ProviderError("Invalid import id", `expected <page_id>/<${child}_id>, got "${id}"`);
-  }
-  return { page_id: parts[0]!, id: parts[1]! };
-}
-
 export function answered<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new ProviderError("Unexpected answer", `the API answered without the ${what}`);
   return value;

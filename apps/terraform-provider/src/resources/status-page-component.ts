@@ -13,7 +13,8 @@ import { domainViolations } from "../diagnostics.js";
 import { computed, fromOutput, required, toInput, withDefault, type BlockSpec } from "../schema/index.js";
 import type { TfObject, TfValue } from "../values/index.js";
 import type { ResourceDefinition } from "./definition.js";
-import { answered, deleteIfPresent, parseChildImportId, timestampAttributes, timestampText, unlessMissing } from "./common.js";
+import { timestampAttributes, timestampText } from "./common.js";
+import { pagePart } from "./page-part.js";
 
 type ComponentMessage = NonNullable<Awaited<ReturnType<VigilClient["statusPages"]["getStatusPageComponent"]>>["component"]>;
 
@@ -42,17 +43,6 @@ const componentInput = (value: TfObject): Partial<Record<keyof ComponentFields, 
   return Object.fromEntries(COMPONENT_FIELDS.filter((field) => field in input).map((field) => [field, input[field]]));
 };
 
-function stateOf(component: ComponentMessage | undefined): TfObject {
-  const answer = answered(component, "component");
-  return fromOutput(schema, {
-    ...parseComponent(componentInputFromMessage(answer)),
-    id: answer.id,
-    pageId: answer.pageId,
-    createdAt: timestampText(answer.createdAt),
-    updatedAt: timestampText(answer.updatedAt),
-  });
-}
-
 export const statusPageComponent: ResourceDefinition = {
   typeName: "service_status_page_component",
   description: "A line of a status page: a monitor's state, or a static line that is always operational.",
@@ -63,30 +53,19 @@ export const statusPageComponent: ResourceDefinition = {
       // The rule between type and monitor_id, once type is known (an unknown monitor_id drops its violation).
       if (component.type) checkComponentMonitor({ type: component.type, monitorId: component.monitorId ?? "" });
     }),
-  async create(ctx, planned) {
-    const request = { component: { ...parseComponent(componentInput(planned)), pageId: String(planned.page_id) } };
-    const { component } = await ctx.client.statusPages.createStatusPageComponent(request, { signal: ctx.signal });
-    return stateOf(component);
-  },
-  async read(ctx, state) {
-    const answer = await unlessMissing(
-      ctx.client.statusPages.getStatusPageComponent({ pageId: String(state.page_id), id: String(state.id) }, { signal: ctx.signal }),
-    );
-    return answer ? stateOf(answer.component) : null;
-  },
-  async update(ctx, planned, prior) {
-    // page_id and type never change in an update: a change of either replaces the component.
-    const request = {
-      pageId: String(prior.page_id),
-      id: String(prior.id),
-      component: parseComponent(componentInput(planned)),
-      updateMask: { paths: COMPONENT_FIELDS.filter((field) => field !== "type") },
-    };
-    const { component } = await ctx.client.statusPages.updateStatusPageComponent(request, { signal: ctx.signal });
-    return stateOf(component);
-  },
-  async delete(ctx, state) {
-    await deleteIfPresent(ctx.client.statusPages.deleteStatusPageComponent({ pageId: String(state.page_id), id: String(state.id) }, { signal: ctx.signal }));
-  },
-  importState: (id) => parseChildImportId(id, "component"),
+  ...pagePart({
+    field: "component",
+    message: "StatusPageComponent",
+    what: "component",
+    body: (planned) => parseComponent(componentInput(planned)),
+    updateMask: COMPONENT_FIELDS.filter((field) => field !== "type"),
+    stateOf: (component: ComponentMessage) =>
+      fromOutput(schema, {
+        ...parseComponent(componentInputFromMessage(component)),
+        id: component.id,
+        pageId: component.pageId,
+        createdAt: timestampText(component.createdAt),
+        updatedAt: timestampText(component.updatedAt),
+      }),
+  }),
 };

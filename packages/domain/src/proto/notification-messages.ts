@@ -3,7 +3,8 @@ import { timestampFromDate, type FieldMask } from "@bufbuild/protobuf/wkt";
 import { DeliverySchema, NotificationSchema, type Delivery, type Notification } from "@vigil/proto/notification";
 import type { DeliveryEvent } from "../alerting";
 import { PROVIDER_TYPES, blockName, type ProviderConfig, type ProviderType } from "../notification-config";
-import { ValidationError, quoted } from "../validation";
+import { ValidationError } from "../validation";
+import { fieldsOfMask } from "./update-mask";
 
 /** The provider type whose block a oneof case of Notification.provider is (`googleChat` is google_chat). */
 const typeOfBlock = (blockCase: string): ProviderType | undefined => PROVIDER_TYPES.find((type) => blockName(type) === blockCase);
@@ -43,6 +44,9 @@ export function notificationInputFromMessage(message: Notification): Notificatio
   };
 }
 
+/** The fields an update mask may name: the name, the monitors, the external id and the provider blocks. */
+const UPDATABLE = NotificationSchema.fields.filter((field) => ["name", "monitorIds", "externalId"].includes(field.localName) || field.oneof?.name === "provider");
+
 /** What an update changes: the name, the set of monitors, the external id, and the provider block of the given type. */
 export interface NotificationChanges {
   name: boolean;
@@ -67,14 +71,11 @@ export function notificationChanges(message: Notification, mask: FieldMask | und
     };
   }
   const changes: NotificationChanges = { name: false, monitorIds: false, externalId: false, block: null };
-  for (const path of mask.paths) {
-    const type = PROVIDER_TYPES.find((t) => t === path || blockName(t) === path);
-    if (path === "name") changes.name = true;
-    else if (path === "monitor_ids" || path === "monitorIds") changes.monitorIds = true;
-    else if (path === "external_id" || path === "externalId") changes.externalId = true;
-    else if (type && (changes.block === null || changes.block === type)) changes.block = type;
-    else if (type) throw ValidationError.of("updateMask", "names two provider blocks; a channel has one");
-    else throw ValidationError.of("updateMask", `names ${quoted(path)}, which is not name, monitor_ids, external_id or a provider block`);
+  for (const field of fieldsOfMask(UPDATABLE, mask, "name, monitor_ids, external_id or a provider block")) {
+    const type = field.oneof ? typeOfBlock(field.localName)! : null;
+    if (type === null) changes[field.localName as "name" | "monitorIds" | "externalId"] = true;
+    else if (changes.block === null || changes.block === type) changes.block = type;
+    else throw ValidationError.of("updateMask", "names two provider blocks; a channel has one");
   }
   return changes;
 }
