@@ -1,19 +1,22 @@
 /** One Jest run for the whole workspace: TypeScript through SWC, workspace packages from source. */
-const swc = [
+const swcWith = (parser, transform) => [
   "@swc/jest",
   {
-    jsc: { target: "es2022", parser: { syntax: "typescript" } },
+    jsc: { target: "es2022", parser: { syntax: "typescript", ...parser }, ...(transform && { transform }) },
     // Keep import() as is: Prisma's client and the schema engine load ES modules that way.
     module: { type: "commonjs", ignoreDynamic: true },
   },
 ];
+const swc = swcWith();
+// HTML is written as JSX (.tsx) and rendered by React on the server, as tsconfig's "jsx": "react-jsx" compiles it.
+const swcTsx = swcWith({ tsx: true }, { react: { runtime: "automatic" } });
 
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
   // p-retry and its is-network-error ship as ES modules only, which Jest's CommonJS runtime cannot require
   // before Node 24.9: SWC compiles them like our own sources.
-  transform: { "^.+\\.ts$": swc, "/node_modules/.+\\.js$": swc },
+  transform: { "^.+\\.ts$": swc, "^.+\\.tsx$": swcTsx, "/node_modules/.+\\.js$": swc },
   transformIgnorePatterns: ["/node_modules/(?!(\\.pnpm/)?(p-retry|is-network-error)[@/])"],
   moduleNameMapper: {
     // Generated code imports its TypeScript siblings as .js.

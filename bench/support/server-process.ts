@@ -21,7 +21,8 @@ export async function startServer(target: DatabaseTarget, env: NodeJS.ProcessEnv
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...profile, ...nodeArgs, "--import", "tsx", path.join(ROOT, "bench/api-server.ts")], {
     cwd: ROOT,
-    env: { ...process.env, ...env, BENCH_DATABASE: JSON.stringify(target), TSX_TSCONFIG_PATH: DIST_TSCONFIG },
+    // NODE_ENV as the image sets it: React renders the status page with its production build.
+    env: { ...process.env, NODE_ENV: "production", ...env, BENCH_DATABASE: JSON.stringify(target), TSX_TSCONFIG_PATH: DIST_TSCONFIG },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const port = await new Promise<number>((resolve, reject) => {

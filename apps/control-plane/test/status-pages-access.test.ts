@@ -15,6 +15,13 @@ afterAll(async () => {
   await mailbox?.close();
 });
 
+/** The HTML part of a mail, quoted-printable soft breaks and escapes undone. */
+const htmlPartOf = (mail: { raw: string }) =>
+  (/Content-Type: text\/html[^]*?\r\n\r\n([^]*?)\r\n--/i.exec(mail.raw)?.[1] ?? "")
+    .replace(/=\r\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+/** Where the page's form posts to; attributes are read in any order and case, as HTML does. */
+const formPostTarget = (html: string) => /<form(?=[^>]* method="post")[^>]* action="([^"]*)"/i.exec(html)?.[1];
 const cookieAttributes = (res: RawResponse) => res.headers["set-cookie"]![0]!.split(";").map((part) => part.trim().toLowerCase());
 
 describe.each(BACKENDS)("status page access on %s", (backend) => {
@@ -77,7 +84,7 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       const form = await get(`/status/${slug}`);
       expect(form.headers["cache-control"]).toBe("no-store");
       expect(form.headers["content-type"]).toBe("text/html; charset=utf-8");
-      expect(form.body).toContain(`<form method="post" action="/status/${slug}/sign-in">`);
+      expect(formPostTarget(form.body)).toBe(`/status/${slug}/sign-in`);
       expect(form.body).toMatch(/<input type="password"[^>]* name="password"/);
     });
 
@@ -202,7 +209,7 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       // At its Vigil address the page is what it is without a custom domain.
       const form = await get(`/status/${slug}`, { host });
       expect(form.status).toBe(401);
-      expect(form.body).toContain(`<form method="post" action="/status/${slug}/sign-in">`);
+      expect(formPostTarget(form.body)).toBe(`/status/${slug}/sign-in`);
       const signedIn = await post(`/status/${slug}/sign-in`, { password: "s3cret" }, { host });
       expect(signedIn.status).toBe(303);
       expect(signedIn.headers.location).toBe(`/status/${slug}`);
@@ -217,7 +224,7 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       const { slug, title } = await page({ accessType: "email-domain", authEmailDomains: ["acme.example"] });
       await expectLockedOut(slug, title);
       const form = await get(`/status/${slug}`);
-      expect(form.body).toContain(`<form method="post" action="/status/${slug}/sign-in">`);
+      expect(formPostTarget(form.body)).toBe(`/status/${slug}/sign-in`);
       expect(form.body).toMatch(/<input type="email"[^>]* name="email"/);
     });
 
@@ -289,6 +296,17 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       expect(mailsTo("carl@acme.example")).toEqual([]);
     });
 
+    it("escape the page's title in the sign-in mail's HTML part", async () => {
+      const { id, slug } = await page({ accessType: "email-domain", authEmailDomains: ["acme.example"] });
+      await api.db.prisma.statusPage.update({ where: { id }, data: { title: `<script>alert("t")</script> & 'co'` } });
+      expect((await post(`/status/${slug}/sign-in`, { email: "eva@acme.example" })).status).toBe(200);
+
+      const html = htmlPartOf(await eventually(() => mailbox.mailTo("eva@acme.example")));
+      expect(html).toContain(`>Sign in to &lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt; &amp; `);
+      expect(html).not.toContain("<script>");
+      expect(html).not.toContain(`"t"`);
+    });
+
     it("limit link requests like passwords", async () => {
       const { slug } = await page({ accessType: "email-domain", authEmailDomains: ["acme.example"] });
       for (let attempt = 1; attempt <= 10; attempt++) {
@@ -312,7 +330,7 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       const { slug, title } = await page({ accessType: "email-domain", authEmailDomains: ["acme.example"], customDomain: host });
       const form = await get("/", { host });
       expect(form.status).toBe(401);
-      expect(form.body).toContain('<form method="post" action="/sign-in">');
+      expect(formPostTarget(form.body)).toBe("/sign-in");
       expect(form.body).not.toContain(title);
       expect((await get("/summary.json", { host })).status).toBe(401);
 

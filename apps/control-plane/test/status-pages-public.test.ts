@@ -220,7 +220,7 @@ describe.each(BACKENDS)("public status pages on %s", (backend) => {
     const html = (await page(`/status/${p.slug}`)).body;
     expect(html).toContain("Outage: Search</h3>");
     expect(html).toContain("Degraded performance: Search</h3>");
-    expect(html).toContain(`<time datetime="${open.startedAt.toISOString()}">`);
+    expect(html).toMatch(new RegExp(`<time datetime="${open.startedAt.toISOString()}">`, "i"));
     expect(html).toContain("<dt>Duration</dt><dd>1 h 30 min</dd>");
     expect(html).toContain("<dt>Duration</dt><dd>ongoing</dd>");
     expect(html.match(/class="incident /g)).toHaveLength(2);
@@ -374,6 +374,23 @@ describe.each(BACKENDS)("public status pages on %s", (backend) => {
     const badge = (await page(`/status/${p.slug}/badge.svg`)).body;
     expect(XMLValidator.validate(badge)).toBe(true);
     expect(JSON.parse((await page(`/status/${p.slug}/summary.json`)).body).page.name).toBe(`<script>alert("t")</script>`);
+  });
+
+  it("escapes hostile group names, component descriptions and monitor names, in text and attributes", async () => {
+    const p = await fixtures.page();
+    const group = await fixtures.group(p.id, `<script>g()</script> "Group" & 'co'`);
+    const id = await monitor(`<svg onload="m()"> & 'mon'`);
+    // Without a name of its own, the component shows its monitor's.
+    await fixtures.component(p.id, { monitorId: id, name: "", groupId: group.id, description: `<img src=y onerror="d()"> & 'desc'` });
+    await api.db.prisma.incident.create({ data: { workspaceId, monitorId: id, severity: "degraded", startedAt: new Date(), regions: [] } });
+
+    const html = (await page(`/status/${p.slug}`)).body;
+    for (const raw of ["<script>g", "<svg", "<img src=y", `"m()"`, `"d()"`, `"Group"`]) expect(html).not.toContain(raw);
+    expect(html).toContain(`<h3 id="group-${group.id}">&lt;script&gt;g()&lt;/script&gt; &quot;Group&quot; &amp; `);
+    expect(html).toContain(`class="name">&lt;svg onload=&quot;m()&quot;&gt; &amp; `);
+    expect(html).toContain(`aria-label="&lt;svg onload=&quot;m()&quot;&gt; &amp; `);
+    expect(html).toContain(`class="description">&lt;img src=y onerror=&quot;d()&quot;&gt; &amp; `);
+    expect(html).toContain(`Degraded performance: &lt;svg onload=&quot;m()&quot;&gt; &amp; `);
   });
 
   it("keeps the bars of days counted before the upgrade: its migration sums each day's regions", async () => {

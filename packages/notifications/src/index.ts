@@ -6,4 +6,5 @@ export { PROVIDERS, providerOf } from "./registry";
 export { testMessage, monitorLink } from "./test-message";
 export { newSigningSecret } from "./providers/webhook";
 export { closeEmailTransports, transportFor as emailTransport } from "./providers/email";
+export { mailHtml } from "./providers/email/html";
 export { closeProviderConnections } from "./connections";

@@ -170,13 +170,16 @@ describe("email", () => {
   it("escapes user-supplied text in the HTML part", async () => {
     const message = sampleMessage("monitor.failed", {
       monitor: { id: "m", name: `<img src=x onerror="alert(1)">&co`, kind: "http", target: "https://example.com/?a=1&b=2" },
+      error: `unexpected <script>"x"</script> & more`,
     });
 
     const mail = await sendAndRead(message);
 
     expect(mail.html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;co");
     expect(mail.html).toContain("https://example.com/?a=1&amp;b=2");
+    expect(mail.html).toContain("unexpected &lt;script&gt;&quot;x&quot;&lt;/script&gt; &amp; more");
     expect(mail.html).not.toContain("<img");
+    expect(mail.html).not.toContain("<script");
     expect(mail.text).toContain(`<img src=x onerror="alert(1)">&co`);
   });
 

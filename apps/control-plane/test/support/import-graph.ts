@@ -13,7 +13,7 @@ const root = resolve(__dirname, "../../../..");
 
 void madge(["apps", "packages"], {
   baseDir: root,
-  fileExtensions: ["ts"],
+  fileExtensions: ["ts", "tsx"],
   // Built output, tests and generated code (Protobuf, Prisma's client) are not the workspace's own modules.
   excludeRegExp: [/(^|\/)(node_modules|dist|test|gen|generated)\//],
   // The root tsconfig's paths take @vigil/* to the packages' sources, so circles between packages count too.

@@ -36,8 +36,7 @@ export class PageAccessControl {
 
     const path = (req.url ?? "/").split("?")[0]?.replace(/(.)\/+$/, "$1");
     if (path === this.hosts.pagePath(req, page) && (page.accessType === "password" || page.accessType === "email-domain")) {
-      const form = signInForm(page.accessType, this.hosts.signInPath(req, page));
-      sendPage(res, 401, form.title, form.body);
+      sendPage(res, 401, signInForm(page.accessType, this.hosts.signInPath(req, page)));
     } else {
       const text = `sign in at ${this.hosts.pagePath(req, page)} to read this status page\n`;
       (res as ServerResponse).writeHead(401, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...securityHeaders() }).end(text);

@@ -1,5 +1,5 @@
-import escapeHtml from "escape-html";
 import { Feed } from "feed";
+import { htmlText } from "./document";
 import type { PageView } from "./view";
 import { durationWords, incidentTitle, utcWords } from "./words";
 import { wellFormedXml } from "./xml";
@@ -24,12 +24,12 @@ export function atomOf(view: PageView, feedUrl: string): string {
       : `Started ${utcWords(incident.startedAt)}; ongoing.`;
     feed.addItem({
       id: `urn:vigil:incident:${incident.id}`,
-      // The library writes entries' titles and summaries as type="html": text must be HTML-escaped.
-      title: escapeHtml(`${incidentTitle(incident)}${ended ? " (resolved)" : ""}`),
+      // The library writes entries' titles and summaries as type="html": text goes in as HTML that shows it.
+      title: htmlText(`${incidentTitle(incident)}${ended ? " (resolved)" : ""}`),
       link: page.url,
       date: ended ?? incident.startedAt,
       published: incident.startedAt,
-      description: escapeHtml(summary),
+      description: htmlText(summary),
     });
   }
   return wellFormedXml(feed.atom1());

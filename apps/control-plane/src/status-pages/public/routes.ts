@@ -9,7 +9,7 @@ import type { PageHosts } from "./addresses";
 import { atomOf } from "./feed";
 import { badgeOf } from "./badge";
 import { PAGE_CACHE_MS, PublicPageCache, type Made, type Rendered } from "./cache";
-import { PAGE_HEADERS, renderPage } from "./html";
+import { NOT_FOUND_PAGE, PAGE_HEADERS, renderPage } from "./html";
 import { securityHeaders } from "./security-headers";
 import { findPublishedPage, loadPageView, type PageAddress, type PageSources } from "./load";
 import { summaryOf } from "./summary";
@@ -139,6 +139,5 @@ function matchesEtag(header: string | string[] | undefined, etag: string): boole
 /** Visitors of /status/<slug> get a page; programs, and hosts that are no page's domain, the API's JSON error. */
 function notFound(req: Request, res: Response, asPage: boolean): void {
   if (!asPage) return sendError(res, new HttpError("not_found", `no endpoint ${req.method} ${req.url}`));
-  const body = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Page not found</title></head><body><main><h1>Page not found</h1><p>There is no status page here.</p></main></body></html>\n`;
-  res.writeHead(404, { "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(body), ...DATA_HEADERS }).end(body);
+  res.writeHead(404, { "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(NOT_FOUND_PAGE), ...DATA_HEADERS }).end(NOT_FOUND_PAGE);
 }

@@ -53,15 +53,13 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     redirect(res, hosts.pagePath(req, page), { "set-cookie": sessions.open(page, { secure: hosts.isHttps(req) }) });
 
   const showForm = (req: Request, res: Response, page: StatusPage, status: number, message = "") => {
-    const form = signInForm(page.accessType as "password" | "email-domain", hosts.signInPath(req, page), message);
-    sendPage(res, status, form.title, form.body);
+    sendPage(res, status, signInForm(page.accessType as "password" | "email-domain", hosts.signInPath(req, page), message));
   };
 
   async function post(req: Request, res: Response, page: StatusPage): Promise<void> {
     if (!hosts.isSameOriginPost(req, page)) {
       logger.warn({ pageId: page.id, origin: req.headers.origin }, "status page sign-in: cross-site post refused");
-      const refused = notice("Sign-in refused", "This form was sent from another site.", hosts.pagePath(req, page), "Go to the status page");
-      return sendPage(res, 403, refused.title, refused.body);
+      return sendPage(res, 403, notice("Sign-in refused", "This form was sent from another site.", { href: hosts.pagePath(req, page), text: "Go to the status page" }));
     }
     if (page.accessType !== "password" && page.accessType !== "email-domain") {
       return redirect(res, hosts.pagePath(req, page));
@@ -70,8 +68,8 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     const attempt = `${clientAddress(req)}|${page.id}`;
     const wait = await attempts.reserve(attempt);
     if (wait > 0) {
-      const slowDown = notice("Too many attempts", `Try again in ${wait} seconds.`, hosts.pagePath(req, page), "Back to the sign-in form");
-      return sendPage(res, 429, slowDown.title, slowDown.body, { "retry-after": wait });
+      const slowDown = notice("Too many attempts", `Try again in ${wait} seconds.`, { href: hosts.pagePath(req, page), text: "Back to the sign-in form" });
+      return sendPage(res, 429, slowDown, { "retry-after": wait });
     }
     const form = await readForm(req);
     if (form === null) return showForm(req, res, page, 413, "The form is too large.");
@@ -93,18 +91,17 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
       throw error;
     }
     if (!settings.smtpUrl) {
-      const unavailable = notice("Email sign-in unavailable", "This Vigil deployment cannot send email (SMTP_URL is not set).", hosts.pagePath(req, page), "Back");
-      return sendPage(res, 503, unavailable.title, unavailable.body);
+      const unavailable = notice("Email sign-in unavailable", "This Vigil deployment cannot send email (SMTP_URL is not set).", { href: hosts.pagePath(req, page), text: "Back" });
+      return sendPage(res, 503, unavailable);
     }
     // Answered before the link is made and sent, and alike for every address: neither the
     // answer nor its timing tells which domains may read the page.
     const sent = notice(
       "Check your email",
       `If this address may read the page, a sign-in link is on its way to it. It works once, for ${PAGE_ACCESS.signInLinkMinutes} minutes.`,
-      hosts.pagePath(req, page),
-      "Ask for another link",
+      { href: hosts.pagePath(req, page), text: "Ask for another link" },
     );
-    sendPage(res, 200, sent.title, sent.body);
+    sendPage(res, 200, sent);
     if (!page.authEmailDomains.includes(email.domain)) return;
     const linkBase = hosts.signInLinkBase(req, page);
     emailLink(page, email.address, linkBase).catch((error: unknown) =>
@@ -136,8 +133,8 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     if (spent.count === 1 && stillAllowed) return signedIn(req, res, page);
 
     const again = (heading: string, text: string, status: number) => {
-      const answer = notice(heading, `${text} Ask for a new one on the page.`, hosts.pagePath(req, page), "Ask for a new sign-in link");
-      sendPage(res, status, answer.title, answer.body);
+      const answer = notice(heading, `${text} Ask for a new one on the page.`, { href: hosts.pagePath(req, page), text: "Ask for a new sign-in link" });
+      sendPage(res, status, answer);
     };
     if (!stored || stored.pageId !== page.id) return again("Sign-in link not valid", "This sign-in link is not one of this page.", 400);
     if (spent.count === 1) return again("Sign-in link no longer valid", "Who may read this page changed since the link was sent.", 410);
@@ -150,13 +147,12 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
       (async () => {
         const page = await lookup(req, params);
         if (!page) {
-          const missing = notice("No such status page", "There is no status page here.", "/", "Home");
-          return sendPage(res, 404, missing.title, missing.body);
+          return sendPage(res, 404, notice("No such status page", "There is no status page here.", { href: "/", text: "Home" }));
         }
         await handler(req, res, page, params);
       })().catch((error: unknown) => {
         logger.error({ err: error, method, path }, "status page sign-in failed");
-        if (!res.headersSent) sendPage(res, 500, "Error", "<h1>Something went wrong</h1><p>Try again in a moment.</p>");
+        if (!res.headersSent) sendPage(res, 500, notice("Something went wrong", "Try again in a moment."));
       });
     });
 

@@ -1,12 +1,12 @@
 import nodemailer, { type NodemailerError, type Transporter } from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser";
 import { DeliveryError } from "../../errors";
-import { escapeHtml } from "../../html";
 import { hostOf } from "../../http";
 import { incidentKey } from "../../incident-key";
-import { facts, hexColour, plainText, summary, title } from "../../text";
+import { plainText, title } from "../../text";
 import type { AlertMessage, Provider } from "../../types";
 import { refuseUnconfigured } from "../../unconfigured";
+import { alertHtml } from "./html";
 
 const transports = new Map<string, Transporter>();
 
@@ -59,22 +59,6 @@ function threadingOf(message: AlertMessage, channelId: string, domain: string) {
   return { messageId: `<${incidentKey(message)}-${channelId}-${message.id}@${domain}>`, inReplyTo: root, references: [root] };
 }
 
-/** The HTML part: the title in the event's colour, the summary and a table of every fact, all escaped. */
-function htmlOf(message: AlertMessage): string {
-  const rows = facts(message).map(({ label, value }) => {
-    const shown = value === message.link ? `<a href="${escapeHtml(value)}">${escapeHtml(value)}</a>` : escapeHtml(value);
-    return `<tr><th align="left" valign="top" style="padding:2px 16px 2px 0">${escapeHtml(label)}</th><td style="padding:2px 0">${shown}</td></tr>`;
-  });
-  return [
-    "<!DOCTYPE html>",
-    '<html><body style="font-family:sans-serif;font-size:14px">',
-    `<h2 style="color:${hexColour(message)}">${escapeHtml(title(message))}</h2>`,
-    `<p>${escapeHtml(summary(message))}</p>`,
-    `<table cellspacing="0" cellpadding="0">${rows.join("")}</table>`,
-    "</body></html>",
-  ].join("\n");
-}
-
 // Failures of the connection rather than answers of the server: worth another try.
 const CONNECTION_FAILURES = new Set(["ECONNECTION", "ETIMEDOUT", "ESOCKET", "EDNS"]);
 
@@ -101,7 +85,7 @@ export const email: Provider<"email"> = {
         to: channel.config.email,
         subject: `[Vigil] ${title(message)}`,
         text: plainText(message),
-        html: htmlOf(message),
+        html: alertHtml(message),
         ...threadingOf(message, channel.id, domainOf(settings.emailFrom)),
         headers: {
           // Out-of-office and delivery-report robots must not answer an alert (RFC 3834; Microsoft's own header).

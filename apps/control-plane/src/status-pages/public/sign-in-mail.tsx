@@ -1,6 +1,5 @@
-import escapeHtml from "escape-html";
 import { PAGE_ACCESS } from "@vigil/domain";
-import { emailTransport, type ProviderSettings } from "@vigil/notifications";
+import { emailTransport, mailHtml, type ProviderSettings } from "@vigil/notifications";
 
 /**
  * Sends an emailed sign-in link through the deployment's SMTP server (the
@@ -19,12 +18,14 @@ export async function sendSignInMail(settings: ProviderSettings, mail: { to: str
       `Open this link to read the status page "${mail.pageTitle}". It works once, for ${minutes} minutes.`,
       "If you did not ask for it, ignore this email.",
     ].join("\n"),
-    html: [
-      '<!DOCTYPE html><html><body style="font-family:sans-serif;font-size:14px">',
-      `<p><a href="${escapeHtml(mail.link)}">Sign in to ${escapeHtml(mail.pageTitle)}</a></p>`,
-      `<p>The link works once, for ${minutes} minutes. If you did not ask for it, ignore this email.</p>`,
-      "</body></html>",
-    ].join("\n"),
+    html: mailHtml(
+      <>
+        <p>
+          <a href={mail.link}>{`Sign in to ${mail.pageTitle}`}</a>
+        </p>
+        <p>{`The link works once, for ${minutes} minutes. If you did not ask for it, ignore this email.`}</p>
+      </>,
+    ),
     headers: { "Auto-Submitted": "auto-generated" },
   });
 }

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../../html";
+import { renderToStaticMarkup } from "react-dom/server";
 import { post } from "../../http";
 import { plainText, title } from "../../text";
 import { truncate } from "../../truncate";
@@ -9,15 +9,21 @@ import { refuseUnconfigured } from "../../unconfigured";
 const TEXT_MAX = 4096;
 
 /**
- * The bold title, then the summary and one fact per line. Everything but the
- * <b> tags is user or server text and is escaped; the shown text is cut to
- * Telegram's limit before escaping, so no entity or tag is ever split.
- * Telegram makes the link clickable by itself.
+ * The bold title, then the summary and one fact per line, in Telegram's HTML
+ * as JSX: React escapes all of it but the <b> tags (user and server text), and
+ * the shown text is cut to Telegram's limit before that, so no entity or tag is
+ * ever split. Telegram makes the link clickable by itself.
  */
 function textOf(message: AlertMessage): string {
   const heading = title(message);
   const body = truncate(plainText(message), TEXT_MAX - heading.length - 2);
-  return `<b>${escapeHtml(heading)}</b>\n\n${escapeHtml(body)}`;
+  return renderToStaticMarkup(
+    <>
+      <b>{heading}</b>
+      {"\n\n"}
+      {body}
+    </>,
+  );
 }
 
 /** Flood control answers 429 with the wait in the body: {"parameters": {"retry_after": seconds}}. */

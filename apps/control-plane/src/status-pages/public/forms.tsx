@@ -1,0 +1,101 @@
+import type { ServerResponse } from "node:http";
+import type { ReactNode } from "react";
+import { PAGE_ACCESS } from "@vigil/domain";
+import type { Response } from "../../http/json";
+import { htmlDocument } from "./document";
+import { securityHeaders } from "./security-headers";
+
+/** Field names of the sign-in forms. */
+export const FIELDS = { password: "password", email: "email" } as const;
+
+const FORM_STYLE =
+  "body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.4rem;margin:.25rem 0}input{width:100%;box-sizing:border-box}";
+const FORM_HEADERS = securityHeaders({ styles: [FORM_STYLE] });
+
+/** A plain page of Vigil's own: its title and what its <body> holds. */
+export interface PlainPage {
+  title: string;
+  body: ReactNode;
+}
+
+/** A plain page (forms and notices), never cached: it answers one visitor's state. */
+export function sendPage(res: Response, status: number, page: PlainPage, headers: Record<string, string | number> = {}): void {
+  const html = htmlDocument(
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <title>{page.title}</title>
+        <style dangerouslySetInnerHTML={{ __html: FORM_STYLE }} />
+      </head>
+      <body>{page.body}</body>
+    </html>,
+  );
+  (res as ServerResponse).writeHead(status, {
+    "content-type": "text/html; charset=utf-8",
+    "content-length": Buffer.byteLength(html),
+    "cache-control": "no-store",
+    ...FORM_HEADERS,
+    ...headers,
+  });
+  res.end(html);
+}
+
+/**
+ * The form a protected page shows without a session: a password, or an
+ * address to email a link to. It names nothing of the page, not even its title.
+ */
+export function signInForm(accessType: "password" | "email-domain", action: string, notice = ""): PlainPage {
+  const password = accessType === "password";
+  return {
+    title: "Sign in",
+    body: (
+      <>
+        <h1>Sign in</h1>
+        <p>
+          {password
+            ? "This status page is protected by a password."
+            : `This status page is private. We will email you a sign-in link, valid for ${PAGE_ACCESS.signInLinkMinutes} minutes.`}
+        </p>
+        {notice && (
+          <p role="alert">
+            <strong>{notice}</strong>
+          </p>
+        )}
+        <form method="post" action={action}>
+          {password ? (
+            <>
+              <label htmlFor="password">Password</label>
+              <input type="password" id="password" name={FIELDS.password} autoComplete="current-password" required autoFocus />
+            </>
+          ) : (
+            <>
+              <label htmlFor="email">Your work email address</label>
+              <input type="email" id="email" name={FIELDS.email} autoComplete="email" required autoFocus />
+            </>
+          )}
+          <button type="submit">{password ? "Sign in" : "Email me a link"}</button>
+        </form>
+      </>
+    ),
+  };
+}
+
+/** A notice, with a link (to the page, where the form is) for every answer of the sign-in flow that has somewhere to go. */
+export function notice(heading: string, text: string, link?: { href: string; text: string }): PlainPage {
+  return {
+    title: heading,
+    body: (
+      <>
+        <h1>{heading}</h1>
+        <p>{text}</p>
+        {link && (
+          <p>
+            <a href={link.href}>{link.text}</a>
+          </p>
+        )}
+      </>
+    ),
+  };
+}

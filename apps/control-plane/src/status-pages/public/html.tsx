@@ -1,0 +1,313 @@
+import { COMPONENT_STATUS_WORDS, DAY_STATUS_WORDS, durationWords, incidentTitle, uptimeWords, utcWords } from "./words";
+import { groupStatusOf, type ComponentView, type DayView, type IncidentView, type PageView, type Section } from "./view";
+import { PAGE_HISTORY, type ComponentStatus } from "@vigil/domain";
+import { htmlDocument } from "./document";
+import { securityHeaders } from "./security-headers";
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+/** Only web addresses become links: anything else written into the database stays text. */
+function webUrl(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The public page, complete without JavaScript: the only script swaps in a
+ * fresh <main> every minute while the page is visible and nothing in it has
+ * focus. `base` is where the companions are ("/status/<slug>" or "" on a custom domain).
+ */
+export function renderPage(view: PageView, base: string): string {
+  const { page } = view;
+  const icon = webUrl(page.icon);
+  return htmlDocument(
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <title>{`${page.title} status`}</title>
+        {page.description && <meta name="description" content={page.description} />}
+        {/* Without an icon of its own the page names an empty one: browsers would ask for /favicon.ico, a 404 on every visit. */}
+        <link rel="icon" href={icon ?? "data:,"} />
+        <link rel="alternate" type="application/atom+xml" title={`${page.title} incidents`} href={`${base}/feed.atom`} />
+        <style dangerouslySetInnerHTML={{ __html: STYLE }} />
+      </head>
+      <body>
+        <header className="masthead">
+          <div className="wrap">
+            <div className="brand">
+              {icon && <img src={icon} alt="" width="48" height="48" />}
+              <div>
+                <h1>{page.title}</h1>
+                {page.description && <p className="lede">{page.description}</p>}
+              </div>
+            </div>
+            <Links homepageUrl={page.homepageUrl} contactUrl={page.contactUrl} />
+          </div>
+        </header>
+        <main className="wrap">
+          <section className={`banner banner-${view.status.indicator}`} aria-labelledby="overall">
+            <h2 id="overall">
+              <span className="symbol" aria-hidden="true">{view.status.indicator === "none" ? "✓" : "!"}</span> {view.status.description}
+            </h2>
+          </section>
+          <section aria-labelledby="components-title">
+            <h2 id="components-title" className="section-title">Components</h2>
+            {view.sections.length === 0 ? <p>This page has no components yet.</p> : view.sections.map((section) => <SectionOf key={sectionKey(section)} section={section} />)}
+            <Legend />
+          </section>
+          <section aria-labelledby="incidents-title">
+            <h2 id="incidents-title" className="section-title">Incidents</h2>
+            <Incidents incidents={view.incidents} />
+          </section>
+        </main>
+        <footer className="wrap">
+          <p>
+            Times are in UTC. <a href={`${base}/feed.atom`}>Incident feed (Atom)</a> · <a href={`${base}/summary.json`}>summary.json</a> · Powered by Vigil
+          </p>
+        </footer>
+        <script dangerouslySetInnerHTML={{ __html: REFRESH }} />
+      </body>
+    </html>,
+  );
+}
+
+function Links({ homepageUrl, contactUrl }: { homepageUrl: string; contactUrl: string }) {
+  const items = [
+    [webUrl(homepageUrl), "Homepage"],
+    [webUrl(contactUrl), "Contact"],
+  ].filter((item): item is [string, string] => item[0] !== null);
+  if (items.length === 0) return null;
+  return (
+    <nav aria-label="Links">
+      <ul className="links">
+        {items.map(([href, text]) => (
+          <li key={text}>
+            <a href={href}>{text}</a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function StatusLabel({ status }: { status: ComponentStatus }) {
+  const words = COMPONENT_STATUS_WORDS[status];
+  return (
+    <p className={`status status-${status}`}>
+      <span className="symbol" aria-hidden="true">{words.symbol}</span> {words.label}
+    </p>
+  );
+}
+
+const sectionKey = (section: Section) => (section.kind === "component" ? section.component.id : section.group.id);
+
+function SectionOf({ section }: { section: Section }) {
+  if (section.kind === "component") {
+    return (
+      <ul className="components">
+        <Component component={section.component} heading="h3" />
+      </ul>
+    );
+  }
+  const { group } = section;
+  return (
+    <section className="group" aria-labelledby={`group-${group.id}`}>
+      <div className="row">
+        <h3 id={`group-${group.id}`}>{group.name}</h3>
+        <StatusLabel status={groupStatusOf(group)} />
+      </div>
+      <ul className="components">
+        {group.components.map((c) => (
+          <Component key={c.id} component={c} heading="h4" />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Component({ component, heading: Heading }: { component: ComponentView; heading: "h3" | "h4" }) {
+  return (
+    <li className="component">
+      <div className="row">
+        <Heading className="name">{component.name}</Heading>
+        <StatusLabel status={component.status} />
+      </div>
+      {component.description && <p className="description">{component.description}</p>}
+      {component.type === "monitor" && <Bar component={component} />}
+    </li>
+  );
+}
+
+function Bar({ component }: { component: ComponentView }) {
+  return (
+    <>
+      <ul className="bar" aria-label={`${component.name}: the last ${PAGE_HISTORY.barDays} days, one entry a day`}>
+        {component.days.map((day) => (
+          <Day key={day.date} day={day} />
+        ))}
+      </ul>
+      <p className="bar-foot">
+        <span>{`${PAGE_HISTORY.barDays} days ago`}</span>
+        <span>{`${uptimeWords(component.uptime90d)} uptime`}</span>
+        <span>Today</span>
+      </p>
+    </>
+  );
+}
+
+function Day({ day }: { day: DayView }) {
+  const figures = [
+    day.date,
+    DAY_STATUS_WORDS[day.status],
+    `${count(day.checks)} checks`,
+    `${count(day.failed)} failed`,
+    `${uptimeWords(day.uptime)} uptime`,
+    ...(day.p50Ms !== null ? [`median response ${count(day.p50Ms)} ms`] : []),
+  ];
+  return (
+    <li className={`day day-${day.status}`} tabIndex={0}>
+      <span className="tip">{figures.join(" · ")}</span>
+    </li>
+  );
+}
+
+function Legend() {
+  return (
+    <div className="legend">
+      <p>Each bar is a UTC day; hover or focus a day for its figures.</p>
+      <ul aria-label="What the colours of a day mean">
+        {(["operational", "degraded", "outage", "no_data"] as const).map((status) => (
+          <li key={status}>
+            <span className={`swatch day-${status}`} aria-hidden="true"></span>
+            {DAY_STATUS_WORDS[status]}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+const Time = ({ at }: { at: Date }) => <time dateTime={at.toISOString()}>{utcWords(at)}</time>;
+
+/**
+ * An open incident shows when it started, not a duration that grows: the
+ * page then changes only when what it reports changes, so its ETag holds.
+ */
+function Incidents({ incidents }: { incidents: readonly IncidentView[] }) {
+  if (incidents.length === 0) return <p>{`No incidents in the last ${PAGE_HISTORY.recentIncidentDays} days.`}</p>;
+  return (
+    <ol className="incidents">
+      {incidents.map((incident) => {
+        const ended = incident.resolvedAt;
+        const open = ended === null;
+        return (
+          <li key={incident.id} className={`incident ${open ? "incident-open" : "incident-resolved"}`}>
+            <article aria-labelledby={`incident-${incident.id}`}>
+              <div className="row">
+                <h3 id={`incident-${incident.id}`}>{incidentTitle(incident)}</h3>
+                <p className={`status ${open ? "status-major_outage" : "status-operational"}`}>
+                  <span className="symbol" aria-hidden="true">{open ? "!" : "✓"}</span> {open ? "Ongoing" : "Resolved"}
+                </p>
+              </div>
+              <dl>
+                <div>
+                  <dt>Started</dt>
+                  <dd>
+                    <Time at={incident.startedAt} />
+                  </dd>
+                </div>
+                <div>
+                  <dt>Ended</dt>
+                  <dd>{open ? "not yet" : <Time at={ended} />}</dd>
+                </div>
+                <div>
+                  <dt>Duration</dt>
+                  <dd>{open ? "ongoing" : durationWords(ended.getTime() - incident.startedAt.getTime())}</dd>
+                </div>
+              </dl>
+            </article>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+/** What /status/<slug> answers for a slug no published page has. */
+export const NOT_FOUND_PAGE = htmlDocument(
+  <html lang="en">
+    <head>
+      <meta charSet="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>Page not found</title>
+    </head>
+    <body>
+      <main>
+        <h1>Page not found</h1>
+        <p>There is no status page here.</p>
+      </main>
+    </body>
+  </html>,
+);
+
+const REFRESH = `(function(){setInterval(function(){var m=document.querySelector("main");if(document.hidden||!m||m.contains(document.activeElement)&&document.activeElement!==document.body)return;fetch(location.href,{headers:{accept:"text/html"}}).then(function(r){return r.ok?r.text():null}).then(function(t){if(!t)return;var n=new DOMParser().parseFromString(t,"text/html").querySelector("main");if(n)m.replaceWith(n)}).catch(function(){})},60000)})();`;
+
+const STYLE = `
+:root{color-scheme:light dark;--bg:#f6f8fa;--surface:#fff;--text:#1f2328;--muted:#59636e;--border:#d1d9e0;--ok:#1a7f37;--warn:#9a6700;--bad:#cf222e;--nodata:#c8d1da;--link:#0969da;--focus:#0969da}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--surface:#151b23;--text:#f0f6fc;--muted:#9198a1;--border:#3d444d;--ok:#3fb950;--warn:#d29922;--bad:#f85149;--nodata:#3d444d;--link:#4493f8;--focus:#4493f8}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:anywhere}
+.wrap{max-width:52rem;margin:0 auto;padding:0 1rem}
+a{color:var(--link)}
+a:focus-visible,.day:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+h1,h2,h3,h4,p{margin:0}
+.masthead{border-bottom:1px solid var(--border);background:var(--surface);padding:1.5rem 0;margin-bottom:1.5rem}
+.masthead .wrap{display:flex;flex-wrap:wrap;gap:1rem;justify-content:space-between;align-items:center}
+.brand{display:flex;gap:1rem;align-items:center;min-width:0}
+.brand img{border-radius:8px;flex:none}
+h1{font-size:1.6rem;line-height:1.2}
+.lede{color:var(--muted);margin-top:.25rem}
+.links{display:flex;gap:1rem;list-style:none;margin:0;padding:0}
+.banner{border:1px solid var(--border);border-left:6px solid var(--ok);background:var(--surface);border-radius:8px;padding:1rem 1.25rem;margin-bottom:2rem}
+.banner h2{font-size:1.25rem}
+.banner-minor{border-left-color:var(--warn)}.banner-major,.banner-critical{border-left-color:var(--bad)}
+.banner .symbol{color:var(--ok)}.banner-minor .symbol{color:var(--warn)}.banner-major .symbol,.banner-critical .symbol{color:var(--bad)}
+.section-title{font-size:1.1rem;margin:0 0 .75rem}
+section+section{margin-top:2rem}
+.components{list-style:none;margin:0;padding:0}
+.component,.group{background:var(--surface);border:1px solid var(--border);border-radius:8px;padding:1rem;margin-bottom:.75rem}
+.group .component{border:0;border-top:1px solid var(--border);border-radius:0;margin:0;padding:1rem 0 0;margin-top:1rem}
+.row{display:flex;flex-wrap:wrap;gap:.25rem 1rem;justify-content:space-between;align-items:baseline}
+.name,.group h3{font-size:1rem}
+.description{color:var(--muted);font-size:.9rem;margin-top:.25rem}
+.status{font-size:.9rem;font-weight:600}
+.status-operational{color:var(--ok)}.status-degraded_performance{color:var(--warn)}.status-partial_outage,.status-major_outage{color:var(--bad)}
+.bar{position:relative;display:flex;gap:1px;list-style:none;margin:.75rem 0 0;padding:0;height:2.25rem;align-items:flex-end}
+.day{flex:1 1 0;min-width:0;height:100%;border-radius:1px;cursor:default}
+.day-operational{background:var(--ok)}
+.day-degraded{background:repeating-linear-gradient(135deg,var(--warn) 0 3px,transparent 3px 5px),var(--warn);background-color:var(--warn)}
+.day-outage{background:var(--bad)}
+.day-no_data{background:var(--nodata);height:50%}
+.tip{position:absolute;z-index:1;left:0;right:0;top:calc(100% + .4rem);background:var(--surface);color:var(--text);border:1px solid var(--border);border-radius:6px;padding:.4rem .6rem;font-size:.85rem;box-shadow:0 2px 8px rgba(0,0,0,.2)}
+.day:not(:hover):not(:focus) .tip{clip-path:inset(50%);height:1px;overflow:hidden;white-space:nowrap;padding:0;border:0}
+.bar-foot{display:flex;justify-content:space-between;gap:.5rem;color:var(--muted);font-size:.8rem;margin-top:.35rem}
+.legend{color:var(--muted);font-size:.85rem;margin-top:1rem}
+.legend ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:.25rem 0 0;padding:0}
+.swatch{display:inline-block;width:.75rem;height:.75rem;margin-right:.35rem;vertical-align:-1px;border-radius:2px}
+.swatch.day-no_data{height:.75rem}
+.incidents{list-style:none;margin:0;padding:0}
+.incident{background:var(--surface);border:1px solid var(--border);border-radius:8px;padding:1rem;margin-bottom:.75rem}
+.incident h3{font-size:1rem}
+.incident dl{display:flex;flex-wrap:wrap;gap:.25rem 1.5rem;margin:.5rem 0 0;font-size:.9rem}
+.incident dt{color:var(--muted)}.incident dd{margin:0}
+footer{color:var(--muted);font-size:.85rem;margin:2rem auto;}
+`;
+
+/** The page's own style and refresh script are all it runs: allowed by hash, nothing from elsewhere. */
+export const PAGE_HEADERS = securityHeaders({ styles: [STYLE], scripts: [REFRESH], images: true, fetchSelf: true });
