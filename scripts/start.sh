@@ -50,6 +50,8 @@ fi
 read -r -a regions <<<"${AGENT_REGIONS:-hostA-ams}"
 # Monitors without regions of their own are checked where the local agents run.
 export DEFAULT_REGIONS=${DEFAULT_REGIONS:-$(IFS=,; echo "${regions[*]}")}
+# React renders the status pages and mails; its development build is several times slower.
+export NODE_ENV=${NODE_ENV:-production}
 
 node apps/control-plane/dist/main.js &
 pids+=($!)
