@@ -1,4 +1,4 @@
-import { isMessage, toJsonString } from "@bufbuild/protobuf";
+import { create, equals, fromBinary, isMessage, toBinary, toJsonString } from "@bufbuild/protobuf";
 import { DNSMonitorSchema, HTTPMonitorSchema, TCPMonitorSchema } from "@vigil/proto";
 import { monitorToMessage, parseMonitorConfig, type MonitorKind, type MonitorRecord } from "../src";
 
@@ -44,5 +44,19 @@ describe("monitorToMessage", () => {
     expect(isMessage(message, schema)).toBe(true);
     const json = JSON.parse(toJsonString(schema, message)) as Record<string, unknown>;
     expect(json).toMatchObject({ id: record.id, name: record.config.name, createdAt: "2026-11-27T10:00:00Z", updatedAt: "2026-11-27T10:05:00Z" });
+  });
+
+  it.each(cases)("makes the $schema.typeName that create() makes of the same fields, every field set", ({ schema, record }) => {
+    const message = monitorToMessage(record);
+    const { $typeName, ...fields } = message;
+    const created = create(schema, fields as never);
+    const setKeys = (of: object) => Object.entries(of).flatMap(([key, value]) => (value === undefined ? [] : [key])).sort();
+    expect(setKeys(message)).toEqual(setKeys(created));
+    expect(equals(schema, message as never, created)).toBe(true);
+    expect(equals(schema, message as never, fromBinary(schema, toBinary(schema, message as never)))).toBe(true);
+    expect(toJsonString(schema, message as never, { alwaysEmitImplicit: true })).toBe(toJsonString(schema, created, { alwaysEmitImplicit: true }));
+    // A time before 1970 keeps its nanos within a second, as Timestamp requires.
+    const early = monitorToMessage({ ...record, createdAt: new Date(-1_500) } as never) as { createdAt: { seconds: bigint; nanos: number } };
+    expect(early.createdAt).toMatchObject({ seconds: -2n, nanos: 500_000_000 });
   });
 });

@@ -1,5 +1,5 @@
-import { create, type DescMessage } from "@bufbuild/protobuf";
-import { timestampFromDate, type FieldMask } from "@bufbuild/protobuf/wkt";
+import type { DescMessage } from "@bufbuild/protobuf";
+import type { FieldMask, Timestamp } from "@bufbuild/protobuf/wkt";
 import {
   DNSMonitorSchema,
   HTTPMonitorSchema,
@@ -144,9 +144,22 @@ export function fieldsToUpdate<K extends MonitorKind>(kind: K, message: MonitorM
   };
 }
 
-const headersOut = (headers: Header[]) => headers.map(({ key, value }) => ({ key, value }));
-const openTelemetryOut = (config: OpenTelemetryConfig | null) =>
-  config ? { endpoint: config.endpoint, headers: headersOut(config.headers) } : undefined;
+/**
+ * Every field of a message, none left out. The API's monitor messages are written as object literals (proto3
+ * messages are plain objects in protobuf-es): `create()` walks the schema for every field it is given, which made
+ * it most of a ListMonitors call (about 14 µs a monitor against 0.5). Set in full, a literal is what `create()`
+ * would return, and this type makes the compiler check that each field is there.
+ */
+type EveryField<T> = T & { [K in Exclude<keyof T, "$unknown">]-?: T[K] | undefined };
+
+const timestampOf = (date: Date): EveryField<Timestamp> => {
+  const ms = date.getTime();
+  return { $typeName: "google.protobuf.Timestamp", seconds: BigInt(Math.floor(ms / 1000)), nanos: (((ms % 1000) + 1000) % 1000) * 1_000_000 };
+};
+const headersOut = (headers: Header[]): EveryField<HeaderMessage>[] =>
+  headers.map(({ key, value }) => ({ $typeName: "monitor.v1.Header", key, value }));
+const openTelemetryOut = (config: OpenTelemetryConfig | null): EveryField<OpenTelemetryMessage> | undefined =>
+  config ? { $typeName: "monitor.v1.OpenTelemetryConfig", endpoint: config.endpoint, headers: headersOut(config.headers) } : undefined;
 
 /** The API message of a stored monitor, every field set. */
 export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>): MonitorMessageByKind[K] {
@@ -165,35 +178,55 @@ export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>
     openTelemetry: openTelemetryOut(config.openTelemetry),
     externalId: record.externalId ?? "",
     status: monitorStatusCodec.encode(record.status),
-    createdAt: timestampFromDate(record.createdAt),
-    updatedAt: timestampFromDate(record.updatedAt),
+    createdAt: timestampOf(record.createdAt),
+    updatedAt: timestampOf(record.updatedAt),
   };
   if (record.kind === "dns") {
     const dns = config as MonitorConfigByKind["dns"];
-    return create(DNSMonitorSchema, {
+    const message: EveryField<DNSMonitor> = {
+      $typeName: "monitor.v1.DNSMonitor",
       ...common,
       uri: dns.uri,
-      recordAssertions: dns.recordAssertions.map((a) => ({ ...a, comparator: recordComparatorCodec.encode(a.comparator) })),
-    }) as MonitorMessageByKind[K];
+      recordAssertions: dns.recordAssertions.map(({ record: type, target, comparator }) => ({
+        $typeName: "monitor.v1.RecordAssertion",
+        record: type,
+        target,
+        comparator: recordComparatorCodec.encode(comparator),
+      })),
+    };
+    return message as MonitorMessageByKind[K];
   }
   if (record.kind === "tcp") {
-    return create(TCPMonitorSchema, { ...common, uri: (config as MonitorConfigByKind["tcp"]).uri }) as MonitorMessageByKind[K];
+    const message: EveryField<TCPMonitor> = { $typeName: "monitor.v1.TCPMonitor", ...common, uri: (config as MonitorConfigByKind["tcp"]).uri };
+    return message as MonitorMessageByKind[K];
   }
   const http = config as MonitorConfigByKind["http"];
-  return create(HTTPMonitorSchema, {
+  const message: EveryField<HTTPMonitor> = {
+    $typeName: "monitor.v1.HTTPMonitor",
     ...common,
     url: http.url,
     method: httpMethodCodec.encode(http.method),
     body: http.body,
     headers: headersOut(http.headers),
     followRedirects: http.followRedirects,
-    statusCodeAssertions: http.statusCodeAssertions.map((a) => ({
-      target: BigInt(a.target),
-      comparator: numberComparatorCodec.encode(a.comparator),
+    statusCodeAssertions: http.statusCodeAssertions.map(({ target, comparator }) => ({
+      $typeName: "monitor.v1.StatusCodeAssertion",
+      target: BigInt(target),
+      comparator: numberComparatorCodec.encode(comparator),
     })),
-    bodyAssertions: http.bodyAssertions.map((a) => ({ ...a, comparator: stringComparatorCodec.encode(a.comparator) })),
-    headerAssertions: http.headerAssertions.map((a) => ({ ...a, comparator: stringComparatorCodec.encode(a.comparator) })),
-  }) as MonitorMessageByKind[K];
+    bodyAssertions: http.bodyAssertions.map(({ target, comparator }) => ({
+      $typeName: "monitor.v1.BodyAssertion",
+      target,
+      comparator: stringComparatorCodec.encode(comparator),
+    })),
+    headerAssertions: http.headerAssertions.map(({ key, target, comparator }) => ({
+      $typeName: "monitor.v1.HeaderAssertion",
+      key,
+      target,
+      comparator: stringComparatorCodec.encode(comparator),
+    })),
+  };
+  return message as MonitorMessageByKind[K];
 }
 
 /**
