@@ -46,6 +46,8 @@ const afterHost = (url: URL) => url.pathname + url.search + url.hash;
 const isRedactedPath = (rest: string) => rest.startsWith("/") && REDACTED.test(rest.slice(1));
 
 function redactUrl(ownerId: string, value: string, webhook: boolean): string {
+  // Without an "@" a URL has no user info, and only a webhook's hides more: most monitors' URLs need no parsing.
+  if (!webhook && !value.includes("@")) return value;
   const url = URL.parse(value);
   if (!url) return value;
   const userInfo = userInfoOf(url);
@@ -75,6 +77,8 @@ function mapCredentials<T>(value: T, visit: Visit, path: Path = [], inWebhook = 
   if (value === null || typeof value !== "object") return value;
   let changed: Record<string, unknown> | undefined;
   for (const [key, field] of Object.entries(value)) {
+    // Scalars other than URLs hold no credential: only what is visited or walked into gets a path.
+    if (field === null || (typeof field !== "object" && !(URL_FIELDS.has(key) && typeof field === "string"))) continue;
     const at = [...path, key];
     let next: unknown;
     if (key === HEADER_LISTS && Array.isArray(field)) next = mapHeaders(field, visit, at);
