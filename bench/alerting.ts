@@ -27,7 +27,7 @@ import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { PROVIDERS, nameOf, preciseNow, startCountingServers, type CountingServers, type ProviderName, type Received } from "./alerting/counting-server";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
-import { stderrLogger } from "./pipeline/deps";
+import { stderrLogger } from "./support/deps";
 import { seedActiveMonitors } from "./pipeline/monitors";
 import { writeDocsBlock } from "./support/doc";
 import { cpuMeter, describeMachine, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";

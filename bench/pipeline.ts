@@ -29,7 +29,7 @@ import { AGGREGATES, ALL_REGIONS, ALL_REGION_DAILY_RESULT_COUNTS, PER_REGION, ty
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
-import { stderrLogger } from "./pipeline/deps";
+import { stderrLogger } from "./support/deps";
 import { seedActiveMonitors } from "./pipeline/monitors";
 import { ERROR_SHARE, ResultFactory, SLOW_SHARE } from "./pipeline/results";
 import type { StatusRules } from "../apps/control-plane/src/status/rules";
