@@ -26,7 +26,8 @@ import { storeResults } from "../apps/control-plane/src/results/store";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { PROVIDERS, nameOf, preciseNow, startCountingServers, type CountingServers, type ProviderName, type Received } from "./alerting/counting-server";
-import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { fmt, percentile, sortedCopy } from "./support/stats";
 import { stderrLogger } from "./support/deps";
 import { seedActiveMonitors } from "./pipeline/monitors";
 import { writeDocsBlock } from "./support/doc";
@@ -295,7 +296,4 @@ async function main(): Promise<void> {
   log("wrote the alerting block of docs/benchmarks.md");
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

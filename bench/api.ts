@@ -23,6 +23,7 @@ import { startServer, stopServer } from "./support/server-process";
 import { serverTiming, type ServerTiming, type Tail } from "./support/server-timing";
 import { cpuMeter as machineCpuMeter, describeMachine, postgresTicks, processTicks, redisTicks, waitForQuietMachine } from "./support/machine";
 import { redisServerUrl } from "../test/redis";
+import { runBenchmark } from "./support/run";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
@@ -311,7 +312,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

@@ -20,7 +20,8 @@ import { cpuAdd, cpuShares, describeMachine, waitForQuietMachine, type CpuSnapsh
 import { OTHER_ENGINE, httpJob, runCheck, AGENT_ENV } from "./checks/engine";
 import type { LoopName, LoopWorkerData, SegmentRequest } from "./checks/loop-worker";
 import { runLoop, type Run } from "./checks/run-loop";
-import { percentile } from "./pipeline/common";
+import { percentile } from "./support/stats";
+import { runBenchmark } from "./support/run";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
@@ -336,7 +337,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

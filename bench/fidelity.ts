@@ -3,9 +3,10 @@
 // answers `GET /delay/N?id=<request>` N ms after the request arrived (10, 50 and 200 ms). The truth is each request's
 // phases as its packets show them on the loopback interface (bench/fidelity/wire.ts, tcpdump: run as root); the error
 // of a figure is the reported one minus the wire's, for the agent and for blackbox_exporter alike.
-// At each rate the checks come three ways: triggered (a job each, as the control plane queues "run now"), scheduled
-// (monitors at 30 s put in the region's slots by the control plane's CheckScheduler, the way an agent's load comes),
-// and as blackbox_exporter's probes (bench/fidelity/blackbox.ts).
+// At each rate: the agent's triggered checks (a job each, as the control plane queues "run now") interleaved with
+// blackbox_exporter's probes of the same URLs (bench/fidelity/blackbox.ts), each client at the rate, in one window
+// so that both meet the same machine; then the agent's scheduled checks (monitors at 30 s put in the region's slots
+// by the control plane's CheckScheduler, the way an agent's load comes) in a window of their own.
 // Needs tcpdump and blackbox_exporter: apt-get install tcpdump prometheus-blackbox-exporter. Build first (pnpm build:
 // the agent runs from apps/agent/dist).
 // Settings: BENCH_RATES (10,100 checks/s), BENCH_SAMPLES (150 per delay and rate), BENCH_MONITORS (10 per delay),
@@ -132,22 +133,34 @@ const httpConfig = (port: number, delayMs: number, name: string, requestId: stri
     degradedAt: degradedAtOf(delayMs),
   });
 
-/** Calls `start(i, delayMs)` for `SAMPLES` requests per delay, round-robin over the delays, evenly spaced at `rate` a second. */
-async function paced(rate: number, start: (i: number, delayMs: number) => Promise<void>): Promise<void> {
+/** Calls `start(i)` `count` times, evenly spaced at `rate` a second; resolves once every call has. */
+async function paced(rate: number, count: number, start: (i: number) => Promise<void>): Promise<void> {
   const began = performance.now();
   const running: Promise<void>[] = [];
-  for (let i = 0; i < SAMPLES * DELAYS_MS.length; i++) {
-    running.push(start(i, DELAYS_MS[i % DELAYS_MS.length]!));
+  for (let i = 0; i < count; i++) {
+    running.push(start(i));
     const wait = began + ((i + 1) * 1000) / rate - performance.now();
     if (wait > 0) await sleep(wait);
   }
   await Promise.all(running);
 }
 
-/** Queues the checks as triggered jobs at `rate` and collects their results. */
-async function runTriggered(queue: Queue, results: ResultReader, target: Target, rate: number): Promise<Sample[]> {
+/**
+ * The agent's triggered checks and blackbox_exporter's probes of the same URLs, each at `rate` and interleaved
+ * (agent, peer, agent, ...) in one window, so that both meet the same machine: `SAMPLES` of each per delay,
+ * round-robin over the delays.
+ */
+async function runSideBySide(queue: Queue, results: ResultReader, blackbox: Blackbox, target: Target, rate: number): Promise<{ agent: Sample[]; peer: Sample[] }> {
   const pending = new Map<string, { jobId: string; delayMs: number }>();
-  await paced(rate, async (i, delayMs) => {
+  const peer: Sample[] = [];
+  await paced(2 * rate, 2 * SAMPLES * DELAYS_MS.length, async (tick) => {
+    const i = Math.floor(tick / 2);
+    const delayMs = DELAYS_MS[i % DELAYS_MS.length]!;
+    if (tick % 2 === 1) {
+      const id = `peer-${randomUUID()}`;
+      peer.push({ id, delayMs, run: 0, ...(await blackbox.probeHttp(targetUrl(target.port, delayMs, id))), status: "success" });
+      return;
+    }
     const monitor = Math.floor(i / DELAYS_MS.length) % MONITORS;
     const jobId = `fidelity-${randomUUID()}`;
     const config = httpConfig(target.port, delayMs, `fidelity ${delayMs} ms #${monitor}`, jobId);
@@ -155,15 +168,15 @@ async function runTriggered(queue: Queue, results: ResultReader, target: Target,
     pending.set(`${REGION}:${jobId}`, { jobId, delayMs });
     await queue.add("check", job, { jobId, removeOnComplete: true, removeOnFail: true });
   });
-  const samples: Sample[] = [];
+  const agent: Sample[] = [];
   for await (const result of results.until(() => pending.size === 0)) {
     const job = pending.get(result.id);
     if (!job) continue;
     pending.delete(result.id);
-    samples.push(sampleOf(job.jobId, job.delayMs, result));
+    agent.push(sampleOf(job.jobId, job.delayMs, result));
   }
-  await setTruths(target, samples);
-  return samples;
+  await setTruths(target, [...agent, ...peer]);
+  return { agent, peer };
 }
 
 /**
@@ -204,18 +217,6 @@ async function runScheduled(scheduler: CheckScheduler, results: ResultReader, ta
   return samples;
 }
 
-/** blackbox_exporter's probes of the same URLs at `rate`. */
-async function runPeer(blackbox: Blackbox, target: Target, rate: number): Promise<Sample[]> {
-  const samples: Sample[] = [];
-  await paced(rate, async (_, delayMs) => {
-    const id = `peer-${randomUUID()}`;
-    const probe = await blackbox.probeHttp(targetUrl(target.port, delayMs, id));
-    samples.push({ id, delayMs, run: 0, ...probe, status: "success" });
-  });
-  await setTruths(target, samples);
-  return samples;
-}
-
 /** The results stream read from where the benchmark started (the prefix is the run's own). */
 class ResultReader {
   private last = "0";
@@ -245,7 +246,7 @@ const PHASES = ["latencyMs", "connectMs", "firstByteMs", "transferMs"] as const;
 const errorsOf = (samples: Sample[], phase: keyof WirePhases = "latencyMs") =>
   summarize(samples.flatMap((s) => (s[phase] === null ? [] : [s[phase] - s.wire![phase]])));
 
-/** One pass of one client at one rate, with the CPU it took. */
+/** One client's checks at one rate, with the CPU of the window they were made in. */
 interface Pass {
   client: string;
   rate: number;
@@ -264,7 +265,7 @@ function detailRows({ client, rate, samples, cpu }: Pass): string[][] {
       const e = errorsOf(of, phase);
       return `${signed(e.p50)} / ${signed(e.p99)} / ${signed(e.max)}`;
     });
-    const cpuCell = [cpu.measured!, cpu.target!, cpu.redis!, cpu.self, cpu.capture!, cpu.rest].map((v) => fmt(v)).join(" / ");
+    const cpuCell = [cpu.agent!, cpu.peer!, cpu.target!, cpu.redis!, cpu.self, cpu.capture!, cpu.rest].map((v) => fmt(v)).join(" / ");
     const degradedCell = client === PEER ? "n/a" : `${degraded.length} (${wrongly})`;
     return [String(rate), client, String(delayMs), String(of.length), String(of.filter((s) => s.status === "error").length), degradedCell, ...phases, cpuCell];
   });
@@ -283,7 +284,7 @@ function comparison(rate: number, passes: Pass[]): string[] {
     return [client, ...perDelay, `${signed(all.p50)} / ${signed(all.p99)}`, goal];
   });
   return [
-    `At ${rate} checks/s, latencyMs error against the wire, p50 / p99 (ms):`,
+    `At ${rate} checks/s, latencyMs error against the wire, p50 / p99 (ms; the triggered checks and ${PEER}'s probes interleaved in one window, the scheduled checks in the next):`,
     "",
     ...markdownTable(["Client", ...DELAYS_MS.map((d) => right(`${d} ms target`)), right("All delays"), `p50 and p99 no larger than ${PEER}'s`], rows),
   ];
@@ -313,19 +314,31 @@ runBenchmark(async () => {
       },
     );
     log(`agent ${agent.child.pid} started; blackbox_exporter ${blackbox.pid}; target on port ${target.port}`);
-    const watched = { target: pidTicks(target.child.pid!), redis: redisTicks(new URL(redisUrl).port), capture: pidTicks(target.wire.pid) };
-    const measure = async (client: string, rate: number, pid: number, pass: () => Promise<Sample[]>): Promise<Pass> => {
-      log(`${rate}/s: ${client}`);
-      const meter = cpuMeter({ ...watched, measured: pidTicks(pid) });
-      const samples = await pass();
-      return { client, rate, samples, cpu: meter() };
+    const watched = {
+      agent: pidTicks(agent.child.pid!),
+      peer: pidTicks(blackbox.pid),
+      target: pidTicks(target.child.pid!),
+      redis: redisTicks(new URL(redisUrl).port),
+      capture: pidTicks(target.wire.pid),
     };
     const details: string[][] = [];
     const comparisons: string[] = [];
     for (const rate of RATES) {
-      const passes = [await measure("Vigil, triggered", rate, agent.child.pid!, () => runTriggered(queue, results, target, rate))];
-      if (SCHEDULED) passes.push(await measure("Vigil, scheduled", rate, agent.child.pid!, () => runScheduled(scheduler, results, target, rate)));
-      passes.push(await measure(PEER, rate, blackbox.pid, () => runPeer(blackbox, target, rate)));
+      log(`${rate}/s: triggered checks beside ${PEER}`);
+      let meter = cpuMeter(watched);
+      const { agent: triggered, peer } = await runSideBySide(queue, results, blackbox, target, rate);
+      let cpu = meter();
+      const passes: Pass[] = [
+        { client: "Vigil, triggered", rate, samples: triggered, cpu },
+        { client: PEER, rate, samples: peer, cpu },
+      ];
+      if (SCHEDULED) {
+        log(`${rate}/s: scheduled checks`);
+        meter = cpuMeter(watched);
+        const scheduled = await runScheduled(scheduler, results, target, rate);
+        cpu = meter();
+        passes.splice(1, 0, { client: "Vigil, scheduled", rate, samples: scheduled, cpu });
+      }
       details.push(...passes.flatMap(detailRows));
       comparisons.push(...comparison(rate, passes), "");
     }
@@ -346,7 +359,7 @@ runBenchmark(async () => {
           right("Failed"),
           right("Degraded (wrongly)"),
           ...PHASES.map((p) => `${p} error`),
-          right("CPU % of one core: client / target / Redis / benchmark / tcpdump / rest"),
+          right("CPU % of one core: agent / blackbox_exporter / target / Redis / benchmark / tcpdump / rest"),
         ],
         details,
       ),

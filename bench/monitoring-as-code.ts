@@ -18,7 +18,8 @@ import { performance } from "node:perf_hooks";
 import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { Administration } from "../apps/control-plane/src/admin/operations";
 import { createClient } from "../packages/client/dist/index.js";
-import { fmt, log, percentile, sortedCopy } from "./pipeline/common";
+import { log, runBenchmark } from "./support/run";
+import { fmt, percentile, sortedCopy } from "./support/stats";
 import { startCountingProxy, preciseNow, type Call, type CountingProxy } from "./monitoring-as-code/counting-proxy";
 import { rawCreates } from "./monitoring-as-code/raw-creates";
 import {
@@ -450,7 +451,4 @@ async function main(): Promise<void> {
   log(`wrote the monitoring-as-code block of ${path.relative(ROOT, DOCS)}`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

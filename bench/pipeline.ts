@@ -28,7 +28,8 @@ import { PERCENTILES, monitorSummary, rangeStart, rowsOf, summaryFrom, wholeDays
 import { AGGREGATES, ALL_REGIONS, ALL_REGION_DAILY_RESULT_COUNTS, PER_REGION, type SummaryTables } from "../apps/control-plane/src/results/aggregates";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { fmt, percentile, sortedCopy } from "./support/stats";
 import { stderrLogger } from "./support/deps";
 import { seedActiveMonitors } from "./pipeline/monitors";
 import { ERROR_SHARE, ResultFactory, SLOW_SHARE } from "./pipeline/results";
@@ -689,7 +690,4 @@ async function redisVersion(url: string): Promise<string> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

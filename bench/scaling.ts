@@ -16,7 +16,8 @@ import { PERIODICITY_MS, type RegionId } from "@vigil/domain";
 import { connectRedis, encodeResult, resultsStreamKey, scheduleOffset, type RedisConnection, type ResultMessage } from "@vigil/queue";
 
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import { benchPrefix, fmt, log, sleep } from "./pipeline/common";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { fmt } from "./support/stats";
 import { ResultFactory } from "./pipeline/results";
 import { seedWorkspace } from "./seed";
 import { assertAnswers, getMonitorCall, loadRequest } from "./support/api-calls";
@@ -258,7 +259,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

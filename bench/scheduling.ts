@@ -25,7 +25,8 @@ import type { RedisConnection } from "@vigil/queue";
 import { MonitorRepository } from "../apps/control-plane/src/monitors/repository";
 import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { fmt, percentile, sortedCopy } from "./support/stats";
 import type { WorkerReply, WorkerRequest } from "./pipeline/check-worker";
 import { seedActiveMonitors } from "./pipeline/monitors";
 import type { ReconcilerReply, ReconcilerRequest } from "./pipeline/reconciler";
@@ -608,7 +609,4 @@ function render(r: Report & {
   return ["| Measure | Value |", "|---|---:|", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

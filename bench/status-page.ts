@@ -19,7 +19,8 @@ import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from
 import type { RedisConnection } from "@vigil/queue";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { fmt, percentile, sortedCopy } from "./support/stats";
 import { seedWorkspace } from "./seed";
 import { assertBuilt } from "./support/built";
 import { writeDocsBlock } from "./support/doc";
@@ -353,7 +354,4 @@ async function main(): Promise<void> {
   log("wrote the status-page block of docs/benchmarks.md");
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

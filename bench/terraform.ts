@@ -15,7 +15,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { Administration } from "../apps/control-plane/src/admin/operations";
-import { log, percentile, sortedCopy } from "./pipeline/common";
+import { log, runBenchmark } from "./support/run";
+import { percentile, sortedCopy } from "./support/stats";
 import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
@@ -279,7 +280,4 @@ async function main(): Promise<void> {
   log(`wrote the terraform block of ${path.relative(ROOT, DOCS)}`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);
