@@ -14,17 +14,12 @@ import { sleep } from "../support/run";
 
 export const BLACKBOX_BINARY = "/usr/bin/prometheus-blackbox-exporter";
 
-/** The modules of its configuration: an HTTP GET that wants a 2xx, and a TCP connect; IPv4 as the targets are. */
+/** Its configuration: one module, an HTTP GET that wants a 2xx, over IPv4 as the targets are. */
 const CONFIG = `modules:
   http:
     prober: http
     timeout: 10s
     http:
-      preferred_ip_protocol: ip4
-  tcp:
-    prober: tcp
-    timeout: 10s
-    tcp:
       preferred_ip_protocol: ip4
 `;
 
