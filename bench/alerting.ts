@@ -31,11 +31,12 @@ import { fmt, percentile, sortedCopy } from "./support/stats";
 import { stderrLogger } from "./support/deps";
 import { seedActiveMonitors } from "./pipeline/monitors";
 import { writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { type Cpu, cpuMeter, postgresTicks, redisTicks, runOn, waitForQuietMachine } from "./support/machine";
+import { commandLine, numberSetting } from "./support/settings";
 
 const MONITORS = 1_000;
 const REGIONS: RegionId[] = ["hostA-ams", "hostB-fra"];
-const ROUNDS = Number(process.env.BENCH_OUTAGE_ROUNDS ?? 10);
+const ROUNDS = numberSetting("OUTAGE_ROUNDS", 10);
 const PERIOD_MS = 30_000;
 const EXPECTED_MESSAGES = MONITORS * PROVIDERS.length;
 const DATABASE = "vigil_bench_alerting";
@@ -277,9 +278,9 @@ async function main(): Promise<void> {
     "Alerting during an outage (issue 8)",
     "bench/alerting.ts",
     [
-      `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.postgres}`)}; Redis ${figures.redis}.`,
+      runOn(`PostgreSQL ${figures.postgres}, Redis ${figures.redis}`),
       "",
-      `Command: \`BENCH_OUTAGE_ROUNDS=${ROUNDS} pnpm bench:alerting\`. ${fmt(2 * MONITORS)} HTTP monitors checked every 30 s in ${REGIONS.join(" and ")}, ` +
+      `Command: \`${commandLine("bench:alerting")}\`. ${fmt(2 * MONITORS)} HTTP monitors checked every 30 s in ${REGIONS.join(" and ")}, ` +
         `all healthy first (stored, not timed); the second ${fmt(MONITORS)} each linked to 3 channels of their own (webhook, Slack, ntfy: ` +
         `${fmt(EXPECTED_MESSAGES)} channels) posting to local provider servers on 127.0.0.1 (in a child process of their own), which answer 200 at once. One control plane ` +
         `(startPipeline, deployment defaults: notification concurrency 100, quorum "half", PostgreSQL pool ${DEFAULT_POOL_SIZE}). ` +

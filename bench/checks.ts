@@ -16,15 +16,16 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
-import { cpuAdd, cpuShares, describeMachine, waitForQuietMachine, type CpuSnapshot } from "./support/machine";
+import { cpuAdd, cpuShares, type CpuSnapshot, runOn, waitForQuietMachine } from "./support/machine";
 import { OTHER_ENGINE, httpJob, runCheck, AGENT_ENV } from "./checks/engine";
 import type { LoopName, LoopWorkerData, SegmentRequest } from "./checks/loop-worker";
 import { runLoop, type Run } from "./checks/run-loop";
 import { percentile } from "./support/stats";
 import { runBenchmark } from "./support/run";
+import { commandLine, numberSetting } from "./support/settings";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const SECONDS = numberSetting("SECONDS", 10);
+const WARMUP_SECONDS = numberSetting("WARMUP_SECONDS", 2);
 const PROFILE_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
 /** HTTP or TCP: measures that throughput pair alone, to try a change quickly. */
 const ONLY = process.env.BENCH_ONLY?.toUpperCase();
@@ -318,9 +319,9 @@ async function main(): Promise<void> {
       "Check engine (issue 3)",
       "bench/checks.ts",
       [
-        `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}.`,
+        runOn(),
         "",
-        `Command: \`BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} pnpm bench:checks\`.`,
+        `Command: \`${commandLine("bench:checks")}\`.`,
         "",
         `Throughput (${CONCURRENCY} in flight, a fresh connection per check, ${SECONDS} s per loop):`,
         "",

@@ -27,7 +27,7 @@ import { startAgent, type AgentProcess } from "./support/agent";
 import { assertBuilt } from "./support/built";
 import { Queue } from "./support/deps";
 import { writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, pidTicks, redisTicks, threadScheduling, type Cpu } from "./support/machine";
+import { type Cpu, cpuMeter, pidTicks, redisTicks, runOn, threadScheduling } from "./support/machine";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { commandLine, listSetting, numberSetting, textSetting, writesDoc } from "./support/settings";
 import { fmt, signed, summarize } from "./support/stats";
@@ -340,7 +340,7 @@ runBenchmark(async () => {
       comparisons.push(...comparison(rate, passes), "");
     }
     const block = [
-      `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}; blackbox_exporter ${Blackbox.version()}.`,
+      runOn(`blackbox_exporter ${Blackbox.version()}`),
       "",
       `Command: \`${commandLine("bench:fidelity")}\`. ${describeAgentScheduling(agent.child.pid!)}`,
       "",

@@ -40,10 +40,11 @@ import {
 import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, postgresTicks, processTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { type Cpu, cpuMeter, postgresTicks, processTicks, runOn, waitForQuietMachine } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
+import { commandLine, numberSetting } from "./support/settings";
 
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const REPEATS = numberSetting("REPEATS", 3);
 const BACKEND = (process.env.BENCH_BACKEND ?? "postgres") as "postgres" | "pglite";
 const DATABASE = "vigil_bench_monitoring_as_code";
 const CLI = path.join(ROOT, "apps/cli/dist/main.js");
@@ -429,9 +430,9 @@ async function main(): Promise<void> {
     "Monitoring as code (issue 10)",
     "bench/monitoring-as-code.ts",
     [
-      `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.version}`)}.`,
+      runOn(`PostgreSQL ${figures.version}`),
       "",
-      `Command: \`BENCH_REPEATS=${REPEATS} pnpm bench:apply\`. A generated vigil.yaml (${figures.fileLines} lines) of ${MONITORS} monitors ` +
+      `Command: \`${commandLine("bench:apply")}\`. A generated vigil.yaml (${figures.fileLines} lines) of ${MONITORS} monitors ` +
         `(70 % HTTP, 20 % TCP, 10 % DNS; one to four regions, assertions, headers and descriptions on some; none active, targets ` +
         `under example.com and example.net), ${CHANNELS} Slack, Discord and webhook channels each sending the alerts of ${MONITORS / CHANNELS} monitors ` +
         `(some secrets from the environment), and ${PAGES} status pages of ${GROUPS_PER_PAGE} groups and ${COMPONENTS_PER_PAGE} components ` +

@@ -29,7 +29,7 @@ import { startProbing, type ProbeSample } from "./outage-storm/probe";
 import { assertBuilt } from "./support/built";
 import { writeDocsBlock } from "./support/doc";
 import { startAgent, type AgentProcess, type LogEntry } from "./support/agent";
-import { cpuMeter, describeMachine, pidTicks, redisTicks, type Cpu } from "./support/machine";
+import { type Cpu, cpuMeter, pidTicks, redisTicks, runOn } from "./support/machine";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { commandLine, numberSetting, textSetting } from "./support/settings";
 import { fmt, percentile, sortedCopy } from "./support/stats";
@@ -290,7 +290,7 @@ async function main(): Promise<void> {
         "Outage storm (issue 13)",
         "bench/outage-storm.ts",
         [
-          `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`Redis ${redisVersion}`)}.`,
+          runOn(`Redis ${redisVersion}`),
           "",
           `Command: \`${commandLine("bench:outage-storm")}\` ` +
             `(${fmt(MONITORS)} healthy HTTP monitors at 30 s in ${REGION}, answering 200 after ${HEALTHY_DELAY_MS} ms; in the storm phase ` +

@@ -36,6 +36,7 @@ import { ERROR_SHARE, ResultFactory, SLOW_SHARE } from "./pipeline/results";
 import type { StatusRules } from "../apps/control-plane/src/status/rules";
 import { writeDocsBlock } from "./support/doc";
 import { cpuMeter, describeMachine, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { listSetting, numberSetting } from "./support/settings";
 
 /** The deployment's defaults: statuses (and alert transitions) are part of what ingest costs. */
 const BENCH_STATUS_RULES: StatusRules = { defaultRegions: ["hostA-ams"], quorum: "half" };
@@ -45,17 +46,17 @@ type Part = "ingest" | "summary";
 
 const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,pglite").split(",") as Backend[];
 const PARTS = (process.env.BENCH_PARTS ?? "ingest,summary").split(",") as Part[];
-const INGEST_RESULTS = Number(process.env.BENCH_INGEST_RESULTS ?? 100_000);
+const INGEST_RESULTS = numberSetting("INGEST_RESULTS", 100_000);
 const INGEST_MONITORS = 100;
 /** Consumer batch sizes of the growth table (the consumer's default is measured in any case). */
-const INGEST_BATCHES = (process.env.BENCH_INGEST_BATCHES ?? "500,2000,5000").split(",").map(Number);
+const INGEST_BATCHES = listSetting("INGEST_BATCHES", [500,2000,5000]);
 /** storeResults alone is called with the consumer's batches. */
 const STORE_BATCH = DEFAULT_BATCH_SIZE;
 const XADD_PIPELINE = 1_000;
-const SUMMARY_DAYS = Number(process.env.BENCH_SUMMARY_DAYS ?? 14);
-const SEED_BATCH = Number(process.env.BENCH_SEED_BATCH ?? 5_000);
-const SUMMARY_CALLS = Number(process.env.BENCH_SUMMARY_CALLS ?? 50);
-const RAW_CALLS = Number(process.env.BENCH_RAW_CALLS ?? 10);
+const SUMMARY_DAYS = numberSetting("SUMMARY_DAYS", 14);
+const SEED_BATCH = numberSetting("SEED_BATCH", 5_000);
+const SUMMARY_CALLS = numberSetting("SUMMARY_CALLS", 50);
+const RAW_CALLS = numberSetting("RAW_CALLS", 10);
 const PERIOD_MS = 30_000;
 /** CPU % of one core taken by other processes during a measured phase beyond which it is repeated. */
 const RETRY_ABOVE_REST_CPU = 25;

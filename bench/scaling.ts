@@ -25,13 +25,14 @@ import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
 import { writeDocsBlock } from "./support/doc";
 import { load } from "./support/load";
-import { cpuMeter, describeMachine, pidTicks, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { type Cpu, cpuMeter, pidTicks, postgresTicks, redisTicks, runOn, waitForQuietMachine } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
+import { commandLine, listSetting, numberSetting } from "./support/settings";
 
-const INGEST_RESULTS = Number(process.env.BENCH_INGEST_RESULTS ?? 50_000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
-const PROCESSES = (process.env.BENCH_PROCESSES ?? "1,2").split(",").map(Number);
+const INGEST_RESULTS = numberSetting("INGEST_RESULTS", 50_000);
+const SECONDS = numberSetting("SECONDS", 15);
+const WARMUP_SECONDS = numberSetting("WARMUP_SECONDS", 3);
+const PROCESSES = listSetting("PROCESSES", [1,2]);
 /** bench:api's workspace: monitors of every kind, periodicity and 1 to 4 regions, 80 % active. */
 const MONITORS = 10_000;
 const CONNECTIONS = 32;
@@ -239,9 +240,9 @@ async function main(): Promise<void> {
         "Scaling out (issue 13)",
         "bench/scaling.ts",
         [
-          `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${version}, Redis ${redisVersion}`)}.`,
+          runOn(`PostgreSQL ${version}, Redis ${redisVersion}`),
           "",
-          `Command: \`BENCH_INGEST_RESULTS=${INGEST_RESULTS} BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} pnpm bench:scaling\` ` +
+          `Command: \`${commandLine("bench:scaling")}\` ` +
             `(the built control plane, startPipeline + startApiServer, in 1 and then 2 processes on one PostgreSQL database (pool ${DEFAULT_POOL_SIZE} connections each) and one Redis prefix; ` +
             `${fmt(MONITORS)} monitors of bench:api's workspace, ${fmt(monitors.length)} active, results in 30-s rounds of ${fmt(perRound)} (every active monitor in each of its regions, in the order of their offsets); ` +
             `all ${fmt(appended)} results appended checked stored exactly once).`,

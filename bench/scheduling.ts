@@ -32,7 +32,7 @@ import { seedActiveMonitors } from "./pipeline/monitors";
 import type { ReconcilerReply, ReconcilerRequest } from "./pipeline/reconciler";
 import { perRun, persistenceSettings, redisCounters, type RedisPerRun } from "./scheduling/redis-work";
 import { writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, pidTicks, redisTicks, type Cpu } from "./support/machine";
+import { type Cpu, cpuMeter, pidTicks, redisTicks, runOn } from "./support/machine";
 import { commandLine, numberSetting, textSetting } from "./support/settings";
 
 const MINUTES = numberSetting("MINUTES", 5);
@@ -214,7 +214,7 @@ async function main(): Promise<void> {
         "Scheduling (issue 3)",
         "bench/scheduling.ts",
         [
-          `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`Redis ${redisVersion}, BullMQ ${bullmqVersion()}`)}.`,
+          runOn(`Redis ${redisVersion}, BullMQ ${bullmqVersion()}`),
           "",
           `Command: \`${commandLine("bench:scheduling")}\` ` +
             `(${fmt(MONITORS)} active HTTP monitors at 30 s in ${REGION}, ${WORKERS === 1 ? "one worker process" : `${WORKERS} worker processes`} with concurrency ${CONCURRENCY} that run${WORKERS === 1 ? "s" : ""} no check).`,

@@ -25,12 +25,13 @@ import { seedWorkspace } from "./seed";
 import { assertBuilt } from "./support/built";
 import { writeDocsBlock } from "./support/doc";
 import { load, type LoadFigures, type LoadRequest } from "./support/load";
-import { cpuMeter, describeMachine, postgresTicks, processTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { type Cpu, cpuMeter, postgresTicks, processTicks, runOn, waitForQuietMachine } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
+import { commandLine, numberSetting } from "./support/settings";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
-const INGEST_RESULTS = Number(process.env.BENCH_INGEST_RESULTS ?? 20_000);
+const SECONDS = numberSetting("SECONDS", 10);
+const WARMUP_SECONDS = numberSetting("WARMUP_SECONDS", 3);
+const INGEST_RESULTS = numberSetting("INGEST_RESULTS", 20_000);
 const CONNECTIONS = [32, 256] as const;
 const BURST_CONNECTIONS = 256;
 /** The bursts measured: as fast as the load generator goes (it then takes a core of its own), and capped at a rate. */
@@ -336,9 +337,9 @@ async function main(): Promise<void> {
     "Public status pages (issue 9)",
     "bench/status-page.ts",
     [
-      `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.version}`)}; Redis ${figures.redis}.`,
+      runOn(`PostgreSQL ${figures.version}, Redis ${figures.redis}`),
       "",
-      `Command: \`BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} BENCH_INGEST_RESULTS=${INGEST_RESULTS} pnpm bench:status-page\`. ` +
+      `Command: \`${commandLine("bench:status-page")}\`. ` +
         `The built control plane in a process of its own (PostgreSQL pool ${DEFAULT_POOL_SIZE}); a public page of ${COMPONENTS} ` +
         `monitor components in ${GROUPS} groups with ${DAYS} days of daily aggregates, an open and 5 resolved incidents; HTTP/1.1 GET ` +
         `/status/${SLUG} as browsers ask for it (Accept-Encoding: ${BROWSER_ENCODINGS}; the cached page, 200, gzip) and with the ETag in ` +

@@ -20,13 +20,14 @@ import { percentile, sortedCopy } from "./support/stats";
 import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
-import { describeMachine, waitForQuietMachine } from "./support/machine";
+import { runOn, waitForQuietMachine } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
 import { CHANNELS, COMPONENTS, CREATES, MONITORS, terraformConfiguration, vigilFile } from "./terraform/configuration";
 import { measureLaunches } from "./terraform/launch";
+import { commandLine, numberSetting } from "./support/settings";
 
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
-const LAUNCHES = Number(process.env.BENCH_LAUNCHES ?? 20);
+const REPEATS = numberSetting("REPEATS", 3);
+const LAUNCHES = numberSetting("LAUNCHES", 20);
 const BACKEND = (process.env.BENCH_BACKEND ?? "postgres") as "postgres" | "pglite";
 const DATABASE = "vigil_bench_terraform";
 const TERRAFORM = process.env.TERRAFORM_BINARY ?? "terraform";
@@ -260,9 +261,9 @@ async function main(): Promise<void> {
     "Terraform provider (issue 11)",
     "bench/terraform.ts",
     [
-      `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.version}, Terraform ${figures.terraformVersion}`)}.`,
+      runOn(`PostgreSQL ${figures.version}, Terraform ${figures.terraformVersion}`),
       "",
-      `Command: \`BENCH_REPEATS=${REPEATS} pnpm bench:terraform\`. The launch: the built provider (apps/terraform-provider/dist: the ` +
+      `Command: \`${commandLine("bench:terraform")}\`. The launch: the built provider (apps/terraform-provider/dist: the ` +
         `launcher, which announces its socket before loading provider.cjs with its V8 code cache) started with go-plugin's environment (magic cookie, PLUGIN_PROTOCOL_VERSIONS=6, a client certificate), timed from ` +
         `spawn to its handshake line, which is when Terraform starts calling it (the issue's measure), and on to the end of the answer to ` +
         `GetProviderSchema, the first call of a command (connecting with mutual TLS included; what the launcher leaves ` +

@@ -178,3 +178,6 @@ export function describeMachine(extra?: string): string {
   const line = `${cpu}, ${os.cpus().length} cores, ${ram} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
   return extra === undefined ? line : `${line}; ${extra}`;
 }
+
+/** A table's first line: the day and the machine it ran on, then `extra` (databases, versions). */
+export const runOn = (extra?: string) => `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(extra)}.`;
