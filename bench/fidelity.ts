@@ -92,11 +92,12 @@ async function startTarget(): Promise<Target> {
 
 /** Sets each sample's truth from its packets, found by what the target kept of its request (which it then forgets). */
 async function setTruths({ child, wire }: Target, samples: Sample[]): Promise<void> {
-  // The capture's last lines are a pipe away.
+  // The capture's last packets are a flush away.
   await sleep(250);
   child.send("truths");
   const reply = await new Promise<{ truths: [string, Truth[]][] }>((resolve) => child.once("message", resolve));
   const truths = new Map(reply.truths);
+  wire.refresh();
   for (const sample of samples) {
     const truth = truths.get(sample.id)?.[sample.run];
     if (truth === undefined) throw new Error(`the target kept no time for request ${sample.id} (run ${sample.run})`);
