@@ -8,14 +8,12 @@
 // BENCH_NO_DOC=1 (print only, leave docs/benchmarks.md alone).
 // Progress goes to stderr; the results table to stdout and, when both backends ran, into docs/benchmarks.md.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget } from "@vigil/db";
-import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { seedWorkspace } from "./seed";
 import { assertAnswers, getMonitorCall, loadRequest, type ApiCall } from "./support/api-calls";
 import { assertBuilt } from "./support/built";
+import { benchDatabase } from "./support/database";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
 import { load } from "./support/load";
 import { pacedLoad } from "./support/paced-load";
@@ -23,7 +21,7 @@ import { startServer, stopServer } from "./support/server-process";
 import { serverTiming, type ServerTiming, type Tail } from "./support/server-timing";
 import { cpuMeter as machineCpuMeter, describeMachine, postgresTicks, processTicks, redisTicks, waitForQuietMachine } from "./support/machine";
 import { redisServerUrl } from "../test/redis";
-import { runBenchmark } from "./support/run";
+import { log, runBenchmark } from "./support/run";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
@@ -94,8 +92,6 @@ interface Cpu {
   rest: number;
 }
 
-const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
-
 function endpoints(monitorIds: string[]): ApiCall[] {
   return [
     {
@@ -115,18 +111,6 @@ function endpoints(monitorIds: string[]): ApiCall[] {
       },
     },
   ];
-}
-
-// ---- databases -------------------------------------------------------------------------------
-
-/** A new, empty database for the backend, and how to remove it afterwards. */
-async function createDatabase(backend: Backend): Promise<{ target: DatabaseTarget; remove: () => Promise<void> }> {
-  if (backend === "pglite") {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "vigil-bench-pglite-"));
-    return { target: { kind: "pglite", dataDir }, remove: async () => rmSync(dataDir, { recursive: true, force: true }) };
-  }
-  const url = await recreateDatabase(PG_DATABASE);
-  return { target: { kind: "postgres", url }, remove: () => dropDatabase(PG_DATABASE) };
 }
 
 /** Migrates and seeds, then closes: the server process opens the database on its own. */
@@ -215,7 +199,7 @@ async function measureAtRates(backend: Backend, child: ChildProcess, port: numbe
 
 async function benchmark(backend: Backend): Promise<{ figures: Figures[]; atRates: AtRate[]; version: string }> {
   log(`${backend}: creating and seeding the database`);
-  const { target, remove } = await createDatabase(backend);
+  const { target, remove } = await benchDatabase(backend, PG_DATABASE);
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     const { key, monitorIds, version } = await prepare(target);
