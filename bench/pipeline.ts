@@ -35,7 +35,7 @@ import { seedActiveMonitors } from "./pipeline/monitors";
 import { ERROR_SHARE, ResultFactory, SLOW_SHARE } from "./pipeline/results";
 import type { StatusRules } from "../apps/control-plane/src/status/rules";
 import { writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { ATTEMPTS, cpuMeter, describeMachine, leastDisturbed, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
 import { listSetting, numberSetting } from "./support/settings";
 
 /** The deployment's defaults: statuses (and alert transitions) are part of what ingest costs. */
@@ -58,9 +58,6 @@ const SEED_BATCH = numberSetting("SEED_BATCH", 5_000);
 const SUMMARY_CALLS = numberSetting("SUMMARY_CALLS", 50);
 const RAW_CALLS = numberSetting("RAW_CALLS", 10);
 const PERIOD_MS = 30_000;
-/** CPU % of one core taken by other processes during a measured phase beyond which it is repeated. */
-const RETRY_ABOVE_REST_CPU = 25;
-const MAX_ATTEMPTS = 3;
 /** The 3-region filter: one region of each host. */
 const THREE_REGIONS: RegionId[] = ["hostA-ams", "hostB-fra", "hostC-us-east4"];
 const ONE_REGION: RegionId[] = ["hostA-ams"];
@@ -131,20 +128,10 @@ async function until(condition: () => Promise<boolean>, pollMs: number, timeoutM
   }
 }
 
-/**
- * Runs a measurement again (up to MAX_ATTEMPTS times) while other processes took more than
- * RETRY_ABOVE_REST_CPU % of a core during the row `judged`: on 2 cores they take CPU from the run.
- */
+/** The least disturbed of up to ATTEMPTS runs of a measurement, judged by its row `judged` (leastDisturbed). */
 async function undisturbed(what: string, judged: number, measure: () => Promise<IngestRow[]>): Promise<IngestRow[]> {
-  for (let attempt = 1; ; attempt++) {
-    const rows = await measure();
-    const rest = rows[judged]!.cpu.rest;
-    if (rest <= RETRY_ABOVE_REST_CPU || attempt === MAX_ATTEMPTS) {
-      if (rest > RETRY_ABOVE_REST_CPU) log(`WARNING: ${what} still disturbed after ${attempt} runs; keeping this one (see the rest column)`);
-      return rows.map((row) => ({ ...row, attempt }));
-    }
-    log(`other work took ${rest.toFixed(0)} % of a core during ${what}: measuring again`);
-  }
+  const { figures, attempt } = await leastDisturbed(what, measure, (rows) => rows[judged]!.cpu.rest);
+  return figures.map((row) => ({ ...row, attempt }));
 }
 
 async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures> {
@@ -164,7 +151,7 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
     // Results in 30-s rounds of 2,800 (every monitor in every region), ending about now: each
     // measured phase takes new ones, so every phase stores what it measures.
     const perRound = monitorIds.length * REGION_IDS.length;
-    const rounds = Math.ceil(((2 + INGEST_BATCHES.length) * MAX_ATTEMPTS * INGEST_RESULTS) / perRound);
+    const rounds = Math.ceil(((2 + INGEST_BATCHES.length) * ATTEMPTS * INGEST_RESULTS) / perRound);
     const source = resultStream(new ResultFactory(2), monitorIds, Math.floor(Date.now() / PERIOD_MS - rounds) * PERIOD_MS);
     const others = otherProcesses(backend, redisPort);
     const key = resultsStreamKey(prefix);
@@ -491,26 +478,23 @@ async function summaries(backend: Backend): Promise<SummaryFigures> {
       for (const range of RANGES) {
         const label = `${range}, ${regions.length ? regions.join("+") : "all regions"}`;
         const from = rangeStart(range, new Date(now));
-        // Measured again (up to MAX_ATTEMPTS times) when other work took CPU from the calls.
-        let aggregate: Awaited<ReturnType<typeof time<Summary>>>;
-        let perRegion: Awaited<ReturnType<typeof time<Summary>>> | undefined;
-        let raw: Awaited<ReturnType<typeof time<RawSummary>>>;
-        let rest: number;
-        let attempt = 0;
-        for (;;) {
-          attempt++;
-          await waitForQuietMachine();
-          log(`${backend} summary ${label}: monitorSummary x ${SUMMARY_CALLS}${regions.length ? "" : " (roll-ups), the per-region aggregates"}, then the raw-row baseline x ${RAW_CALLS}`);
-          const meter = cpuMeter(backend === "postgres" ? { postgres: postgresTicks } : {});
-          aggregate = await time(SUMMARY_CALLS, 2, () => monitorSummary(db.prisma, monitorId!, range, regions, new Date(now)));
-          if (regions.length === 0) {
-            perRegion = await time(SUMMARY_CALLS, 2, () => summaryFrom(db.prisma, PER_REGION, REGION_IDS, monitorId!, from, new Date(now)));
-          }
-          raw = await time(RAW_CALLS, 1, () => rawSummary(db.prisma, monitorId!, from, regions));
-          rest = meter().rest;
-          if (rest <= RETRY_ABOVE_REST_CPU || attempt === MAX_ATTEMPTS) break;
-          log(`other work took ${rest.toFixed(0)} % of a core during ${backend} summary ${label}: measuring again`);
-        }
+        // Measured again (up to ATTEMPTS times) when other work took CPU from the calls.
+        const {
+          figures: { aggregate, perRegion, raw, rest },
+          attempt,
+        } = await leastDisturbed(
+          `${backend} summary ${label}`,
+          async () => {
+            log(`${backend} summary ${label}: monitorSummary x ${SUMMARY_CALLS}${regions.length ? "" : " (roll-ups), the per-region aggregates"}, then the raw-row baseline x ${RAW_CALLS}`);
+            const meter = cpuMeter(backend === "postgres" ? { postgres: postgresTicks } : {});
+            const aggregate = await time(SUMMARY_CALLS, 2, () => monitorSummary(db.prisma, monitorId!, range, regions, new Date(now)));
+            const perRegion =
+              regions.length === 0 ? await time(SUMMARY_CALLS, 2, () => summaryFrom(db.prisma, PER_REGION, REGION_IDS, monitorId!, from, new Date(now))) : undefined;
+            const raw = await time(RAW_CALLS, 1, () => rawSummary(db.prisma, monitorId!, from, regions));
+            return { aggregate, perRegion, raw, rest: meter().rest };
+          },
+          (figures) => figures.rest,
+        );
         const exact = await exactPercentiles(db.prisma, monitorId!, from, regions);
         const summary = aggregate.last;
         if (perRegion && JSON.stringify(perRegion.last) !== JSON.stringify(summary)) {

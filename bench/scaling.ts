@@ -25,7 +25,7 @@ import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
 import { writeDocsBlock } from "./support/doc";
 import { load } from "./support/load";
-import { type Cpu, cpuMeter, pidTicks, postgresTicks, redisTicks, runOn, waitForQuietMachine } from "./support/machine";
+import { ATTEMPTS, type Cpu, cpuMeter, leastDisturbed, pidTicks, postgresTicks, redisTicks, runOn } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
 import { commandLine, listSetting, numberSetting } from "./support/settings";
 
@@ -38,9 +38,6 @@ const MONITORS = 10_000;
 const CONNECTIONS = 32;
 const XADD_PIPELINE = 1_000;
 const DEFAULT_REGION: RegionId = "hostA-ams";
-/** CPU % of one core taken by other processes during a measurement beyond which it is repeated (up to 3 times). */
-const RETRY_ABOVE_REST_CPU = 25;
-const MAX_ATTEMPTS = 3;
 
 interface Measured {
   /** Results/s or requests/s. */
@@ -87,18 +84,10 @@ function resultSource(monitors: Awaited<ReturnType<typeof activeMonitors>>, firs
   return (count) => Array.from({ length: count }, () => source.next().value as ResultMessage);
 }
 
-/** Runs a measurement again while other work took more than RETRY_ABOVE_REST_CPU % of a core during it: on 2 cores it takes CPU from the run. */
+/** The least disturbed of up to ATTEMPTS runs of a measurement (leastDisturbed), with which run it was. */
 async function undisturbed(what: string, measure: () => Promise<Omit<Measured, "attempt">>): Promise<Measured> {
-  for (let attempt = 1; ; attempt++) {
-    await waitForQuietMachine();
-    const measured = await measure();
-    const disturbed = measured.cpu.rest > RETRY_ABOVE_REST_CPU;
-    if (!disturbed || attempt === MAX_ATTEMPTS) {
-      if (disturbed) log(`WARNING: ${what} still disturbed after ${attempt} runs; keeping this one (see the rest column)`);
-      return { ...measured, attempt };
-    }
-    log(`other work took ${measured.cpu.rest.toFixed(0)} % of a core during ${what}: measuring again`);
-  }
+  const { figures, attempt } = await leastDisturbed(what, measure, (measured) => measured.cpu.rest);
+  return { ...figures, attempt };
 }
 
 /** CPU shares of each control-plane process, PostgreSQL, Redis, this process and the rest. */
@@ -218,7 +207,7 @@ async function main(): Promise<void> {
     const monitors = await activeMonitors(db.prisma);
     const perRound = monitors.reduce((sum, monitor) => sum + monitor.regions.length, 0);
     // Rounds ending about now, enough for every measurement and its possible repeats.
-    const rounds = Math.ceil((PROCESSES.length * MAX_ATTEMPTS * INGEST_RESULTS) / perRound) + 1;
+    const rounds = Math.ceil((PROCESSES.length * ATTEMPTS * INGEST_RESULTS) / perRound) + 1;
     const take = resultSource(monitors, (Math.floor(Date.now() / 30_000) - rounds) * 30_000);
     let appended = 0;
     const counting = (count: number) => {
