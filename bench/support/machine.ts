@@ -1,11 +1,10 @@
 // The machine the benchmarks run on: CPU accounting from /proc (Linux; clock ticks of 1/100 s), to
 // tell where the time went during a run and whether other work on the machine was competing with it,
-// waiting for that other work to pass, and the "Run on ..." line of docs/benchmarks.md.
-// Shared by bench/api.ts, bench/checks.ts, bench/pipeline.ts, bench/scaling.ts and bench/scheduling.ts.
+// waiting for that other work to pass or measuring again, how the kernel schedules a process's threads, and
+// the "Run on ..." line of docs/benchmarks.md.
 import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
-
-const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
+import { log } from "./run";
 
 // ---- ticks -----------------------------------------------------------------------------------
 
