@@ -19,7 +19,7 @@ import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget }
 import { Administration } from "../apps/control-plane/src/admin/operations";
 import { createClient } from "../packages/client/dist/index.js";
 import { log, runBenchmark } from "./support/run";
-import { fmt, percentile, sortedCopy } from "./support/stats";
+import { fmt, mean, median, spread } from "./support/stats";
 import { startCountingProxy, preciseNow, type Call, type CountingProxy } from "./monitoring-as-code/counting-proxy";
 import { rawCreates } from "./monitoring-as-code/raw-creates";
 import {
@@ -357,9 +357,6 @@ async function run() {
 
 type Figures = Awaited<ReturnType<typeof run>>;
 
-const median = (values: number[]) => percentile(sortedCopy(values), 50);
-const spread = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 /** Mean CPU shares over the rounds: server / PostgreSQL / proxy / client / the rest of the machine. */
 function cpuColumn(measured: Measured[]): string {

@@ -26,7 +26,7 @@ import { MonitorRepository } from "../apps/control-plane/src/monitors/repository
 import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
-import { fmt, percentile, sortedCopy } from "./support/stats";
+import { fmt, mean, percentile, sortedCopy } from "./support/stats";
 import type { WorkerReply, WorkerRequest } from "./pipeline/check-worker";
 import { seedActiveMonitors } from "./pipeline/monitors";
 import type { ReconcilerReply, ReconcilerRequest } from "./pipeline/reconciler";
@@ -434,7 +434,6 @@ function analyse(runs: Runs, records: MonitorRecord[], windowStart: number, wind
   const periods = (windowEnd - windowStart) / PERIOD_MS;
   const offsetBins = new Array<number>(PERIOD_MS / 1000).fill(0);
   for (const offset of offsets) offsetBins[Math.floor((offset % PERIOD_MS) / 1000)]!++;
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   return {
     elapsed,
     expected,

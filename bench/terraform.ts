@@ -16,7 +16,7 @@ import { performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { Administration } from "../apps/control-plane/src/admin/operations";
 import { log, runBenchmark } from "./support/run";
-import { percentile, sortedCopy } from "./support/stats";
+import { median, spread } from "./support/stats";
 import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
@@ -213,8 +213,6 @@ async function run() {
 
 type Figures = Awaited<ReturnType<typeof run>>;
 
-const median = (values: number[]) => percentile(sortedCopy(values), 50);
-const spread = (values: number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
 function tables(f: Figures): string {
   const handshakes = f.launch.provider.map((l) => l.handshake);

@@ -12,6 +12,13 @@ export function summarize(values: Iterable<number>): { p50: number; p99: number;
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN };
 }
 
+export const median = (values: Iterable<number>) => percentile(sortedCopy(values), 50);
+
+export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/** "lowest–highest" of `values`. */
+export const spread = (values: number[], digits = 2) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+
 export const fmt = (value: number, digits = 0) =>
   Number.isFinite(value) ? value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }) : "n/a";
 
