@@ -29,7 +29,7 @@ import { PROVIDERS, nameOf, preciseNow, startCountingServers, type CountingServe
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { fmt, percentile, sortedCopy } from "./support/stats";
 import { stderrLogger } from "./support/deps";
-import { seedActiveMonitors } from "./pipeline/monitors";
+import { seedActiveMonitors } from "./seed";
 import { writeDocsBlock } from "./support/doc";
 import { type Cpu, cpuMeter, postgresTicks, redisTicks, runOn, waitForQuietMachine } from "./support/machine";
 import { commandLine, numberSetting } from "./support/settings";

@@ -31,7 +31,7 @@ import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { fmt, percentile, sortedCopy } from "./support/stats";
 import { stderrLogger } from "./support/deps";
-import { seedActiveMonitors } from "./pipeline/monitors";
+import { seedActiveMonitors } from "./seed";
 import { ERROR_SHARE, ResultFactory, SLOW_SHARE } from "./pipeline/results";
 import type { StatusRules } from "../apps/control-plane/src/status/rules";
 import { writeDocsBlock } from "./support/doc";

@@ -28,7 +28,7 @@ import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { fmt, mean, percentile, sortedCopy } from "./support/stats";
 import type { WorkerReply, WorkerRequest } from "./pipeline/check-worker";
-import { seedActiveMonitors } from "./pipeline/monitors";
+import { seedActiveMonitors } from "./seed";
 import type { ReconcilerReply, ReconcilerRequest } from "./pipeline/reconciler";
 import { perRun, persistenceSettings, redisCounters, type RedisPerRun } from "./scheduling/redis-work";
 import { writeDocsBlock } from "./support/doc";
