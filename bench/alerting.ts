@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type PrismaClient } from "@vigil/db";
 import type { ProviderConfig, RegionId } from "@vigil/domain";
 import { newSigningSecret } from "@vigil/notifications";
-import { connectRedis, encodeResult, resultsStreamKey, scheduledResultId, type ResultMessage, type RedisConnection } from "@vigil/queue";
+import { connectRedis, resultsStreamKey, scheduledResultId, type ResultMessage, type RedisConnection } from "@vigil/queue";
 import { loadConfig } from "../apps/control-plane/src/config";
 import { NotificationRepository } from "../apps/control-plane/src/notifications/repository";
 import { SecretBox } from "../apps/control-plane/src/notifications/secrets";
@@ -33,6 +33,7 @@ import { seedActiveMonitors } from "./seed";
 import { writeDocsBlock } from "./support/doc";
 import { type Cpu, cpuMeter, postgresTicks, redisTicks, runOn, waitForQuietMachine } from "./support/machine";
 import { commandLine, numberSetting } from "./support/settings";
+import { appendResults } from "./support/stream";
 
 const MONITORS = 1_000;
 const REGIONS: RegionId[] = ["hostA-ams", "hostB-fra"];
@@ -70,13 +71,6 @@ function result(monitorId: string, region: RegionId, slotMillis: number, healthy
 /** One 30-s round: every monitor in both regions. */
 const round = (monitorIds: string[], slotMillis: number, healthy: boolean) =>
   monitorIds.flatMap((id) => REGIONS.map((region) => result(id, region, slotMillis, healthy)));
-
-async function xadd(redis: RedisConnection, key: string, results: ResultMessage[]): Promise<void> {
-  const pipeline = redis.pipeline();
-  for (const message of results) pipeline.xadd(key, "*", ...encodeResult(message));
-  const failed = (await pipeline.exec())?.find(([error]) => error);
-  if (failed) throw failed[0];
-}
 
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 10): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -132,9 +126,9 @@ async function outage(agent: RedisConnection, key: string, monitorIds: string[],
   await waitForQuietMachine();
   const meter = cpuMeter(others);
   const started = performance.now();
-  await xadd(agent, key, rounds[0]!);
+  await appendResults(agent, key, rounds[0]!);
   const inStream = preciseNow();
-  for (const backlog of rounds.slice(1)) await xadd(agent, key, backlog);
+  for (const backlog of rounds.slice(1)) await appendResults(agent, key, backlog);
   await until(async () => (await agent.xlen(key)) === 0, 10 * 60_000, "the control plane to drain the stream");
   return { results: rounds.flat().length, ingestSeconds: (performance.now() - started) / 1000, inStream, cpu: meter() };
 }

@@ -20,7 +20,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Prisma, applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
 import { PERCENTILE_RELATIVE_ERROR, REGION_IDS, type RegionId, type TimeRange } from "@vigil/domain";
-import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
+import { connectRedis, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import { DEFAULT_BATCH_SIZE, ResultsConsumer } from "../apps/control-plane/src/results/consumer";
 import { defaultIngestLanes, splitIntoLanes } from "../apps/control-plane/src/results/lanes";
 import { storeResults } from "../apps/control-plane/src/results/store";
@@ -37,6 +37,7 @@ import type { StatusRules } from "../apps/control-plane/src/status/rules";
 import { writeDocsBlock } from "./support/doc";
 import { ATTEMPTS, cpuMeter, describeMachine, leastDisturbed, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
 import { listSetting, numberSetting } from "./support/settings";
+import { appendResults, XADD_PIPELINE } from "./support/stream";
 
 /** The deployment's defaults: statuses (and alert transitions) are part of what ingest costs. */
 const BENCH_STATUS_RULES: StatusRules = { defaultRegions: ["hostA-ams"], quorum: "half" };
@@ -52,7 +53,6 @@ const INGEST_MONITORS = 100;
 const INGEST_BATCHES = listSetting("INGEST_BATCHES", [500,2000,5000]);
 /** storeResults alone is called with the consumer's batches. */
 const STORE_BATCH = DEFAULT_BATCH_SIZE;
-const XADD_PIPELINE = 1_000;
 const SUMMARY_DAYS = numberSetting("SUMMARY_DAYS", 14);
 const SEED_BATCH = numberSetting("SEED_BATCH", 5_000);
 const SUMMARY_CALLS = numberSetting("SUMMARY_CALLS", 50);
@@ -169,13 +169,7 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
       log(`${backend} ingest: appending ${INGEST_RESULTS} results to ${key} with XADD`);
       let meter = cpuMeter(others);
       let started = performance.now();
-      for (let from = 0; from < viaStream.length; from += XADD_PIPELINE) {
-        const pipeline = agent.pipeline();
-        for (const message of viaStream.slice(from, from + XADD_PIPELINE)) pipeline.xadd(key, "*", ...encodeResult(message));
-        const replies = await pipeline.exec();
-        const failed = replies?.find(([error]) => error);
-        if (failed) throw failed[0];
-      }
+      await appendResults(agent, key, viaStream);
       const appended: IngestRow = {
         path: `XADD to the stream (producer only, pipelines of ${XADD_PIPELINE})`,
         results: viaStream.length,

@@ -13,7 +13,7 @@
 import { performance } from "node:perf_hooks";
 import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
 import { PERIODICITY_MS, type RegionId } from "@vigil/domain";
-import { connectRedis, encodeResult, resultsStreamKey, scheduleOffset, type RedisConnection, type ResultMessage } from "@vigil/queue";
+import { connectRedis, resultsStreamKey, scheduleOffset, type RedisConnection, type ResultMessage } from "@vigil/queue";
 
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
@@ -28,6 +28,7 @@ import { load } from "./support/load";
 import { ATTEMPTS, type Cpu, cpuMeter, leastDisturbed, pidTicks, postgresTicks, redisTicks, runOn } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
 import { commandLine, listSetting, numberSetting } from "./support/settings";
+import { appendResults } from "./support/stream";
 
 const INGEST_RESULTS = numberSetting("INGEST_RESULTS", 50_000);
 const SECONDS = numberSetting("SECONDS", 15);
@@ -36,7 +37,6 @@ const PROCESSES = listSetting("PROCESSES", [1,2]);
 /** bench:api's workspace: monitors of every kind, periodicity and 1 to 4 regions, 80 % active. */
 const MONITORS = 10_000;
 const CONNECTIONS = 32;
-const XADD_PIPELINE = 1_000;
 const DEFAULT_REGION: RegionId = "hostA-ams";
 
 interface Measured {
@@ -106,12 +106,7 @@ async function measureIngest(servers: ServerProcess[], redis: RedisConnection, p
     log(`${servers.length} process(es): appending ${fmt(results.length)} results to ${key}`);
     const cpu = meter(servers, new URL(redisServerUrl()).port);
     const started = performance.now();
-    for (let from = 0; from < results.length; from += XADD_PIPELINE) {
-      const pipeline = redis.pipeline();
-      for (const message of results.slice(from, from + XADD_PIPELINE)) pipeline.xadd(key, "*", ...encodeResult(message));
-      const failed = (await pipeline.exec())?.find(([error]) => error);
-      if (failed) throw failed[0];
-    }
+    await appendResults(redis, key, results);
     // The consumers delete entries once their batch is stored and acknowledged: an empty stream means all are stored.
     const deadline = Date.now() + 30 * 60_000;
     while ((await redis.xlen(key)) > 0) {

@@ -15,7 +15,7 @@ import { performance } from "node:perf_hooks";
 import { gzipSync } from "node:zlib";
 import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type PrismaClient } from "@vigil/db";
 import type { RegionId } from "@vigil/domain";
-import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
+import { connectRedis, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import type { RedisConnection } from "@vigil/queue";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
@@ -28,6 +28,7 @@ import { load, type LoadFigures, type LoadRequest } from "./support/load";
 import { type Cpu, cpuMeter, postgresTicks, processTicks, runOn, waitForQuietMachine } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
 import { commandLine, numberSetting } from "./support/settings";
+import { appendResults } from "./support/stream";
 
 const SECONDS = numberSetting("SECONDS", 10);
 const WARMUP_SECONDS = numberSetting("WARMUP_SECONDS", 3);
@@ -221,11 +222,7 @@ async function ingestRate(redis: RedisConnection, key: string, monitorIds: strin
     };
   });
   const started = performance.now();
-  for (let from = 0; from < results.length; from += 1_000) {
-    const pipeline = redis.pipeline();
-    for (const message of results.slice(from, from + 1_000)) pipeline.xadd(key, "*", ...encodeResult(message));
-    await pipeline.exec();
-  }
+  await appendResults(redis, key, results);
   while ((await redis.xlen(key)) > 0) await sleep(10);
   return results.length / ((performance.now() - started) / 1000);
 }
