@@ -29,7 +29,7 @@ import { Queue } from "./support/deps";
 import { writeDocsBlock } from "./support/doc";
 import { type Cpu, cpuMeter, pidTicks, redisTicks, runOn, threadScheduling } from "./support/machine";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
-import { commandLine, listSetting, numberSetting, textSetting, writesDoc } from "./support/settings";
+import { commandLine, listSetting, numberSetting, textSetting } from "./support/settings";
 import { fmt, signed, summarize } from "./support/stats";
 import { markdownTable, right } from "./support/table";
 
@@ -362,7 +362,7 @@ runBenchmark(async () => {
       ),
     ].join("\n");
     process.stdout.write(`${block}\n`);
-    if (writesDoc()) writeDocsBlock("fidelity", "Measurement fidelity", "bench/fidelity.ts", block);
+    writeDocsBlock("fidelity", "Measurement fidelity", "bench/fidelity.ts", block);
   } finally {
     await agent?.stop();
     target.child.disconnect();

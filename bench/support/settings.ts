@@ -38,6 +38,3 @@ export function textSetting(name: string): string | undefined {
 /** The command that reproduces this run: every setting read, then `pnpm <script>`. */
 export const commandLine = (script: string) =>
   `${[...used].map(([name, value]) => `BENCH_${name}=${value.includes(" ") ? `'${value}'` : value} `).join("")}pnpm ${script}`;
-
-/** Whether to rewrite the benchmark's block of docs/benchmarks.md (BENCH_NO_DOC=1 only prints). */
-export const writesDoc = () => process.env.BENCH_NO_DOC === undefined;
