@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type PrismaClient } from "@vigil/db";
 import type { ProviderConfig, RegionId } from "@vigil/domain";
 import { newSigningSecret } from "@vigil/notifications";
-import { connectRedis, encodeResult, resultsStreamKey, scheduledResultId, type ResultMessage, type RedisConnection } from "@vigil/queue";
+import { connectRedis, resultsStreamKey, scheduledResultId, type ResultMessage, type RedisConnection } from "@vigil/queue";
 import { loadConfig } from "../apps/control-plane/src/config";
 import { NotificationRepository } from "../apps/control-plane/src/notifications/repository";
 import { SecretBox } from "../apps/control-plane/src/notifications/secrets";
@@ -26,15 +26,18 @@ import { storeResults } from "../apps/control-plane/src/results/store";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { PROVIDERS, nameOf, preciseNow, startCountingServers, type CountingServers, type ProviderName, type Received } from "./alerting/counting-server";
-import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
-import { stderrLogger } from "./pipeline/deps";
-import { seedActiveMonitors } from "./pipeline/monitors";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { fmt, percentile, sortedCopy } from "./support/stats";
+import { stderrLogger } from "./support/deps";
+import { seedActiveMonitors } from "./seed";
 import { writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { type Cpu, cpuMeter, postgresTicks, redisTicks, runOn, waitForQuietMachine } from "./support/machine";
+import { commandLine, numberSetting } from "./support/settings";
+import { appendResults } from "./support/stream";
 
 const MONITORS = 1_000;
 const REGIONS: RegionId[] = ["hostA-ams", "hostB-fra"];
-const ROUNDS = Number(process.env.BENCH_OUTAGE_ROUNDS ?? 10);
+const ROUNDS = numberSetting("OUTAGE_ROUNDS", 10);
 const PERIOD_MS = 30_000;
 const EXPECTED_MESSAGES = MONITORS * PROVIDERS.length;
 const DATABASE = "vigil_bench_alerting";
@@ -68,13 +71,6 @@ function result(monitorId: string, region: RegionId, slotMillis: number, healthy
 /** One 30-s round: every monitor in both regions. */
 const round = (monitorIds: string[], slotMillis: number, healthy: boolean) =>
   monitorIds.flatMap((id) => REGIONS.map((region) => result(id, region, slotMillis, healthy)));
-
-async function xadd(redis: RedisConnection, key: string, results: ResultMessage[]): Promise<void> {
-  const pipeline = redis.pipeline();
-  for (const message of results) pipeline.xadd(key, "*", ...encodeResult(message));
-  const failed = (await pipeline.exec())?.find(([error]) => error);
-  if (failed) throw failed[0];
-}
 
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 10): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -130,9 +126,9 @@ async function outage(agent: RedisConnection, key: string, monitorIds: string[],
   await waitForQuietMachine();
   const meter = cpuMeter(others);
   const started = performance.now();
-  await xadd(agent, key, rounds[0]!);
+  await appendResults(agent, key, rounds[0]!);
   const inStream = preciseNow();
-  for (const backlog of rounds.slice(1)) await xadd(agent, key, backlog);
+  for (const backlog of rounds.slice(1)) await appendResults(agent, key, backlog);
   await until(async () => (await agent.xlen(key)) === 0, 10 * 60_000, "the control plane to drain the stream");
   return { results: rounds.flat().length, ingestSeconds: (performance.now() - started) / 1000, inStream, cpu: meter() };
 }
@@ -276,9 +272,9 @@ async function main(): Promise<void> {
     "Alerting during an outage (issue 8)",
     "bench/alerting.ts",
     [
-      `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.postgres}`)}; Redis ${figures.redis}.`,
+      runOn(`PostgreSQL ${figures.postgres}, Redis ${figures.redis}`),
       "",
-      `Command: \`BENCH_OUTAGE_ROUNDS=${ROUNDS} pnpm bench:alerting\`. ${fmt(2 * MONITORS)} HTTP monitors checked every 30 s in ${REGIONS.join(" and ")}, ` +
+      `Command: \`${commandLine("bench:alerting")}\`. ${fmt(2 * MONITORS)} HTTP monitors checked every 30 s in ${REGIONS.join(" and ")}, ` +
         `all healthy first (stored, not timed); the second ${fmt(MONITORS)} each linked to 3 channels of their own (webhook, Slack, ntfy: ` +
         `${fmt(EXPECTED_MESSAGES)} channels) posting to local provider servers on 127.0.0.1 (in a child process of their own), which answer 200 at once. One control plane ` +
         `(startPipeline, deployment defaults: notification concurrency 100, quorum "half", PostgreSQL pool ${DEFAULT_POOL_SIZE}). ` +
@@ -295,7 +291,4 @@ async function main(): Promise<void> {
   log("wrote the alerting block of docs/benchmarks.md");
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

@@ -8,21 +8,20 @@
 // BENCH_NO_DOC=1 (print only, leave docs/benchmarks.md alone).
 // Progress goes to stderr; the results table to stdout and, when both backends ran, into docs/benchmarks.md.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget } from "@vigil/db";
-import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { seedWorkspace } from "./seed";
 import { assertAnswers, getMonitorCall, loadRequest, type ApiCall } from "./support/api-calls";
 import { assertBuilt } from "./support/built";
+import { benchDatabase } from "./support/database";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
 import { load } from "./support/load";
 import { pacedLoad } from "./support/paced-load";
 import { startServer, stopServer } from "./support/server-process";
 import { serverTiming, type ServerTiming, type Tail } from "./support/server-timing";
-import { cpuMeter as machineCpuMeter, describeMachine, postgresTicks, processTicks, redisTicks, waitForQuietMachine } from "./support/machine";
+import { cpuMeter as machineCpuMeter, describeMachine, leastDisturbed, postgresTicks, processTicks, redisTicks, waitForQuietMachine } from "./support/machine";
 import { redisServerUrl } from "../test/redis";
+import { log, runBenchmark } from "./support/run";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
@@ -47,8 +46,6 @@ const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
 const RATE_WARMUP_SECONDS = Number(process.env.BENCH_RATE_WARMUP_SECONDS ?? 5);
 /** The issue's p99 goals (ms). */
 const P99_GOALS: Record<string, number> = { GetMonitor: 10, "ListMonitors(limit=100)": 50 };
-/** CPU % of one core taken by other processes during a measured run beyond which it is repeated (up to 3 times). */
-const RETRY_ABOVE_REST_CPU = 25;
 
 type Backend = "postgres" | "pglite";
 
@@ -93,8 +90,6 @@ interface Cpu {
   rest: number;
 }
 
-const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
-
 function endpoints(monitorIds: string[]): ApiCall[] {
   return [
     {
@@ -114,18 +109,6 @@ function endpoints(monitorIds: string[]): ApiCall[] {
       },
     },
   ];
-}
-
-// ---- databases -------------------------------------------------------------------------------
-
-/** A new, empty database for the backend, and how to remove it afterwards. */
-async function createDatabase(backend: Backend): Promise<{ target: DatabaseTarget; remove: () => Promise<void> }> {
-  if (backend === "pglite") {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "vigil-bench-pglite-"));
-    return { target: { kind: "pglite", dataDir }, remove: async () => rmSync(dataDir, { recursive: true, force: true }) };
-  }
-  const url = await recreateDatabase(PG_DATABASE);
-  return { target: { kind: "postgres", url }, remove: () => dropDatabase(PG_DATABASE) };
 }
 
 /** Migrates and seeds, then closes: the server process opens the database on its own. */
@@ -167,22 +150,22 @@ async function measure(backend: Backend, child: ChildProcess, port: number, key:
   log(`${backend} ${endpoint.name}: warm-up ${WARMUP_SECONDS} s`);
   await run(port, key, endpoint, WARMUP_SECONDS);
 
-  // Work that starts on the machine mid-run takes cores from the server: such a run is repeated.
-  for (let attempt = 1; ; attempt++) {
-    // Waiting for other work on the machine to pass also lets the server finish the requests the
-    // warm-up left in flight before measuring.
-    await waitForQuietMachine();
-    log(`${backend} ${endpoint.name}: measuring ${SECONDS} s`);
-    const cpu = cpuMeter(child.pid!);
-    const measured = await run(port, key, endpoint, SECONDS);
-    const figures: Figures = { backend, endpoint: endpoint.name, ...measured, rps: measured.requests / measured.seconds, cpu: cpu() };
-    const { rps, p50, p99, max } = figures;
-    log(`${backend} ${endpoint.name}: ${rps.toFixed(0)} req/s, p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(0)} ms`);
-    const disturbed = figures.cpu.rest > RETRY_ABOVE_REST_CPU;
-    if (disturbed && attempt === 3) log("WARNING: still disturbed after 3 runs; keeping this one (see the rest column)");
-    if (!disturbed || attempt === 3) return figures;
-    log(`other work took ${figures.cpu.rest.toFixed(0)} % of a core during this run: measuring again`);
-  }
+  // Work that starts on the machine mid-run takes cores from the server: such a run is repeated. Waiting for a quiet
+  // machine also lets the server finish the requests the warm-up left in flight before measuring.
+  const measured = await leastDisturbed(
+    `${backend} ${endpoint.name}`,
+    async () => {
+      log(`${backend} ${endpoint.name}: measuring ${SECONDS} s`);
+      const cpu = cpuMeter(child.pid!);
+      const measured = await run(port, key, endpoint, SECONDS);
+      const figures: Figures = { backend, endpoint: endpoint.name, ...measured, rps: measured.requests / measured.seconds, cpu: cpu() };
+      const { rps, p50, p99, max } = figures;
+      log(`${backend} ${endpoint.name}: ${rps.toFixed(0)} req/s, p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(0)} ms`);
+      return figures;
+    },
+    (figures) => figures.cpu.rest,
+  );
+  return measured.figures;
 }
 
 /** Each endpoint at each rate, the endpoints in turn at one rate so that they share the machine's conditions. */
@@ -214,7 +197,7 @@ async function measureAtRates(backend: Backend, child: ChildProcess, port: numbe
 
 async function benchmark(backend: Backend): Promise<{ figures: Figures[]; atRates: AtRate[]; version: string }> {
   log(`${backend}: creating and seeding the database`);
-  const { target, remove } = await createDatabase(backend);
+  const { target, remove } = await benchDatabase(backend, PG_DATABASE);
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     const { key, monitorIds, version } = await prepare(target);
@@ -311,7 +294,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

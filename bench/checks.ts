@@ -16,14 +16,16 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
-import { cpuAdd, cpuShares, describeMachine, waitForQuietMachine, type CpuSnapshot } from "./support/machine";
+import { cpuAdd, cpuShares, type CpuSnapshot, leastDisturbed, runOn } from "./support/machine";
 import { OTHER_ENGINE, httpJob, runCheck, AGENT_ENV } from "./checks/engine";
 import type { LoopName, LoopWorkerData, SegmentRequest } from "./checks/loop-worker";
 import { runLoop, type Run } from "./checks/run-loop";
-import { percentile } from "./pipeline/common";
+import { percentile } from "./support/stats";
+import { log, runBenchmark } from "./support/run";
+import { commandLine, numberSetting } from "./support/settings";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const SECONDS = numberSetting("SECONDS", 10);
+const WARMUP_SECONDS = numberSetting("WARMUP_SECONDS", 2);
 const PROFILE_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
 /** HTTP or TCP: measures that throughput pair alone, to try a change quickly. */
 const ONLY = process.env.BENCH_ONLY?.toUpperCase();
@@ -34,11 +36,7 @@ const DELAYS_MS = [50, 200];
 const LOW_LOAD_SAMPLES = 200;
 /** Throughput runs alternate between the agent and the bare loop in segments of this length (see measurePair). */
 const SEGMENT_SECONDS = 2;
-/** CPU % of one core taken by other processes during a run beyond which it is measured again (3 runs at most). */
-const RETRY_ABOVE_REST_CPU = 25;
 const GOAL = 0.8;
-
-const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
 /** CPU time over wall time in a window, in % of one core (so up to 100 x cores in all). */
 interface Cpu {
@@ -183,28 +181,10 @@ async function measurePair(target: Target, pair: (typeof PAIRS)[number]): Promis
       log(`${pair.protocol}: agent ${a.rate.toFixed(0)}/s, bare ${b.rate.toFixed(0)}/s, ratio ${((100 * a.rate) / b.rate).toFixed(1)} %`);
       return [a, b];
     };
-    return await leastDisturbed(pair.protocol, measure, ([a, b]) => Math.max(a.cpu.rest, b.cpu.rest));
+    return (await leastDisturbed(pair.protocol, measure, ([a, b]) => Math.max(a.cpu.rest, b.cpu.rest))).figures;
   } finally {
     await Promise.all([loops.agent.stop(), loops.bare.stop()]);
   }
-}
-
-/**
- * Work that starts elsewhere on this shared machine mid-run takes cores from the benchmark: such a
- * run is repeated (3 runs at most), and the least disturbed one is kept.
- */
-async function leastDisturbed<T>(what: string, measure: () => Promise<T>, restOf: (figures: T) => number): Promise<T> {
-  let best: { figures: T; rest: number } | undefined;
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    await waitForQuietMachine();
-    const figures = await measure();
-    const rest = restOf(figures);
-    if (best === undefined || rest < best.rest) best = { figures, rest };
-    if (rest <= RETRY_ABOVE_REST_CPU) break;
-    if (attempt < 3) log(`${what}: other work took ${rest.toFixed(0)} % of a core during this run: measuring again`);
-    else log(`WARNING: ${what}: disturbed in all 3 runs; keeping the least disturbed (see the rest column)`);
-  }
-  return best!.figures;
 }
 
 // ---- timing fidelity -------------------------------------------------------------------------
@@ -305,7 +285,7 @@ async function main(): Promise<void> {
       ];
       for (const [load, inFlight, seconds] of levels) {
         const measure = () => measureFidelity(target, delayMs, load, inFlight, seconds);
-        fidelity.push(await leastDisturbed(`fidelity ${delayMs} ms ${load}`, measure, (f) => f.cpu.rest));
+        fidelity.push((await leastDisturbed(`fidelity ${delayMs} ms ${load}`, measure, (f) => f.cpu.rest)).figures);
       }
     }
     process.stdout.write(`${fidelityTable(fidelity)}\n`);
@@ -317,9 +297,9 @@ async function main(): Promise<void> {
       "Check engine (issue 3)",
       "bench/checks.ts",
       [
-        `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}.`,
+        runOn(),
         "",
-        `Command: \`BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} pnpm bench:checks\`.`,
+        `Command: \`${commandLine("bench:checks")}\`.`,
         "",
         `Throughput (${CONCURRENCY} in flight, a fresh connection per check, ${SECONDS} s per loop):`,
         "",
@@ -336,7 +316,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

@@ -18,7 +18,8 @@ import { performance } from "node:perf_hooks";
 import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { Administration } from "../apps/control-plane/src/admin/operations";
 import { createClient } from "../packages/client/dist/index.js";
-import { fmt, log, percentile, sortedCopy } from "./pipeline/common";
+import { log, runBenchmark } from "./support/run";
+import { fmt, mean, median, spread } from "./support/stats";
 import { startCountingProxy, preciseNow, type Call, type CountingProxy } from "./monitoring-as-code/counting-proxy";
 import { rawCreates } from "./monitoring-as-code/raw-creates";
 import {
@@ -39,10 +40,11 @@ import {
 import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, postgresTicks, processTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { type Cpu, cpuMeter, postgresTicks, processTicks, runOn, waitForQuietMachine } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
+import { commandLine, numberSetting } from "./support/settings";
 
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const REPEATS = numberSetting("REPEATS", 3);
 const BACKEND = (process.env.BENCH_BACKEND ?? "postgres") as "postgres" | "pglite";
 const DATABASE = "vigil_bench_monitoring_as_code";
 const CLI = path.join(ROOT, "apps/cli/dist/main.js");
@@ -355,9 +357,6 @@ async function run() {
 
 type Figures = Awaited<ReturnType<typeof run>>;
 
-const median = (values: number[]) => percentile(sortedCopy(values), 50);
-const spread = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 /** Mean CPU shares over the rounds: server / PostgreSQL / proxy / client / the rest of the machine. */
 function cpuColumn(measured: Measured[]): string {
@@ -428,9 +427,9 @@ async function main(): Promise<void> {
     "Monitoring as code (issue 10)",
     "bench/monitoring-as-code.ts",
     [
-      `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.version}`)}.`,
+      runOn(`PostgreSQL ${figures.version}`),
       "",
-      `Command: \`BENCH_REPEATS=${REPEATS} pnpm bench:apply\`. A generated vigil.yaml (${figures.fileLines} lines) of ${MONITORS} monitors ` +
+      `Command: \`${commandLine("bench:apply")}\`. A generated vigil.yaml (${figures.fileLines} lines) of ${MONITORS} monitors ` +
         `(70 % HTTP, 20 % TCP, 10 % DNS; one to four regions, assertions, headers and descriptions on some; none active, targets ` +
         `under example.com and example.net), ${CHANNELS} Slack, Discord and webhook channels each sending the alerts of ${MONITORS / CHANNELS} monitors ` +
         `(some secrets from the environment), and ${PAGES} status pages of ${GROUPS_PER_PAGE} groups and ${COMPONENTS_PER_PAGE} components ` +
@@ -450,7 +449,4 @@ async function main(): Promise<void> {
   log(`wrote the monitoring-as-code block of ${path.relative(ROOT, DOCS)}`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

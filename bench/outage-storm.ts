@@ -24,19 +24,22 @@ import { Redis } from "ioredis";
 import { PERIODICITY_MS, parseMonitorConfig, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { connectRedis, decodeResult, resultsStreamKey, scheduleOffset, type CheckJobData, type ResultMessage } from "@vigil/queue";
 import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
-import { startAgent, type AgentProcess, type LogEntry } from "../apps/agent/test/support/processes";
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
 import { startProbing, type ProbeSample } from "./outage-storm/probe";
 import { assertBuilt } from "./support/built";
 import { writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, pidTicks, redisTicks, type Cpu } from "./support/machine";
+import { startAgent, type AgentProcess, type LogEntry } from "./support/agent";
+import { type Cpu, cpuMeter, pidTicks, redisTicks, runOn } from "./support/machine";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { commandLine, numberSetting, textSetting } from "./support/settings";
+import { fmt, percentile, sortedCopy } from "./support/stats";
+import { markdownTable, right } from "./support/table";
 
-const MONITORS = Number(process.env.BENCH_MONITORS ?? 1_000);
-const PERIODS = Number(process.env.BENCH_PERIODS ?? 4);
-const HEALTHY_DELAY_MS = Number(process.env.BENCH_HEALTHY_DELAY_MS ?? 20);
-const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 20_000);
-const AGENT_CONCURRENCY = process.env.BENCH_AGENT_CONCURRENCY || undefined;
+const MONITORS = numberSetting("MONITORS", 1_000);
+const PERIODS = numberSetting("PERIODS", 4);
+const HEALTHY_DELAY_MS = numberSetting("HEALTHY_DELAY_MS", 20);
+const DRAIN_JOBS = numberSetting("DRAIN_JOBS", 20_000);
+const AGENT_CONCURRENCY = textSetting("AGENT_CONCURRENCY");
 const REGION: RegionId = "hostA-ams";
 const PERIOD_MS = PERIODICITY_MS["30s"];
 const TIMEOUT_MS = 10_000;
@@ -237,7 +240,7 @@ async function main(): Promise<void> {
 
   try {
     const redisVersion = /redis_version:(\S+)/.exec(await redis.info("server"))?.[1] ?? "unknown";
-    agent = await startAgent({ REGION, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, LOG_LEVEL: "info", CONCURRENCY: AGENT_CONCURRENCY });
+    agent = await startAgent({ REGION, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, CONCURRENCY: AGENT_CONCURRENCY });
     const limit = agent.logs().find((entry) => entry.inFlightLimit !== undefined)!;
     log(`agent ${agent.child.pid} started: in-flight limit ${limit.inFlightLimit} (${limit.boundBy}); targets on port ${targets.port}`);
     const watched = { agent: pidTicks(agent.child.pid!), targets: pidTicks(targets.pid), redis: redisTicks(new URL(redisUrl).port) };
@@ -287,9 +290,9 @@ async function main(): Promise<void> {
         "Outage storm (issue 13)",
         "bench/outage-storm.ts",
         [
-          `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`Redis ${redisVersion}`)}.`,
+          runOn(`Redis ${redisVersion}`),
           "",
-          `Command: \`BENCH_PERIODS=${PERIODS} BENCH_HEALTHY_DELAY_MS=${HEALTHY_DELAY_MS} BENCH_DRAIN_JOBS=${DRAIN_JOBS} pnpm bench:outage-storm\` ` +
+          `Command: \`${commandLine("bench:outage-storm")}\` ` +
             `(${fmt(MONITORS)} healthy HTTP monitors at 30 s in ${REGION}, answering 200 after ${HEALTHY_DELAY_MS} ms; in the storm phase ` +
             `${fmt(MONITORS)} more whose target accepts and never answers, timeout ${TIMEOUT_MS / 1000} s, default retry 3; one agent ` +
             `(\`node apps/agent/dist/main.js\`, in-flight limit derived: ${limit.inFlightLimit}, bound by ${limit.boundBy}); ` +
@@ -304,7 +307,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await scheduler.reconcile([]).catch(() => undefined);
-    await agent?.stop("SIGTERM");
+    await agent?.stop();
     await results.stop();
     await scheduler.close();
     redis.disconnect();
@@ -403,15 +406,10 @@ function render(r: {
       `CPU % (agent / targets / Redis / benchmark / rest) ${cpuCell(drain.cpu)}.`,
   ];
   return [
-    "| Measure | Baseline (healthy only) | Storm (healthy + hanging) |",
-    "|---|---:|---:|",
-    ...rows.map(([k, a, b]) => `| ${k} | ${a} | ${b} |`),
+    ...markdownTable(["Measure", right("Baseline (healthy only)"), right("Storm (healthy + hanging)")], rows),
     "",
     ...verdict,
   ].join("\n");
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

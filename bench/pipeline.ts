@@ -20,7 +20,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Prisma, applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
 import { PERCENTILE_RELATIVE_ERROR, REGION_IDS, type RegionId, type TimeRange } from "@vigil/domain";
-import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
+import { connectRedis, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import { DEFAULT_BATCH_SIZE, ResultsConsumer } from "../apps/control-plane/src/results/consumer";
 import { defaultIngestLanes, splitIntoLanes } from "../apps/control-plane/src/results/lanes";
 import { storeResults } from "../apps/control-plane/src/results/store";
@@ -28,13 +28,16 @@ import { PERCENTILES, monitorSummary, rangeStart, rowsOf, summaryFrom, wholeDays
 import { AGGREGATES, ALL_REGIONS, ALL_REGION_DAILY_RESULT_COUNTS, PER_REGION, type SummaryTables } from "../apps/control-plane/src/results/aggregates";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
-import { stderrLogger } from "./pipeline/deps";
-import { seedActiveMonitors } from "./pipeline/monitors";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { fmt, percentile, sortedCopy } from "./support/stats";
+import { stderrLogger } from "./support/deps";
+import { seedActiveMonitors } from "./seed";
 import { ERROR_SHARE, ResultFactory, SLOW_SHARE } from "./pipeline/results";
 import type { StatusRules } from "../apps/control-plane/src/status/rules";
 import { writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { ATTEMPTS, cpuMeter, describeMachine, leastDisturbed, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { listSetting, numberSetting } from "./support/settings";
+import { appendResults, XADD_PIPELINE } from "./support/stream";
 
 /** The deployment's defaults: statuses (and alert transitions) are part of what ingest costs. */
 const BENCH_STATUS_RULES: StatusRules = { defaultRegions: ["hostA-ams"], quorum: "half" };
@@ -44,21 +47,17 @@ type Part = "ingest" | "summary";
 
 const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,pglite").split(",") as Backend[];
 const PARTS = (process.env.BENCH_PARTS ?? "ingest,summary").split(",") as Part[];
-const INGEST_RESULTS = Number(process.env.BENCH_INGEST_RESULTS ?? 100_000);
+const INGEST_RESULTS = numberSetting("INGEST_RESULTS", 100_000);
 const INGEST_MONITORS = 100;
 /** Consumer batch sizes of the growth table (the consumer's default is measured in any case). */
-const INGEST_BATCHES = (process.env.BENCH_INGEST_BATCHES ?? "500,2000,5000").split(",").map(Number);
+const INGEST_BATCHES = listSetting("INGEST_BATCHES", [500,2000,5000]);
 /** storeResults alone is called with the consumer's batches. */
 const STORE_BATCH = DEFAULT_BATCH_SIZE;
-const XADD_PIPELINE = 1_000;
-const SUMMARY_DAYS = Number(process.env.BENCH_SUMMARY_DAYS ?? 14);
-const SEED_BATCH = Number(process.env.BENCH_SEED_BATCH ?? 5_000);
-const SUMMARY_CALLS = Number(process.env.BENCH_SUMMARY_CALLS ?? 50);
-const RAW_CALLS = Number(process.env.BENCH_RAW_CALLS ?? 10);
+const SUMMARY_DAYS = numberSetting("SUMMARY_DAYS", 14);
+const SEED_BATCH = numberSetting("SEED_BATCH", 5_000);
+const SUMMARY_CALLS = numberSetting("SUMMARY_CALLS", 50);
+const RAW_CALLS = numberSetting("RAW_CALLS", 10);
 const PERIOD_MS = 30_000;
-/** CPU % of one core taken by other processes during a measured phase beyond which it is repeated. */
-const RETRY_ABOVE_REST_CPU = 25;
-const MAX_ATTEMPTS = 3;
 /** The 3-region filter: one region of each host. */
 const THREE_REGIONS: RegionId[] = ["hostA-ams", "hostB-fra", "hostC-us-east4"];
 const ONE_REGION: RegionId[] = ["hostA-ams"];
@@ -129,20 +128,10 @@ async function until(condition: () => Promise<boolean>, pollMs: number, timeoutM
   }
 }
 
-/**
- * Runs a measurement again (up to MAX_ATTEMPTS times) while other processes took more than
- * RETRY_ABOVE_REST_CPU % of a core during the row `judged`: on 2 cores they take CPU from the run.
- */
+/** The least disturbed of up to ATTEMPTS runs of a measurement, judged by its row `judged` (leastDisturbed). */
 async function undisturbed(what: string, judged: number, measure: () => Promise<IngestRow[]>): Promise<IngestRow[]> {
-  for (let attempt = 1; ; attempt++) {
-    const rows = await measure();
-    const rest = rows[judged]!.cpu.rest;
-    if (rest <= RETRY_ABOVE_REST_CPU || attempt === MAX_ATTEMPTS) {
-      if (rest > RETRY_ABOVE_REST_CPU) log(`WARNING: ${what} still disturbed after ${attempt} runs; keeping this one (see the rest column)`);
-      return rows.map((row) => ({ ...row, attempt }));
-    }
-    log(`other work took ${rest.toFixed(0)} % of a core during ${what}: measuring again`);
-  }
+  const { figures, attempt } = await leastDisturbed(what, measure, (rows) => rows[judged]!.cpu.rest);
+  return figures.map((row) => ({ ...row, attempt }));
 }
 
 async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures> {
@@ -162,7 +151,7 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
     // Results in 30-s rounds of 2,800 (every monitor in every region), ending about now: each
     // measured phase takes new ones, so every phase stores what it measures.
     const perRound = monitorIds.length * REGION_IDS.length;
-    const rounds = Math.ceil(((2 + INGEST_BATCHES.length) * MAX_ATTEMPTS * INGEST_RESULTS) / perRound);
+    const rounds = Math.ceil(((2 + INGEST_BATCHES.length) * ATTEMPTS * INGEST_RESULTS) / perRound);
     const source = resultStream(new ResultFactory(2), monitorIds, Math.floor(Date.now() / PERIOD_MS - rounds) * PERIOD_MS);
     const others = otherProcesses(backend, redisPort);
     const key = resultsStreamKey(prefix);
@@ -180,13 +169,7 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
       log(`${backend} ingest: appending ${INGEST_RESULTS} results to ${key} with XADD`);
       let meter = cpuMeter(others);
       let started = performance.now();
-      for (let from = 0; from < viaStream.length; from += XADD_PIPELINE) {
-        const pipeline = agent.pipeline();
-        for (const message of viaStream.slice(from, from + XADD_PIPELINE)) pipeline.xadd(key, "*", ...encodeResult(message));
-        const replies = await pipeline.exec();
-        const failed = replies?.find(([error]) => error);
-        if (failed) throw failed[0];
-      }
+      await appendResults(agent, key, viaStream);
       const appended: IngestRow = {
         path: `XADD to the stream (producer only, pipelines of ${XADD_PIPELINE})`,
         results: viaStream.length,
@@ -489,26 +472,23 @@ async function summaries(backend: Backend): Promise<SummaryFigures> {
       for (const range of RANGES) {
         const label = `${range}, ${regions.length ? regions.join("+") : "all regions"}`;
         const from = rangeStart(range, new Date(now));
-        // Measured again (up to MAX_ATTEMPTS times) when other work took CPU from the calls.
-        let aggregate: Awaited<ReturnType<typeof time<Summary>>>;
-        let perRegion: Awaited<ReturnType<typeof time<Summary>>> | undefined;
-        let raw: Awaited<ReturnType<typeof time<RawSummary>>>;
-        let rest: number;
-        let attempt = 0;
-        for (;;) {
-          attempt++;
-          await waitForQuietMachine();
-          log(`${backend} summary ${label}: monitorSummary x ${SUMMARY_CALLS}${regions.length ? "" : " (roll-ups), the per-region aggregates"}, then the raw-row baseline x ${RAW_CALLS}`);
-          const meter = cpuMeter(backend === "postgres" ? { postgres: postgresTicks } : {});
-          aggregate = await time(SUMMARY_CALLS, 2, () => monitorSummary(db.prisma, monitorId!, range, regions, new Date(now)));
-          if (regions.length === 0) {
-            perRegion = await time(SUMMARY_CALLS, 2, () => summaryFrom(db.prisma, PER_REGION, REGION_IDS, monitorId!, from, new Date(now)));
-          }
-          raw = await time(RAW_CALLS, 1, () => rawSummary(db.prisma, monitorId!, from, regions));
-          rest = meter().rest;
-          if (rest <= RETRY_ABOVE_REST_CPU || attempt === MAX_ATTEMPTS) break;
-          log(`other work took ${rest.toFixed(0)} % of a core during ${backend} summary ${label}: measuring again`);
-        }
+        // Measured again (up to ATTEMPTS times) when other work took CPU from the calls.
+        const {
+          figures: { aggregate, perRegion, raw, rest },
+          attempt,
+        } = await leastDisturbed(
+          `${backend} summary ${label}`,
+          async () => {
+            log(`${backend} summary ${label}: monitorSummary x ${SUMMARY_CALLS}${regions.length ? "" : " (roll-ups), the per-region aggregates"}, then the raw-row baseline x ${RAW_CALLS}`);
+            const meter = cpuMeter(backend === "postgres" ? { postgres: postgresTicks } : {});
+            const aggregate = await time(SUMMARY_CALLS, 2, () => monitorSummary(db.prisma, monitorId!, range, regions, new Date(now)));
+            const perRegion =
+              regions.length === 0 ? await time(SUMMARY_CALLS, 2, () => summaryFrom(db.prisma, PER_REGION, REGION_IDS, monitorId!, from, new Date(now))) : undefined;
+            const raw = await time(RAW_CALLS, 1, () => rawSummary(db.prisma, monitorId!, from, regions));
+            return { aggregate, perRegion, raw, rest: meter().rest };
+          },
+          (figures) => figures.rest,
+        );
         const exact = await exactPercentiles(db.prisma, monitorId!, from, regions);
         const summary = aggregate.last;
         if (perRegion && JSON.stringify(perRegion.last) !== JSON.stringify(summary)) {
@@ -689,7 +669,4 @@ async function redisVersion(url: string): Promise<string> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

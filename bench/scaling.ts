@@ -13,10 +13,11 @@
 import { performance } from "node:perf_hooks";
 import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
 import { PERIODICITY_MS, type RegionId } from "@vigil/domain";
-import { connectRedis, encodeResult, resultsStreamKey, scheduleOffset, type RedisConnection, type ResultMessage } from "@vigil/queue";
+import { connectRedis, resultsStreamKey, scheduleOffset, type RedisConnection, type ResultMessage } from "@vigil/queue";
 
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import { benchPrefix, fmt, log, sleep } from "./pipeline/common";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { fmt } from "./support/stats";
 import { ResultFactory } from "./pipeline/results";
 import { seedWorkspace } from "./seed";
 import { assertAnswers, getMonitorCall, loadRequest } from "./support/api-calls";
@@ -24,21 +25,19 @@ import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
 import { writeDocsBlock } from "./support/doc";
 import { load } from "./support/load";
-import { cpuMeter, describeMachine, pidTicks, postgresTicks, redisTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { ATTEMPTS, type Cpu, cpuMeter, leastDisturbed, pidTicks, postgresTicks, redisTicks, runOn } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
+import { commandLine, listSetting, numberSetting } from "./support/settings";
+import { appendResults } from "./support/stream";
 
-const INGEST_RESULTS = Number(process.env.BENCH_INGEST_RESULTS ?? 50_000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
-const PROCESSES = (process.env.BENCH_PROCESSES ?? "1,2").split(",").map(Number);
+const INGEST_RESULTS = numberSetting("INGEST_RESULTS", 50_000);
+const SECONDS = numberSetting("SECONDS", 15);
+const WARMUP_SECONDS = numberSetting("WARMUP_SECONDS", 3);
+const PROCESSES = listSetting("PROCESSES", [1,2]);
 /** bench:api's workspace: monitors of every kind, periodicity and 1 to 4 regions, 80 % active. */
 const MONITORS = 10_000;
 const CONNECTIONS = 32;
-const XADD_PIPELINE = 1_000;
 const DEFAULT_REGION: RegionId = "hostA-ams";
-/** CPU % of one core taken by other processes during a measurement beyond which it is repeated (up to 3 times). */
-const RETRY_ABOVE_REST_CPU = 25;
-const MAX_ATTEMPTS = 3;
 
 interface Measured {
   /** Results/s or requests/s. */
@@ -85,18 +84,10 @@ function resultSource(monitors: Awaited<ReturnType<typeof activeMonitors>>, firs
   return (count) => Array.from({ length: count }, () => source.next().value as ResultMessage);
 }
 
-/** Runs a measurement again while other work took more than RETRY_ABOVE_REST_CPU % of a core during it: on 2 cores it takes CPU from the run. */
+/** The least disturbed of up to ATTEMPTS runs of a measurement (leastDisturbed), with which run it was. */
 async function undisturbed(what: string, measure: () => Promise<Omit<Measured, "attempt">>): Promise<Measured> {
-  for (let attempt = 1; ; attempt++) {
-    await waitForQuietMachine();
-    const measured = await measure();
-    const disturbed = measured.cpu.rest > RETRY_ABOVE_REST_CPU;
-    if (!disturbed || attempt === MAX_ATTEMPTS) {
-      if (disturbed) log(`WARNING: ${what} still disturbed after ${attempt} runs; keeping this one (see the rest column)`);
-      return { ...measured, attempt };
-    }
-    log(`other work took ${measured.cpu.rest.toFixed(0)} % of a core during ${what}: measuring again`);
-  }
+  const { figures, attempt } = await leastDisturbed(what, measure, (measured) => measured.cpu.rest);
+  return { ...figures, attempt };
 }
 
 /** CPU shares of each control-plane process, PostgreSQL, Redis, this process and the rest. */
@@ -115,12 +106,7 @@ async function measureIngest(servers: ServerProcess[], redis: RedisConnection, p
     log(`${servers.length} process(es): appending ${fmt(results.length)} results to ${key}`);
     const cpu = meter(servers, new URL(redisServerUrl()).port);
     const started = performance.now();
-    for (let from = 0; from < results.length; from += XADD_PIPELINE) {
-      const pipeline = redis.pipeline();
-      for (const message of results.slice(from, from + XADD_PIPELINE)) pipeline.xadd(key, "*", ...encodeResult(message));
-      const failed = (await pipeline.exec())?.find(([error]) => error);
-      if (failed) throw failed[0];
-    }
+    await appendResults(redis, key, results);
     // The consumers delete entries once their batch is stored and acknowledged: an empty stream means all are stored.
     const deadline = Date.now() + 30 * 60_000;
     while ((await redis.xlen(key)) > 0) {
@@ -216,7 +202,7 @@ async function main(): Promise<void> {
     const monitors = await activeMonitors(db.prisma);
     const perRound = monitors.reduce((sum, monitor) => sum + monitor.regions.length, 0);
     // Rounds ending about now, enough for every measurement and its possible repeats.
-    const rounds = Math.ceil((PROCESSES.length * MAX_ATTEMPTS * INGEST_RESULTS) / perRound) + 1;
+    const rounds = Math.ceil((PROCESSES.length * ATTEMPTS * INGEST_RESULTS) / perRound) + 1;
     const take = resultSource(monitors, (Math.floor(Date.now() / 30_000) - rounds) * 30_000);
     let appended = 0;
     const counting = (count: number) => {
@@ -238,9 +224,9 @@ async function main(): Promise<void> {
         "Scaling out (issue 13)",
         "bench/scaling.ts",
         [
-          `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${version}, Redis ${redisVersion}`)}.`,
+          runOn(`PostgreSQL ${version}, Redis ${redisVersion}`),
           "",
-          `Command: \`BENCH_INGEST_RESULTS=${INGEST_RESULTS} BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} pnpm bench:scaling\` ` +
+          `Command: \`${commandLine("bench:scaling")}\` ` +
             `(the built control plane, startPipeline + startApiServer, in 1 and then 2 processes on one PostgreSQL database (pool ${DEFAULT_POOL_SIZE} connections each) and one Redis prefix; ` +
             `${fmt(MONITORS)} monitors of bench:api's workspace, ${fmt(monitors.length)} active, results in 30-s rounds of ${fmt(perRound)} (every active monitor in each of its regions, in the order of their offsets); ` +
             `all ${fmt(appended)} results appended checked stored exactly once).`,
@@ -258,7 +244,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

@@ -13,7 +13,7 @@
 // restored afterwards; such a run leaves docs/benchmarks.md alone), VIGIL_TEST_REDIS_URL
 // (else a Redis on port 6391 via scripts/ensure-redis.sh).
 // Progress goes to stderr; the results to stdout and, for the issue's scenarios (10,000 or 100,000
-// monitors, at least 5 minutes), into docs/benchmarks.md with the growth table of both.
+// monitors, at least 5 minutes), into docs/benchmarks.md.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -25,24 +25,26 @@ import type { RedisConnection } from "@vigil/queue";
 import { MonitorRepository } from "../apps/control-plane/src/monitors/repository";
 import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { fmt, mean, percentile, sortedCopy } from "./support/stats";
 import type { WorkerReply, WorkerRequest } from "./pipeline/check-worker";
-import { seedActiveMonitors } from "./pipeline/monitors";
+import { seedActiveMonitors } from "./seed";
 import type { ReconcilerReply, ReconcilerRequest } from "./pipeline/reconciler";
 import { perRun, persistenceSettings, redisCounters, type RedisPerRun } from "./scheduling/redis-work";
-import { readDocsBlock, writeDocsBlock } from "./support/doc";
-import { cpuMeter, describeMachine, pidTicks, redisTicks, type Cpu } from "./support/machine";
+import { writeDocsBlock } from "./support/doc";
+import { type Cpu, cpuMeter, pidTicks, redisTicks, runOn } from "./support/machine";
+import { commandLine, numberSetting, textSetting } from "./support/settings";
 
-const MINUTES = Number(process.env.BENCH_MINUTES ?? 5);
-const MONITORS = Number(process.env.BENCH_MONITORS ?? 10_000);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 100);
+const MINUTES = numberSetting("MINUTES", 5);
+const MONITORS = numberSetting("MONITORS", 10_000);
+const CONCURRENCY = numberSetting("CONCURRENCY", 100);
 /** Worker processes on the region's queue, as a region's agents (one did not keep up with 100,000 monitors at 30 s here). */
-const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
+const WORKERS = numberSetting("WORKERS", 1);
 /** Runs of slots up to the end of the window may start this much later and still count. */
-const GRACE_MS = Number(process.env.BENCH_GRACE_SECONDS ?? 10) * 1000;
-const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 20_000);
+const GRACE_MS = numberSetting("GRACE_SECONDS", 10) * 1000;
+const DRAIN_JOBS = numberSetting("DRAIN_JOBS", 20_000);
 /** Redis settings (CONFIG SET) for the run, as name=value pairs: to see what a server's configuration changes. */
-const REDIS_CONFIG = (process.env.BENCH_REDIS_CONFIG ?? "")
+const REDIS_CONFIG = (textSetting("REDIS_CONFIG") ?? "")
   .split(",")
   .filter(Boolean)
   .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)] as const);
@@ -55,7 +57,7 @@ const SETTLE_LIMIT_MS = 5 * 60_000;
  * startPipeline reconciles again every RECONCILE_INTERVAL_SECONDS (default 300 s), reading every
  * scheduler and writing those that differ: the benchmark does so once, this far into the window (0: not at all).
  */
-const RECONCILE_AGAIN_MS = Number(process.env.BENCH_RECONCILE_AGAIN_SECONDS ?? 150) * 1000;
+const RECONCILE_AGAIN_MS = numberSetting("RECONCILE_AGAIN_SECONDS", 150) * 1000;
 
 interface Interval {
   start: number;
@@ -207,36 +209,20 @@ async function main(): Promise<void> {
     process.stdout.write(`${markdown}\n`);
     const scenario = SCENARIOS[MONITORS];
     if (scenario && MINUTES >= 5 && REDIS_CONFIG.length === 0) {
-      const figures: Figures = {
-        monitors: MONITORS,
-        workers: WORKERS,
-        reconcileSeconds,
-        againSeconds: report.again ? (report.again.end - report.again.start) / 1000 : null,
-        memoryBytes: memoryScheduled - memoryBefore,
-        missed: report.missed,
-        duplicates: report.duplicates,
-        lag: report.lag,
-        runsPerSecond: report.counted / ((report.elapsed - GRACE_MS) / 1000),
-        cpu,
-        redisWork,
-      };
       writeDocsBlock(
         scenario.key,
         "Scheduling (issue 3)",
         "bench/scheduling.ts",
         [
-          `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`Redis ${redisVersion}, BullMQ ${bullmqVersion()}`)}.`,
+          runOn(`Redis ${redisVersion}, BullMQ ${bullmqVersion()}`),
           "",
-          `Command: \`${MONITORS === 10_000 ? "" : `BENCH_MONITORS=${MONITORS} `}BENCH_WORKERS=${WORKERS} BENCH_MINUTES=${MINUTES} BENCH_CONCURRENCY=${CONCURRENCY} BENCH_GRACE_SECONDS=${GRACE_MS / 1000} ` +
-            `BENCH_RECONCILE_AGAIN_SECONDS=${RECONCILE_AGAIN_MS / 1000} pnpm bench:scheduling\` ` +
+          `Command: \`${commandLine("bench:scheduling")}\` ` +
             `(${fmt(MONITORS)} active HTTP monitors at 30 s in ${REGION}, ${WORKERS === 1 ? "one worker process" : `${WORKERS} worker processes`} with concurrency ${CONCURRENCY} that run${WORKERS === 1 ? "s" : ""} no check).`,
           "",
           markdown,
-          `<!-- figures ${JSON.stringify(figures)} -->`,
         ].join("\n"),
       );
-      writeDocsBlock("scheduling-growth", "Scheduling (issue 3)", "bench/scheduling.ts", growthTable());
-      log(`wrote the ${scenario.key} and scheduling-growth blocks of docs/benchmarks.md`);
+      log(`wrote the ${scenario.key} block of docs/benchmarks.md`);
     } else {
       log("not one of the issue's scenarios (10,000 or 100,000 monitors, 5 minutes or more, the server's own Redis settings): docs/benchmarks.md left as it was");
     }
@@ -448,7 +434,6 @@ function analyse(runs: Runs, records: MonitorRecord[], windowStart: number, wind
   const periods = (windowEnd - windowStart) / PERIOD_MS;
   const offsetBins = new Array<number>(PERIOD_MS / 1000).fill(0);
   for (const offset of offsets) offsetBins[Math.floor((offset % PERIOD_MS) / 1000)]!++;
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   return {
     elapsed,
     expected,
@@ -482,48 +467,6 @@ function analyse(runs: Runs, records: MonitorRecord[], windowStart: number, wind
 
 /** The issue's scenarios, each with its block of docs/benchmarks.md. */
 const SCENARIOS: Record<number, { key: string }> = { 10_000: { key: "scheduling" }, 100_000: { key: "scheduling-100k" } };
-
-/** What the growth table compares, kept in each scenario's block (an HTML comment) for the next run of the other. */
-interface Figures {
-  monitors: number;
-  workers: number;
-  reconcileSeconds: number;
-  againSeconds: number | null;
-  memoryBytes: number;
-  missed: number;
-  duplicates: number;
-  lag: LagStats;
-  runsPerSecond: number;
-  cpu: Cpu;
-  /** Absent from runs before it was measured. */
-  redisWork?: RedisPerRun;
-}
-
-/** 10,000 beside 100,000 monitors, from the figures in their blocks. */
-function growthTable(): string {
-  const all = Object.values(SCENARIOS).flatMap(({ key }) => {
-    const found = /<!-- figures (\{.*\}) -->/.exec(readDocsBlock(key) ?? "");
-    return found ? [JSON.parse(found[1]!) as Figures] : [];
-  });
-  const row = (label: string, value: (f: Figures) => string) => `| ${label} | ${all.map(value).join(" | ")} |`;
-  return [
-    "Growth: each scenario's latest run (the figures kept in its block above).",
-    "",
-    `| Monitors at 30 s in one region | ${all.map((f) => fmt(f.monitors)).join(" | ")} |`,
-    `|---|${all.map(() => "---:").join("|")}|`,
-    row("First reconciliation (writes every monitor's place and the slots' schedulers)", (f) => `${f.reconcileSeconds.toFixed(1)} s`),
-    row("Periodic reconciliation (reads them all, writes the differences)", (f) => (f.againSeconds === null ? "-" : `${f.againSeconds.toFixed(1)} s`)),
-    row("Redis memory: in all / per monitor", (f) => `${(f.memoryBytes / 2 ** 20).toFixed(1)} MiB / ${fmt(f.memoryBytes / f.monitors)} bytes`),
-    row("Runs per second needed / achieved", (f) => `${fmt(f.monitors / (PERIOD_MS / 1000))} / ${fmt(f.runsPerSecond)}`),
-    row("Missed / duplicate runs", (f) => `${fmt(f.missed)} / ${fmt(f.duplicates)}`),
-    row("Start lag p50 / p99 / max", (f) => `${f.lag.p50} / ${f.lag.p99} / ${f.lag.max} ms`),
-    row("Worker processes", (f) => fmt(f.workers)),
-    row("Redis per scheduled check: main-thread CPU / its forks' (persistence) CPU", (f) =>
-      f.redisWork ? `${fmt(f.redisWork.mainCpuUs)} / ${fmt(f.redisWork.forkCpuUs)} µs` : "-",
-    ),
-    row("CPU %: worker(s) / reconciler / Redis / rest", (f) => [f.cpu.workers ?? NaN, f.cpu.controlPlane ?? NaN, f.cpu.redis ?? NaN, f.cpu.rest].map((v) => v.toFixed(0)).join(" / ")),
-  ].join("\n");
-}
 
 /** Milliseconds, or "-" where there were no runs to measure. */
 const ms = (value: number) => (Number.isFinite(value) ? `${value}` : "-");
@@ -608,7 +551,4 @@ function render(r: Report & {
   return ["| Measure | Value |", "|---|---:|", ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join("\n");
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

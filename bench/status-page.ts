@@ -15,21 +15,24 @@ import { performance } from "node:perf_hooks";
 import { gzipSync } from "node:zlib";
 import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type PrismaClient } from "@vigil/db";
 import type { RegionId } from "@vigil/domain";
-import { connectRedis, encodeResult, resultsStreamKey, type ResultMessage } from "@vigil/queue";
+import { connectRedis, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import type { RedisConnection } from "@vigil/queue";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import { benchPrefix, fmt, log, percentile, sleep, sortedCopy } from "./pipeline/common";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { fmt, percentile, sortedCopy } from "./support/stats";
 import { seedWorkspace } from "./seed";
 import { assertBuilt } from "./support/built";
 import { writeDocsBlock } from "./support/doc";
 import { load, type LoadFigures, type LoadRequest } from "./support/load";
-import { cpuMeter, describeMachine, postgresTicks, processTicks, waitForQuietMachine, type Cpu } from "./support/machine";
+import { type Cpu, cpuMeter, postgresTicks, processTicks, runOn, waitForQuietMachine } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
+import { commandLine, numberSetting } from "./support/settings";
+import { appendResults } from "./support/stream";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
-const INGEST_RESULTS = Number(process.env.BENCH_INGEST_RESULTS ?? 20_000);
+const SECONDS = numberSetting("SECONDS", 10);
+const WARMUP_SECONDS = numberSetting("WARMUP_SECONDS", 3);
+const INGEST_RESULTS = numberSetting("INGEST_RESULTS", 20_000);
 const CONNECTIONS = [32, 256] as const;
 const BURST_CONNECTIONS = 256;
 /** The bursts measured: as fast as the load generator goes (it then takes a core of its own), and capped at a rate. */
@@ -219,11 +222,7 @@ async function ingestRate(redis: RedisConnection, key: string, monitorIds: strin
     };
   });
   const started = performance.now();
-  for (let from = 0; from < results.length; from += 1_000) {
-    const pipeline = redis.pipeline();
-    for (const message of results.slice(from, from + 1_000)) pipeline.xadd(key, "*", ...encodeResult(message));
-    await pipeline.exec();
-  }
+  await appendResults(redis, key, results);
   while ((await redis.xlen(key)) > 0) await sleep(10);
   return results.length / ((performance.now() - started) / 1000);
 }
@@ -335,9 +334,9 @@ async function main(): Promise<void> {
     "Public status pages (issue 9)",
     "bench/status-page.ts",
     [
-      `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.version}`)}; Redis ${figures.redis}.`,
+      runOn(`PostgreSQL ${figures.version}, Redis ${figures.redis}`),
       "",
-      `Command: \`BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} BENCH_INGEST_RESULTS=${INGEST_RESULTS} pnpm bench:status-page\`. ` +
+      `Command: \`${commandLine("bench:status-page")}\`. ` +
         `The built control plane in a process of its own (PostgreSQL pool ${DEFAULT_POOL_SIZE}); a public page of ${COMPONENTS} ` +
         `monitor components in ${GROUPS} groups with ${DAYS} days of daily aggregates, an open and 5 resolved incidents; HTTP/1.1 GET ` +
         `/status/${SLUG} as browsers ask for it (Accept-Encoding: ${BROWSER_ENCODINGS}; the cached page, 200, gzip) and with the ETag in ` +
@@ -353,7 +352,4 @@ async function main(): Promise<void> {
   log("wrote the status-page block of docs/benchmarks.md");
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

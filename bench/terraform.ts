@@ -15,17 +15,19 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { Administration } from "../apps/control-plane/src/admin/operations";
-import { log, percentile, sortedCopy } from "./pipeline/common";
+import { log, runBenchmark } from "./support/run";
+import { median, spread } from "./support/stats";
 import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
 import { DOCS, ROOT, writeDocsBlock } from "./support/doc";
-import { describeMachine, waitForQuietMachine } from "./support/machine";
+import { runOn, waitForQuietMachine } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
 import { CHANNELS, COMPONENTS, CREATES, MONITORS, terraformConfiguration, vigilFile } from "./terraform/configuration";
 import { measureLaunches } from "./terraform/launch";
+import { commandLine, numberSetting } from "./support/settings";
 
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
-const LAUNCHES = Number(process.env.BENCH_LAUNCHES ?? 20);
+const REPEATS = numberSetting("REPEATS", 3);
+const LAUNCHES = numberSetting("LAUNCHES", 20);
 const BACKEND = (process.env.BENCH_BACKEND ?? "postgres") as "postgres" | "pglite";
 const DATABASE = "vigil_bench_terraform";
 const TERRAFORM = process.env.TERRAFORM_BINARY ?? "terraform";
@@ -211,8 +213,6 @@ async function run() {
 
 type Figures = Awaited<ReturnType<typeof run>>;
 
-const median = (values: number[]) => percentile(sortedCopy(values), 50);
-const spread = (values: number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
 function tables(f: Figures): string {
   const handshakes = f.launch.provider.map((l) => l.handshake);
@@ -259,9 +259,9 @@ async function main(): Promise<void> {
     "Terraform provider (issue 11)",
     "bench/terraform.ts",
     [
-      `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(`PostgreSQL ${figures.version}, Terraform ${figures.terraformVersion}`)}.`,
+      runOn(`PostgreSQL ${figures.version}, Terraform ${figures.terraformVersion}`),
       "",
-      `Command: \`BENCH_REPEATS=${REPEATS} pnpm bench:terraform\`. The launch: the built provider (apps/terraform-provider/dist: the ` +
+      `Command: \`${commandLine("bench:terraform")}\`. The launch: the built provider (apps/terraform-provider/dist: the ` +
         `launcher, which announces its socket before loading provider.cjs with its V8 code cache) started with go-plugin's environment (magic cookie, PLUGIN_PROTOCOL_VERSIONS=6, a client certificate), timed from ` +
         `spawn to its handshake line, which is when Terraform starts calling it (the issue's measure), and on to the end of the answer to ` +
         `GetProviderSchema, the first call of a command (connecting with mutual TLS included; what the launcher leaves ` +
@@ -279,7 +279,4 @@ async function main(): Promise<void> {
   log(`wrote the terraform block of ${path.relative(ROOT, DOCS)}`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[bench] FAILED: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+runBenchmark(main);

@@ -1,6 +1,6 @@
 // The wire's truth for bench/fidelity.ts: every packet to and from the target's port on the loopback
 // interface, captured by tcpdump with the kernel's timestamps, so that each request's phases can be read off
-// the packets themselves rather than off any process's clock. A process (the agent, the plain client, the
+// the packets themselves rather than off any process's clock. A process (the agent, blackbox_exporter, the
 // target) sees a packet only once the kernel has woken it and it has run; the capture's timestamp is taken
 // as the packet is sent, in the sender's system call. What the wire shows is what the endpoint and the
 // network really took, which is what a monitor should report:
@@ -8,9 +8,13 @@
 //   first byte = the answer's first data packet − SYN-ACK
 //   transfer   = the answer's last data packet − its first
 //   latency    = the answer's last data packet − SYN (their sum)
+// tcpdump writes the packets to a file, read back when asked (refresh): a pipe to this process would stall the
+// capture whenever the benchmark waits for a core, and the kernel would drop packets.
 // Needs tcpdump and the right to capture (root, or CAP_NET_RAW); fails at start otherwise.
-import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 export interface WirePhases {
   connectMs: number;
@@ -38,9 +42,8 @@ export class WireCapture {
   private constructor(
     private readonly tcpdump: ChildProcess,
     private readonly port: number,
-  ) {
-    createInterface({ input: tcpdump.stdout! }).on("line", (line) => this.packet(line));
-  }
+    private readonly file: string,
+  ) {}
 
   /** Starts capturing the target's port; resolves once tcpdump listens. */
   static start(port: number): Promise<WireCapture> {
@@ -48,10 +51,13 @@ export class WireCapture {
     // exchange's), so that the capture costs the machine it measures little.
     const payload = "(ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2)) > 0";
     const filter = `(tcp dst port ${port} and tcp[tcpflags] == tcp-syn) or (tcp src port ${port} and (tcp[tcpflags] & tcp-syn != 0 or ${payload}))`;
-    const tcpdump = spawn("tcpdump", ["-i", "lo", "-n", "-l", "--immediate-mode", "-tt", "--time-stamp-precision=nano", "-B", "16384", filter], {
-      stdio: ["ignore", "pipe", "pipe"],
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "vigil-wire-")), "lo.pcap");
+    // -U writes each packet as it comes, so that a refresh reads every packet captured so far.
+    // -Z: tcpdump writes the file as the user it was started by, not the one it would drop to.
+    const tcpdump = spawn("tcpdump", ["-i", "lo", "-n", "-U", "-Z", os.userInfo().username, "--immediate-mode", "--time-stamp-precision=nano", "-B", "16384", "-w", file, filter], {
+      stdio: ["ignore", "ignore", "pipe"],
     });
-    const capture = new WireCapture(tcpdump, port);
+    const capture = new WireCapture(tcpdump, port, file);
     return new Promise((resolve, reject) => {
       let said = "";
       tcpdump.once("error", (error) => reject(new Error(`tcpdump could not start (${error.message}): install it (apt-get install tcpdump)`)));
@@ -64,6 +70,17 @@ export class WireCapture {
         if (dropped) capture.dropped = dropped[1]!;
       });
     });
+  }
+
+  /** Reads the capture so far again. */
+  refresh(): void {
+    const text = execFileSync("tcpdump", ["-r", this.file, "-n", "-tt", "--time-stamp-precision=nano"], {
+      encoding: "utf8",
+      maxBuffer: 2 ** 30,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    this.connections.clear();
+    for (const line of text.split("\n")) this.packet(line);
   }
 
   private packet(line: string): void {
@@ -122,6 +139,7 @@ export class WireCapture {
     const exited = new Promise((done) => this.tcpdump.once("close", done));
     this.tcpdump.kill("SIGINT");
     await exited;
+    rmSync(path.dirname(this.file), { recursive: true, force: true });
     if (this.dropped && this.dropped !== "0") throw new Error(`the kernel dropped ${this.dropped} packets of the capture`);
   }
 }

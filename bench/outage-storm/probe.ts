@@ -1,7 +1,7 @@
 // What bench/outage-storm.ts reads of the agent's process while it runs: resident memory and open
 // file descriptors from /proc, and heap, event-loop delay and checks in flight from its /metrics.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { parseExposition, sampleValue } from "../../apps/control-plane/test/support/prometheus";
+import { parseExposition, sampleValue } from "../support/prometheus";
 
 export interface ProbeSample {
   rssBytes: number;

@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { SLOT_JOB, checkQueueName, connectRedis, type CheckJobData, type SlotJobData } from "@vigil/queue";
 import type { RegionId } from "@vigil/domain";
 import { runSlot, type SlotJob } from "../../apps/agent/src/slot-runs";
-import { Worker, type Job } from "./deps";
+import { Worker, type Job } from "../support/deps";
 
 export type WorkerRequest =
   | { type: "start"; redisUrl: string; prefix: string; region: RegionId; concurrency: number; monitorIds: string[] }

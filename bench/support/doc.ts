@@ -1,6 +1,7 @@
 // The generated blocks of docs/benchmarks.md, shared by the benchmark scripts.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { log } from "./run";
 
 export const ROOT = path.resolve(__dirname, "../..");
 export const DOCS = path.join(ROOT, "docs/benchmarks.md");
@@ -16,9 +17,10 @@ export function readDocsBlock(key: string): string | undefined {
 /**
  * Replaces the generated block between `<!-- bench:<key>:start ... -->` and `<!-- bench:<key>:end -->`
  * in docs/benchmarks.md, keeping the rest of the file (which others edit too); when the block is
- * missing, appends a new section `## <title>` holding it at the end.
+ * missing, appends a new section `## <title>` holding it at the end. With BENCH_NO_DOC set, every benchmark only prints.
  */
 export function writeDocsBlock(key: string, title: string, writer: string, generated: string): void {
+  if (process.env.BENCH_NO_DOC !== undefined) return log("BENCH_NO_DOC: docs/benchmarks.md left as it was");
   const startPattern = new RegExp(`<!-- bench:${key}:start[^>]*-->`);
   const end = `<!-- bench:${key}:end -->`;
   const block = `<!-- bench:${key}:start (written by ${writer}) -->\n${generated}\n${end}`;

@@ -1,7 +1,7 @@
 // HTTP load with autocannon and latency percentiles from every response. Shared by bench/api.ts,
 // bench/status-page.ts and bench/scaling.ts.
 import autocannon from "autocannon";
-import { percentile } from "../pipeline/common";
+import { percentile } from "./stats";
 
 export interface LoadRequest {
   method: "GET" | "POST";

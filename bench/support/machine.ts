@@ -1,11 +1,10 @@
 // The machine the benchmarks run on: CPU accounting from /proc (Linux; clock ticks of 1/100 s), to
 // tell where the time went during a run and whether other work on the machine was competing with it,
-// waiting for that other work to pass, and the "Run on ..." line of docs/benchmarks.md.
-// Shared by bench/api.ts, bench/checks.ts, bench/pipeline.ts, bench/scaling.ts and bench/scheduling.ts.
+// waiting for that other work to pass or measuring again, how the kernel schedules a process's threads, and
+// the "Run on ..." line of docs/benchmarks.md.
 import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
-
-const log = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
+import { log } from "./run";
 
 // ---- ticks -----------------------------------------------------------------------------------
 
@@ -79,6 +78,28 @@ export function machineTicks(): { busy: number; total: number } {
   return { busy: total - values[3]! - values[4]!, total };
 }
 
+/** Linux's ordinary scheduling policy, as /proc shows it. */
+export const SCHED_OTHER = 0;
+
+export interface ThreadScheduling {
+  nice: number;
+  policy: number;
+  /** 0 under the ordinary scheduler. */
+  rtPriority: number;
+}
+
+/** How each thread of process `pid` is scheduled, by thread id: Linux keeps these per thread. */
+export function threadScheduling(pid: number | "self" = "self"): Map<string, ThreadScheduling> {
+  const threads = new Map<string, ThreadScheduling>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    // The fields after the command's ")" start with the 3rd (state): nice is the 19th, rt_priority the 40th, policy the 41st.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    threads.set(tid, { nice: Number(fields[16]), rtPriority: Number(fields[37]), policy: Number(fields[38]) });
+  }
+  return threads;
+}
+
 // ---- CPU shares ------------------------------------------------------------------------------
 
 /** CPU time over wall time in % of one core (so up to 100 x cores in all): this process, the named others, and the rest of the machine. */
@@ -149,6 +170,29 @@ export async function waitForQuietMachine(): Promise<number> {
   }
 }
 
+/** Other processes' CPU during a measurement, in % of one core, above which it is taken again. */
+const DISTURBED_ABOVE = 25;
+/** How many times at most leastDisturbed measures. */
+export const ATTEMPTS = 3;
+
+/**
+ * Waits for a quiet machine and measures, up to 3 times while other processes took more than 25 % of a core during
+ * the measurement (`restOf`): on 2 cores they take CPU from what is measured. Keeps the least disturbed run.
+ */
+export async function leastDisturbed<T>(what: string, measure: () => Promise<T>, restOf: (figures: T) => number): Promise<{ figures: T; attempt: number }> {
+  let best: { figures: T; attempt: number; rest: number } | undefined;
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    await waitForQuietMachine();
+    const figures = await measure();
+    const rest = restOf(figures);
+    if (best === undefined || rest < best.rest) best = { figures, attempt, rest };
+    if (rest <= DISTURBED_ABOVE) break;
+    if (attempt < ATTEMPTS) log(`${what}: other work took ${rest.toFixed(0)} % of a core during this run: measuring again`);
+    else log(`WARNING: ${what}: disturbed in all ${ATTEMPTS} runs; keeping the least disturbed (see the rest column)`);
+  }
+  return { figures: best!.figures, attempt: best!.attempt };
+}
+
 /** CPU model, cores, RAM, Node and OS; then `; <extra>` when given (databases, versions). */
 export function describeMachine(extra?: string): string {
   const cpu = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown";
@@ -156,3 +200,6 @@ export function describeMachine(extra?: string): string {
   const line = `${cpu}, ${os.cpus().length} cores, ${ram} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
   return extra === undefined ? line : `${line}; ${extra}`;
 }
+
+/** A table's first line: the day and the machine it ran on, then `extra` (databases, versions). */
+export const runOn = (extra?: string) => `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine(extra)}.`;

@@ -4,7 +4,7 @@
 // collected the parent's 239 MB heap during a 500 req/s row, holding its loop 161 ms.
 import http from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
-import { percentile } from "../pipeline/common";
+import { percentile } from "./stats";
 import type { PacedFigures, PacedOrder } from "./paced-load";
 import { watchLoopDelay } from "./server-timing";
 
