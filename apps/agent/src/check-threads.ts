@@ -9,14 +9,23 @@
  * (bench:fidelity). A check thread's loop runs checks and nothing else, and
  * its heap is collected apart from the main thread's. More than one thread
  * also spreads checks over the machine's cores.
+ *
+ * The threads are a Piscina pool of a fixed size. Checks wait on sockets, so a
+ * thread holds as many at once as the agent lets run (its in-flight limit
+ * bounds them, never the pool), and each goes to the thread with the fewest in
+ * flight. Piscina's Atomics are off: with them an idle thread blocks in
+ * Atomics.wait, and a thread with checks in flight must keep reading its
+ * sockets. A thread that dies fails its checks in flight (their jobs fail as
+ * any check whose agent erred), and Piscina starts another.
  */
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
+import Piscina from "piscina";
 import type { CheckOutcome } from "@vigil/checks";
 import type { Logger } from "@vigil/logging";
 import type { CheckJobData } from "@vigil/queue";
-import type { CheckThreadSettings, FromCheckThread, ThreadReady, ToCheckThread } from "./check-thread-messages";
+import type { CheckThreadSettings, ThreadReady } from "./check-thread-messages";
+import { MAX_IN_FLIGHT } from "./in-flight-limit";
 
 /** The built thread, also when this module is loaded from its sources (the tests). */
 const THREAD_SCRIPT = path.join(__dirname, "../dist/check-thread.js");
@@ -27,83 +36,50 @@ export const MAX_CHECK_THREADS = 16;
 /** One thread per core the main thread leaves, at most four. */
 export const defaultCheckThreads = (cores = availableParallelism()) => Math.min(4, Math.max(1, cores - 1));
 
-interface Waiting {
-  resolve(outcome: CheckOutcome): void;
-  reject(error: Error): void;
-}
-
-class CheckThread {
-  readonly pending = new Map<number, Waiting>();
-  readonly worker: Worker;
-  /** Resolves once the thread has warmed its check engine. */
-  readonly ready: Promise<ThreadReady>;
-
-  constructor(settings: CheckThreadSettings, onExit: (thread: CheckThread, error: Error) => void) {
-    this.worker = new Worker(THREAD_SCRIPT, { workerData: settings });
-    this.ready = new Promise((resolve, reject) => {
-      this.worker.on("message", (message: FromCheckThread) => {
-        if ("ready" in message) return resolve(message.ready);
-        const waiting = this.pending.get(message.id);
-        this.pending.delete(message.id);
-        if ("outcome" in message) waiting?.resolve(message.outcome);
-        else waiting?.reject(new Error(message.error));
-      });
-      this.worker.once("error", reject);
-    });
-    this.worker.once("exit", (code) => onExit(this, new Error(`check thread stopped (exit code ${code})`)));
-  }
-
-  run(id: number, job: CheckJobData): Promise<CheckOutcome> {
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, job } satisfies ToCheckThread);
-    });
-  }
-}
-
 export class CheckThreads {
-  private readonly threads: CheckThread[] = [];
-  private nextId = 0;
   private closing = false;
 
-  private constructor(
-    private readonly settings: CheckThreadSettings,
-    private readonly logger: Logger,
-  ) {}
+  /** `pool`: the Piscina pool underneath, for its threads and counts. */
+  private constructor(readonly pool: Piscina<CheckJobData, CheckOutcome>) {}
 
   /** Starts `count` threads and waits until each has warmed up. */
   static async start(count: number, settings: CheckThreadSettings, logger: Logger): Promise<CheckThreads> {
-    const threads = new CheckThreads(settings, logger);
-    const ready = await Promise.all(Array.from({ length: count }, () => threads.add().ready));
-    logger.info({ threads: count, warmUpChecks: ready.map((thread) => thread.warmUpChecks) }, "check threads started and warmed up on loopback");
+    const pool = new Piscina<CheckJobData, CheckOutcome>({
+      filename: THREAD_SCRIPT,
+      workerData: settings,
+      minThreads: count,
+      maxThreads: count,
+      idleTimeout: Infinity,
+      concurrentTasksPerWorker: MAX_IN_FLIGHT,
+      atomics: "disabled",
+      recordTiming: false,
+    });
+    const threads = new CheckThreads(pool);
+    pool.on("workerDestroy", (thread) => {
+      if (!threads.closing) logger.error({ threadId: thread.id }, "a check thread stopped; starting another");
+    });
+    const warmUpChecks = await new Promise<number[]>((warmedUp, failed) => {
+      const counts: number[] = [];
+      const ready = (message: ThreadReady) => {
+        if (counts.push(message.warmUpChecks) < count) return;
+        pool.off("message", ready).off("error", failed);
+        warmedUp(counts);
+      };
+      pool.on("message", ready).once("error", failed);
+    });
+    // A thread that fails with no check in flight (Piscina's other failures reject the checks').
+    pool.on("error", (error) => logger.error({ err: error }, "a check thread failed"));
+    logger.info({ threads: count, warmUpChecks }, "check threads started and warmed up on loopback");
     return threads;
   }
 
-  /** Runs a check on the thread with the fewest in flight. */
   run(job: CheckJobData): Promise<CheckOutcome> {
-    const thread = this.threads.reduce((least, t) => (t.pending.size < least.pending.size ? t : least));
-    return thread.run(this.nextId++, job);
+    return this.pool.run(job);
   }
 
   /** Stops the threads; call once no check is in flight. */
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all(this.threads.map((t) => t.worker.terminate()));
-  }
-
-  private add(): CheckThread {
-    const thread = new CheckThread(this.settings, (stopped, error) => this.replace(stopped, error));
-    this.threads.push(thread);
-    return thread;
-  }
-
-  /** A thread that died fails its checks in flight (their jobs fail as any check whose agent erred), and another takes its place. */
-  private replace(stopped: CheckThread, error: Error): void {
-    for (const waiting of stopped.pending.values()) waiting.reject(error);
-    stopped.pending.clear();
-    this.threads.splice(this.threads.indexOf(stopped), 1);
-    if (this.closing) return;
-    this.logger.error({ err: error }, "a check thread stopped; starting another");
-    this.add();
+    await this.pool.destroy();
   }
 }

@@ -1,4 +1,5 @@
-import { createServer, type Server } from "node:http";
+import { once } from "node:events";
+import { createServer, type ServerResponse, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseMonitorConfig } from "@vigil/domain";
 import { createLogger } from "@vigil/logging";
@@ -6,6 +7,7 @@ import type { CheckJobData } from "@vigil/queue";
 import { CheckThreads, MAX_CHECK_THREADS, defaultCheckThreads } from "../src/check-threads";
 import type { CheckThreadSettings } from "../src/check-thread-messages";
 import { loadConfig } from "../src/config";
+import { recordingLogger } from "../../../test/recording-logger";
 
 const settings = (changes: Partial<CheckThreadSettings> = {}): CheckThreadSettings => ({
   dnsServers: undefined,
@@ -23,9 +25,14 @@ const job = (url: string): CheckJobData => ({
 describe("check threads", () => {
   let server: Server;
   let origin: string;
+  /** Requests to /held, answered only when a test ends them. */
+  const held: ServerResponse[] = [];
 
   beforeAll(async () => {
-    server = createServer((request, response) => response.writeHead(request.url === "/missing" ? 404 : 200).end("ok"));
+    server = createServer((request, response) => {
+      if (request.url === "/held") return void server.emit("held", held.push(response));
+      response.writeHead(request.url === "/missing" ? 404 : 200).end("ok");
+    });
     await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -51,6 +58,25 @@ describe("check threads", () => {
       const outcome = await threads.run(job(`${origin}/ok`));
       expect(outcome).toMatchObject({ status: "error", reason: "blocked" });
     } finally {
+      await threads.close();
+    }
+  });
+
+  it("fails the checks of a thread that dies, logs it at error, and starts another thread in its place", async () => {
+    const { lines, logger } = recordingLogger();
+    const threads = await CheckThreads.start(1, settings(), logger);
+    try {
+      const arrived = once(server, "held");
+      const inFlight = threads.run(job(`${origin}/held`));
+      await arrived;
+      await threads.pool.threads[0]!.terminate();
+
+      await expect(inFlight).rejects.toThrow("worker exited with code: 1");
+      expect(lines.filter((line) => line.level === "error").map((line) => line.message)).toEqual(["a check thread stopped; starting another"]);
+      expect((await threads.run(job(`${origin}/ok`))).statusCode).toBe(200);
+      expect(threads.pool.threads).toHaveLength(1);
+    } finally {
+      held.splice(0).forEach((response) => response.end());
       await threads.close();
     }
   });
