@@ -35,8 +35,8 @@ import type { Pipeline } from "./pipeline";
 import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
-import { monitorJsonWriters } from "./monitors/monitor-json";
-import { refuseMalformedQuery, strictRoutes } from "./rpc-requests";
+import { readableQuery, REQUEST_COMPRESSIONS } from "./readable-requests";
+import { strictRoutes } from "./rpc-requests";
 
 export interface ApiServerOptions {
   prisma: PrismaClient;
@@ -95,13 +95,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const rateLimit = rateLimitGate(rates);
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
+    acceptCompression: REQUEST_COMPRESSIONS,
     contextValues: rpcContextValues,
     requestGate: async (context) => {
       await rateLimit(context);
-      refuseMalformedQuery(context);
+      await readableQuery(context);
     },
     interceptors: [errorsAndLogging(logger)],
-    routes: strictRoutes({ ...JSON_OPTIONS, jsonStringWriters: monitorJsonWriters(JSON_OPTIONS) }, (router) => {
+    routes: strictRoutes(JSON_OPTIONS, (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
       const audit = auditInterceptor(new AuditStore(prisma), apiKeyAttribution, logger);
       const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(options.verifiedKeys), storableTextOnly(), audit] };

@@ -93,9 +93,8 @@ describe.each(BACKENDS)("Monitors kept between calls on %s", (backend) => {
     const empty = await bothWays("ListMonitors", { offset: 10 });
     expect(empty.json).toBe(empty.expected);
     expect(first.json).toBe(first.expected);
-    // The answer was written as a string (our Connect patch), and is now, asked again, written as its UTF-8
-    // bytes (monitor-json.ts): uncompressed, its length is those bytes; compressed (fetch asks for gzip unless
-    // told otherwise), it is the same text.
+    // Uncompressed, the answer's length is its bytes; compressed (fetch asks for gzip unless told otherwise), it is
+    // the same text.
     const encoded = (encoding: string) =>
       api.fetch("/monitor.v1.MonitorService/ListMonitors", {
         method: "POST",

@@ -26,7 +26,3 @@ const readKeyViews = new MadeOnce<MonitorRecord, Message>((record) => {
 export function messageOf<K extends MonitorKind>(record: MonitorRecord<K>, readKey = false): MonitorMessageByKind[K] {
   return (readKey ? readKeyViews : messages).of(record) as MonitorMessageByKind[K];
 }
-
-/** Whether a message is a read key's form that differs from its monitor's full message (monitor-json.ts writes each form's JSON apart). */
-export const isRedactedView = (message: Message): boolean =>
-  readKeyViews.madeFor(message.id) === message && messages.madeFor(message.id) !== message;
