@@ -6,16 +6,18 @@ import { assertByteStreamRequest, type Compression, type UniversalHandler, type 
 import { LIMITS } from "@vigil/domain";
 
 /*
- * A request the server cannot read is the client's mistake: invalid_argument.
- * connect-es 2.2 answers some of them internal (a 500), as the code that reads
- * a request is shared with its clients, where an unreadable answer is the
- * server's fault: protobuf that does not parse (createBinarySerialization), a
- * compressed envelope without its encoding (envelopeDecompress, whose own
- * comment says invalid_argument), a stream that zlib finds cut
- * (connect-node's wrapZLibErrors). These errors are raised while the library
- * reads the request, before any interceptor, with no option to change their
- * code; so the request is read here first, as the library will read it, and
- * what it would fail on is refused with invalid_argument.
+ * A request the server cannot read is the client's mistake: invalid_argument
+ * (docs/limits.md, Malformed requests). connect-es 2.2 answers some of them
+ * internal (a 500), following gRPC's rule that a library never raises
+ * invalid_argument (connectrpc/connect-go#595; what a server should answer is
+ * still open in connectrpc/connectrpc.com#169): protobuf that does not parse
+ * (createBinarySerialization), a compressed envelope without its encoding
+ * (envelopeDecompress, whose own comment says invalid_argument), a stream
+ * zlib finds cut (connect-node's wrapZLibErrors), a GET's message that is not
+ * base64. They are raised while the library reads the request, before any
+ * interceptor, with no option to change their code; so the request is read
+ * here first, as the library will read it, and what it would fail on is
+ * refused with invalid_argument.
  */
 
 /**
@@ -86,46 +88,72 @@ function messageCheck(req: UniversalServerRequest, input: DescMessage, framing: 
 
 const joined = (chunks: Uint8Array[]): Uint8Array => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
 
+/** Reads what is left of a body and drops it. */
+async function drain(chunks: AsyncIterator<Uint8Array>): Promise<void> {
+  try {
+    while (!(await chunks.next()).done);
+  } catch {
+    // The request failed or closed: nothing is left to read.
+  }
+}
+
 /**
  * The body, handed on once `check` took the message, or each envelope, it
  * holds. Past the size limit, handed on as it comes: Connect refuses it.
  * With `requireMessage`, an empty body is refused.
  */
 async function* checked(body: AsyncIterable<Uint8Array>, enveloped: boolean, check: Check | undefined, requireMessage: boolean): AsyncIterable<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]();
+  let ended = false;
   let held: Uint8Array[] = [];
   let heldBytes = 0;
+  /** Bytes held before the next envelope can be read: its header, then all of it. */
+  let needed = 5;
   let received = false;
   let passing = check === undefined;
-  for await (const chunk of body) {
-    received ||= chunk.byteLength > 0;
-    if (passing) {
-      yield chunk;
-      continue;
-    }
-    held.push(chunk);
-    heldBytes += chunk.byteLength;
-    if (!enveloped) {
-      passing = heldBytes > LIMITS.requestBodyBytes;
-    } else {
-      let bytes = joined(held);
-      while (bytes.byteLength >= 5) {
-        const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(1);
-        if (length > LIMITS.requestBodyBytes) {
-          passing = true;
-          break;
-        }
-        if (bytes.byteLength < 5 + length) break;
-        await check!(bytes[0]!, bytes.subarray(5, 5 + length));
-        yield bytes.subarray(0, 5 + length);
-        bytes = bytes.subarray(5 + length);
+  try {
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+      const chunk = next.value;
+      received ||= chunk.byteLength > 0;
+      if (passing) {
+        yield chunk;
+        continue;
       }
-      held = [bytes];
-      heldBytes = bytes.byteLength;
+      held.push(chunk);
+      heldBytes += chunk.byteLength;
+      if (!enveloped) {
+        passing = heldBytes > LIMITS.requestBodyBytes;
+      } else if (heldBytes >= needed) {
+        let bytes = joined(held);
+        needed = 5;
+        while (bytes.byteLength >= 5) {
+          const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(1);
+          if (length > LIMITS.requestBodyBytes) {
+            passing = true;
+            break;
+          }
+          if (bytes.byteLength < 5 + length) {
+            needed = 5 + length;
+            break;
+          }
+          await check!(bytes[0]!, bytes.subarray(5, 5 + length));
+          yield bytes.subarray(0, 5 + length);
+          bytes = bytes.subarray(5 + length);
+        }
+        held = [bytes];
+        heldBytes = bytes.byteLength;
+      }
+      if (passing) {
+        yield* held;
+        held = [];
+      }
     }
-    if (passing) {
-      yield* held;
-      held = [];
-    }
+    ended = true;
+  } finally {
+    // A body refused before its end (here or by Connect) is read to its end: stopping would
+    // destroy the request (Readable's iterator does), and a keep-alive HTTP/1.1 connection with it
+    // hangs its next request until the request timeout. Node reads a body no one reads the same way.
+    if (!ended) void drain(chunks);
   }
   if (!enveloped && !passing) await check!(0, joined(held));
   // Of an envelope, what came before the body ended: Connect says it is cut.
@@ -143,12 +171,9 @@ export function readableBodies(handler: UniversalHandler): UniversalHandler {
   const wrapped = (req: UniversalServerRequest) => {
     const framing = req.method === "POST" ? FRAMINGS.find((f) => f.contentType.test(req.header.get("content-type") ?? "")) : undefined;
     if (framing !== undefined) {
-      const check = messageCheck(req, handler.method.input, framing);
+      assertByteStreamRequest(req);
       const requireMessage = framing.enveloped && handler.method.methodKind === "unary";
-      if (check !== undefined || requireMessage) {
-        assertByteStreamRequest(req);
-        req.body = checked(req.body, framing.enveloped, check, requireMessage);
-      }
+      req.body = checked(req.body, framing.enveloped, messageCheck(req, handler.method.input, framing), requireMessage);
     }
     return handler(req);
   };

@@ -260,6 +260,19 @@ describe.each(BACKENDS)("requests the protocols must refuse (%s)", (backend) => 
     expect(new Set(named("a cut gzip stream"))).toEqual(new Set(["decompression failed"]));
   });
 
+  it("keeps an HTTP/1.1 connection whose body was refused before its end for the next requests", async () => {
+    // A message that does not parse, then half a megabyte more: refused before the rest arrives.
+    const refused = Buffer.concat([envelope(Uint8Array.from([0x0a, 0x05, 0x61])), envelope(Buffer.alloc(512 * 1024, 0x08))]);
+    for (const contentType of ["application/grpc-web", "application/grpc-web+json"]) {
+      for (let i = 0; i < 4; i++) {
+        const answer = await raw.overHttp1("POST", `${MONITORS}/ListMonitors`, { "content-type": contentType, "x-service-key": key }, refused);
+        expect([contentType, i, answer.status, answer.grpcStatus]).toEqual([contentType, i, 200, String(Code.InvalidArgument)]);
+      }
+    }
+    const answer = await raw.overHttp1("POST", `${MONITORS}/ListMonitors`, { "content-type": "application/grpc-web", "x-service-key": key }, envelope(new Uint8Array(0)));
+    expect(answer.grpcStatus).toBe("0");
+  });
+
   it("answers a gRPC or gRPC-Web call without its request message invalid_argument, over every HTTP version and encoding", async () => {
     const empty = new Uint8Array(0);
     const calls: [string, Send, string][] = [
