@@ -1,8 +1,9 @@
 import type { DescMessage } from "@bufbuild/protobuf";
-import { Code, ConnectError, createServiceImplSpec, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
-import { assertByteStreamRequest, type UniversalHandler, type UniversalHandlerOptions, type UniversalServerRequest } from "@connectrpc/connect/protocol";
+import { Code, ConnectError, createServiceImplSpec, type ConnectRouter } from "@connectrpc/connect";
+import type { UniversalHandlerOptions } from "@connectrpc/connect/protocol";
 import { jsonNumberCheck } from "@vigil/domain";
 import { toConnectError } from "./errors";
+import { readableBodies } from "./readable-requests";
 
 type JsonOptions = NonNullable<UniversalHandlerOptions["jsonOptions"]>;
 
@@ -68,64 +69,15 @@ function strictJsonRouter(router: ConnectRouter, jsonOptions: JsonOptions): Conn
   };
 }
 
-/** gRPC and gRPC-Web, in binary or JSON: the protocols that envelope their messages. */
-const ENVELOPED = /^application\/grpc(-web)?(\+|;|$)/i;
-
-/**
- * A unary call over gRPC or gRPC-Web whose body is empty has no request
- * message. Connect answers that unimplemented, the code gRPC's table gives a
- * cardinality violation, and before any interceptor runs (ensureSingle in
- * @connectrpc/connect/protocol's invoke-implementation); a request without
- * its message is a malformed request like any other, so an empty body fails
- * with invalid_argument where the protocol reads it. Other bodies pass as
- * they come.
- */
-function requireRequestMessage(handler: UniversalHandler): UniversalHandler {
-  if (handler.method.methodKind !== "unary") return handler;
-  const wrapped = (req: UniversalServerRequest) => {
-    if (ENVELOPED.test(req.header.get("content-type") ?? "")) {
-      assertByteStreamRequest(req);
-      req.body = nonEmpty(req.body);
-    }
-    return handler(req);
-  };
-  return Object.assign(wrapped, handler);
-}
-
-async function* nonEmpty(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-  let received = false;
-  for await (const chunk of body) {
-    received ||= chunk.byteLength > 0;
-    yield chunk;
-  }
-  if (!received) throw new ConnectError("no request message: the body is empty, and a unary method takes one message", Code.InvalidArgument);
-}
-
 /**
  * The Connect adapter's routes, registered by `register`, reading requests
  * strictly: JSON by requestDecoder, with `jsonOptions` (the adapter's own
- * jsonOptions reach no method), and gRPC and gRPC-Web bodies by
- * requireRequestMessage.
+ * jsonOptions reach no method), and bodies by readableBodies.
  */
 export function strictRoutes(jsonOptions: JsonOptions, register: (router: ConnectRouter) => void): (router: ConnectRouter) => void {
   return (router) => {
     register(strictJsonRouter(router, jsonOptions));
     // The adapter reads router.handlers once the routes are registered.
-    router.handlers.forEach((handler, i) => (router.handlers[i] = requireRequestMessage(handler)));
+    router.handlers.forEach((handler, i) => (router.handlers[i] = readableBodies(handler)));
   };
-}
-
-/**
- * A request gate refusing a Connect GET whose query is not percent-encoded
- * UTF-8. Connect reads the message of a GET from the query with
- * URLSearchParams, which turns such bytes into U+FFFD before the JSON
- * decoder sees them.
- */
-export function refuseMalformedQuery(context: HandlerContext): void {
-  if (context.requestMethod !== "GET") return;
-  try {
-    decodeURIComponent(new URL(context.url).search);
-  } catch {
-    throw new ConnectError("the query is not percent-encoded UTF-8", Code.InvalidArgument);
-  }
 }

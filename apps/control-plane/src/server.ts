@@ -35,7 +35,8 @@ import type { Pipeline } from "./pipeline";
 import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
-import { refuseMalformedQuery, strictRoutes } from "./rpc-requests";
+import { readableQuery, REQUEST_COMPRESSIONS } from "./readable-requests";
+import { strictRoutes } from "./rpc-requests";
 
 export interface ApiServerOptions {
   prisma: PrismaClient;
@@ -94,10 +95,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const rateLimit = rateLimitGate(rates);
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
+    acceptCompression: REQUEST_COMPRESSIONS,
     contextValues: rpcContextValues,
     requestGate: async (context) => {
       await rateLimit(context);
-      refuseMalformedQuery(context);
+      await readableQuery(context);
     },
     interceptors: [errorsAndLogging(logger)],
     routes: strictRoutes(JSON_OPTIONS, (router) => {

@@ -1,12 +1,15 @@
 /**
  * What the protocols must refuse in a request (issue 34): JSON that is not
  * valid UTF-8, numbers spelled in ways the protobuf JSON mapping does not
- * allow, and a gRPC or gRPC-Web call without its request message. Raw
+ * allow, a gRPC or gRPC-Web call without its request message, and a body the
+ * server cannot read (issue 35). Raw
  * requests, as an attacker sends them, over every protocol and HTTP version
  * that reads them; a refused request writes nothing.
  */
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, gzipSync } from "node:zlib";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
+import { ListMonitorsRequestSchema } from "@vigil/proto";
 import { BACKENDS, startTestApi, type TestApi } from "./support/api";
 import { rawRpc, type RawAnswer } from "./support/raw-rpc";
 
@@ -24,8 +27,9 @@ type Call = (path: string, json: Uint8Array, headers?: Record<string, string>) =
 const MONITORS = "/monitor.v1.MonitorService";
 const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part) : Buffer.from(part))));
 const codeName = (code: number) => (Code[code] ?? String(code)).replace(/(?<!^)[A-Z]/g, (c) => `_${c}`).toLowerCase();
-const envelope = (payload: Uint8Array) => {
+const envelope = (payload: Uint8Array, flags = 0) => {
   const head = Buffer.alloc(5);
+  head.writeUInt8(flags, 0);
   head.writeUInt32BE(payload.length, 1);
   return Buffer.concat([head, payload]);
 };
@@ -171,6 +175,102 @@ describe.each(BACKENDS)("requests the protocols must refuse (%s)", (backend) => 
       }
       for (const spelling of taken) expect([via, spelling, (await call(`${MONITORS}/ListMonitors`, bytes(`{"limit":${spelling}}`))).code]).toEqual([via, spelling, "ok"]);
     }
+  });
+
+  it("answers a body it cannot read invalid_argument over Connect, gRPC and gRPC-Web, and reads the same messages well formed", async () => {
+    const message = toBinary(ListMonitorsRequestSchema, create(ListMonitorsRequestSchema, { limit: 5 }));
+    const json = bytes('{"limit":5}');
+    const cut = Uint8Array.from([0x0a, 0x05, 0x61]);
+    const cutGzip = (bytes: Uint8Array) => gzipSync(bytes).subarray(0, -6);
+    const cutBrotli = (bytes: Uint8Array) => brotliCompressSync(Buffer.concat([bytes, Buffer.alloc(64, 1)])).subarray(0, -2);
+    /** What each protocol is sent, by name: a body and its headers. */
+    const bodies = (binary: boolean, encodingHeader: string, enveloped: boolean) => {
+      const good = binary ? message : json;
+      const frame = (payload: Uint8Array, flags = 0) => (enveloped ? envelope(payload, flags) : payload);
+      const compressed = enveloped ? 1 : 0;
+      return {
+        unreadable: {
+          ...(binary && { "no protobuf message": { body: frame(cut), headers: {} } }),
+          ...(binary && { "a second envelope that is no protobuf message": enveloped ? { body: Buffer.concat([envelope(good), envelope(cut)]), headers: {} } : undefined }),
+          "no gzip": { body: frame(good, compressed), headers: { [encodingHeader]: "gzip" } },
+          "a cut gzip stream": { body: frame(cutGzip(good), compressed), headers: { [encodingHeader]: "gzip" } },
+          "a cut brotli stream": { body: frame(cutBrotli(good), compressed), headers: { [encodingHeader]: "br" } },
+          ...(binary && { "gzip of no protobuf message": { body: frame(gzipSync(cut), compressed), headers: { [encodingHeader]: "gzip" } } }),
+          ...(enveloped && { "a compressed envelope without its encoding": { body: envelope(gzipSync(good), 1), headers: {} } }),
+        },
+        readable: {
+          plain: { body: frame(good), headers: {} },
+          gzip: { body: frame(gzipSync(good), compressed), headers: { [encodingHeader]: "gzip" } },
+          br: { body: frame(brotliCompressSync(good), compressed), headers: { [encodingHeader]: "br" } },
+        },
+      };
+    };
+    const protocols: [string, Send, string, string, boolean][] = [
+      ["Connect, HTTP/1.1", raw.overHttp1, "application/proto", "content-encoding", false],
+      ["Connect, h2c", raw.overHttp2, "application/proto", "content-encoding", false],
+      ["Connect JSON, HTTP/1.1", raw.overHttp1, "application/json", "content-encoding", false],
+      ["gRPC, h2c", raw.overHttp2, "application/grpc", "grpc-encoding", true],
+      ["gRPC+JSON, h2c", raw.overHttp2, "application/grpc+json", "grpc-encoding", true],
+      ["gRPC-Web, HTTP/1.1", raw.overHttp1, "application/grpc-web+proto", "grpc-encoding", true],
+      ["gRPC-Web, h2c", raw.overHttp2, "application/grpc-web", "grpc-encoding", true],
+      ["gRPC-Web+JSON, HTTP/1.1", raw.overHttp1, "application/grpc-web+json", "grpc-encoding", true],
+    ];
+    const outcomes: [string, string, string, string][] = [];
+    const outcome = async (send: Send, contentType: string, body: Uint8Array, headers: Record<string, string>) => {
+      const answer = await send("POST", `${MONITORS}/ListMonitors`, { "content-type": contentType, te: "trailers", "x-service-key": key, ...headers }, body);
+      if (answer.grpcStatus !== undefined) return { code: answer.grpcStatus === "0" ? "ok" : codeName(Number(answer.grpcStatus)), message: answer.grpcMessage ?? "" };
+      if (answer.status === 200) return { code: "ok", message: "" };
+      const parsed = JSON.parse(Buffer.from(answer.body, "latin1").toString("utf8"));
+      return { code: parsed.code, message: parsed.message };
+    };
+    for (const [via, send, contentType, encodingHeader, enveloped] of protocols) {
+      const { unreadable, readable } = bodies(!/json/.test(contentType), encodingHeader, enveloped);
+      for (const [what, sent] of Object.entries(unreadable)) {
+        if (sent === undefined) continue;
+        const { code, message } = await outcome(send, contentType, sent.body, sent.headers);
+        outcomes.push([via, what, code, message]);
+      }
+      for (const [what, sent] of Object.entries(readable)) {
+        expect([via, what, (await outcome(send, contentType, sent.body, sent.headers)).code]).toEqual([via, what, "ok"]);
+      }
+    }
+    const get = async (query: string) => {
+      const answer = await raw.overHttp1("GET", `${MONITORS}/ListMonitors?connect=v1&${query}`, { "x-service-key": key });
+      if (answer.status === 200) return { code: "ok", message: "" };
+      const parsed = JSON.parse(Buffer.from(answer.body, "latin1").toString("utf8"));
+      return { code: parsed.code, message: parsed.message };
+    };
+    const base64 = (b: Uint8Array) => Buffer.from(b).toString("base64url");
+    for (const [what, query] of Object.entries({
+      "no protobuf message": `encoding=proto&base64=1&message=${base64(cut)}`,
+      "no base64": "encoding=proto&base64=1&message=%21%21",
+      "JSON in no base64": "encoding=json&base64=1&message=%21%21",
+      "a cut gzip stream": `encoding=proto&base64=1&compression=gzip&message=${base64(cutGzip(message))}`,
+      "gzip of no protobuf message": `encoding=proto&base64=1&compression=gzip&message=${base64(gzipSync(cut))}`,
+    })) {
+      const { code, message } = await get(query);
+      outcomes.push(["Connect GET", what, code, message]);
+    }
+    expect((await get(`encoding=proto&base64=1&compression=gzip&message=${base64(gzipSync(message))}`)).code).toBe("ok");
+
+    for (const [via, what, code, message] of outcomes) expect({ via, what, code, message }).toEqual({ via, what, code: "invalid_argument", message: expect.any(String) });
+    const named = (what: string) => outcomes.filter(([, w]) => w === what).map(([, , , message]) => message);
+    expect(new Set(named("no protobuf message"))).toEqual(new Set(["parse binary: premature EOF"]));
+    expect(new Set(named("a compressed envelope without its encoding"))).toEqual(new Set(["the message is compressed, but grpc-encoding names no compression"]));
+    expect(new Set(named("a cut gzip stream"))).toEqual(new Set(["decompression failed"]));
+  });
+
+  it("keeps an HTTP/1.1 connection whose body was refused before its end for the next requests", async () => {
+    // A message that does not parse, then half a megabyte more: refused before the rest arrives.
+    const refused = Buffer.concat([envelope(Uint8Array.from([0x0a, 0x05, 0x61])), envelope(Buffer.alloc(512 * 1024, 0x08))]);
+    for (const contentType of ["application/grpc-web", "application/grpc-web+json"]) {
+      for (let i = 0; i < 4; i++) {
+        const answer = await raw.overHttp1("POST", `${MONITORS}/ListMonitors`, { "content-type": contentType, "x-service-key": key }, refused);
+        expect([contentType, i, answer.status, answer.grpcStatus]).toEqual([contentType, i, 200, String(Code.InvalidArgument)]);
+      }
+    }
+    const answer = await raw.overHttp1("POST", `${MONITORS}/ListMonitors`, { "content-type": "application/grpc-web", "x-service-key": key }, envelope(new Uint8Array(0)));
+    expect(answer.grpcStatus).toBe("0");
   });
 
   it("answers a gRPC or gRPC-Web call without its request message invalid_argument, over every HTTP version and encoding", async () => {
