@@ -105,6 +105,12 @@ const rowsOfJson = (json: string): MonitorRow[] =>
 const uniqueExternalId = <T>(externalId: string | null | undefined, write: () => Promise<T>) =>
   refusingDuplicates(externalIdTaken("monitor", "monitor of this workspace", externalId), write);
 
+/** A monitor's id and the version of its row. */
+export interface MonitorVersion {
+  id: string;
+  version: string;
+}
+
 /** A monitor asked for in a workspace. */
 interface MonitorKey {
   workspaceId: string;
@@ -191,16 +197,27 @@ export class MonitorRepository {
     return (await this.find(workspaceId, expected.id)) as MonitorRecord<K> | null;
   }
 
-  /** One page in creation order (then id), and the workspace's total. */
-  async list(workspaceId: string, limit: number, offset: number): Promise<{ records: MonitorRecord[]; total: number }> {
-    // One statement, so the page and the total come from one snapshot. The total is the count the monitors'
-    // triggers keep (workspace_monitor_counts), not a count(*) of the workspace.
+  /**
+   * One page in creation order (then id) as each monitor's id and row version (xmin: every write to the row gives it
+   * a new one), and the workspace's total. One statement, so that the page and the total come from one snapshot; the
+   * total is the count the monitors' triggers keep (workspace_monitor_counts), not a count(*) of the workspace.
+   */
+  async listVersions(workspaceId: string, limit: number, offset: number): Promise<{ versions: MonitorVersion[]; total: number }> {
     const [listed] = await this.rows<{ total: number; page: string }>(
       `SELECT coalesce((SELECT monitors FROM workspace_monitor_counts WHERE workspace_id = $1), 0) AS total,
-              ${monitorsAsJson(`SELECT ${MONITOR_COLUMNS} FROM monitors WHERE workspace_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`)} AS page`,
+              ${monitorsAsJson(`SELECT id, xmin::text AS version FROM monitors WHERE workspace_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`)} AS page`,
       [workspaceId, limit, offset],
     );
-    return { records: rowsOfJson(listed!.page).map(recordOfRow), total: listed!.total };
+    return { versions: JSON.parse(listed!.page) as MonitorVersion[], total: listed!.total };
+  }
+
+  /** The monitors of the workspace among `ids`, each with its row version. */
+  async findVersioned(workspaceId: string, ids: string[]): Promise<{ record: MonitorRecord; version: string }[]> {
+    const rows = await this.read(`SELECT xmin::text AS version, ${MONITOR_COLUMNS} FROM monitors WHERE workspace_id = $1 AND id = ANY($2::text[])`, [
+      workspaceId,
+      ids,
+    ]);
+    return rows.map((row) => ({ record: recordOfRow(row), version: (row as MonitorRow & { version: string }).version }));
   }
 
   /** Every active monitor of every workspace, for the scheduler's reconciliation: row by row, as they are unbounded. */

@@ -14,7 +14,6 @@ import {
   parsePage,
   parseSummaryRequest,
   regionCodec,
-  redactCredentials,
   rejectRedactedCredentials,
   restoreCredentials,
   timeRangeCodec,
@@ -32,6 +31,7 @@ import type { Logger } from "@vigil/logging";
 import { monitorSummary } from "../results/summary";
 import type { CheckScheduler } from "../scheduling/scheduler";
 import type { Statuses } from "../status/statuses";
+import { MonitorMessages, monitorMessage } from "./messages";
 import type { MonitorRepository } from "./repository";
 
 const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS" } as const;
@@ -53,6 +53,7 @@ export function monitorService(
   monitorsPerWorkspace: number,
 ): ServiceImpl<typeof MonitorService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
+  const messages = new MonitorMessages(repo);
 
   /**
    * Schedules follow a change at once, without making the caller wait on
@@ -61,10 +62,6 @@ export function monitorService(
    */
   const reschedule = (what: string, work: () => Promise<void>) =>
     void work().catch((error: unknown) => logger.warn({ err: error }, `${what}: schedules will be reconciled later`));
-
-  /** The API message of a monitor; read keys see its credentials as fingerprints (credentials.ts in @vigil/domain). */
-  const messageOf = <K extends MonitorKind>(record: MonitorRecord<K>, readKey: boolean): MonitorMessageByKind[K] =>
-    monitorToMessage(readKey ? { ...record, config: redactCredentials(record.config, record.id) } : record);
 
   async function findMonitor(ctx: HandlerContext, id: string): Promise<MonitorRecord> {
     const record = await repo.find(workspaceOf(ctx), parseId(id));
@@ -127,16 +124,15 @@ export function monitorService(
 
     async listMonitors(req, ctx) {
       const page = parsePage({ limit: req.limit, offset: req.offset });
-      const { records, total } = await repo.list(workspaceOf(ctx), page.limit, page.offset);
-      const readKey = readsOnly(ctx);
+      const { monitors, total } = await messages.page(workspaceOf(ctx), page.limit, page.offset, readsOnly(ctx));
       const ofKind = <K extends MonitorKind>(kind: K) =>
-        records.filter((r): r is MonitorRecord<K> => r.kind === kind).map((r) => messageOf(r, readKey));
+        monitors.flatMap((m) => (m.kind === kind ? [m.message as MonitorMessageByKind[K]] : []));
       return { httpMonitors: ofKind("http"), tcpMonitors: ofKind("tcp"), dnsMonitors: ofKind("dns"), totalSize: total };
     },
 
     async getMonitor(req, ctx) {
       const record = await findMonitor(ctx, req.id);
-      return { monitor: { config: { case: record.kind, value: messageOf(record, readsOnly(ctx)) } as never } };
+      return { monitor: { config: { case: record.kind, value: monitorMessage(record, readsOnly(ctx)) } as never } };
     },
 
     async deleteMonitor(req, ctx) {
