@@ -293,8 +293,9 @@ interface Wanted {
 
 /**
  * Receives one response as node:http parses it. The clock enters transferMs
- * at the headers and stops at the last byte read (not at the stream's end,
- * a tick later, nor after decoding, which is ours and not the target's).
+ * when the headers came off the socket and stops when the last byte did (not
+ * after node:http parsed them, nor at the stream's end a tick later, nor
+ * after decoding, which is ours and not the target's).
  *
  * The body is read as UTF-8 text, decoded when the monitor asked for a
  * compressed one, and cut at MAX_BODY_BYTES: reading stops there, so a huge
@@ -308,6 +309,8 @@ class ResponseReceiver {
   private readonly chunks: Buffer[] = [];
   private size = 0;
   private lastByteAt = 0;
+  /** When the socket's latest chunk was read, before node:http parses it. */
+  private chunkAt = 0;
   private settled = false;
   /** The target closed its side (FIN) before the response was complete. */
   private targetClosed = false;
@@ -320,13 +323,15 @@ class ResponseReceiver {
   ) {}
 
   listen(outgoing: ClientRequest, socket: Socket): void {
+    // Ahead of node:http's own listener, which parses the chunk and emits the response's events.
+    socket.prependListener("data", () => (this.chunkAt = performance.now()));
     socket.once("end", () => (this.targetClosed = true));
     outgoing.on("response", (response: IncomingMessage) => this.start(response));
     outgoing.on("error", (error) => this.fail(error));
   }
 
   private start(response: IncomingMessage): void {
-    this.lastByteAt = this.state.clock.enter("transferMs");
+    this.lastByteAt = this.state.clock.enter("transferMs", this.chunkAt);
     const statusCode = response.statusCode ?? 0;
     this.state.statusCode = statusCode;
     this.statusCode = statusCode;
@@ -344,7 +349,7 @@ class ResponseReceiver {
       // The socket waits while the decoder catches up, as piping the body into it would.
       .on("drain", () => response.resume());
     response.on("data", (chunk: Buffer) => {
-      this.lastByteAt = performance.now();
+      this.lastByteAt = this.chunkAt;
       if (this.settled) return;
       if (this.decoder === undefined) this.keep(chunk);
       else if (!this.decoder.write(chunk)) response.pause();
