@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import pRetry, { type RetryContext } from "p-retry";
 import type { PrismaClient } from "@vigil/db";
 import { DEPENDENCY_RETRY } from "@vigil/domain";
@@ -23,6 +24,8 @@ export interface ConsumerOptions {
   /** Transactions storing parts of a batch at once (lanes.ts); 1 unless set. */
   lanes?: number;
   blockMs?: number;
+  /** How long a batch that is not full gathers more entries before it is stored; GATHER_MS unless set. */
+  gatherMs?: number;
   /** Entries another consumer took but has not acknowledged for this long are taken over (it died). */
   claimIdleMs?: number;
   /** Longest wait between tries while storing fails (the database away); DEPENDENCY_RETRY's unless set. */
@@ -31,6 +34,13 @@ export interface ConsumerOptions {
 
 /** Entries read per batch unless ConsumerOptions.batchSize says otherwise. */
 export const DEFAULT_BATCH_SIZE = 2_000;
+
+/**
+ * How long a batch that is not full waits for more entries before it is stored. A transaction costs the
+ * database about as much for one result as for ten, and a steady trickle of results (tens a second) would
+ * otherwise be stored one per transaction; a status or an alert waits this much longer, against seconds.
+ */
+export const GATHER_MS = 50;
 
 /**
  * Reads results from the Redis stream with a consumer group, stores each
@@ -44,6 +54,7 @@ export class ResultsConsumer {
   private readonly key: string;
   private readonly batchSize: number;
   private readonly blockMs: number;
+  private readonly gatherMs: number;
   private readonly claimIdleMs: number;
   private running: Promise<void> | undefined;
   private stopping = false;
@@ -75,6 +86,7 @@ export class ResultsConsumer {
     this.key = resultsStreamKey(options.prefix);
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     this.blockMs = options.blockMs ?? 1_000;
+    this.gatherMs = options.gatherMs ?? GATHER_MS;
     this.claimIdleMs = options.claimIdleMs ?? 30_000;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? DEPENDENCY_RETRY.maxTimeout;
     this.redisGivenUp.catch(() => {});
@@ -130,9 +142,10 @@ export class ResultsConsumer {
         await this.ensureGroup();
         this.groupReady = true;
       }
-      const entries = await (this.ahead ?? this.next(true));
+      const first = await (this.ahead ?? this.next(true));
       this.ahead = undefined;
-      if (entries.length === 0) return;
+      if (first.length === 0) return;
+      const entries = this.backlog ? first : await this.gather(first);
       // Not while reading our unacknowledged entries: that read would return this batch again.
       // Without BLOCK: an empty stream answers at once, so this batch's XACK on the same
       // connection never waits behind a blocking read.
@@ -184,16 +197,23 @@ export class ResultsConsumer {
     }
   }
 
-  /** The next batch: ours unacknowledged first, else new entries, waiting for them up to blockMs when `block`. */
-  private async next(block: boolean): Promise<Entry[]> {
+  /** `entries` and those that arrive within gatherMs, up to a full batch; stopping cuts the wait short. */
+  private async gather(entries: Entry[]): Promise<Entry[]> {
+    if (entries.length >= this.batchSize || this.gatherMs <= 0) return entries;
+    await delay(this.gatherMs, undefined, { signal: this.stopped.signal }).catch(() => {});
+    return entries.concat(await this.next(false, this.batchSize - entries.length));
+  }
+
+  /** The next batch (of up to `count`): ours unacknowledged first, else new entries, waiting for them up to blockMs when `block`. */
+  private async next(block: boolean, count = this.batchSize): Promise<Entry[]> {
     if (Date.now() - this.lastClaim > this.claimIdleMs / 2) {
       this.lastClaim = Date.now();
       const [, claimed] = (await this.answer(
-        this.redis.xautoclaim(this.key, RESULTS_GROUP, this.options.consumer, this.claimIdleMs, "0-0", "COUNT", this.batchSize),
+        this.redis.xautoclaim(this.key, RESULTS_GROUP, this.options.consumer, this.claimIdleMs, "0-0", "COUNT", count),
       )) as [string, Entry[]];
       if (claimed.length > 0) return claimed;
     }
-    const group = ["GROUP", RESULTS_GROUP, this.options.consumer, "COUNT", this.batchSize] as const;
+    const group = ["GROUP", RESULTS_GROUP, this.options.consumer, "COUNT", count] as const;
     const reply = (await this.answer(
       this.backlog
         ? this.redis.xreadgroup(...group, "STREAMS", this.key, "0")

@@ -1,0 +1,81 @@
+import type { PrismaClient } from "@vigil/db";
+import { createLogger } from "@vigil/logging";
+import { Periodicity, Region } from "@vigil/proto";
+import { connectRedis, RESULTS_GROUP, resultsStreamKey } from "@vigil/queue";
+import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
+import { ResultsConsumer } from "../src/results/consumer";
+import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
+import { eventually } from "./support/eventually";
+import { checkResult, publishResults } from "./support/results";
+
+const secondsAgo = (s: number) => new Date(Date.now() - s * 1_000).toISOString();
+
+describe.each(BACKENDS)("a consumer gathering a trickle of results on %s", (backend) => {
+  let api: TestApi;
+  const prefix = testPrefix();
+  const redis = connectRedis(redisServerUrl(), "test-gathering");
+
+  beforeAll(async () => (api = await startTestApi(backend)));
+  afterAll(async () => {
+    await api.close();
+    await deletePrefix(prefix);
+    redis.disconnect();
+  });
+
+  /** A consumer that counts its transactions. */
+  function consumerOf(name: string, gatherMs: number) {
+    const counted = { transactions: 0 };
+    const prisma = new Proxy(api.db.prisma, {
+      get(target, property, receiver) {
+        if (property === "$transaction") counted.transactions++;
+        return Reflect.get(target, property, receiver);
+      },
+    }) as PrismaClient;
+    const consumer = new ResultsConsumer(redis.duplicate(), prisma, createLogger("silent", "test"), {
+      prefix,
+      consumer: name,
+      rules: STATUS_RULES,
+      gatherMs,
+      onEvents: async () => {},
+    });
+    return { consumer, counted };
+  }
+
+  async function monitorId(): Promise<string> {
+    const client = api.client((await api.workspace()).write.key);
+    const { monitor } = await client.createHTTPMonitor({
+      monitor: { name: "trickle", url: "https://api.example.com/", periodicity: Periodicity.PERIODICITY_30S, regions: [Region.HOSTA_AMS] },
+    });
+    return monitor!.id;
+  }
+
+  /** Once the consumer has read what the stream holds: it is gathering. */
+  const pending = async (count: number) =>
+    eventually(async () => expect(((await redis.xpending(resultsStreamKey(prefix), RESULTS_GROUP)) as [number])[0]).toBe(count));
+
+  it("stores results that arrive within the window in one transaction", async () => {
+    const id = await monitorId();
+    const { consumer, counted } = consumerOf("gathering", 3_000);
+    consumer.start();
+    try {
+      await publishResults(prefix, [checkResult(id, "hostA-ams", secondsAgo(5))]);
+      await pending(1);
+      await publishResults(prefix, [4, 3, 2, 1].map((s) => checkResult(id, "hostA-ams", secondsAgo(s))));
+      await eventually(async () => expect(await api.db.prisma.checkResult.count({ where: { monitorId: id } })).toBe(5), 15_000);
+    } finally {
+      await consumer.stop();
+    }
+    expect(counted.transactions).toBe(1);
+  });
+
+  it("stores the results in hand at once when it stops while gathering", async () => {
+    const id = await monitorId();
+    const { consumer } = consumerOf("stopping", 600_000);
+    consumer.start();
+    await publishResults(prefix, [checkResult(id, "hostA-ams", secondsAgo(1))]);
+    await pending(1);
+    await consumer.stop();
+    expect(await api.db.prisma.checkResult.count({ where: { monitorId: id } })).toBe(1);
+    await pending(0);
+  });
+});
