@@ -163,6 +163,8 @@ export class ResultsConsumer {
   }
 
   private async failed({ error, retriesConsumed }: RetryContext): Promise<void> {
+    // stop() aborting the wait is no failure of the batch, which stays in the stream.
+    if (this.stopping) return;
     // A read ahead must have settled before we go back to our unacknowledged entries, or it
     // could mark the backlog read after we asked for it again.
     await this.ahead?.catch(() => {});
