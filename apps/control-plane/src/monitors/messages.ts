@@ -15,7 +15,7 @@ interface Kept {
   messages: { full?: MonitorMessageByKind[MonitorKind]; redacted?: MonitorMessageByKind[MonitorKind] };
 }
 
-/** The most monitors kept, least recently read first out: a hundred pages of the largest size, about 20 MiB. */
+/** The most monitors kept, least recently read first out: a hundred pages of the largest size, up to about 30 MiB. */
 const KEPT_MONITORS = 10_000;
 
 /**
