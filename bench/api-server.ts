@@ -8,6 +8,7 @@ import { startPipeline } from "../apps/control-plane/dist/pipeline";
 import { apiPartsOf, startApiServer } from "../apps/control-plane/dist/server";
 import { NotificationRepository } from "../apps/control-plane/dist/notifications/repository";
 import { SecretBox } from "../apps/control-plane/dist/notifications/secrets";
+import { GATHER_MS } from "../apps/control-plane/dist/results/consumer";
 import { providerSettingsFromEnv } from "@vigil/notifications";
 import { randomBytes } from "node:crypto";
 import { answerServerTiming } from "./support/server-timing";
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
       quorum: "half",
       notificationConcurrency: 100,
       ingestLanes: 1,
+      ingestGatherMs: GATHER_MS,
       retryDelaysMs: [5_000],
     },
     logger,

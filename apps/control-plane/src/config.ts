@@ -5,6 +5,7 @@ import { ADDRESS_POLICY_SETTING_NAMES, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS
 import { PROVIDER_SETTING_NAMES, providerSettingsFromEnv, type ProviderSettings } from "@vigil/notifications";
 import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
 import { DEFAULT_RETRY_DELAYS_MS, parseRetryDelays } from "./alerting/retry-schedule";
+import { GATHER_MS } from "./results/consumer";
 import { defaultIngestLanes } from "./results/lanes";
 import { ENCRYPTION_KEY_RULE, decodeEncryptionKey } from "./notifications/secrets";
 import type { RateLimitSettings } from "./limits/request-rates";
@@ -52,6 +53,7 @@ const envSchema = z.object({
     }),
   NOTIFICATION_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(100),
   INGEST_LANES: z.coerce.number().int().min(1).max(16).optional(),
+  INGEST_GATHER_MS: z.coerce.number().int().min(0).max(5_000).default(GATHER_MS),
   NOTIFICATION_RETRY_DELAYS: z
     .string()
     .optional()
@@ -126,6 +128,8 @@ export interface ControlPlaneConfig {
   notificationConcurrency: number;
   /** Transactions storing parts of each batch of results at once (INGEST_LANES). */
   ingestLanes: number;
+  /** How long a batch of results that is not full waits for more before it is stored (INGEST_GATHER_MS). */
+  ingestGatherMs: number;
   /** Waits before each retry of a failed delivery. */
   retryDelaysMs: number[];
 }
@@ -170,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
     quorum: e.ALERT_QUORUM,
     notificationConcurrency: e.NOTIFICATION_CONCURRENCY,
     ingestLanes: e.INGEST_LANES ?? defaultIngestLanes(database),
+    ingestGatherMs: e.INGEST_GATHER_MS,
     retryDelaysMs: e.NOTIFICATION_RETRY_DELAYS,
   };
 }

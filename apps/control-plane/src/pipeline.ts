@@ -23,7 +23,7 @@ import { relayKeyRevocations, type KeyRevocations } from "./auth/revocation-rela
 
 export type PipelineConfig = Pick<
   ControlPlaneConfig,
-  "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "ingestLanes" | "retryDelaysMs"
+  "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "ingestLanes" | "ingestGatherMs" | "retryDelaysMs"
 >;
 
 /** What delivering notifications needs from the rest of the control plane. */
@@ -83,6 +83,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     rules: statuses.rules,
     onEvents: (ids) => deliveries.enqueue(ids),
     lanes: config.ingestLanes,
+    gatherMs: config.ingestGatherMs,
     consumer: `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
   });
   const repo = new MonitorRepository(prisma);

@@ -3,7 +3,8 @@ import { createLogger } from "@vigil/logging";
 import { Periodicity, Region } from "@vigil/proto";
 import { connectRedis, RESULTS_GROUP, resultsStreamKey } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
-import { ResultsConsumer } from "../src/results/consumer";
+import { loadConfig } from "../src/config";
+import { GATHER_MS, ResultsConsumer } from "../src/results/consumer";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
 import { eventually } from "./support/eventually";
 import { checkResult, publishResults } from "./support/results";
@@ -77,5 +78,17 @@ describe.each(BACKENDS)("a consumer gathering a trickle of results on %s", (back
     await consumer.stop();
     expect(await api.db.prisma.checkResult.count({ where: { monitorId: id } })).toBe(1);
     await pending(0);
+  });
+});
+
+describe("INGEST_GATHER_MS", () => {
+  it("defaults to the consumer's window and takes 0 to 5000 ms", () => {
+    expect(loadConfig({}).ingestGatherMs).toBe(GATHER_MS);
+    expect(loadConfig({ INGEST_GATHER_MS: "0" }).ingestGatherMs).toBe(0);
+    expect(loadConfig({ INGEST_GATHER_MS: "250" }).ingestGatherMs).toBe(250);
+  });
+
+  it.each(["-1", "5001", "2.5", "ten"])("refuses %s, naming the variable", (value) => {
+    expect(() => loadConfig({ INGEST_GATHER_MS: value })).toThrow(/INGEST_GATHER_MS/);
   });
 });

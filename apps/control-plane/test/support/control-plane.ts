@@ -4,6 +4,7 @@ import { providerSettingsFromEnv } from "@vigil/notifications";
 import { redisServerUrl } from "../../../../test/redis";
 import { DEFAULT_RETRY_DELAYS_MS } from "../../src/alerting/retry-schedule";
 import { NotificationRepository } from "../../src/notifications/repository";
+import { GATHER_MS } from "../../src/results/consumer";
 import { SecretBox } from "../../src/notifications/secrets";
 import type { NotificationSetup, PipelineConfig } from "../../src/pipeline";
 import type { StatusRules } from "../../src/status/rules";
@@ -24,6 +25,7 @@ export function testPipelineConfig(redisPrefix: string, overrides: Partial<Pipel
     notificationConcurrency: 20,
     // Two on both backends, so that every pipeline test stores through lanes.
     ingestLanes: 2,
+    ingestGatherMs: GATHER_MS,
     retryDelaysMs: [...DEFAULT_RETRY_DELAYS_MS],
     ...overrides,
   };
