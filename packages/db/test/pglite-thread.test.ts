@@ -27,6 +27,10 @@ describe("embedded PGlite on its own thread", () => {
     expect(await statement).toEqual([{ n: 20_000_000 }]);
   });
 
+  it("keeps a buffer cache sized for the control plane's working set, not initdb's 128 MB", async () => {
+    expect(await driverRows(db.prisma)("SHOW shared_buffers", [])).toEqual([{ shared_buffers: "16MB" }]);
+  });
+
   it("gives Prisma its values and its errors as the driver would", async () => {
     const workspace = await db.prisma.workspace.create({ data: { name: "Thread", slug: "thread" } });
     expect(workspace.createdAt).toBeInstanceOf(Date);

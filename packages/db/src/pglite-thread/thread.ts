@@ -8,7 +8,13 @@ import type { FromPGliteThread, PGliteThreadSettings, ThreadError, ThreadResult,
 
 const port = parentPort!;
 const { dataDir } = workerData as PGliteThreadSettings;
-const db = new PGlite(dataDir ?? undefined);
+/**
+ * PostgreSQL's buffer cache inside the embedded database. initdb's 128 MB is allocated and touched at start, most of
+ * a control plane's memory, for a working set (the newest results and aggregates, the monitors) of a few megabytes;
+ * pages read past it come from the operating system's file cache, as PostgreSQL's do.
+ */
+const SHARED_BUFFERS = "16MB";
+const db = new PGlite(dataDir ?? undefined, { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHARED_BUFFERS}`] });
 
 interface OpenTransaction {
   tx: Transaction;
