@@ -27,8 +27,15 @@ describe("embedded PGlite on its own thread", () => {
     expect(await statement).toEqual([{ n: 20_000_000 }]);
   });
 
-  it("keeps a buffer cache sized for the control plane's working set, not initdb's 128 MB", async () => {
-    expect(await driverRows(db.prisma)("SHOW shared_buffers", [])).toEqual([{ shared_buffers: "16MB" }]);
+  it("keeps a buffer cache in its data folder sized for the control plane's working set, not initdb's 128 MB", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "vigil-buffers-"));
+    const inFolder = await openDatabase({ kind: "pglite", dataDir });
+    try {
+      expect(await driverRows(inFolder.prisma)("SHOW shared_buffers", [])).toEqual([{ shared_buffers: "16MB" }]);
+    } finally {
+      await inFolder.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it("gives Prisma its values and its errors as the driver would", async () => {

@@ -11,7 +11,8 @@ const { dataDir } = workerData as PGliteThreadSettings;
 /**
  * PostgreSQL's buffer cache inside the embedded database. initdb's 128 MB is allocated and touched at start, most of
  * a control plane's memory, for a working set (the newest results and aggregates, the monitors) of a few megabytes;
- * pages read past it come from the operating system's file cache, as PostgreSQL's do.
+ * pages read past it come from the operating system's file cache, as PostgreSQL's do. (An in-memory database, the
+ * tests', starts from PGlite's own image and keeps its setting.)
  */
 const SHARED_BUFFERS = "16MB";
 const db = new PGlite(dataDir ?? undefined, { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHARED_BUFFERS}`] });
