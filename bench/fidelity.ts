@@ -20,7 +20,7 @@ import { PERIODICITY_MS, parseMonitorConfig, type HttpMonitorConfig, type Monito
 import { SLOT_LEAD_MS, checkQueueName, connectRedis, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
 import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
 import { deletePrefix, redisServerUrl } from "../test/redis";
-import { Blackbox } from "./fidelity/blackbox";
+import { Blackbox, FIDELITY_CONFIG } from "./fidelity/blackbox";
 import type { Truth } from "./fidelity/target";
 import { WireCapture, type WirePhases } from "./fidelity/wire";
 import { startAgent, type AgentProcess } from "./support/agent";
@@ -292,7 +292,7 @@ function comparison(rate: number, passes: Pass[]): string[] {
 
 runBenchmark(async () => {
   assertBuilt("apps/agent", "packages/checks", "packages/queue", "packages/domain");
-  const blackbox = await Blackbox.start();
+  const blackbox = await Blackbox.start(FIDELITY_CONFIG);
   const redisUrl = redisServerUrl();
   const prefix = benchPrefix();
   const redis = connectRedis(redisUrl, "bench");

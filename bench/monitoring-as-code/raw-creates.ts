@@ -5,18 +5,10 @@
 import { monitorToMessage, parseMonitorConfig, type MonitorKind } from "@vigil/domain";
 // The built client, as apps/cli imports it.
 import { createClient } from "../../packages/client/dist/index.js";
+import { inParallel } from "../support/run";
 import type { WorkspaceFile } from "./workspace-file";
 
 type Client = ReturnType<typeof createClient>;
-
-/** Runs `work` on every item, `parallelism` at a time. */
-async function inParallel<T>(items: readonly T[], parallelism: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(parallelism, items.length) }, worker));
-}
 
 const externalId = (project: string, key: string) => `${project}/${key}`;
 

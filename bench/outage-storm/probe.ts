@@ -1,6 +1,7 @@
 // What bench/outage-storm.ts reads of the agent's process while it runs: resident memory and open
 // file descriptors from /proc, and heap, event-loop delay and checks in flight from its /metrics.
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readlinkSync } from "node:fs";
+import { rssBytes } from "../support/machine";
 import { parseExposition, sampleValue } from "../support/prometheus";
 
 export interface ProbeSample {
@@ -27,8 +28,6 @@ function descriptors(pid: number): { openFiles: number; sockets: number } {
   }
   return { openFiles: fds.length, sockets };
 }
-
-const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
 export async function probe(pid: number, healthPort: number): Promise<ProbeSample> {
   const samples = parseExposition(await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text());

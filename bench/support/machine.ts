@@ -30,10 +30,13 @@ export function selfTicks(): number {
   return (self.user + self.system) / 10_000;
 }
 
+/** Every process id running now. */
+const allPids = () => readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
+
 /** Ticks of every process whose command name is `comm` and whose command line matches `filter`. */
 export function ticksOf(comm: string, filter?: (cmdline: string) => boolean): number {
   let ticks = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+  for (const pid of allPids()) {
     try {
       const stat = processTicks(pid);
       if (stat.comm !== comm) continue;
@@ -47,6 +50,49 @@ export function ticksOf(comm: string, filter?: (cmdline: string) => boolean): nu
 }
 
 export const postgresTicks = () => ticksOf("postgres");
+
+/** A PostgreSQL process's title without its "postgres: <cluster>: " start: "vigil db 127.0.0.1(5000) idle", "checkpointer". */
+const POSTGRES_TITLE = /^postgres: (?:[^:]+: )?(.*)$/;
+/** The database of a backend ("<user> <database> <client> <state>") or of an autovacuum worker. */
+const POSTGRES_DATABASE = /^(?:\S+ (\S+) (?:\S+\(\d+\)|\[local\])|autovacuum worker (\S+))/;
+
+/**
+ * The PostgreSQL server's processes that work for `database`: the server itself, its background processes, and the
+ * backends and autovacuum workers of that database, not those of others (the tests' databases on a shared server).
+ */
+export function postgresPids(database: string): number[] {
+  return allPids().filter((pid) => {
+    try {
+      if (processTicks(pid).comm !== "postgres") return false;
+      const title = POSTGRES_TITLE.exec(readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim());
+      const serves = title && POSTGRES_DATABASE.exec(title[1]!);
+      return !serves || (serves[1] ?? serves[2]) === database;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Whether the process runs (it has not ended, nor been left a zombie for its parent to reap). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !"ZX".includes(stat[stat.lastIndexOf(") ") + 2]!);
+  } catch {
+    return false;
+  }
+}
+
+/** Each thread of a process by thread id: its name and CPU ticks (user + system); empty once it has ended. */
+export function threadTicks(pid: number): Map<number, { comm: string; ticks: number }> {
+  const threads = new Map<number, { comm: string; ticks: number }>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) threads.set(Number(tid), processTicks(`${pid}/task/${tid}`));
+  } catch {
+    // The process or one of its threads ended while the list was read.
+  }
+  return threads;
+}
 /** The Redis server listening on `port` (its command line names the port). */
 export const redisTicks = (port: string) => () => ticksOf("redis-server", (cmdline) => cmdline.includes(`:${port}`));
 
@@ -148,6 +194,16 @@ export function cpuMeter(others: Record<string, () => number>): () => Cpu {
   const before = cpuSnapshot(others);
   return () => cpuShares(cpuDelta(before, cpuSnapshot(others)));
 }
+
+// ---- memory ----------------------------------------------------------------------------------
+
+const kibibytesOf = (file: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(file, "utf8"))![1]) * 1024;
+
+/** Resident memory of a process (VmRSS), in bytes. */
+export const rssBytes = (pid: number) => kibibytesOf(`/proc/${pid}/status`, "VmRSS");
+
+/** Proportional set size (Pss), in bytes: a page shared by n processes counts 1/n in each, so a sum over processes counts it once. */
+export const pssBytes = (pid: number) => kibibytesOf(`/proc/${pid}/smaps_rollup`, "Pss");
 
 // ---- the machine -----------------------------------------------------------------------------
 

@@ -6,6 +6,15 @@ export const log = (message: string): void => void process.stderr.write(`[bench]
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Runs `work` on every item, `parallelism` at a time. */
+export async function inParallel<T>(items: readonly T[], parallelism: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(parallelism, items.length) }, worker));
+}
+
 /** A Redis key prefix of the run's own, removed afterwards (deletePrefix). */
 export const benchPrefix = () => `vigil-bench-${randomBytes(4).toString("hex")}`;
 
