@@ -9,7 +9,7 @@
 // by the control plane's CheckScheduler, the way an agent's load comes) in a window of their own.
 // Needs tcpdump and blackbox_exporter: apt-get install tcpdump prometheus-blackbox-exporter. Build first (pnpm build:
 // the agent runs from apps/agent/dist).
-// Settings: BENCH_RATES (10,100 checks/s), BENCH_SAMPLES (150 per delay and rate), BENCH_MONITORS (10 per delay),
+// Settings: BENCH_RATES (10,100 checks/s), BENCH_SAMPLES (300 per delay and rate), BENCH_MONITORS (10 per delay),
 // BENCH_SCHEDULED=0 (no scheduled checks), BENCH_AGENT_NICE=<n> and BENCH_AGENT_RT=<priority> (the agent under
 // `nice -n` and `chrt --rr`, as an operator may tune it: deploy/README.md), BENCH_AGENT_NODE_ARGS (node flags for the
 // agent), BENCH_NO_DOC=1 (print only); VIGIL_TEST_REDIS_URL, else a Redis on port 6391 (scripts/ensure-redis.sh).
@@ -36,7 +36,7 @@ import { markdownTable, right } from "./support/table";
 const REGION: RegionId = "hostA-ams";
 const DELAYS_MS = [10, 50, 200];
 const RATES = listSetting("RATES", [10, 100]);
-const SAMPLES = numberSetting("SAMPLES", 150);
+const SAMPLES = numberSetting("SAMPLES", 300);
 const MONITORS = numberSetting("MONITORS", 10);
 const SCHEDULED = textSetting("SCHEDULED") !== "0";
 const AGENT_NICE = textSetting("AGENT_NICE");
@@ -134,21 +134,26 @@ const httpConfig = (port: number, delayMs: number, name: string, requestId: stri
     degradedAt: degradedAtOf(delayMs),
   });
 
-/** Calls `start(i)` `count` times, evenly spaced at `rate` a second; resolves once every call has. */
+/**
+ * Calls `start(i)` `count` times at `rate` a second, each at a random moment of its own 1/rate slot; resolves once
+ * every call has. Evenly spaced, the two clients' requests would be a fixed interval apart, and where that interval
+ * divides a target's delay (50 ms at 10 checks/s) each answer to one client would arrive as the other's request
+ * starts: at random moments both meet the other's work alike.
+ */
 async function paced(rate: number, count: number, start: (i: number) => Promise<void>): Promise<void> {
   const began = performance.now();
   const running: Promise<void>[] = [];
   for (let i = 0; i < count; i++) {
-    running.push(start(i));
-    const wait = began + ((i + 1) * 1000) / rate - performance.now();
+    const wait = began + ((i + Math.random()) * 1000) / rate - performance.now();
     if (wait > 0) await sleep(wait);
+    running.push(start(i));
   }
   await Promise.all(running);
 }
 
 /**
  * The agent's triggered checks and blackbox_exporter's probes of the same URLs, each at `rate` and interleaved
- * (agent, peer, agent, ...) in one window, so that both meet the same machine: `SAMPLES` of each per delay,
+ * (agent, peer, agent, ..., each at a random moment of its slot: paced) in one window, so that both meet the same machine: `SAMPLES` of each per delay,
  * round-robin over the delays.
  */
 async function runSideBySide(queue: Queue, results: ResultReader, blackbox: Blackbox, target: Target, rate: number): Promise<{ agent: Sample[]; peer: Sample[] }> {
