@@ -34,6 +34,9 @@ describe.each(BACKENDS)("storing results on %s", (backend) => {
     expect((await storeResults(api.db.prisma, batch, STATUS_RULES)).stored).toBe(2);
     expect((await storeResults(api.db.prisma, batch, STATUS_RULES)).stored).toBe(0);
     expect(await api.db.prisma.checkResult.count({ where: { monitorId } })).toBe(2);
+    // Region states are saved by the results stored, also from a batch where some were not.
+    const regions = await api.db.prisma.monitorRegionStatus.findMany({ where: { monitorId }, orderBy: { region: "asc" } });
+    expect(regions.map((r) => [r.region, r.status])).toEqual([["hostA-ams", "active"], ["hostB-fra", "active"]]);
     const summary = await monitorSummary(api.db.prisma, monitorId, "1d", [], NOW);
     expect(summary).toMatchObject({ totalSuccessful: 2, totalDegraded: 0, totalFailed: 0 });
   });
