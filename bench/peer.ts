@@ -9,7 +9,8 @@
 //   Vigil: a redis-server of its own, the control plane and one agent as processes (`node apps/*/dist/main.js`),
 //          on PGlite and on a database of its own on the machine's PostgreSQL (bench/peer/vigil.ts).
 // Settings: BENCH_TARGETS (500,2000), BENCH_BACKENDS (pglite,postgres), BENCH_WARMUP_SECONDS (60), BENCH_SECONDS
-// (180, a multiple of the 30 s period), BENCH_NO_DOC=1 (print only). Build first (pnpm build).
+// (180, a multiple of the 30 s period), BENCH_NODE_ARGS (node flags for Vigil's processes, e.g. "--cpu-prof
+// --cpu-prof-dir=/tmp/prof"), BENCH_NO_DOC=1 (print only). Build first (pnpm build).
 import { PERIODICITY_MS } from "@vigil/domain";
 import { Blackbox } from "./fidelity/blackbox";
 import { measure, type Figures, type SystemUnderTest } from "./peer/measure";
@@ -29,6 +30,7 @@ const TARGETS = listSetting("TARGETS", [500, 2_000]);
 const BACKENDS = (textSetting("BACKENDS") ?? "pglite,postgres").split(",") as Backend[];
 const WARMUP_SECONDS = numberSetting("WARMUP_SECONDS", 60);
 const SECONDS = numberSetting("SECONDS", 180);
+const NODE_ARGS = (textSetting("NODE_ARGS") ?? "").split(" ").filter(Boolean);
 const PERIOD_MS = PERIODICITY_MS["30s"];
 
 async function run(what: string, start: () => Promise<SystemUnderTest>, targets: Targets): Promise<Figures> {
@@ -54,7 +56,7 @@ runBenchmark(async () => {
       const sized: Run[] = [{ targets: count, system: PEER, figures: await run(`${PEER}, ${count} targets`, () => startPeer(targets, PERIOD_MS / 1000), targets) }];
       for (const backend of BACKENDS) {
         const system = `Vigil on ${BACKEND_NAMES[backend]}`;
-        sized.push({ targets: count, system, backend: BACKEND_NAMES[backend], figures: await run(`${system}, ${count} targets`, () => startVigil(backend, targets), targets) });
+        sized.push({ targets: count, system, backend: BACKEND_NAMES[backend], figures: await run(`${system}, ${count} targets`, () => startVigil(backend, targets, NODE_ARGS), targets) });
       }
       tables.push(`${count.toLocaleString("en-US")} targets:`, "", ...comparisonTable(sized), "");
       runs.push(...sized);

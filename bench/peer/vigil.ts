@@ -61,8 +61,11 @@ async function createMonitors(baseUrl: string, apiKey: string, targets: Targets)
   return delays;
 }
 
-/** Starts it and has it check every target; `stop()` removes all it made, also when the start failed half-way. */
-export async function startVigil(backend: Backend, targets: Targets): Promise<SystemUnderTest> {
+/**
+ * Starts it and has it check every target; `stop()` removes all it made, also when the start failed half-way.
+ * `nodeArgs`: node flags for the control plane and the agent (CPU profiles).
+ */
+export async function startVigil(backend: Backend, targets: Targets, nodeArgs: string[] = []): Promise<SystemUnderTest> {
   const undo: (() => Promise<void> | void)[] = [];
   const stop = async () => {
     for (const step of undo.reverse()) await step();
@@ -76,9 +79,9 @@ export async function startVigil(backend: Backend, targets: Targets): Promise<Sy
     const dataDir = database.target.kind === "pglite" ? database.target.dataDir! : mkdtempSync(path.join(os.tmpdir(), "vigil-bench-data-"));
     undo.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const apiKey = await prepare(database.target);
-    const controlPlane = await startControlPlane(database.target, dataDir, { REDIS_URL: redis.url, DEFAULT_REGIONS: REGION });
+    const controlPlane = await startControlPlane(database.target, dataDir, { REDIS_URL: redis.url, DEFAULT_REGIONS: REGION }, { nodeArgs });
     undo.push(() => controlPlane.stop());
-    const agent = await startAgent({ REGION, REDIS_URL: redis.url });
+    const agent = await startAgent({ REGION, REDIS_URL: redis.url }, { nodeArgs });
     undo.push(() => agent.stop());
     log(`Vigil on ${backend}: control plane ${controlPlane.child.pid}, agent ${agent.child.pid}, redis-server ${redis.pid}; creating ${targets.urls.length} monitors`);
     const created = Date.now();
