@@ -21,7 +21,7 @@ import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { PERIODICITY_MS, parseMonitorConfig, type MonitorRecord, type RegionId } from "@vigil/domain";
+import { EVENT_LOOP_SAMPLE_MS, PERIODICITY_MS, parseMonitorConfig, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { connectRedis, decodeResult, resultsStreamKey, scheduleOffset, type CheckJobData, type ResultMessage } from "@vigil/queue";
 import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
 import { deletePrefix, redisServerUrl } from "../test/redis";
@@ -390,7 +390,7 @@ function render(r: {
     ["**Checks in flight** on the agent: max / mean", `${fmt(baseline.phase.probe.inFlightMax)} / ${fmt(baseline.phase.probe.inFlightMean)}`, `**${fmt(storm.phase.probe.inFlightMax)} / ${fmt(storm.phase.probe.inFlightMean)}**`],
     ["**Agent memory**: RSS max / RSS mean / V8 heap used max", memoryCell(baseline.phase.probe), `**${memoryCell(storm.phase.probe)}**`],
     ["**Agent sockets** / open files, max", `${fmt(baseline.phase.probe.socketsMax)} / ${fmt(baseline.phase.probe.openFilesMax)}`, `**${fmt(storm.phase.probe.socketsMax)} / ${fmt(storm.phase.probe.openFilesMax)}**`],
-    ["Agent event-loop delay (prom-client's, 10 ms resolution): worst p99 of a 2-s scrape interval / max", loopCell(baseline.phase.probe), loopCell(storm.phase.probe)],
+    [`Agent event-loop delay (prom-client's, sampled every ${EVENT_LOOP_SAMPLE_MS} ms): worst p99 of a 2-s scrape interval / max`, loopCell(baseline.phase.probe), loopCell(storm.phase.probe)],
     ["CPU % of one core: agent / targets / Redis / benchmark (scheduler, reader) / rest of the machine", cpuCell(baseline.phase.cpu), cpuCell(storm.phase.cpu)],
   ];
   const verdict = [

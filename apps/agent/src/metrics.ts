@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { CheckStatus } from "@vigil/checks";
-import type { MonitorKind } from "@vigil/domain";
+import { EVENT_LOOP_SAMPLE_MS, type MonitorKind } from "@vigil/domain";
 import type { InFlightLimit } from "./in-flight-limit";
 
 /**
@@ -8,7 +8,7 @@ import type { InFlightLimit } from "./in-flight-limit";
  * Every series, Node's process defaults included, carries the agent's region.
  */
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry });
+collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
 
 const registers = [registry];
 

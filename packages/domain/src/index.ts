@@ -2,6 +2,7 @@ export * from "./address-policy";
 export * from "./alerting";
 export * from "./check-rules";
 export * from "./dependency-retry";
+export * from "./process-metrics";
 export * from "./retention";
 export * from "./external-id";
 export * from "./fingerprint";
