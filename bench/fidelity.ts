@@ -151,22 +151,36 @@ async function paced(rate: number, count: number, start: (i: number) => Promise<
   await Promise.all(running);
 }
 
+/** `SAMPLES` of each delay in a random order (Fisher-Yates). */
+function shuffledDelays(): number[] {
+  const delays = DELAYS_MS.flatMap((delayMs) => Array<number>(SAMPLES).fill(delayMs));
+  for (let i = delays.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [delays[i], delays[j]] = [delays[j]!, delays[i]!];
+  }
+  return delays;
+}
+
 /**
- * The agent's triggered checks and blackbox_exporter's probes of the same URLs, each at `rate` and interleaved
- * (agent, peer, agent, ..., each at a random moment of its slot: paced) in one window, so that both meet the same machine: `SAMPLES` of each per delay,
- * round-robin over the delays.
+ * The agent's triggered checks and blackbox_exporter's probes of the same URLs, each at `rate` and taking turns
+ * (agent, peer, agent, ..., each at a random moment of its slot: paced) in one window, so that both meet the same
+ * machine: `SAMPLES` of each per delay, each client's delays in a shuffled order of its own. In one shared order
+ * each answer of one client would come at a fixed lag from the same step of the other's (the agent's 50 ms answers
+ * as the benchmark reads the peer's 200 ms probes).
  */
 async function runSideBySide(queue: Queue, results: ResultReader, blackbox: Blackbox, target: Target, rate: number): Promise<{ agent: Sample[]; peer: Sample[] }> {
   const pending = new Map<string, { jobId: string; delayMs: number }>();
   const peer: Sample[] = [];
+  const [agentDelays, peerDelays] = [shuffledDelays(), shuffledDelays()];
   await paced(2 * rate, 2 * SAMPLES * DELAYS_MS.length, async (tick) => {
     const i = Math.floor(tick / 2);
-    const delayMs = DELAYS_MS[i % DELAYS_MS.length]!;
     if (tick % 2 === 1) {
+      const delayMs = peerDelays[i]!;
       const id = `peer-${randomUUID()}`;
       peer.push({ id, delayMs, run: 0, ...(await blackbox.probeHttp(targetUrl(target.port, delayMs, id))), status: "success" });
       return;
     }
+    const delayMs = agentDelays[i]!;
     const monitor = Math.floor(i / DELAYS_MS.length) % MONITORS;
     const jobId = `fidelity-${randomUUID()}`;
     const config = httpConfig(target.port, delayMs, `fidelity ${delayMs} ms #${monitor}`, jobId);
