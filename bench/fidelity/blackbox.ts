@@ -1,10 +1,10 @@
 // Prometheus' blackbox_exporter (Debian package prometheus-blackbox-exporter), started on loopback: the peer of
 // bench/fidelity.ts, with a configuration that benchmark writes, asked to probe the same target URLs at the same
 // rate through its /probe endpoint; and of bench/peer.ts, with the package's configuration, scraped by Prometheus
-// (bench/peer/prometheus.ts). Its figures for bench/fidelity.ts are read from the answer's probe_http_duration_seconds phases,
-// which map onto the agent's: connect (connection made − DNS done) is connectMs, processing (first answer byte −
-// connection made) is firstByteMs, transfer (answer read − first byte) is transferMs, and their sum latencyMs
-// (DNS takes nothing for an IP literal).
+// (bench/peer/prometheus.ts). Its figures for bench/fidelity.ts are read from the answer's
+// probe_http_duration_seconds phases, which map onto the agent's: connect (connection made − DNS done) is
+// connectMs, processing (first answer byte − connection made) is firstByteMs, transfer (answer read − first byte)
+// is transferMs, and their sum latencyMs (DNS takes nothing for an IP literal).
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";

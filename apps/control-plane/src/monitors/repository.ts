@@ -89,10 +89,10 @@ const MONITOR_COLUMNS = `id, workspace_id AS "workspaceId", kind::text AS kind, 
   external_id AS "externalId", created_at AT TIME ZONE 'UTC' AS "createdAt", updated_at AT TIME ZONE 'UTC' AS "updatedAt"`;
 
 /**
- * The rows a query selects (monitors with MONITOR_COLUMNS, or a page's ids and versions) as one JSON array. A hundred rows of two dozen
- * columns cost both drivers more to hand over and parse value by value than the statement costs to run (on
- * PGlite, whose values cross from its thread as text, twice as much); one JSON text is one value and one
- * JSON.parse.
+ * The rows a query selects (monitors with MONITOR_COLUMNS, or a page's ids and versions) as one JSON array. A
+ * hundred rows of two dozen columns cost both drivers more to hand over and parse value by value than the
+ * statement costs to run (on PGlite, whose values cross from its thread as text, twice as much); one JSON
+ * text is one value and one JSON.parse.
  */
 const monitorsAsJson = (query: string) => `(SELECT coalesce(json_agg(selected), '[]')::text FROM (${query}) AS selected)`;
 
