@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { DEFAULT_POOL_SIZE, type DatabaseTarget } from "@vigil/db";
-import { ADDRESS_POLICY_SETTING_NAMES, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS, type ConnectionLimits, DEFAULTS, DEFAULT_QUORUM, REGION_IDS, isDomainName, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
+import { ACCOUNTS, ADDRESS_POLICY_SETTING_NAMES, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS, type ConnectionLimits, DEFAULTS, DEFAULT_QUORUM, REGION_IDS, isDomainName, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
 import { PROVIDER_SETTING_NAMES, providerSettingsFromEnv, type ProviderSettings } from "@vigil/notifications";
 import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
 import { DEFAULT_RETRY_DELAYS_MS, parseRetryDelays } from "./alerting/retry-schedule";
@@ -9,6 +9,7 @@ import { GATHER_MS } from "./results/consumer";
 import { defaultIngestLanes } from "./results/lanes";
 import { ENCRYPTION_KEY_RULE, decodeEncryptionKey } from "./notifications/secrets";
 import type { RateLimitSettings } from "./limits/request-rates";
+import type { SessionSettings } from "./accounts/sessions";
 
 /** Every environment variable the control plane reads, with its default. */
 const unsetIfEmpty = (value: unknown) => (value === "" ? undefined : value);
@@ -67,6 +68,8 @@ const envSchema = z.object({
   RATE_LIMIT_API_ADDRESS: positiveInt(REQUEST_LIMITS.apiCallsPerAddressPerSecond),
   RATE_LIMIT_PAGE_VIEWS: positiveInt(REQUEST_LIMITS.pageViewsPerAddressPerMinute),
   MONITORS_PER_WORKSPACE: positiveInt(DEFAULTS.monitorsPerWorkspace),
+  SESSION_IDLE_DAYS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(365).default(ACCOUNTS.sessionIdleDays)),
+  SESSION_MAX_DAYS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(365).default(ACCOUNTS.sessionMaxDays)),
   HTTP_MAX_CONNECTIONS: positiveInt(DEFAULT_CONNECTION_LIMITS.maxConnections),
   HTTP_MAX_HEADER_BYTES: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1024).max(1024 * 1024).default(DEFAULT_CONNECTION_LIMITS.maxHeaderBytes)),
   HTTP_HEADERS_TIMEOUT_SECONDS: positiveInt(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs / 1000),
@@ -82,6 +85,9 @@ const envSchema = z.object({
   .superRefine((env, ctx) => {
     if (env.DATABASE_DIRECT_URL !== undefined && env.DATABASE_URL === undefined) {
       ctx.addIssue({ code: "custom", path: ["DATABASE_DIRECT_URL"], message: "is only used with DATABASE_URL (the embedded database needs none)" });
+    }
+    if (env.SESSION_IDLE_DAYS > env.SESSION_MAX_DAYS) {
+      ctx.addIssue({ code: "custom", path: ["SESSION_IDLE_DAYS"], message: "must not be longer than SESSION_MAX_DAYS" });
     }
     // Node refuses a headers timeout longer than the request's: the request would end first anyway.
     if (env.HTTP_HEADERS_TIMEOUT_SECONDS > env.HTTP_REQUEST_TIMEOUT_SECONDS) {
@@ -115,6 +121,8 @@ export interface ControlPlaneConfig {
   rateLimits: RateLimitSettings;
   /** Monitors one workspace may have (MONITORS_PER_WORKSPACE). */
   monitorsPerWorkspace: number;
+  /** SESSION_IDLE_DAYS and SESSION_MAX_DAYS. */
+  sessions: SessionSettings;
   /** What a connection to the API port may hold, and for how long (HTTP_*). */
   connectionLimits: ConnectionLimits;
   /** Names no status page may take as its custom domain, besides PUBLIC_URL's host (RESERVED_DOMAINS). */
@@ -161,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
       pageViewsPerAddressPerMinute: e.RATE_LIMIT_PAGE_VIEWS,
     },
     monitorsPerWorkspace: e.MONITORS_PER_WORKSPACE,
+    sessions: { idleDays: e.SESSION_IDLE_DAYS, maxDays: e.SESSION_MAX_DAYS },
     connectionLimits: {
       maxConnections: e.HTTP_MAX_CONNECTIONS,
       maxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,

@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ValidationError } from "@vigil/domain";
-import { HttpError } from "./http/json";
+import { HttpError, type HttpErrorCode } from "./http/json";
 
 export const notFound = (what: string) => new ConnectError(`${what} not found`, Code.NotFound);
 
@@ -52,9 +52,25 @@ export function toConnectError(error: unknown): ConnectError {
   return new ConnectError("internal error", Code.Internal, undefined, undefined, error);
 }
 
-/** The same for the plain HTTP endpoints: their own errors pass through, an unreachable database is 503. */
+const HTTP_CODES: Partial<Record<Code, HttpErrorCode>> = {
+  [Code.InvalidArgument]: "invalid_argument",
+  [Code.Unauthenticated]: "unauthenticated",
+  [Code.PermissionDenied]: "permission_denied",
+  [Code.NotFound]: "not_found",
+  [Code.ResourceExhausted]: "resource_exhausted",
+  [Code.Unavailable]: "unavailable",
+};
+
+/**
+ * The same for the plain HTTP endpoints: their own errors pass through, a
+ * rule broken is 400, what the RPC's shared checks refuse keeps its code, an
+ * unreachable database is 503.
+ */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
+  if (error instanceof ValidationError) return new HttpError("invalid_argument", error.message);
+  const code = error instanceof ConnectError ? HTTP_CODES[error.code] : undefined;
+  if (code) return new HttpError(code, (error as ConnectError).rawMessage);
   if (isDatabaseUnavailable(error)) return new HttpError("unavailable", DATABASE_UNAVAILABLE);
   return new HttpError("internal", "internal error");
 }

@@ -52,6 +52,7 @@ async function main(): Promise<void> {
     rateLimits: config.rateLimits,
     connectionLimits: config.connectionLimits,
     monitorsPerWorkspace: config.monitorsPerWorkspace,
+    sessionSettings: config.sessions,
     reservedDomains: config.reservedDomains,
   });
   const closeAdmin = embedded

@@ -9,6 +9,8 @@ import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
 import type { ProviderSettings } from "@vigil/notifications";
 import { authInterceptor } from "./auth/interceptor";
+import { Callers } from "./auth/callers";
+import { DEFAULT_SESSION_SETTINGS, UserSessions, type SessionSettings } from "./accounts/sessions";
 import type { KeyRevocations } from "./auth/revocation-relay";
 import type { VerifiedKeys } from "./auth/verified-keys";
 import { httpRoutes } from "./http/routes";
@@ -63,6 +65,8 @@ export interface ApiServerOptions {
   monitorsPerWorkspace?: number;
   /** RESERVED_DOMAINS: names no status page may take as its custom domain, besides PUBLIC_URL's host. */
   reservedDomains?: readonly string[];
+  /** How long people's sessions last (SESSION_IDLE_DAYS, SESSION_MAX_DAYS). */
+  sessionSettings?: SessionSettings;
   /** Extra RPC routes on the same server (benchmarks compare against a trivial handler this way). */
   extraRoutes?: (router: ConnectRouter) => void;
 }
@@ -93,6 +97,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
   const reservedDomains = reservedDomainsOf(options.notifications.settings.publicUrl, options.reservedDomains ?? []);
   const rateLimit = rateLimitGate(rates);
+  const sessions = new UserSessions(prisma, options.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const callers = new Callers(options.verifiedKeys, sessions, new URL(options.notifications.settings.publicUrl).origin);
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
     acceptCompression: REQUEST_COMPRESSIONS,
@@ -105,7 +111,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     routes: strictRoutes(JSON_OPTIONS, (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
       const audit = auditInterceptor(new AuditStore(prisma), apiKeyAttribution, logger);
-      const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(options.verifiedKeys), storableTextOnly(), audit] };
+      const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(callers), storableTextOnly(), audit] };
       // The deployment has one address policy, read with the providers' settings (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS).
       const { addressPolicy } = options.notifications.settings;
       const quota = options.monitorsPerWorkspace ?? DEFAULTS.monitorsPerWorkspace;
@@ -119,7 +125,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
     }),
-    fallback: httpRoutes(prisma, options, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource) as never,
+    fallback: httpRoutes(prisma, { callers, sessions, keyRevocations: options.keyRevocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource) as never,
   });
   return listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });
 }

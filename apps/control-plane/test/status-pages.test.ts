@@ -5,7 +5,7 @@ import { StatusPageService, type StatusPage } from "@vigil/proto/status-page";
 import { actorKey } from "../src/auth/context";
 import { loadConfig } from "../src/config";
 import { PageChanges } from "../src/status-pages/changes";
-import { verifyPassword } from "../src/status-pages/password";
+import { verifyPassword } from "../src/auth/password";
 import { StatusPageRepository } from "../src/status-pages/repository";
 import { statusPageService } from "../src/status-pages/service";
 import { BACKENDS, jsonOf, openTestDatabase, startTestApi, type TestApi } from "./support/api";

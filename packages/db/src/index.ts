@@ -2,4 +2,14 @@ export { DEFAULT_POOL_SIZE, openDatabase, describeTarget, type Database, type Da
 export { applyMigrations } from "./migrate";
 export { driverRows, type DriverRows } from "./driver-rows";
 export { Prisma, PrismaClient } from "./generated/prisma/client";
-export type { Monitor as MonitorRow, ApiKey as ApiKeyRow, Workspace as WorkspaceRow, AuditEntry as AuditEntryRow, MonitorKind } from "./generated/prisma/client";
+export type {
+  Monitor as MonitorRow,
+  ApiKey as ApiKeyRow,
+  Workspace as WorkspaceRow,
+  AuditEntry as AuditEntryRow,
+  User as UserRow,
+  Membership as MembershipRow,
+  UserSession as UserSessionRow,
+  Invitation as InvitationRow,
+  MonitorKind,
+} from "./generated/prisma/client";

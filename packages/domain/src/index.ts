@@ -1,3 +1,4 @@
+export * from "./accounts";
 export * from "./address-policy";
 export * from "./alerting";
 export * from "./check-rules";

@@ -1,15 +1,15 @@
-import type { Actor } from "../auth/api-keys";
+import type { Actor } from "../auth/actor";
 import { actorKey } from "../auth/context";
 import type { Attribution } from "./interceptor";
 import type { AuditActor } from "./store";
 
-/** An API caller as the audit log names it: its key, in its workspace. */
+/** An API caller as the audit log names it: its key or the person, in its workspace. */
 export const auditedCaller = (actor: Actor): { workspaceId: string; actor: AuditActor } => ({
   workspaceId: actor.workspace.id,
-  actor: { type: "api_key", keyId: actor.keyId },
+  actor: actor.type === "apiKey" ? { type: "api_key", keyId: actor.keyId } : { type: "user", userId: actor.userId, email: actor.email },
 });
 
-/** Calls to the public API: the key the auth interceptor resolved. */
+/** Calls to the public API: the key or session the auth interceptor resolved. */
 export const apiKeyAttribution: Attribution = async (req) => {
   const actor = req.contextValues.get(actorKey);
   if (!actor) throw new Error("audit interceptor placed before authentication");

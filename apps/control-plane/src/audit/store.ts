@@ -1,7 +1,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { AuditEntryRow, Prisma, PrismaClient } from "@vigil/db";
 
-export type AuditActor = { type: "api_key"; keyId: string } | { type: "admin" };
+export type AuditActor = { type: "api_key"; keyId: string } | { type: "user"; userId: string; email: string } | { type: "admin" };
 
 /** One mutation to record; when it happened is the database's clock. */
 export interface AuditRecord {
@@ -34,6 +34,8 @@ export class AuditStore {
         apiKeyId: key?.id ?? null,
         apiKeyName: key?.name ?? null,
         apiKeyPrefix: key?.prefix ?? null,
+        userId: entry.actor.type === "user" ? entry.actor.userId : null,
+        userEmail: entry.actor.type === "user" ? entry.actor.email : null,
         method: entry.method,
         targetKind: entry.targetKind,
         targetId: entry.targetId,

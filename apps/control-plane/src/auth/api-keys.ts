@@ -1,20 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { ApiKeyRow, WorkspaceRow } from "@vigil/db";
+import type { KeyActor, Scope } from "./actor";
 
 export const API_KEY_HEADER = "x-service-key";
 
-export type Scope = "read" | "write";
 /** "none" makes a legacy key without scopes, as keys were before scopes existed. */
 export type ScopeChoice = Scope | "none";
-
-/** Who is calling: a workspace, through one of its API keys. */
-export interface Actor {
-  type: "apiKey";
-  keyId: string;
-  /** The scopes the key acts with: a legacy key (no stored scopes) acts as write. */
-  scopes: Scope[];
-  workspace: Pick<WorkspaceRow, "id" | "name" | "slug" | "plan">;
-}
 
 const KEY_PREFIX = "vgl_";
 /** How much of a key listings show, enough to recognise it and useless to an attacker. */
@@ -32,9 +23,7 @@ export function effectiveScopes(stored: string[]): Scope[] {
   return stored.length === 0 ? ["write"] : (stored.filter((s) => s === "read" || s === "write") as Scope[]);
 }
 
-export const canWrite = (actor: Actor) => actor.scopes.includes("write");
-
-export function actorOf(key: ApiKeyRow & { workspace: WorkspaceRow }): Actor {
+export function actorOf(key: ApiKeyRow & { workspace: WorkspaceRow }): KeyActor {
   const { id, name, slug, plan } = key.workspace;
   return { type: "apiKey", keyId: key.id, scopes: effectiveScopes(key.scopes), workspace: { id, name, slug, plan } };
 }

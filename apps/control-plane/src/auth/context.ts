@@ -1,5 +1,6 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
-import { canWrite, type Actor } from "./api-keys";
+import type { Permission } from "@vigil/domain";
+import { can, canWrite, type Actor } from "./actor";
 
 export const actorKey = createContextKey<Actor | undefined>(undefined, { description: "the authenticated caller" });
 
@@ -10,5 +11,20 @@ export function actorOf(ctx: HandlerContext): Actor {
   return actor;
 }
 
-/** Whether the caller holds a read key, which is answered credentials redacted (credentials.ts in @vigil/domain). */
+/** Whether the caller reads only (a read key, a viewer), which is answered credentials redacted (credentials.ts in @vigil/domain). */
 export const readsOnly = (ctx: HandlerContext): boolean => !canWrite(actorOf(ctx));
+
+const PERMISSION_NEEDS: Record<Permission, string> = {
+  read: "read access",
+  write: "an editor's role or a write key",
+  members: "an admin's or owner's role",
+  keys: "an admin's or owner's role",
+  own: "an owner's role",
+};
+
+/** The caller, when it may do what `permission` allows; permission_denied otherwise. */
+export function requirePermission(ctx: HandlerContext, permission: Permission): Actor {
+  const actor = actorOf(ctx);
+  if (!can(actor, permission)) throw new ConnectError(`this needs ${PERMISSION_NEEDS[permission]}`, Code.PermissionDenied);
+  return actor;
+}

@@ -1,23 +1,23 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
-import { API_KEY_HEADER, canWrite } from "./api-keys";
+import { canWrite } from "./actor";
+import { connectHeaders, type Callers } from "./callers";
 import { actorKey } from "./context";
-import type { VerifiedKeys } from "./verified-keys";
 
 /**
- * Authenticates every call with the `x-service-key` header. A method the
- * contract marks free of side effects (idempotency_level NO_SIDE_EFFECTS: the
- * list and get methods) is open to read keys; every other method is a mutation
- * and needs the write scope.
+ * Authenticates every call with an API key or a person's session
+ * (callers.ts). A method the contract marks free of side effects
+ * (idempotency_level NO_SIDE_EFFECTS: the list and get methods) is open to
+ * readers; every other method is a mutation and needs the write scope (a
+ * write key, or an editor's role or above). Services about people and keys
+ * ask for more themselves (`requirePermission`).
  */
-export function authInterceptor(keys: VerifiedKeys): Interceptor {
+export function authInterceptor(callers: Callers): Interceptor {
   return (next) => async (req) => {
-    const actor = await keys.actorFor(req.header.get(API_KEY_HEADER));
-    if (!actor) {
-      throw new ConnectError(`missing, unknown or revoked API key in the ${API_KEY_HEADER} header`, Code.Unauthenticated);
-    }
+    const actor = await callers.actorOf(connectHeaders(req.header));
     if (req.method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS && !canWrite(actor)) {
-      throw new ConnectError(`${req.method.name} changes data and needs an API key with the write scope`, Code.PermissionDenied);
+      const needs = actor.type === "user" ? `an editor's role or above (you are ${actor.role} in ${actor.workspace.slug})` : "an API key with the write scope";
+      throw new ConnectError(`${req.method.name} changes data and needs ${needs}`, Code.PermissionDenied);
     }
     req.contextValues.set(actorKey, actor);
     return next(req);

@@ -1,18 +1,19 @@
 import type { PrismaClient } from "@vigil/db";
 import { HttpError } from "../http/json";
-import { canWrite, type Actor } from "./api-keys";
+import { can, canWrite, type Actor } from "./actor";
 import type { KeyRevocations } from "./revocation-relay";
 
 /**
  * Revokes a key of the caller's workspace. A write key may revoke any of
- * them; a read key only itself. Revoking an already revoked key succeeds and
+ * them, a read key only itself, a person when an admin or owner. Revoking an already revoked key succeeds and
  * keeps the first revocation time. It answers once every control plane has
  * stopped accepting the key.
  */
 export async function revokeApiKey(prisma: PrismaClient, revocations: KeyRevocations, actor: Actor, keyId: string): Promise<{ id: string; revokedAt: Date }> {
   const key = await prisma.apiKey.findFirst({ where: { id: keyId, workspaceId: actor.workspace.id } });
   if (!key) throw new HttpError("not_found", `API key ${keyId} not found`);
-  if (key.id !== actor.keyId && !canWrite(actor)) {
+  if (actor.type === "user" && !can(actor, "keys")) throw new HttpError("permission_denied", "revoking API keys needs an admin's or owner's role");
+  if (actor.type === "apiKey" && key.id !== actor.keyId && !canWrite(actor)) {
     throw new HttpError("permission_denied", "a read-only key may revoke only itself");
   }
   if (key.revokedAt) return { id: key.id, revokedAt: key.revokedAt };

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@vigil/db";
-import { actorOf, hashApiKey, type Actor } from "./api-keys";
+import type { KeyActor as Actor } from "./actor";
+import { actorOf, hashApiKey } from "./api-keys";
 
 /**
  * How long a verified key is trusted without asking the database. Revocations

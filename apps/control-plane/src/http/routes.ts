@@ -1,10 +1,13 @@
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import type { PrismaClient } from "@vigil/db";
 import { isReadableLine } from "@vigil/domain";
-import { API_KEY_HEADER, type Actor } from "../auth/api-keys";
+import { API_KEY_HEADER } from "../auth/api-keys";
+import type { Actor } from "../auth/actor";
+import { nodeHeaders, type Callers } from "../auth/callers";
 import { revokeApiKey } from "../auth/revoke";
 import type { KeyRevocations } from "../auth/revocation-relay";
-import type { VerifiedKeys } from "../auth/verified-keys";
+import { registerSignInRoutes } from "../accounts/sign-in";
+import type { UserSessions } from "../accounts/sessions";
 import { auditedCaller } from "../audit/attribution";
 import { recordAudit } from "../audit/record";
 import { AuditStore } from "../audit/store";
@@ -12,10 +15,10 @@ import type { SecretBox } from "../notifications/secrets";
 import { PageAccessControl } from "../status-pages/public/access";
 import { PageHosts } from "../status-pages/public/addresses";
 import { PageSessions } from "../status-pages/public/sessions";
-import { registerSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
+import { registerSignInRoutes as registerPageSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
 import { publicStatusPageRoutes, type PublicPagesOptions } from "../status-pages/public/routes";
 import type { Logger } from "@vigil/logging";
-import { PAGE_ACCESS } from "@vigil/domain";
+import { ACCOUNTS, PAGE_ACCESS } from "@vigil/domain";
 import { toHttpError } from "../errors";
 import { HttpError, sendError, sendJson, type Request, type Response } from "./json";
 import { clientAddress, tooManyRequests } from "../limits/request-rates";
@@ -27,12 +30,13 @@ import type { PipelineSource } from "../metrics/pipeline-gauges";
 type Handler = (req: Request, res: Response, params: Record<string, string | undefined>) => Promise<void>;
 
 /**
- * The plain HTTP endpoints beside the RPC API: identity, key revocation, health,
- * Prometheus metrics (unless `metrics` is null) and the public status pages.
+ * The plain HTTP endpoints beside the RPC API: identity, sign-in, key
+ * revocation, health, Prometheus metrics (unless `metrics` is null) and the
+ * public status pages.
  */
 export function httpRoutes(
   prisma: PrismaClient,
-  keys: { verifiedKeys: VerifiedKeys; keyRevocations: KeyRevocations },
+  auth: { callers: Callers; sessions: UserSessions; keyRevocations: KeyRevocations },
   logger: Logger,
   pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis; reservedDomains: ReadonlySet<string> },
   publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges" | "rates">,
@@ -45,16 +49,13 @@ export function httpRoutes(
 
   const audit = new AuditStore(prisma);
   const authenticated = async (req: Request): Promise<Actor> => {
-    const header = req.headers[API_KEY_HEADER];
-    const key = Array.isArray(header) ? header[0] : header;
-    const refusal = await publicPages.rates.apiCall(clientAddress(req), key);
+    const header = nodeHeaders(req.headers);
+    const refusal = await publicPages.rates.apiCall(clientAddress(req), header(API_KEY_HEADER));
     if (refusal) throw tooManyRequests(refusal);
-    const actor = await keys.verifiedKeys.actorFor(key);
-    if (!actor) throw new HttpError("unauthenticated", `missing, unknown or revoked API key in the ${API_KEY_HEADER} header`);
-    return actor;
+    return auth.callers.actorOf(header);
   };
 
-  const route = (method: "GET" | "DELETE", path: string, handler: Handler) =>
+  const route = (method: "GET" | "POST" | "DELETE", path: string, handler: Handler) =>
     router.on(method, path, (req, res, params) => {
       handler(req, res, params).catch((error: unknown) => {
         const answer = toHttpError(error);
@@ -64,13 +65,18 @@ export function httpRoutes(
     });
 
   route("GET", "/v1/whoami", async (req, res) => {
-    const { workspace, ...actor } = await authenticated(req);
-    sendJson(res, 200, { name: workspace.name, slug: workspace.slug, plan: workspace.plan, actor });
+    const actor = await authenticated(req);
+    const { workspace } = actor;
+    const shown =
+      actor.type === "apiKey"
+        ? { type: actor.type, keyId: actor.keyId, scopes: actor.scopes }
+        : { type: actor.type, userId: actor.userId, email: actor.email, role: actor.role, scopes: actor.scopes };
+    sendJson(res, 200, { name: workspace.name, slug: workspace.slug, plan: workspace.plan, actor: shown });
   });
 
   route("DELETE", "/v1/api-key/:id", async (req, res, params) => {
     const actor = await authenticated(req);
-    const revoked = await revokeApiKey(prisma, keys.keyRevocations, actor, params.id ?? "");
+    const revoked = await revokeApiKey(prisma, auth.keyRevocations, actor, params.id ?? "");
     const entry = { ...auditedCaller(actor), method: "DELETE /v1/api-key/:id", targetKind: "ApiKey", targetId: revoked.id, changes: {} };
     await recordAudit(audit, entry, logger);
     sendJson(res, 200, { id: revoked.id, revoked: true, revokedAt: revoked.revokedAt.toISOString() });
@@ -94,13 +100,22 @@ export function httpRoutes(
     });
   }
 
-  const sessions = new PageSessions(pageAccess.secrets.deriveKey("status page sessions"));
-  const attempts = new AttemptLimiter(pageAccess.redis.connection, `${pageAccess.redis.prefix}:attempts:status-page-sign-in`, {
-    points: PAGE_ACCESS.signInAttempts,
-    seconds: PAGE_ACCESS.signInWindowSeconds,
-  });
   const hosts = new PageHosts(pageAccess.settings.publicUrl, pageAccess.reservedDomains);
-  registerSignInRoutes(router, { prisma, logger, sessions, attempts, hosts, settings: pageAccess.settings });
+  const attempts = (what: string, points: number, seconds: number) =>
+    new AttemptLimiter(pageAccess.redis.connection, `${pageAccess.redis.prefix}:attempts:${what}`, { points, seconds });
+  registerSignInRoutes(route, {
+    prisma,
+    logger,
+    sessions: auth.sessions,
+    attemptsByAddress: attempts("sign-in-address", ACCOUNTS.signInAttemptsPerAddress, ACCOUNTS.signInWindowSeconds),
+    attemptsByAccount: attempts("sign-in-account", ACCOUNTS.signInAttemptsPerAccount, ACCOUNTS.signInWindowSeconds),
+    ownOrigin: new URL(pageAccess.settings.publicUrl).origin,
+    isHttps: (req) => hosts.isHttps(req),
+  });
+
+  const sessions = new PageSessions(pageAccess.secrets.deriveKey("status page sessions"));
+  const pageAttempts = attempts("status-page-sign-in", PAGE_ACCESS.signInAttempts, PAGE_ACCESS.signInWindowSeconds);
+  registerPageSignInRoutes(router, { prisma, logger, sessions, attempts: pageAttempts, hosts, settings: pageAccess.settings });
   const access = new PageAccessControl(sessions, hosts);
   publicStatusPageRoutes(router, { prisma, logger, access, hosts, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
 

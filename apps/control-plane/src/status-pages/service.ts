@@ -22,7 +22,7 @@ import { notFound } from "../errors";
 import type { PageChanges } from "./changes";
 import { componentMethods, groupMethods } from "./components-service";
 import type { FindPage } from "./ids";
-import { hashPassword, verifyPassword } from "./password";
+import { hashPassword, verifyPassword } from "../auth/password";
 import type { PageRecord, PageWrite, StatusPageRepository } from "./repository";
 
 /** Attempts at an update that keeps losing to concurrent writers before giving up. */

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import type { PrismaClient } from "@vigil/db";
-import { hashPassword } from "../../src/status-pages/password";
+import { hashPassword } from "../../src/auth/password";
 
 /** A mail as the local SMTP server received it. */
 export interface ReceivedMail {

@@ -6,10 +6,11 @@ import type { Prisma, PrismaClient } from "@vigil/db";
 import { PAGE_ACCESS, ValidationError, emailDomainOf, parseSignInEmail } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 import type { ProviderSettings } from "@vigil/notifications";
+import { readBody } from "../../http/body";
 import type { Request, Response } from "../../http/json";
 import type { AttemptLimiter } from "../../limits/attempt-limiter";
 import { clientAddress } from "../../limits/request-rates";
-import { verifyPassword } from "../password";
+import { verifyPassword } from "../../auth/password";
 import type { PageHosts } from "./addresses";
 import { FIELDS, notice, sendPage, signInForm } from "./forms";
 import type { PageSessions } from "./sessions";
@@ -24,9 +25,6 @@ export interface SignInDeps {
   settings: ProviderSettings;
   logger: Logger;
 }
-
-/** A sign-in form is a password or an address: far below this. */
-const FORM_MAX_BYTES = 16 * 1024;
 
 type StatusPage = Prisma.StatusPageModel;
 type Params = Record<string, string | undefined>;
@@ -173,12 +171,6 @@ function redirect(res: Response, location: string, headers: Record<string, strin
 
 /** The urlencoded form of a POST; null when it is larger than any sign-in form. */
 async function readForm(req: Request): Promise<URLSearchParams | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > FORM_MAX_BYTES) return null;
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+  const body = await readBody(req);
+  return body === null ? null : new URLSearchParams(body.toString("utf8"));
 }

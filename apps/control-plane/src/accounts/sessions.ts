@@ -1,0 +1,121 @@
+import { createHash, randomBytes } from "node:crypto";
+import { parseCookie, stringifySetCookie } from "cookie";
+import type { PrismaClient } from "@vigil/db";
+import { ACCOUNTS, SESSION_COOKIE, isRole, scopesOfRole } from "@vigil/domain";
+import type { UserActor } from "../auth/actor";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface SessionSettings {
+  /** SESSION_IDLE_DAYS */
+  idleDays: number;
+  /** SESSION_MAX_DAYS */
+  maxDays: number;
+}
+
+export const DEFAULT_SESSION_SETTINGS: SessionSettings = { idleDays: ACCOUNTS.sessionIdleDays, maxDays: ACCOUNTS.sessionMaxDays };
+
+const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** The session token a request's cookie carries, if any. */
+export function sessionTokenOf(cookieHeader: string | null | undefined): string | undefined {
+  if (!cookieHeader) return undefined;
+  return parseCookie(cookieHeader)[SESSION_COOKIE] || undefined;
+}
+
+/** What a valid session resolves to: the person, and their role in the workspace asked for (none when not a member). */
+export type SessionLookup =
+  | { status: "none" }
+  | { status: "not_member"; userId: string; email: string; workspaceSlug: string | undefined }
+  | { status: "member"; actor: UserActor };
+
+/**
+ * People's sessions, kept in the database so that one ended anywhere is
+ * refused everywhere at once: the cookie holds 256 random bits, the database
+ * their SHA-256. A session ends when its person signs out or ends it, changes
+ * or resets their password (every other one), after `idleDays` unused, and
+ * `maxDays` after sign-in.
+ */
+export class UserSessions {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly settings: SessionSettings = DEFAULT_SESSION_SETTINGS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Opens a session; the token goes into the cookie and is never stored. */
+  async open(userId: string, client: { userAgent: string; address: string }): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
+    const token = randomBytes(32).toString("base64url");
+    const expiresAt = new Date(this.now() + this.settings.maxDays * DAY_MS);
+    const session = await this.prisma.userSession.create({
+      data: { tokenHash: tokenHash(token), userId, expiresAt, userAgent: client.userAgent.slice(0, 512), address: client.address },
+    });
+    return { token, sessionId: session.id, expiresAt };
+  }
+
+  /** The Set-Cookie value that carries a session until its absolute end. */
+  cookie(token: string, expiresAt: Date, secure: boolean): string {
+    const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - this.now()) / 1000));
+    return stringifySetCookie({ name: SESSION_COOKIE, value: token, path: "/", maxAge, httpOnly: true, sameSite: "lax", secure });
+  }
+
+  /** The Set-Cookie value that removes the session cookie. */
+  clearedCookie(secure: boolean): string {
+    return stringifySetCookie({ name: SESSION_COOKIE, value: "", path: "/", maxAge: 0, httpOnly: true, sameSite: "lax", secure });
+  }
+
+  /**
+   * Who holds `token`, acting in the workspace named by `workspaceSlug`, or in
+   * their first workspace when none is named. A session seen again after
+   * `sessionTouchSeconds` has its last use written, which its idle expiry
+   * counts from.
+   */
+  async lookUp(token: string | undefined, workspaceSlug: string | undefined): Promise<SessionLookup> {
+    if (!token) return { status: "none" };
+    const session = await this.prisma.userSession.findUnique({
+      where: { tokenHash: tokenHash(token) },
+      include: { user: { include: { memberships: { include: { workspace: true }, orderBy: { createdAt: "asc" } } } } },
+    });
+    if (!session) return { status: "none" };
+    const now = this.now();
+    if (session.expiresAt.getTime() <= now || session.lastSeenAt.getTime() + this.settings.idleDays * DAY_MS <= now) {
+      await this.prisma.userSession.deleteMany({ where: { id: session.id } });
+      return { status: "none" };
+    }
+    if (now - session.lastSeenAt.getTime() >= ACCOUNTS.sessionTouchSeconds * 1000) {
+      await this.prisma.userSession.updateMany({ where: { id: session.id }, data: { lastSeenAt: new Date(now) } });
+    }
+    const { user } = session;
+    const membership = workspaceSlug === undefined ? user.memberships[0] : user.memberships.find((m) => m.workspace.slug === workspaceSlug);
+    if (!membership || !isRole(membership.role)) return { status: "not_member", userId: user.id, email: user.email, workspaceSlug };
+    const { id, name, slug, plan } = membership.workspace;
+    return {
+      status: "member",
+      actor: {
+        type: "user",
+        userId: user.id,
+        email: user.email,
+        role: membership.role,
+        sessionId: session.id,
+        scopes: scopesOfRole(membership.role),
+        workspace: { id, name, slug, plan },
+      },
+    };
+  }
+
+  /** Ends one session of a person (signing out, or ending it from another). */
+  async end(userId: string, sessionId: string): Promise<boolean> {
+    const { count } = await this.prisma.userSession.deleteMany({ where: { id: sessionId, userId } });
+    return count > 0;
+  }
+
+  /** Ends every session of a person but `keep` (after a password change or reset). */
+  async endAllBut(userId: string, keep: string | undefined): Promise<void> {
+    await this.prisma.userSession.deleteMany({ where: { userId, ...(keep && { id: { not: keep } }) } });
+  }
+
+  /** Ends the session a token carries, whoever holds it. */
+  async endByToken(token: string): Promise<void> {
+    await this.prisma.userSession.deleteMany({ where: { tokenHash: tokenHash(token) } });
+  }
+}

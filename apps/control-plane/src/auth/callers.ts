@@ -1,0 +1,77 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { WORKSPACE_HEADER } from "@vigil/domain";
+import { sessionTokenOf, type UserSessions } from "../accounts/sessions";
+import type { Actor } from "./actor";
+import { API_KEY_HEADER } from "./api-keys";
+import type { VerifiedKeys } from "./verified-keys";
+
+/** A request's headers, read by name (lower case): Connect's Headers and Node's IncomingHttpHeaders alike. */
+export type HeaderOf = (name: string) => string | undefined;
+
+/**
+ * Whether a request a browser sent comes from the service's own origin.
+ * Browsers send `Sec-Fetch-Site` with every request and `Origin` with every
+ * POST; a request with neither comes from a client that no other site can
+ * drive, and carries the cookie only because its user put it there.
+ */
+export function fromOwnOrigin(header: HeaderOf, ownOrigin: string): boolean {
+  const site = header("sec-fetch-site");
+  if (site !== undefined) return site === "same-origin" || site === "none";
+  const origin = header("origin");
+  if (origin === undefined) return true;
+  try {
+    const url = new URL(origin);
+    return url.origin === ownOrigin || url.host === header("host");
+  } catch {
+    return false; // "null" (a sandboxed or privacy-sensitive context) and anything else unreadable
+  }
+}
+
+export const MISSING_CREDENTIALS = `missing credentials: send an API key in the ${API_KEY_HEADER} header, or sign in`;
+
+/**
+ * Who a request comes from: an API key in `x-service-key` (which wins when
+ * both are sent), or a person's session cookie acting in the workspace
+ * `x-vigil-workspace` names. A session's request must come from the service's
+ * own origin (docs/accounts.md, "Cross-site requests").
+ */
+export class Callers {
+  constructor(
+    private readonly keys: VerifiedKeys,
+    private readonly sessions: UserSessions,
+    /** PUBLIC_URL's origin. */
+    private readonly ownOrigin: string,
+  ) {}
+
+  async actorOf(header: HeaderOf): Promise<Actor> {
+    const key = header(API_KEY_HEADER);
+    if (key) {
+      const actor = await this.keys.actorFor(key);
+      if (!actor) throw new ConnectError(`unknown or revoked API key in the ${API_KEY_HEADER} header`, Code.Unauthenticated);
+      return actor;
+    }
+    const token = sessionTokenOf(header("cookie"));
+    if (!token) throw new ConnectError(MISSING_CREDENTIALS, Code.Unauthenticated);
+    if (!fromOwnOrigin(header, this.ownOrigin)) {
+      throw new ConnectError("a request with a session must come from the service's own origin", Code.PermissionDenied);
+    }
+    const found = await this.sessions.lookUp(token, header(WORKSPACE_HEADER) || undefined);
+    if (found.status === "none") throw new ConnectError("the session has ended; sign in again", Code.Unauthenticated);
+    if (found.status === "not_member") {
+      const where = found.workspaceSlug === undefined ? "any workspace" : `workspace ${found.workspaceSlug}`;
+      throw new ConnectError(`${found.email} is not a member of ${where}`, Code.PermissionDenied);
+    }
+    return found.actor;
+  }
+}
+
+/** Reads a Connect request's headers. */
+export const connectHeaders = (headers: Headers): HeaderOf => (name) => headers.get(name) ?? undefined;
+
+/** Reads a Node request's headers (the first of repeated ones). */
+export const nodeHeaders =
+  (headers: Record<string, string | string[] | undefined>): HeaderOf =>
+  (name) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };

@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { LIMITS } from "./limits";
+import { nonEmptyText, readableLine } from "./rules";
+
+/**
+ * People in a workspace (docs/accounts.md): their roles, what each role may
+ * do, and how long sessions and invitations last.
+ */
+
+/** A member's role in a workspace, from the most to the least trusted. */
+export const ROLES = ["owner", "admin", "editor", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+export const isRole = (value: string): value is Role => (ROLES as readonly string[]).includes(value);
+
+/**
+ * What a caller may do. `read`: every list and get. `write`: every change to
+ * monitors, channels, status pages and incidents. `members` and `keys`:
+ * people and API keys of the workspace. `own`: owners, deleting the workspace.
+ */
+export type Permission = "read" | "write" | "members" | "keys" | "own";
+
+const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
+  owner: ["read", "write", "members", "keys", "own"],
+  admin: ["read", "write", "members", "keys"],
+  editor: ["read", "write"],
+  viewer: ["read"],
+};
+
+export const roleCan = (role: Role, permission: Permission): boolean => ROLE_PERMISSIONS[role].includes(permission);
+
+/** The API-key scopes a role acts with, as `GET /v1/whoami` shows them: a viewer reads, everyone else writes. */
+export const scopesOfRole = (role: Role): ("read" | "write")[] => (roleCan(role, "write") ? ["write"] : ["read"]);
+
+/** Whether a role may give (or take away) `role`: only owners make or unmake owners. */
+export const mayAssignRole = (by: Role, role: Role): boolean => roleCan(by, "members") && (role !== "owner" || roleCan(by, "own"));
+
+export const ACCOUNTS = {
+  /** A password's length in characters (no other composition rule: NIST SP 800-63B). */
+  passwordMinChars: 12,
+  passwordMaxChars: 256,
+  userNameMaxChars: 100,
+  /** A session ends after this long unused (SESSION_IDLE_DAYS)… */
+  sessionIdleDays: 7,
+  /** …and this long after sign-in whatever its use (SESSION_MAX_DAYS). */
+  sessionMaxDays: 30,
+  /** How often a session's last use is written: its idle expiry is this precise. */
+  sessionTouchSeconds: 60,
+  /** An invitation mailed to a person. */
+  invitationDays: 7,
+  /** The owner invitation printed on the first start. */
+  firstOwnerInvitationHours: 24,
+  /** Sign-in attempts per client address, and per account, in a window, before 429. */
+  signInAttemptsPerAddress: 20,
+  signInAttemptsPerAccount: 10,
+  signInWindowSeconds: 300,
+} as const;
+
+/** The cookie that carries a person's session. */
+export const SESSION_COOKIE = "vigil_session";
+/** The header a session names the workspace it acts in with (default: the user's first). */
+export const WORKSPACE_HEADER = "x-vigil-workspace";
+
+/** An email address as Vigil keys it: trimmed and lower-case, so that one person has one account. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export const emailField = () =>
+  nonEmptyText(LIMITS.emailMaxChars)
+    .pipe(z.email("must be an email address"))
+    .transform(normalizeEmail);
+
+export const userNameField = () => readableLine(ACCOUNTS.userNameMaxChars);
+
+export const roleField = () => z.enum(ROLES, { error: `must be one of ${ROLES.join(", ")}` });
+
+/** The length rule of a new password; the common-password rule is in `@vigil/domain/passwords`. */
+export const PASSWORD_LENGTH_RULE = `must be ${ACCOUNTS.passwordMinChars} to ${ACCOUNTS.passwordMaxChars} characters`;
+export const passwordLengthOk = (password: string) =>
+  [...password].length >= ACCOUNTS.passwordMinChars && [...password].length <= ACCOUNTS.passwordMaxChars;
