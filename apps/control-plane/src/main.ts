@@ -3,6 +3,8 @@ import { applyMigrations, describeTarget, openDatabase } from "@vigil/db";
 import { Administration } from "./admin/operations";
 import { serveAdminSocket } from "./admin/socket";
 import { bootstrapFirstStart } from "./bootstrap";
+import { ACCOUNTS } from "@vigil/domain";
+import { inviteUrl } from "./accounts/invitations";
 import { adminSocketPath, loadConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
 import { NotificationRepository } from "./notifications/repository";
@@ -28,11 +30,13 @@ async function main(): Promise<void> {
 
   if (embedded) {
     const first = await bootstrapFirstStart(db.prisma);
-    // The key goes to the terminal once, never into the JSON logs.
+    // The key and the link go to the terminal once, never into the JSON logs.
     if (first) {
       process.stderr.write(
         `\nFirst start: created workspace "${first.slug}" and a write API key (id ${first.keyId}).\n` +
-          `It is shown only now; send it in the x-service-key header:\n\n    ${first.key}\n\n`,
+          `It is shown only now; send it in the x-service-key header:\n\n    ${first.key}\n\n` +
+          `Make yourself its owner with this link (it works once, for ${ACCOUNTS.firstOwnerInvitationHours} hours):\n\n` +
+          `    ${inviteUrl(config.providerSettings.publicUrl, first.ownerToken)}\n\n`,
       );
     }
   }
@@ -56,7 +60,7 @@ async function main(): Promise<void> {
     reservedDomains: config.reservedDomains,
   });
   const closeAdmin = embedded
-    ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma, pipeline.keyRevocations), logger)
+    ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma, pipeline.keyRevocations), logger, settings.publicUrl)
     : async () => {};
   logger.info({ port: api.address().port, host: config.host, addressPolicy: settings.addressPolicy.settings }, "control plane listening");
 

@@ -2,7 +2,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { PrismaClient } from "@vigil/db";
-import { DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, reservedDomainsOf, type ConnectionLimits } from "@vigil/domain";
+import { ACCOUNTS, DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, reservedDomainsOf, type ConnectionLimits } from "@vigil/domain";
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
@@ -11,6 +11,10 @@ import type { ProviderSettings } from "@vigil/notifications";
 import { authInterceptor } from "./auth/interceptor";
 import { Callers } from "./auth/callers";
 import { DEFAULT_SESSION_SETTINGS, UserSessions, type SessionSettings } from "./accounts/sessions";
+import { Invitations } from "./accounts/invitations";
+import { memberService } from "./accounts/member-service";
+import { AttemptLimiter } from "./limits/attempt-limiter";
+import { MemberService } from "@vigil/proto/account";
 import type { KeyRevocations } from "./auth/revocation-relay";
 import type { VerifiedKeys } from "./auth/verified-keys";
 import { httpRoutes } from "./http/routes";
@@ -91,7 +95,7 @@ const JSON_OPTIONS = { ignoreUnknownFields: false, alwaysEmitImplicit: true };
  */
 export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
   const { prisma, logger, scheduler } = options;
-  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, Health];
+  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, MemberService, Health];
   const { pageChanges } = options;
   const metricsSource = options.metricsEnabled === false ? null : { queue: scheduler.queue.bind(scheduler), redis: options.redis.connection, prefix: options.redis.prefix };
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
@@ -121,6 +125,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
       router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);
       router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges, reservedDomains), authenticated);
+      const mailsByAddress = new AttemptLimiter(options.redis.connection, `${options.redis.prefix}:attempts:invitation-mail`, {
+        points: ACCOUNTS.invitationMailsPerAddressPerHour,
+        seconds: 3_600,
+      });
+      const members = memberService({ prisma, invitations: new Invitations(prisma), sessions, settings: options.notifications.settings, mailsByAddress, logger });
+      router.service(MemberService, members, {
+        interceptors: [errorsAndLogging(logger), authInterceptor(callers, [MemberService.method.acceptInvitation]), storableTextOnly(), audit],
+      });
       router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits";
-import { nonEmptyText, readableLine } from "./rules";
+import { nonEmptyText, requiredLine } from "./rules";
 
 /**
  * People in a workspace (docs/accounts.md): their roles, what each role may
@@ -53,6 +53,8 @@ export const ACCOUNTS = {
   signInAttemptsPerAddress: 20,
   signInAttemptsPerAccount: 10,
   signInWindowSeconds: 300,
+  /** Invitation mails to one address in an hour. */
+  invitationMailsPerAddressPerHour: 5,
 } as const;
 
 /** The cookie that carries a person's session. */
@@ -64,11 +66,9 @@ export const WORKSPACE_HEADER = "x-vigil-workspace";
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export const emailField = () =>
-  nonEmptyText(LIMITS.emailMaxChars)
-    .pipe(z.email("must be an email address"))
-    .transform(normalizeEmail);
+  z.preprocess((value) => (typeof value === "string" ? normalizeEmail(value) : value), nonEmptyText(LIMITS.emailMaxChars).pipe(z.email("must be an email address")));
 
-export const userNameField = () => readableLine(ACCOUNTS.userNameMaxChars);
+export const userNameField = () => requiredLine(ACCOUNTS.userNameMaxChars);
 
 export const roleField = () => z.enum(ROLES, { error: `must be one of ${ROLES.join(", ")}` });
 

@@ -7,6 +7,7 @@ import { AdminService, ApiKeySchema, AuditEntrySchema, WorkspaceSchema, type Api
 import { adminAttribution } from "../audit/attribution";
 import { auditInterceptor } from "../audit/interceptor";
 import { errorsAndLogging } from "../rpc-interceptors";
+import { inviteUrl } from "../accounts/invitations";
 import type { Administration, ApiKeyWithWorkspace, AuditEntryWithSlug } from "./operations";
 
 export const workspaceMessage = (w: WorkspaceRow): Workspace =>
@@ -33,6 +34,8 @@ export const auditEntryMessage = (e: AuditEntryWithSlug): AuditEntry =>
     apiKeyId: e.apiKeyId ?? "",
     apiKeyName: e.apiKeyName ?? "",
     apiKeyPrefix: e.apiKeyPrefix ?? "",
+    userId: e.userId ?? "",
+    userEmail: e.userEmail ?? "",
     method: e.method,
     targetKind: e.targetKind,
     targetId: e.targetId,
@@ -45,7 +48,8 @@ export const adminInterceptors = (admin: Administration, logger: Logger): Interc
   auditInterceptor(admin.audit, adminAttribution(admin.workspaceIdOf), logger),
 ];
 
-export function adminService(admin: Administration): ServiceImpl<typeof AdminService> {
+/** `publicUrl`: PUBLIC_URL, which invitation links lead to. */
+export function adminService(admin: Administration, publicUrl: string): ServiceImpl<typeof AdminService> {
   return {
     createWorkspace: async (req) => ({ workspace: workspaceMessage(await admin.createWorkspace(req)) }),
     listWorkspaces: async () => ({ workspaces: (await admin.listWorkspaces()).map(workspaceMessage) }),
@@ -55,6 +59,10 @@ export function adminService(admin: Administration): ServiceImpl<typeof AdminSer
     },
     listApiKeys: async (req) => ({ apiKeys: (await admin.listApiKeys(req.workspaceSlug)).map(apiKeyMessage) }),
     revokeApiKey: async (req) => ({ apiKey: apiKeyMessage(await admin.revokeApiKey(req.id)) }),
+    async inviteUser(req) {
+      const invited = await admin.inviteUser(req);
+      return { ...invited, inviteUrl: inviteUrl(publicUrl, invited.token) };
+    },
     async listAuditEntries(req) {
       const since = req.since ? timestampDate(req.since) : undefined;
       const entries = await admin.listAuditEntries({ workspaceSlug: req.workspaceSlug, since, limit: req.limit });

@@ -42,7 +42,7 @@ async function withAdmin<T>(work: (admin: AdminClient) => Promise<T>): Promise<T
   try {
     await applyMigrations(db);
     const admin = new Administration(db.prisma, revocations);
-    const transport = createRouterTransport(({ service }) => service(AdminService, adminService(admin)), {
+    const transport = createRouterTransport(({ service }) => service(AdminService, adminService(admin, config.providerSettings.publicUrl)), {
       router: { interceptors: adminInterceptors(admin, logger) },
     });
     return await work(createClient(AdminService, transport));
@@ -113,7 +113,25 @@ key
     print(json(), apiKey, [`revoked API key ${apiKey!.id} at ${date(apiKey!.revokedAt)}`]);
   });
 
-const actorOf = (e: AuditEntry) => (e.actorType === "api_key" ? `key ${e.apiKeyPrefix}… ${e.apiKeyId}${e.apiKeyName ? ` (${e.apiKeyName})` : ""}` : e.actorType);
+const user = program.command("user").description("people");
+user
+  .command("invite")
+  .description("print a single-use link (valid 7 days) that makes its holder a member of a workspace with a role")
+  .requiredOption("--email <email>", "who the invitation is for")
+  .requiredOption("--workspace <slug>", "workspace slug")
+  .requiredOption("--role <role>", "owner, admin, editor or viewer")
+  .action(async (o: { email: string; workspace: string; role: string }) => {
+    const invited = await withAdmin((a) => a.inviteUser({ workspaceSlug: o.workspace, email: o.email, role: o.role }));
+    const answer = { inviteUrl: invited.inviteUrl, token: invited.token };
+    print(json(), answer, [`invited ${o.email} to ${invited.workspaceSlug} as ${o.role}; the link works once, for 7 days:`, "", `    ${invited.inviteUrl}`]);
+  });
+
+const actorOf = (e: AuditEntry) =>
+  e.actorType === "api_key"
+    ? `key ${e.apiKeyPrefix}… ${e.apiKeyId}${e.apiKeyName ? ` (${e.apiKeyName})` : ""}`
+    : e.actorType === "user"
+      ? `user ${e.userEmail} ${e.userId}`
+      : e.actorType;
 
 /** `--since` takes an ISO time or a duration back from now: 30m, 12h, 7d. */
 function parseSince(value: string): Date {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Prisma, type ApiKeyRow, type AuditEntryRow, type PrismaClient, type WorkspaceRow } from "@vigil/db";
-import { DEFAULTS, LIMITS, ValidationError, parseOrThrow } from "@vigil/domain";
+import { ACCOUNTS, DEFAULTS, LIMITS, ValidationError, emailField, parseOrThrow, roleField } from "@vigil/domain";
+import { Invitations } from "../accounts/invitations";
 import { AuditStore } from "../audit/store";
 import { newApiKeySecret, type ScopeChoice } from "../auth/api-keys";
 import type { KeyRevocations } from "../auth/revocation-relay";
@@ -36,6 +37,22 @@ export class Administration {
     private readonly revocations: KeyRevocations | null = null,
   ) {
     this.audit = new AuditStore(prisma);
+  }
+
+  /**
+   * An invitation to a workspace, for the operator to hand over: its token is
+   * answered (the link is made from it) instead of mailed. `validHours`: 7
+   * days, or 24 hours for the first owner's.
+   */
+  async inviteUser(
+    input: { workspaceSlug: string; email: string; role: string },
+    validHours: number = ACCOUNTS.invitationDays * 24,
+  ): Promise<{ invitationId: string; token: string; workspaceSlug: string }> {
+    const workspace = await this.workspaceBySlug(input.workspaceSlug);
+    const email = input.email === "" ? null : parseOrThrow(emailField(), input.email, "email");
+    const role = parseOrThrow(roleField(), input.role, "role");
+    const { invitation, token } = await new Invitations(this.prisma).create({ workspaceId: workspace.id, email, role, invitedById: null, validHours });
+    return { invitationId: invitation.id, token, workspaceSlug: workspace.slug };
   }
 
   async createWorkspace(input: { name: string; slug: string; plan?: string | undefined }): Promise<WorkspaceRow> {

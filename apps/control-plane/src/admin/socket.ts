@@ -12,10 +12,10 @@ import type { Administration } from "./operations";
  * (mode 0600): while the service holds the embedded database, this is how
  * `vigil-admin` reaches it. It is never on the network.
  */
-export async function serveAdminSocket(path: string, admin: Administration, logger: Logger): Promise<() => Promise<void>> {
+export async function serveAdminSocket(path: string, admin: Administration, logger: Logger, publicUrl: string): Promise<() => Promise<void>> {
   rmSync(path, { force: true });
   const server = http.createServer(
-    connectNodeAdapter({ routes: (router) => router.service(AdminService, adminService(admin)), interceptors: adminInterceptors(admin, logger) }),
+    connectNodeAdapter({ routes: (router) => router.service(AdminService, adminService(admin, publicUrl)), interceptors: adminInterceptors(admin, logger) }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

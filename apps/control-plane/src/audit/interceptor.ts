@@ -4,7 +4,7 @@ import { FieldMaskSchema, TimestampSchema } from "@bufbuild/protobuf/wkt";
 import type { Interceptor, UnaryRequest, UnaryResponse } from "@connectrpc/connect";
 import type { Logger } from "@vigil/logging";
 import { recordAudit } from "./record";
-import { redactForAudit } from "./redaction";
+import { redactForAudit, withoutPeoplesSecrets } from "./redaction";
 import type { AuditActor, AuditStore } from "./store";
 import { isMutation, targetOf } from "./target";
 
@@ -56,7 +56,8 @@ export function auditInterceptor(store: AuditStore, attribute: Attribution, logg
     const method = `${req.service.typeName}/${req.method.name}`;
     try {
       const target = targetOf(req.method, req.message, res.message);
-      const changes = redactForAudit(requestJson(req.method.input, req.message), target.id) as JsonObject;
+      const request = requestJson(req.method.input, req.message);
+      const changes = (req.service.typeName.startsWith("account.v1.") ? withoutPeoplesSecrets(request) : redactForAudit(request, target.id)) as JsonObject;
       await recordAudit(store, { ...(await attribute(req, res)), method, targetKind: target.kind, targetId: target.id, changes }, logger);
     } catch (error) {
       // The change is made: an answer of failure would make the client make it again.

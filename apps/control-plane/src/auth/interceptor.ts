@@ -1,3 +1,4 @@
+import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { canWrite } from "./actor";
@@ -10,10 +11,12 @@ import { actorKey } from "./context";
  * (idempotency_level NO_SIDE_EFFECTS: the list and get methods) is open to
  * readers; every other method is a mutation and needs the write scope (a
  * write key, or an editor's role or above). Services about people and keys
- * ask for more themselves (`requirePermission`).
+ * ask for more themselves (`requirePermission`). The `open` methods need no
+ * credentials (accepting an invitation, whose token is one).
  */
-export function authInterceptor(callers: Callers): Interceptor {
+export function authInterceptor(callers: Callers, open: readonly DescMethod[] = []): Interceptor {
   return (next) => async (req) => {
+    if (open.includes(req.method)) return next(req);
     const actor = await callers.actorOf(connectHeaders(req.header));
     if (req.method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS && !canWrite(actor)) {
       const needs = actor.type === "user" ? `an editor's role or above (you are ${actor.role} in ${actor.workspace.slug})` : "an API key with the write scope";

@@ -42,9 +42,12 @@ export async function startMailbox() {
   };
 }
 
-/** The first absolute URL of a mail (its text part comes first), quoted-printable soft breaks undone. */
+/** The first absolute URL of a mail (its text part comes first), quoted-printable undone (soft breaks, `=3D`). */
 export function firstLinkOf(mail: ReceivedMail): string {
-  const body = mail.raw.slice(mail.raw.indexOf("\r\n\r\n")).replace(/=\r\n/g, "");
+  const body = mail.raw
+    .slice(mail.raw.indexOf("\r\n\r\n"))
+    .replace(/=\r\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   const link = /https?:\/\/[^\s"<>]+/.exec(body)?.[0];
   if (!link) throw new Error(`no link in mail:\n${mail.raw}`);
   return link;

@@ -1,0 +1,117 @@
+import { createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import { Prisma, type InvitationRow, type PrismaClient, type UserRow } from "@vigil/db";
+import { ValidationError, emailField, parseOrThrow, userNameField, type Role } from "@vigil/domain";
+import { newPasswordField } from "@vigil/domain/passwords";
+import { hashPassword, verifyPassword } from "../auth/password";
+
+const HOUR_MS = 3_600_000;
+
+export const tokenHashOf = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** Where an invitation's link leads: the console's page that accepts it. */
+export const inviteUrl = (publicUrl: string, token: string) => `${publicUrl.replace(/\/+$/, "")}/app/invite?token=${token}`;
+
+export interface NewInvitation {
+  workspaceId: string;
+  /** Null: whoever accepts gives their address (the first owner's invitation). */
+  email: string | null;
+  role: Role;
+  invitedById: string | null;
+  validHours: number;
+}
+
+const UNUSABLE = "is unknown, already used, withdrawn or expired";
+
+const newAccount = z.object({
+  name: userNameField(),
+  password: newPasswordField(),
+});
+
+/**
+ * Invitations: a link with 256 random bits that, once, makes whoever holds
+ * it a member with a role. Only the token's SHA-256 is kept.
+ */
+export class Invitations {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(input: NewInvitation): Promise<{ invitation: InvitationRow; token: string }> {
+    const token = randomBytes(32).toString("base64url");
+    const invitation = await this.prisma.invitation.create({
+      data: {
+        workspaceId: input.workspaceId,
+        email: input.email,
+        role: input.role,
+        tokenHash: tokenHashOf(token),
+        invitedById: input.invitedById,
+        expiresAt: new Date(this.now() + input.validHours * HOUR_MS),
+      },
+    });
+    return { invitation, token };
+  }
+
+  /** The workspace's invitations that can still be accepted, oldest first. */
+  pending(workspaceId: string): Promise<InvitationRow[]> {
+    return this.prisma.invitation.findMany({
+      where: { workspaceId, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date(this.now()) } },
+      orderBy: { createdAt: "asc" },
+    });
+  }
+
+  /** Withdraws a pending invitation of the workspace; false when there is none by that id. */
+  async revoke(workspaceId: string, id: string): Promise<boolean> {
+    const { count } = await this.prisma.invitation.updateMany({
+      where: { id, workspaceId, acceptedAt: null, revokedAt: null },
+      data: { revokedAt: new Date(this.now()) },
+    });
+    return count > 0;
+  }
+
+  /**
+   * Accepts an invitation: creates the account (name and a new password), or
+   * adds the membership to the existing account of that address (its current
+   * password proves the person). The invitation is used up in the same
+   * transaction, so a link accepted twice at once makes one member.
+   */
+  async accept(input: { token: string; name: string; password: string; email: string }): Promise<{ user: UserRow; role: Role; workspaceId: string }> {
+    const now = new Date(this.now());
+    const invitation = input.token ? await this.prisma.invitation.findUnique({ where: { tokenHash: tokenHashOf(input.token) } }) : null;
+    if (!invitation || invitation.acceptedAt || invitation.revokedAt || invitation.expiresAt <= now) throw ValidationError.of("token", `the invitation ${UNUSABLE}`);
+    const email = invitation.email ?? parseOrThrow(emailField(), input.email, "email");
+    if (invitation.email && input.email && parseOrThrow(emailField(), input.email, "email") !== invitation.email) {
+      throw ValidationError.of("email", "must be the address the invitation was sent to, or empty");
+    }
+    const existing = await this.prisma.user.findUnique({ where: { email } });
+    let passwordHash: string | undefined;
+    let name = existing?.name ?? "";
+    if (existing) {
+      if (!existing.passwordHash || !(await verifyPassword(input.password, existing.passwordHash))) {
+        throw ValidationError.of("password", `must be the current password of the account of ${email}`);
+      }
+    } else {
+      const account = parseOrThrow(newAccount, { name: input.name, password: input.password }, "");
+      passwordHash = await hashPassword(account.password);
+      name = account.name;
+    }
+    const role = invitation.role as Role;
+    try {
+      const user = await this.prisma.$transaction(async (tx) => {
+        const used = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null, revokedAt: null }, data: { acceptedAt: now } });
+        if (used.count === 0) throw ValidationError.of("token", `the invitation ${UNUSABLE}`);
+        const user = existing ?? (await tx.user.create({ data: { email, name, passwordHash: passwordHash! } }));
+        await tx.membership.create({ data: { workspaceId: invitation.workspaceId, userId: user.id, role } });
+        return user;
+      });
+      return { user, role, workspaceId: invitation.workspaceId };
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+        // The membership exists (or the account was made at the same moment): nothing was changed.
+        throw ValidationError.of("email", `${email} is already a member of this workspace`);
+      }
+      throw error;
+    }
+  }
+}

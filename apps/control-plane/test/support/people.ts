@@ -1,0 +1,48 @@
+import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import type { DescService } from "@bufbuild/protobuf";
+import { SESSION_COOKIE, WORKSPACE_HEADER, type Role } from "@vigil/domain";
+import type { TestApi } from "./api";
+
+let people = 0;
+
+/** A password that keeps the rules (12 characters or more, not a common one). */
+export const GOOD_PASSWORD = "plum-harbour-lantern-42";
+
+/** POST /v1/auth/sign-in; the session token from its Set-Cookie, or the refusal. */
+export async function signIn(baseUrl: string, email: string, password: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${baseUrl}/v1/auth/sign-in`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ email, password }),
+  });
+  const cookie = res.headers.get("set-cookie") ?? "";
+  const token = new RegExp(`^${SESSION_COOKIE}=([^;]*)`).exec(cookie)?.[1] ?? "";
+  return { res, token, cookie, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** A client of `service` that sends a session cookie (and names a workspace) instead of a key. */
+export function sessionClient<S extends DescService>(service: S, baseUrl: string, token: string, options: { workspace?: string; headers?: Record<string, string> } = {}): Client<S> {
+  const withSession: Interceptor = (next) => (req) => {
+    req.header.set("cookie", `${SESSION_COOKIE}=${token}`);
+    if (options.workspace) req.header.set(WORKSPACE_HEADER, options.workspace);
+    for (const [name, value] of Object.entries(options.headers ?? {})) req.header.set(name, value);
+    return next(req);
+  };
+  return createClient(service, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [withSession] }));
+}
+
+/** A person made through an invitation of `workspace` with `role`, signed in: their email and session token. */
+export async function personWithRole(api: TestApi, workspace: string, role: Role): Promise<{ email: string; token: string; userId: string }> {
+  const email = `person-${++people}-${role}@example.com`;
+  const { token: invitation } = await api.admin.inviteUser({ workspaceSlug: workspace, email, role });
+  const accepted = await fetch(`${api.baseUrl}/account.v1.MemberService/AcceptInvitation`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ token: invitation, name: `Person ${people}`, password: GOOD_PASSWORD }),
+  });
+  if (!accepted.ok) throw new Error(`accepting the invitation failed: ${accepted.status} ${await accepted.text()}`);
+  const { member } = (await accepted.json()) as { member: { id: string } };
+  const { token } = await signIn(api.baseUrl, email, GOOD_PASSWORD);
+  return { email, token, userId: member.id };
+}
