@@ -7,8 +7,11 @@ import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
+import { AccountService } from "@vigil/proto/account";
 import type { ProviderSettings } from "@vigil/notifications";
-import { authInterceptor } from "./auth/interceptor";
+import { authInterceptor, personInterceptor } from "./auth/interceptor";
+import { accountService } from "./accounts/service";
+import { attemptsByAccount } from "./accounts/sign-in";
 import { Callers } from "./auth/callers";
 import { DEFAULT_SESSION_SETTINGS, UserSessions, type SessionSettings } from "./accounts/sessions";
 import type { KeyRevocations } from "./auth/revocation-relay";
@@ -91,7 +94,7 @@ const JSON_OPTIONS = { ignoreUnknownFields: false, alwaysEmitImplicit: true };
  */
 export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
   const { prisma, logger, scheduler } = options;
-  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, Health];
+  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, AccountService, Health];
   const { pageChanges } = options;
   const metricsSource = options.metricsEnabled === false ? null : { queue: scheduler.queue.bind(scheduler), redis: options.redis.connection, prefix: options.redis.prefix };
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
@@ -110,7 +113,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     interceptors: [errorsAndLogging(logger)],
     routes: strictRoutes(JSON_OPTIONS, (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
-      const audit = auditInterceptor(new AuditStore(prisma), apiKeyAttribution, logger);
+      const auditStore = new AuditStore(prisma);
+      const audit = auditInterceptor(auditStore, apiKeyAttribution, logger);
       const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(callers), storableTextOnly(), audit] };
       // The deployment has one address policy, read with the providers' settings (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS).
       const { addressPolicy } = options.notifications.settings;
@@ -121,6 +125,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
       router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);
       router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges, reservedDomains), authenticated);
+      const account = accountService({ prisma, sessions, attemptsByAccount: attemptsByAccount(options.redis), audit: auditStore, logger });
+      // A person's own account needs no workspace; the service records its own audit entries.
+      router.service(AccountService, account, { interceptors: [errorsAndLogging(logger), personInterceptor(callers), storableTextOnly()] });
       router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
