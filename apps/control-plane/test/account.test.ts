@@ -1,4 +1,4 @@
-import { Code, createClient } from "@connectrpc/connect";
+import { Code, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { ACCOUNTS } from "@vigil/domain";
 import { MonitorService } from "@vigil/proto";
@@ -63,6 +63,19 @@ describe.each(BACKENDS)("AccountService on %s", (backend) => {
     it("answers unauthenticated to an ended or unknown session", async () => {
       const c = accountClient(api.baseUrl, "vigil_session=not-a-session");
       expect(await codeOf(c.getProfile({}))).toBe(Code.Unauthenticated);
+    });
+
+    it("refuses a session sent from another site with permission_denied, changing nothing", async () => {
+      const person = await createPerson(api, { [ws.slug]: "owner" });
+      const cookie = await signIn(api.baseUrl, person.email, person.password);
+      const crossSite: Interceptor = (next) => (req) => {
+        req.header.set("sec-fetch-site", "cross-site");
+        return next(req);
+      };
+      const c = createClient(AccountService, createConnectTransport({ baseUrl: api.baseUrl, httpVersion: "1.1", interceptors: [withCookie(cookie), crossSite] }));
+      const before = await written();
+      for (const [method, call] of Object.entries(everyMethod(c))) expect([method, await codeOf(call())]).toEqual([method, Code.PermissionDenied]);
+      expect(await written()).toEqual(before);
     });
 
     it("is listed by gRPC server reflection", async () => {
