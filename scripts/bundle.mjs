@@ -13,9 +13,9 @@ const packages = new URL("../packages/", import.meta.url).pathname;
 const alias = {
   "@vigil/domain": `${packages}domain/src/index.ts`,
   "@vigil/client": `${packages}client/src/index.ts`,
+  "@vigil/proto/account": `${packages}proto/src/account.ts`,
   "@vigil/proto/notification": `${packages}proto/src/notification.ts`,
   "@vigil/proto/status-page": `${packages}proto/src/status-page.ts`,
-  "@vigil/proto/account": `${packages}proto/src/account.ts`,
   "@vigil/proto": `${packages}proto/src/index.ts`,
 };
 const workspaceSource = /[\\/]packages[\\/](domain|client|proto)[\\/]src[\\/]/;

@@ -7,14 +7,16 @@ import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
+import { AccountService, MemberService } from "@vigil/proto/account";
 import type { ProviderSettings } from "@vigil/notifications";
-import { authInterceptor } from "./auth/interceptor";
+import { authInterceptor, personInterceptor } from "./auth/interceptor";
+import { accountService } from "./accounts/service";
+import { attemptsByAccount } from "./accounts/sign-in";
 import { Callers } from "./auth/callers";
 import { DEFAULT_SESSION_SETTINGS, UserSessions, type SessionSettings } from "./accounts/sessions";
 import { Invitations } from "./accounts/invitations";
 import { memberService } from "./accounts/member-service";
 import { AttemptLimiter } from "./limits/attempt-limiter";
-import { MemberService } from "@vigil/proto/account";
 import type { KeyRevocations } from "./auth/revocation-relay";
 import type { VerifiedKeys } from "./auth/verified-keys";
 import { httpRoutes } from "./http/routes";
@@ -95,7 +97,7 @@ const JSON_OPTIONS = { ignoreUnknownFields: false, alwaysEmitImplicit: true };
  */
 export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
   const { prisma, logger, scheduler } = options;
-  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, MemberService, Health];
+  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, AccountService, MemberService, Health];
   const { pageChanges } = options;
   const metricsSource = options.metricsEnabled === false ? null : { queue: scheduler.queue.bind(scheduler), redis: options.redis.connection, prefix: options.redis.prefix };
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
@@ -114,7 +116,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     interceptors: [errorsAndLogging(logger)],
     routes: strictRoutes(JSON_OPTIONS, (router) => {
       // Service options replace the adapter's interceptors rather than adding to them.
-      const audit = auditInterceptor(new AuditStore(prisma), apiKeyAttribution, logger);
+      const auditStore = new AuditStore(prisma);
+      const audit = auditInterceptor(auditStore, apiKeyAttribution, logger);
       const authenticated = { interceptors: [errorsAndLogging(logger), authInterceptor(callers), storableTextOnly(), audit] };
       // The deployment has one address policy, read with the providers' settings (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS).
       const { addressPolicy } = options.notifications.settings;
@@ -133,6 +136,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       router.service(MemberService, members, {
         interceptors: [errorsAndLogging(logger), authInterceptor(callers, [MemberService.method.acceptInvitation]), storableTextOnly(), audit],
       });
+      const account = accountService({ prisma, sessions, attemptsByAccount: attemptsByAccount(options.redis), audit: auditStore, logger });
+      // A person's own account needs no workspace; the service records its own audit entries.
+      router.service(AccountService, account, { interceptors: [errorsAndLogging(logger), personInterceptor(callers), storableTextOnly()] });
       router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);

@@ -1,7 +1,7 @@
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
-import { MemberService } from "@vigil/proto/account";
+import { AccountService, MemberService } from "@vigil/proto/account";
 import type { Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { httpApi, type Identity, type RevokedApiKey } from "./http-api.js";
@@ -16,6 +16,8 @@ export interface VigilClient {
   readonly notifications: ServiceClient<typeof NotificationService>;
   readonly statusPages: ServiceClient<typeof StatusPageService>;
   readonly members: ServiceClient<typeof MemberService>;
+  /** A person's own account: the server answers it to a person's session only, and refuses an API key (permission_denied). */
+  readonly account: ServiceClient<typeof AccountService>;
   /** GET /v1/whoami; a read, so retried after `unavailable`. */
   whoami(options?: CallOptions): Promise<Identity>;
   /** DELETE /v1/api-key/:id; never retried. */
@@ -47,6 +49,7 @@ export function createClient(options: ClientOptions = {}): VigilClient {
     notifications: serviceClient(NotificationService, transport, config),
     statusPages: serviceClient(StatusPageService, transport, config),
     members: serviceClient(MemberService, transport, config),
+    account: serviceClient(AccountService, transport, config),
     whoami: http.whoami,
     revokeApiKey: http.revokeApiKey,
   };

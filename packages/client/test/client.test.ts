@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { IncidentService, MonitorService, Periodicity } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
+import { AccountService } from "@vigil/proto/account";
 import { startTestApi, type TestApi, type WorkspaceKeys } from "../../../apps/control-plane/test/support/api.js";
 import { failureOf, loadBuiltClient, type ClientPackage } from "./support/built.js";
 
@@ -59,6 +60,12 @@ describe("@vigil/client against a real API server", () => {
         expect(Object.keys(c[property]).sort()).toEqual(service.methods.map((m) => m.localName).sort());
       }
     });
+  });
+
+  it("exposes AccountService, which the server answers to a person's session and refuses to an API key", async () => {
+    const c = client();
+    expect(Object.keys(c.account).sort()).toEqual(AccountService.methods.map((m) => m.localName).sort());
+    expect(await c.account.getProfile({}).then(() => "ok", (error: InstanceType<ClientPackage["VigilError"]>) => error.code)).toBe("permission_denied");
   });
 
   it("creates and reads back a monitor with typed messages", async () => {

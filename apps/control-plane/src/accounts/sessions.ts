@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { parseCookie, stringifySetCookie } from "cookie";
-import type { PrismaClient } from "@vigil/db";
+import type { PrismaClient, UserSessionRow } from "@vigil/db";
 import { ACCOUNTS, SESSION_COOKIE, isRole, scopesOfRole } from "@vigil/domain";
 import type { UserActor } from "../auth/actor";
 
@@ -26,7 +26,7 @@ export function sessionTokenOf(cookieHeader: string | null | undefined): string 
 /** What a valid session resolves to: the person, and their role in the workspace asked for (none when not a member). */
 export type SessionLookup =
   | { status: "none" }
-  | { status: "not_member"; userId: string; email: string; workspaceSlug: string | undefined }
+  | { status: "not_member"; userId: string; email: string; sessionId: string; workspaceSlug: string | undefined }
   | { status: "member"; actor: UserActor };
 
 /**
@@ -87,7 +87,7 @@ export class UserSessions {
     }
     const { user } = session;
     const membership = workspaceSlug === undefined ? user.memberships[0] : user.memberships.find((m) => m.workspace.slug === workspaceSlug);
-    if (!membership || !isRole(membership.role)) return { status: "not_member", userId: user.id, email: user.email, workspaceSlug };
+    if (!membership || !isRole(membership.role)) return { status: "not_member", userId: user.id, email: user.email, sessionId: session.id, workspaceSlug };
     const { id, name, slug, plan } = membership.workspace;
     return {
       status: "member",
@@ -101,6 +101,15 @@ export class UserSessions {
         workspace: { id, name, slug, plan },
       },
     };
+  }
+
+  /** A person's sessions that have not expired, oldest first. */
+  list(userId: string): Promise<UserSessionRow[]> {
+    const now = this.now();
+    return this.prisma.userSession.findMany({
+      where: { userId, expiresAt: { gt: new Date(now) }, lastSeenAt: { gt: new Date(now - this.settings.idleDays * DAY_MS) } },
+      orderBy: { createdAt: "asc" },
+    });
   }
 
   /** Ends one session of a person (signing out, or ending it from another). */

@@ -6,7 +6,8 @@ import { nobodysPasswordHash, verifyPassword } from "../auth/password";
 import { fromOwnOrigin, nodeHeaders } from "../auth/callers";
 import { HttpError, sendJson, type Request, type Response } from "../http/json";
 import { readJsonBody } from "../http/body";
-import type { AttemptLimiter } from "../limits/attempt-limiter";
+import { AttemptLimiter } from "../limits/attempt-limiter";
+import type { SharedRedis } from "../limits/shared-rate-limiter";
 import { clientAddress } from "../limits/request-rates";
 import { sessionTokenOf, type UserSessions } from "./sessions";
 
@@ -22,6 +23,13 @@ export interface SignInDeps {
   logger: Logger;
 }
 
+/** Attempts at a person's password, counted per account across every control plane (in Redis): sign-ins and password changes alike. */
+export const attemptsByAccount = (redis: SharedRedis) =>
+  new AttemptLimiter(redis.connection, `${redis.prefix}:attempts:sign-in-account`, {
+    points: ACCOUNTS.signInAttemptsPerAccount,
+    seconds: ACCOUNTS.signInWindowSeconds,
+  });
+
 type Route = (method: "POST", path: string, handler: (req: Request, res: Response) => Promise<void>) => void;
 
 const signInBody = z.object({
@@ -36,8 +44,10 @@ const refuseCrossSite = (req: Request, ownOrigin: string) => {
   if (!fromOwnOrigin(nodeHeaders(req.headers), ownOrigin)) throw new HttpError("permission_denied", "this must be sent from the service's own origin");
 };
 
-const tooMany = (seconds: number) =>
-  new HttpError("resource_exhausted", `too many sign-in attempts; try again in ${seconds} seconds`, { "retry-after": String(seconds) });
+/** The answer once an address or account has used its attempts at a password (a wrong current password in a change counts too). */
+export const tooManyAttempts = (seconds: number) => `too many sign-in attempts; try again in ${seconds} seconds`;
+
+const tooMany = (seconds: number) => new HttpError("resource_exhausted", tooManyAttempts(seconds), { "retry-after": String(seconds) });
 
 /**
  * `POST /v1/auth/sign-in` and `POST /v1/auth/sign-out` (docs/accounts.md).

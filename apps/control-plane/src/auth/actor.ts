@@ -26,6 +26,9 @@ export interface UserActor {
   workspace: ActorWorkspace;
 }
 
+/** A signed-in person, whatever workspaces they belong to: whom AccountService answers. */
+export type Person = Pick<UserActor, "userId" | "email" | "sessionId">;
+
 /** Who is calling. */
 export type Actor = KeyActor | UserActor;
 

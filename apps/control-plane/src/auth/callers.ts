@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { WORKSPACE_HEADER } from "@vigil/domain";
-import { sessionTokenOf, type UserSessions } from "../accounts/sessions";
-import type { Actor } from "./actor";
+import { sessionTokenOf, type SessionLookup, type UserSessions } from "../accounts/sessions";
+import type { Actor, Person } from "./actor";
 import { API_KEY_HEADER } from "./api-keys";
 import type { VerifiedKeys } from "./verified-keys";
 
@@ -50,18 +50,31 @@ export class Callers {
       if (!actor) throw new ConnectError(`unknown or revoked API key in the ${API_KEY_HEADER} header`, Code.Unauthenticated);
       return actor;
     }
-    const token = sessionTokenOf(header("cookie"));
-    if (!token) throw new ConnectError(MISSING_CREDENTIALS, Code.Unauthenticated);
-    if (!fromOwnOrigin(header, this.ownOrigin)) {
-      throw new ConnectError("a request with a session must come from the service's own origin", Code.PermissionDenied);
-    }
-    const found = await this.sessions.lookUp(token, header(WORKSPACE_HEADER) || undefined);
-    if (found.status === "none") throw new ConnectError("the session has ended; sign in again", Code.Unauthenticated);
+    const found = await this.sessionOf(header, header(WORKSPACE_HEADER) || undefined);
     if (found.status === "not_member") {
       const where = found.workspaceSlug === undefined ? "any workspace" : `workspace ${found.workspaceSlug}`;
       throw new ConnectError(`${found.email} is not a member of ${where}`, Code.PermissionDenied);
     }
     return found.actor;
+  }
+
+  /** The signed-in person, a member of any workspaces or none; an API key is refused, for it acts for a workspace and not for a person. */
+  async personOf(header: HeaderOf): Promise<Person> {
+    if (header(API_KEY_HEADER)) throw new ConnectError("this needs a person's session; an API key cannot call it", Code.PermissionDenied);
+    const found = await this.sessionOf(header, undefined);
+    const { userId, email, sessionId } = found.status === "member" ? found.actor : found;
+    return { userId, email, sessionId };
+  }
+
+  private async sessionOf(header: HeaderOf, workspaceSlug: string | undefined): Promise<Exclude<SessionLookup, { status: "none" }>> {
+    const token = sessionTokenOf(header("cookie"));
+    if (!token) throw new ConnectError(MISSING_CREDENTIALS, Code.Unauthenticated);
+    if (!fromOwnOrigin(header, this.ownOrigin)) {
+      throw new ConnectError("a request with a session must come from the service's own origin", Code.PermissionDenied);
+    }
+    const found = await this.sessions.lookUp(token, workspaceSlug);
+    if (found.status === "none") throw new ConnectError("the session has ended; sign in again", Code.Unauthenticated);
+    return found;
   }
 }
 

@@ -1,8 +1,17 @@
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
 import type { Permission } from "@vigil/domain";
-import { can, canWrite, type Actor } from "./actor";
+import { can, canWrite, type Actor, type Person } from "./actor";
 
 export const actorKey = createContextKey<Actor | undefined>(undefined, { description: "the authenticated caller" });
+
+export const personKey = createContextKey<Person | undefined>(undefined, { description: "the signed-in person" });
+
+/** The person the person interceptor resolved for this request. */
+export function personOf(ctx: HandlerContext): Person {
+  const person = ctx.values.get(personKey);
+  if (!person) throw new ConnectError("missing credentials", Code.Unauthenticated);
+  return person;
+}
 
 /** The caller the auth interceptor resolved for this request. */
 export function actorOf(ctx: HandlerContext): Actor {

@@ -3,7 +3,7 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { canWrite } from "./actor";
 import { connectHeaders, type Callers } from "./callers";
-import { actorKey } from "./context";
+import { actorKey, personKey } from "./context";
 
 /**
  * Authenticates every call with an API key or a person's session
@@ -23,6 +23,18 @@ export function authInterceptor(callers: Callers, open: readonly DescMethod[] = 
       throw new ConnectError(`${req.method.name} changes data and needs ${needs}`, Code.PermissionDenied);
     }
     req.contextValues.set(actorKey, actor);
+    return next(req);
+  };
+}
+
+/**
+ * Authenticates a call about the caller's own account (AccountService): a
+ * person's session, whether or not they belong to any workspace. It stands in
+ * for authInterceptor, which needs a workspace to act in.
+ */
+export function personInterceptor(callers: Callers): Interceptor {
+  return (next) => async (req) => {
+    req.contextValues.set(personKey, await callers.personOf(connectHeaders(req.header)));
     return next(req);
   };
 }

@@ -6,7 +6,7 @@ import type { Actor } from "../auth/actor";
 import { nodeHeaders, type Callers } from "../auth/callers";
 import { revokeApiKey } from "../auth/revoke";
 import type { KeyRevocations } from "../auth/revocation-relay";
-import { registerSignInRoutes } from "../accounts/sign-in";
+import { attemptsByAccount, registerSignInRoutes } from "../accounts/sign-in";
 import type { UserSessions } from "../accounts/sessions";
 import { auditedCaller } from "../audit/attribution";
 import { recordAudit } from "../audit/record";
@@ -108,7 +108,7 @@ export function httpRoutes(
     logger,
     sessions: auth.sessions,
     attemptsByAddress: attempts("sign-in-address", ACCOUNTS.signInAttemptsPerAddress, ACCOUNTS.signInWindowSeconds),
-    attemptsByAccount: attempts("sign-in-account", ACCOUNTS.signInAttemptsPerAccount, ACCOUNTS.signInWindowSeconds),
+    attemptsByAccount: attemptsByAccount(pageAccess.redis),
     ownOrigin: new URL(pageAccess.settings.publicUrl).origin,
     isHttps: (req) => hosts.isHttps(req),
   });

@@ -1,3 +1,4 @@
+import type { DescService } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import type { WorkspaceKeys } from "./api";
 import { codeOf } from "./codes";
@@ -38,5 +39,27 @@ export function itEnforcesScopes(calls: ScopedCalls): void {
     for (const [method, call] of Object.entries(calls.reads(calls.workspace().read.key))) {
       expect([method, await codeOf(call())]).toEqual([method, "ok"]);
     }
+  });
+}
+
+/**
+ * The rule of a service about the caller's own account: it answers a person's
+ * session only. `calls` must name every method of `service`, so that a method
+ * added to it without a place here fails.
+ */
+export function itRefusesApiKeys(service: DescService, calls: Pick<ScopedCalls, "written" | "workspace"> & { all(key: string | undefined): Calls }): void {
+  it("covers every method of the service", () => {
+    expect(Object.keys(calls.all(undefined)).sort()).toEqual(service.methods.map((m) => m.name).sort());
+  });
+
+  it("answers unauthenticated without credentials, and permission_denied to every API key, on every method, writing nothing", async () => {
+    const before = await calls.written();
+    const ws = calls.workspace();
+    for (const [key, code] of [[undefined, Code.Unauthenticated], [ws.read.key, Code.PermissionDenied], [ws.write.key, Code.PermissionDenied], [ws.legacy.key, Code.PermissionDenied]] as const) {
+      for (const [method, call] of Object.entries(calls.all(key))) {
+        expect([method, key, await codeOf(call())]).toEqual([method, key, code]);
+      }
+    }
+    expect(await calls.written()).toEqual(before);
   });
 }

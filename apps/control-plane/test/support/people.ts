@@ -1,7 +1,9 @@
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { DescService } from "@bufbuild/protobuf";
-import { SESSION_COOKIE, WORKSPACE_HEADER, type Role } from "@vigil/domain";
+import { SESSION_COOKIE, WORKSPACE_HEADER, isRole, type Role } from "@vigil/domain";
+import { AccountService } from "@vigil/proto/account";
+import { hashPassword } from "../../src/auth/password";
 import type { TestApi } from "./api";
 
 let people = 0;
@@ -46,3 +48,35 @@ export async function personWithRole(api: TestApi, workspace: string, role: Role
   const { token } = await signIn(api.baseUrl, email, GOOD_PASSWORD);
   return { email, token, userId: member.id };
 }
+
+/** A person with a password, and a role in each workspace of `roles` (slug to role). */
+export async function createPerson(api: TestApi, roles: Record<string, string> = {}, password = "correct horse battery staple") {
+  const email = `person-${++people}@example.com`;
+  const user = await api.db.prisma.user.create({ data: { email, name: `Person ${people}`, passwordHash: await hashPassword(password) } });
+  for (const [slug, role] of Object.entries(roles)) {
+    if (!isRole(role)) throw new Error(`no role ${role}`);
+    const workspace = await api.db.prisma.workspace.findUniqueOrThrow({ where: { slug } });
+    await api.db.prisma.membership.create({ data: { workspaceId: workspace.id, userId: user.id, role } });
+  }
+  return { id: user.id, email, password };
+}
+
+/** Signs in at `baseUrl`: the `vigil_session=…` cookie to send back; throws when refused. */
+export async function sessionCookie(baseUrl: string, email: string, password: string, userAgent = "people-test"): Promise<string> {
+  const { res, token, body } = await signIn(baseUrl, email, password, { "user-agent": userAgent });
+  if (res.status !== 200 || !token) throw new Error(`sign-in answered ${res.status}: ${JSON.stringify(body)}`);
+  return `${SESSION_COOKIE}=${token}`;
+}
+
+/** Sends `cookie` with every call. */
+export const withCookie =
+  (cookie: string): Interceptor =>
+  (next) =>
+  (req) => {
+    req.header.set("cookie", cookie);
+    return next(req);
+  };
+
+/** AccountService at `baseUrl`, called with the session `cookie`. */
+export const accountClient = (baseUrl: string, cookie: string): Client<typeof AccountService> =>
+  createClient(AccountService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [withCookie(cookie)] }));
