@@ -7,10 +7,12 @@ import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
+import { ApiKeyService } from "@vigil/proto/account";
 import type { ProviderSettings } from "@vigil/notifications";
 import { authInterceptor } from "./auth/interceptor";
 import { Callers } from "./auth/callers";
 import { DEFAULT_SESSION_SETTINGS, UserSessions, type SessionSettings } from "./accounts/sessions";
+import { apiKeyService } from "./accounts/api-key-service";
 import type { KeyRevocations } from "./auth/revocation-relay";
 import type { VerifiedKeys } from "./auth/verified-keys";
 import { httpRoutes } from "./http/routes";
@@ -91,7 +93,7 @@ const JSON_OPTIONS = { ignoreUnknownFields: false, alwaysEmitImplicit: true };
  */
 export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
   const { prisma, logger, scheduler } = options;
-  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, Health];
+  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, ApiKeyService, Health];
   const { pageChanges } = options;
   const metricsSource = options.metricsEnabled === false ? null : { queue: scheduler.queue.bind(scheduler), redis: options.redis.connection, prefix: options.redis.prefix };
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
@@ -121,6 +123,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
       router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);
       router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges, reservedDomains), authenticated);
+      router.service(ApiKeyService, apiKeyService(prisma, options.keyRevocations), authenticated);
       router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);

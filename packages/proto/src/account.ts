@@ -1,0 +1,2 @@
+// Its own entry point: account.v1 (people and API keys) is a package of its own.
+export * from "./gen/account/v1/api_key_pb";
