@@ -16,6 +16,7 @@ const alias = {
   "@vigil/proto/account": `${packages}proto/src/account.ts`,
   "@vigil/proto/notification": `${packages}proto/src/notification.ts`,
   "@vigil/proto/status-page": `${packages}proto/src/status-page.ts`,
+  "@vigil/proto/account": `${packages}proto/src/account.ts`,
   "@vigil/proto": `${packages}proto/src/index.ts`,
 };
 const workspaceSource = /[\\/]packages[\\/](domain|client|proto)[\\/]src[\\/]/;

@@ -26,9 +26,9 @@ export const globalOptions = (command: Command) => command.optsWithGlobals<Globa
 export async function contextOf(command: Command): Promise<Context> {
   const options = globalOptions(command);
   const settings = resolveSettings(options, process.env, await readProfile());
-  if (!settings.apiKey) throw missingKey();
+  if (!settings.apiKey && !settings.session) throw missingKey();
   return {
-    client: createClient({ apiKey: settings.apiKey, baseUrl: settings.apiUrl }),
+    client: createClient({ apiKey: settings.apiKey, session: settings.session, baseUrl: settings.apiUrl }),
     out: createOutput(command.name() === "export" ? "table" : formatOf(options.output)),
     settings,
     flags: options,

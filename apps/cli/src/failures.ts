@@ -25,7 +25,10 @@ export function describeFailure(error: unknown, apiUrl: string): string {
     case "unauthenticated":
       return `the API key was refused by ${apiUrl} (${error.message}): ${KEY_HINT} with a valid key.`;
     case "permission_denied":
-      return `${error.message}: this command changes data and needs a write key; use a key with the write scope.`;
+      // The API says what the call needs; a key without the write scope is told how to get one.
+      return /with the write scope/.test(error.message)
+        ? `${error.message}: this command changes data and needs a write key; use a key with the write scope.`
+        : `permission denied: ${error.message}.`;
     case "invalid_argument":
       return error.violations.length
         ? ["the request was rejected:", ...error.violations.map(({ field, rule }) => `  ${field}: ${rule}`)].join("\n")

@@ -3,9 +3,10 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { CliError } from "./failures.js";
 
-/** What `vigil login` saves: the key and the API it belongs to. */
+/** What `vigil login` saves: the key, or a person's session token (never a password), and the API it belongs to. */
 export interface Profile {
   apiKey?: string;
+  session?: string;
   apiUrl?: string;
 }
 
@@ -24,8 +25,8 @@ export async function readProfile(path = profilePath()): Promise<Profile> {
     throw error;
   }
   try {
-    const { apiKey, apiUrl } = JSON.parse(text) as Profile;
-    return { apiKey, apiUrl };
+    const { apiKey, session, apiUrl } = JSON.parse(text) as Profile;
+    return { apiKey, session, apiUrl };
   } catch {
     throw new CliError(`the profile ${path} is not valid JSON: run \`vigil login\` again or delete it.`);
   }

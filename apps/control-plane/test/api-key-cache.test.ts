@@ -48,6 +48,33 @@ describe.each(BACKENDS)("verified API keys on %s", (backend) => {
     expect(await keys.actorFor(chosen)).toEqual(expect.objectContaining({ scopes: ["read"], workspace: expect.objectContaining({ id: workspace.id }) }));
   });
 
+  it("refuses a key from its expiry on, though its copy was verified just before", async () => {
+    const { id, key } = await newKey();
+    await db.prisma.apiKey.update({ where: { id }, data: { expiresAt: new Date(now + 1_000) } });
+    expect(await keys.actorFor(key)).not.toBeNull();
+    now += 1_000;
+    expect(await keys.actorFor(key)).toBeNull();
+  });
+
+  it("writes a key's last use once a minute at most, whichever control plane sees it", async () => {
+    const { id, key } = await newKey();
+    const lastUsed = async () => (await db.prisma.apiKey.findUniqueOrThrow({ where: { id } })).lastUsedAt;
+    expect(await lastUsed()).toBeNull();
+    await keys.actorFor(key);
+    const first = new Date(now);
+    expect(await lastUsed()).toEqual(first);
+    const other = new VerifiedKeys(db.prisma, { ttlMs: VERIFIED_KEY_TTL_MS, now: () => now });
+    for (const step of [1, VERIFIED_KEY_TTL_MS, 30_000]) {
+      now += step;
+      await keys.actorFor(key);
+      await other.actorFor(key);
+      expect(await lastUsed()).toEqual(first);
+    }
+    now = first.getTime() + 60_000;
+    await other.actorFor(key);
+    expect(await lastUsed()).toEqual(new Date(now));
+  });
+
   it("refuses a key deleted from the database once its cached copy expires", async () => {
     const { id, key } = await newKey();
     expect(await keys.actorFor(key)).not.toBeNull();
@@ -76,6 +103,7 @@ describe.each(BACKENDS)("verified API keys on %s", (backend) => {
           seen.answered++;
           return row;
         },
+        updateMany: (args: Parameters<PrismaClient["apiKey"]["updateMany"]>[0]) => db.prisma.apiKey.updateMany(args),
       },
     } as unknown as PrismaClient;
     return { seen, keys: new VerifiedKeys(prisma, { now: () => now }) };

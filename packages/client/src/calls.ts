@@ -1,20 +1,32 @@
 import pRetry from "p-retry";
 import { toVigilError, VigilError } from "./errors.js";
-import { API_KEY_ENV, type CallOptions, type ResolvedOptions } from "./options.js";
+import { API_KEY_ENV, API_KEY_HEADER, SESSION_COOKIE, type CallOptions, type ResolvedOptions } from "./options.js";
 
-/** One try of a call: it gets the key to send and a signal that ends it at the deadline or on abort. */
-export type Attempt<T> = (apiKey: string, signal: AbortSignal) => Promise<T>;
+/** The headers that carry a call's credentials. */
+export type Credentials = Record<string, string>;
+
+/** One try of a call: it gets the credentials to send and a signal that ends it at the deadline or on abort. */
+export type Attempt<T> = (credentials: Credentials, signal: AbortSignal) => Promise<T>;
+
+/** The API key in its header, else the session in its cookie (a key wins, as on the server). */
+function credentialsOf({ apiKey, session }: ResolvedOptions): Credentials {
+  if (apiKey) return { [API_KEY_HEADER]: apiKey };
+  if (session) return { cookie: `${SESSION_COOKIE}=${session}` };
+  throw new VigilError("unauthenticated", `no API key: set the ${API_KEY_ENV} environment variable, or pass the apiKey option (or a session) to createClient`);
+}
 
 /**
- * Runs a call under the client's rules: the key must be there, the whole call
+ * Runs a call under the client's rules: a key or a session must be there, the whole call
  * (retries included) ends at its deadline or when the caller aborts, and only
  * calls safe to repeat (`idempotent`) are tried again after `unavailable`.
  */
-export async function runCall<T>(config: ResolvedOptions, idempotent: boolean, options: CallOptions, attempt: Attempt<T>): Promise<T> {
-  const apiKey = config.apiKey;
-  if (!apiKey) {
-    throw new VigilError("unauthenticated", `no API key: set the ${API_KEY_ENV} environment variable or pass the apiKey option to createClient`);
-  }
+export async function runCall<T>(
+  config: ResolvedOptions,
+  idempotent: boolean,
+  options: CallOptions,
+  attempt: Attempt<T>,
+  credentials: Credentials = credentialsOf(config),
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? config.timeoutMs;
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
@@ -25,7 +37,7 @@ export async function runCall<T>(config: ResolvedOptions, idempotent: boolean, o
   };
   const { maxAttempts, initialDelayMs, maxDelayMs } = config.retry;
   try {
-    return await pRetry(() => attempt(apiKey, signal), {
+    return await pRetry(() => attempt(credentials, signal), {
       retries: idempotent ? Math.max(1, maxAttempts) - 1 : 0,
       minTimeout: initialDelayMs,
       maxTimeout: maxDelayMs,

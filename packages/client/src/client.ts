@@ -1,10 +1,10 @@
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
-import { AccountService, MemberService } from "@vigil/proto/account";
+import { AccountService, ApiKeyService, MemberService } from "@vigil/proto/account";
 import type { Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
-import { httpApi, type Identity, type RevokedApiKey } from "./http-api.js";
+import { httpApi, type Identity, type RevokedApiKey, type SignedIn } from "./http-api.js";
 import { resolveOptions, type CallOptions, type ClientOptions, type ResolvedOptions } from "./options.js";
 import { serviceClient, type ServiceClient } from "./services.js";
 
@@ -18,10 +18,16 @@ export interface VigilClient {
   readonly members: ServiceClient<typeof MemberService>;
   /** A person's own account: the server answers it to a person's session only, and refuses an API key (permission_denied). */
   readonly account: ServiceClient<typeof AccountService>;
+  /** Needs a session of an admin or owner: no API key may manage keys. */
+  readonly apiKeys: ServiceClient<typeof ApiKeyService>;
   /** GET /v1/whoami; a read, so retried after `unavailable`. */
   whoami(options?: CallOptions): Promise<Identity>;
   /** DELETE /v1/api-key/:id; never retried. */
   revokeApiKey(id: string, options?: CallOptions): Promise<RevokedApiKey>;
+  /** POST /v1/auth/sign-in, needing no credentials; the answer's token is the `session` option of a new client. Never retried. */
+  signIn(credentials: { email: string; password: string }, options?: CallOptions): Promise<SignedIn>;
+  /** POST /v1/auth/sign-out: ends the client's session on the server. */
+  signOut(options?: CallOptions): Promise<void>;
 }
 
 // Answers from a newer server may carry fields this client does not know yet.
@@ -34,8 +40,8 @@ function transportFor({ protocol, baseUrl }: ResolvedOptions): Transport {
 }
 
 /**
- * A client of one Vigil API. Options win over SERVICE_API_KEY / SERVICE_API_URL;
- * a missing key is reported by the first call, so a client can be made before
+ * A client of one Vigil API, calling with an API key or a person's session.
+ * Options win over SERVICE_API_KEY / SERVICE_API_URL; a missing key is reported by the first call, so a client can be made before
  * the key is known (to print help, say).
  */
 export function createClient(options: ClientOptions = {}): VigilClient {
@@ -50,7 +56,10 @@ export function createClient(options: ClientOptions = {}): VigilClient {
     statusPages: serviceClient(StatusPageService, transport, config),
     members: serviceClient(MemberService, transport, config),
     account: serviceClient(AccountService, transport, config),
+    apiKeys: serviceClient(ApiKeyService, transport, config),
     whoami: http.whoami,
     revokeApiKey: http.revokeApiKey,
+    signIn: http.signIn,
+    signOut: http.signOut,
   };
 }

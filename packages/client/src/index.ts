@@ -1,6 +1,6 @@
 export { createClient, type VigilClient } from "./client.js";
 export { VigilError, type ErrorCode, type FieldViolation } from "./errors.js";
-export type { Identity, RevokedApiKey, Scope } from "./http-api.js";
+export type { Identity, RevokedApiKey, Scope, SignedIn } from "./http-api.js";
 export {
   API_KEY_ENV,
   BASE_URL_ENV,

@@ -2,7 +2,7 @@ import type { DescMethodUnary, DescService, MessageInitShape, MessageShape } fro
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { createClient, type Transport } from "@connectrpc/connect";
 import { runCall } from "./calls.js";
-import { API_KEY_HEADER, type CallOptions, type ResolvedOptions } from "./options.js";
+import type { CallOptions, ResolvedOptions } from "./options.js";
 
 /** A service's unary methods under their generated names (`listMonitors`), each taking per-call options. */
 export type ServiceClient<S extends DescService> = {
@@ -24,7 +24,7 @@ export function serviceClient<S extends DescService>(service: S, transport: Tran
     .map((method) => {
       const call = connect[method.localName]!;
       const invoke = (request: unknown, options: CallOptions = {}) =>
-        runCall(config, isRetryable(method), options, (apiKey, signal) => call(request, { signal, headers: { [API_KEY_HEADER]: apiKey } }));
+        runCall(config, isRetryable(method), options, (headers, signal) => call(request, { signal, headers }));
       return [method.localName, invoke] as const;
     });
   return Object.fromEntries(methods) as ServiceClient<S>;

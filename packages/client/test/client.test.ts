@@ -4,6 +4,7 @@ import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
 import { AccountService } from "@vigil/proto/account";
 import { startTestApi, type TestApi, type WorkspaceKeys } from "../../../apps/control-plane/test/support/api.js";
+import { signedInPerson } from "../../../apps/control-plane/test/support/people.js";
 import { failureOf, loadBuiltClient, type ClientPackage } from "./support/built.js";
 
 const periodicity = Periodicity.PERIODICITY_1M;
@@ -83,7 +84,7 @@ describe("@vigil/client against a real API server", () => {
       process.env.SERVICE_API_URL = api.baseUrl;
       const c = vigil.createClient();
       expect(c.baseUrl).toBe(api.baseUrl);
-      expect((await c.whoami()).actor.keyId).toBe(ws.read.id);
+      expect((await c.whoami()).actor).toEqual(expect.objectContaining({ keyId: ws.read.id }));
     });
 
     it("prefers the apiKey and baseUrl options over the environment", async () => {
@@ -91,7 +92,7 @@ describe("@vigil/client against a real API server", () => {
       process.env.SERVICE_API_URL = NOWHERE;
       const c = vigil.createClient({ apiKey: ws.write.key, baseUrl: api.baseUrl });
       expect(c.baseUrl).toBe(api.baseUrl);
-      expect((await c.whoami()).actor.keyId).toBe(ws.write.id);
+      expect((await c.whoami()).actor).toEqual(expect.objectContaining({ keyId: ws.write.id }));
     });
 
     it("defaults to the documented endpoint", () => {
@@ -173,6 +174,39 @@ describe("@vigil/client against a real API server", () => {
       expect(unknown.message).toMatch(/not found/);
       const denied = await failureOf(client({ apiKey: own.read.key }).revokeApiKey(own.write.id));
       expect(denied.code).toBe("permission_denied");
+    });
+  });
+
+  describe("a person's session and apiKeys", () => {
+    it("signs in, calls with the session (an API key option winning over it), manages keys and signs out", async () => {
+      const person = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "owner");
+      const signedIn = await vigil.createClient({ baseUrl: api.baseUrl }).signIn({ email: person.email, password: person.password });
+      expect(signedIn).toEqual({
+        token: expect.any(String),
+        expiresAt: expect.any(Date),
+        user: expect.objectContaining({ id: person.userId, email: person.email }),
+        workspaces: [expect.objectContaining({ slug: ws.slug, role: "owner" })],
+      });
+      // SERVICE_API_KEY does not override a session given as an option.
+      process.env.SERVICE_API_KEY = ws.read.key;
+      const asOwner = vigil.createClient({ baseUrl: api.baseUrl, session: signedIn.token });
+      expect((await asOwner.whoami()).actor).toEqual(expect.objectContaining({ type: "user", email: person.email, role: "owner" }));
+      expect((await client({ session: signedIn.token, apiKey: ws.read.key }).whoami()).actor).toEqual(expect.objectContaining({ keyId: ws.read.id }));
+
+      const created = await asOwner.apiKeys.createApiKey({ name: "from the client", scopes: ["read"] });
+      expect((await client({ apiKey: created.key }).whoami()).actor).toEqual(expect.objectContaining({ keyId: created.apiKey!.id }));
+      expect((await asOwner.apiKeys.listApiKeys({})).apiKeys.map((k) => k.id)).toContain(created.apiKey!.id);
+      expect((await asOwner.apiKeys.revokeApiKey({ id: created.apiKey!.id })).apiKey!.revokedAt).toBeDefined();
+      expect((await failureOf(client().apiKeys.listApiKeys({}))).code).toBe("permission_denied");
+
+      await asOwner.signOut();
+      expect((await failureOf(asOwner.whoami())).code).toBe("unauthenticated");
+    });
+
+    it("answers unauthenticated to a wrong password", async () => {
+      const person = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "viewer");
+      const wrong = await failureOf(vigil.createClient({ baseUrl: api.baseUrl }).signIn({ email: person.email, password: "not it at all" }));
+      expect([wrong.code, wrong.message]).toEqual(["unauthenticated", "wrong email or password"]);
     });
   });
 });

@@ -1,4 +1,5 @@
 export * from "./accounts";
+export * from "./api-keys";
 export * from "./address-policy";
 export * from "./alerting";
 export * from "./check-rules";

@@ -1,3 +1,4 @@
-// Its own entry point, like status_page.v1: account.v1 is a package of its own.
+// Its own entry point: account.v1 (people and API keys) is a package of its own.
 export * from "./gen/account/v1/account_pb";
+export * from "./gen/account/v1/api_key_pb";
 export * from "./gen/account/v1/member_pb";

@@ -5,30 +5,31 @@ import { Command } from "commander";
 import { action, globalOptions, type Context } from "../context.js";
 import { CliError, describeFailure, EXIT } from "../failures.js";
 import { createOutput, details, formatOf, type Output } from "../output.js";
-import { profilePath, readProfile, removeProfile, saveProfile } from "../profile.js";
+import { profilePath, readProfile, removeProfile, saveProfile, type Profile } from "../profile.js";
 import { resolveSettings } from "../settings.js";
 
 const identityText = (out: Output, apiUrl: string, me: Identity) => details(out.colors, me, [["apiUrl", apiUrl]]);
 
-/** Where readline echoes what is typed: nowhere, so the key does not show on the screen. */
+/** Where readline echoes what is typed: nowhere, so the secret does not show on the screen. */
 const hidden = new Writable({ write: (_chunk, _encoding, done) => done() });
 
-/** The key from a prompt on a terminal (not echoed), else from the first line of stdin (`echo $KEY | vigil login`). */
-async function askForKey(): Promise<string> {
+/** A secret from a prompt on a terminal (not echoed), else from the first line of stdin (`echo $KEY | vigil login`). */
+async function askFor(what: string, { trim }: { trim: boolean }): Promise<string> {
   const terminal = Boolean(process.stdin.isTTY);
   const prompt = createInterface({ input: process.stdin, output: hidden, terminal });
   try {
-    if (terminal) process.stderr.write("API key: ");
+    if (terminal) process.stderr.write(`${what}: `);
     const { value } = await prompt[Symbol.asyncIterator]().next();
     if (terminal) process.stderr.write("\n");
-    return String(value ?? "").trim();
+    const line = String(value ?? "");
+    return trim ? line.trim() : line;
   } finally {
     prompt.close();
   }
 }
 
 export function whoamiCommand(): Command {
-  return new Command("whoami").description("the workspace and API key in use").action(
+  return new Command("whoami").description("the workspace, and the API key or person in use").action(
     action(async (ctx: Context) => {
       const me = await ctx.client.whoami();
       ctx.out.write(ctx.out.render(me, () => identityText(ctx.out, ctx.settings.apiUrl, me)));
@@ -36,35 +37,72 @@ export function whoamiCommand(): Command {
   );
 }
 
+/**
+ * Ends on the server the session a profile holds (before it is replaced or
+ * removed); a server that cannot be reached leaves it to expire there.
+ */
+async function endSavedSession(profile: Profile, apiUrl: string): Promise<boolean> {
+  if (!profile.session) return false;
+  try {
+    await createClient({ session: profile.session, baseUrl: profile.apiUrl ?? apiUrl }).signOut();
+    return true;
+  } catch (error) {
+    process.stderr.write(`vigil: could not end the saved session on the server: ${describeFailure(error, profile.apiUrl ?? apiUrl)}\n`);
+    return false;
+  }
+}
+
 export function loginCommand(): Command {
   return new Command("login")
-    .description("check an API key (--api-key, else asked for) and save it with the API's address for later commands")
-    .action(async (_options: object, command: Command) => {
+    .description(
+      "check an API key (--api-key, else asked for), or sign in as a person (--email, the password asked for), and save the key or the session (never the password) with the API's address for later commands",
+    )
+    .option("--email <email>", "sign in as this person instead of saving an API key")
+    .action(async (options: { email?: string }, command: Command) => {
       const flags = globalOptions(command);
       // The key is the one given now; the address may come from anywhere, as for other commands.
-      const { apiUrl } = resolveSettings(flags, process.env, await readProfile());
-      const apiKey = flags.apiKey || (await askForKey());
-      if (!apiKey) throw new CliError("no API key given: pass --api-key or type it when asked.", EXIT.usage);
+      const saved = await readProfile();
+      const { apiUrl } = resolveSettings(flags, process.env, saved);
       const out = createOutput(formatOf(flags.output));
+      let profile: Profile;
       let me: Identity;
       try {
-        me = await createClient({ apiKey, baseUrl: apiUrl }).whoami();
+        if (options.email !== undefined) {
+          const password = await askFor("Password", { trim: false }); // taken as typed: spaces may be part of it
+          if (!password) throw new CliError("no password given: type it when asked, or give it as the first line of stdin.", EXIT.usage);
+          const { token } = await createClient({ baseUrl: apiUrl }).signIn({ email: options.email, password });
+          profile = { session: token, apiUrl };
+          me = await createClient({ session: token, baseUrl: apiUrl }).whoami();
+        } else {
+          const apiKey = flags.apiKey || (await askFor("API key", { trim: true }));
+          if (!apiKey) throw new CliError("no API key given: pass --api-key or type it when asked.", EXIT.usage);
+          profile = { apiKey, apiUrl };
+          me = await createClient({ apiKey, baseUrl: apiUrl }).whoami();
+        }
       } catch (error) {
-        throw new CliError(describeFailure(error, apiUrl));
+        throw error instanceof CliError ? error : new CliError(describeFailure(error, apiUrl));
       }
+      await endSavedSession(saved, apiUrl);
       const path = profilePath();
-      await saveProfile({ apiKey, apiUrl });
+      await saveProfile(profile);
+      const saves = profile.session ? "the session" : "the key";
       out.write(
-        out.render({ profile: path, apiUrl, ...me }, () => `${identityText(out, apiUrl, me)}\nlogged in to ${me.slug}; the key and address are saved in ${path}`),
+        out.render({ profile: path, apiUrl, ...me }, () => `${identityText(out, apiUrl, me)}\nlogged in to ${me.slug}; ${saves} and address are saved in ${path}`),
       );
     });
 }
 
 export function logoutCommand(): Command {
-  return new Command("logout").description("remove the profile saved by `vigil login`").action(async (_options: object, command: Command) => {
-    const out = createOutput(formatOf(globalOptions(command).output));
-    const path = profilePath();
-    const removed = await removeProfile(path);
-    out.write(out.render({ profile: path, removed }, () => (removed ? `removed the saved profile ${path}` : `no saved profile at ${path}`)));
-  });
+  return new Command("logout")
+    .description("remove the profile saved by `vigil login`, ending its session on the server if it holds one")
+    .action(async (_options: object, command: Command) => {
+      const flags = globalOptions(command);
+      const out = createOutput(formatOf(flags.output));
+      const path = profilePath();
+      const saved = await readProfile(path);
+      const signedOut = await endSavedSession(saved, resolveSettings(flags, process.env, saved).apiUrl);
+      const removed = await removeProfile(path);
+      const text = removed ? `removed the saved profile ${path}${signedOut ? " and ended its session" : ""}` : `no saved profile at ${path}`;
+      out.write(out.render({ profile: path, removed, signedOut }, () => text));
+    });
 }

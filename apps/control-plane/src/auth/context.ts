@@ -34,6 +34,12 @@ const PERMISSION_NEEDS: Record<Permission, string> = {
 /** The caller, when it may do what `permission` allows; permission_denied otherwise. */
 export function requirePermission(ctx: HandlerContext, permission: Permission): Actor {
   const actor = actorOf(ctx);
-  if (!can(actor, permission)) throw new ConnectError(`this needs ${PERMISSION_NEEDS[permission]}`, Code.PermissionDenied);
-  return actor;
+  if (can(actor, permission)) return actor;
+  const caller =
+    actor.type === "user"
+      ? ` (you are ${actor.role} in ${actor.workspace.slug})`
+      : can({ ...actor, scopes: ["write"] }, permission)
+        ? ""
+        : "; no API key may do it (a key acts as an editor at most): sign in as a person";
+  throw new ConnectError(`this needs ${PERMISSION_NEEDS[permission]}${caller}`, Code.PermissionDenied);
 }

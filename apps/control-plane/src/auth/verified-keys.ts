@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@vigil/db";
+import { API_KEYS } from "@vigil/domain";
 import type { KeyActor as Actor } from "./actor";
 import { actorOf, hashApiKey } from "./api-keys";
 
@@ -19,8 +20,13 @@ export const VERIFIED_KEY_REFRESH_MS = 1_000;
 
 interface Entry {
   actor: Actor;
+  /** When this copy expires: the TTL, or the key's own expiry when sooner. */
   expiresAt: number;
+  /** The key's last use as written in the database (0: never). */
+  lastUsedAt: number;
 }
+
+const TOUCH_MS = API_KEYS.lastUsedTouchSeconds * 1000;
 
 interface Options {
   ttlMs: number;
@@ -50,7 +56,7 @@ export class VerifiedKeys {
     this.options = { ttlMs: VERIFIED_KEY_TTL_MS, refreshMs: VERIFIED_KEY_REFRESH_MS, now: Date.now, ...options };
   }
 
-  /** The actor behind a presented key, or null for a missing, unknown or revoked key. */
+  /** The actor behind a presented key, or null for a missing, unknown, revoked or expired key. */
   async actorFor(presented: string | null | undefined): Promise<Actor | null> {
     if (!presented) return null;
     const secretHash = hashApiKey(presented);
@@ -59,10 +65,30 @@ export class VerifiedKeys {
     if (cached && cached.expiresAt > now) {
       // A failed refresh leaves the copy to expire; the call after that asks, and hears the error.
       if (cached.expiresAt - now <= this.options.refreshMs) this.lookUp(secretHash, now).catch(() => {});
+      await this.touch(cached, now);
       return cached.actor;
     }
     this.entries.delete(secretHash);
-    return this.lookUp(secretHash, now);
+    const actor = await this.lookUp(secretHash, now);
+    const entry = this.entries.get(secretHash);
+    if (actor && entry) await this.touch(entry, now);
+    return actor;
+  }
+
+  /**
+   * Writes a key's last use when the one known is a minute old or more, so a
+   * busy key costs one write a minute, not one a call. The copy remembers the
+   * write at once, so calls of this control plane do not repeat it; the
+   * condition on the row keeps the other control planes (whose copies learn
+   * of it at their next lookup) from writing it again within the minute.
+   */
+  private async touch(entry: Entry, now: number): Promise<void> {
+    if (now - entry.lastUsedAt < TOUCH_MS) return;
+    entry.lastUsedAt = now;
+    await this.prisma.apiKey.updateMany({
+      where: { id: entry.actor.keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lte: new Date(now - TOUCH_MS) } }] },
+      data: { lastUsedAt: new Date(now) },
+    });
   }
 
   /** Stops trusting a key (revoked here or on another control plane). */
@@ -87,10 +113,13 @@ export class VerifiedKeys {
     const lookup = this.prisma.apiKey
       .findUnique({ where: { secretHash }, include: { workspace: true } })
       .then((key) => {
-        const actor = key && !key.revokedAt ? actorOf(key) : null;
+        const expiry = key?.expiresAt?.getTime() ?? Infinity;
+        const actor = key && !key.revokedAt && expiry > this.options.now() ? actorOf(key) : null;
         if (generation === this.generation) {
-          if (actor) this.entries.set(secretHash, { actor, expiresAt: now + this.options.ttlMs });
-          else this.entries.delete(secretHash);
+          if (actor) {
+            const lastUsedAt = Math.max(key!.lastUsedAt?.getTime() ?? 0, this.entries.get(secretHash)?.lastUsedAt ?? 0);
+            this.entries.set(secretHash, { actor, expiresAt: Math.min(now + this.options.ttlMs, expiry), lastUsedAt });
+          } else this.entries.delete(secretHash);
         }
         return actor;
       })

@@ -63,3 +63,30 @@ export function itRefusesApiKeys(service: DescService, calls: Pick<ScopedCalls, 
     expect(await calls.written()).toEqual(before);
   });
 }
+
+/**
+ * For services that need more than a scope (ApiKeyService: `keys`): every
+ * method of `service` is refused to each caller of `refused` with its code,
+ * and nothing is written. `calls` must name every method of the service, so
+ * that a new RPC cannot be left out of the matrix.
+ */
+export function itRefusesEveryMethod<C>(
+  service: DescService,
+  calls: (caller: C) => Calls,
+  refused: () => Record<string, { caller: C; code: Code }>,
+  written: () => Promise<unknown>,
+): void {
+  it(`covers every method of ${service.typeName}`, () => {
+    for (const { caller } of Object.values(refused())) expect(Object.keys(calls(caller)).sort()).toEqual(service.methods.map((m) => m.name).sort());
+  });
+
+  it("refuses every method to every caller without the permission, and writes nothing", async () => {
+    const before = await written();
+    for (const [who, { caller, code }] of Object.entries(refused())) {
+      for (const [method, call] of Object.entries(calls(caller))) {
+        expect([who, method, await codeOf(call())]).toEqual([who, method, code]);
+      }
+    }
+    expect(await written()).toEqual(before);
+  });
+}

@@ -4,6 +4,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { SESSION_COOKIE, WORKSPACE_HEADER, isRole, type Role } from "@vigil/domain";
 import { AccountService } from "@vigil/proto/account";
 import { hashPassword } from "../../src/auth/password";
+import type { PrismaClient } from "@vigil/db";
 import type { TestApi } from "./api";
 
 let people = 0;
@@ -80,3 +81,21 @@ export const withCookie =
 /** AccountService at `baseUrl`, called with the session `cookie`. */
 export const accountClient = (baseUrl: string, cookie: string): Client<typeof AccountService> =>
   createClient(AccountService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [withCookie(cookie)] }));
+
+export interface Person {
+  userId: string;
+  email: string;
+  password: string;
+  /** The `vigil_session` cookie's value. */
+  token: string;
+}
+
+/** A person with `role` in the workspace `slug`, made in the database and signed in through POST /v1/auth/sign-in. */
+export async function signedInPerson(prisma: PrismaClient, baseUrl: string, slug: string, role: Role): Promise<Person> {
+  const email = `${role}-${++people}@people.test`;
+  const workspace = await prisma.workspace.findUniqueOrThrow({ where: { slug } });
+  const user = await prisma.user.create({ data: { email, name: `${role} ${people}`, passwordHash: await hashPassword(GOOD_PASSWORD) } });
+  await prisma.membership.create({ data: { workspaceId: workspace.id, userId: user.id, role } });
+  const cookie = await sessionCookie(baseUrl, email, GOOD_PASSWORD);
+  return { userId: user.id, email, password: GOOD_PASSWORD, token: cookie.slice(SESSION_COOKIE.length + 1) };
+}
