@@ -53,7 +53,26 @@ function itAuditsTheAdminCommand(admin: (...args: string[]) => { code: number | 
 
   it("has exercised every mutating method of the admin service", () => {
     const mutating = AdminService.methods.filter((m) => m.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS).map((m) => m.name);
-    expect(mutating.sort()).toEqual(["CreateApiKey", "CreateWorkspace", "RevokeApiKey"]);
+    expect(mutating.sort()).toEqual(["CreateApiKey", "CreateWorkspace", "InviteUser", "RevokeApiKey"]);
+  });
+
+  it("prints an invitation link for a person, refuses a bad role, and audits the invitation without its token", () => {
+    expect(admin("workspace", "create", "--name", "People", "--slug", "people")).toMatchObject({ code: 0 });
+    const invited = admin("--json", "user", "invite", "--email", "Ada@Example.com", "--workspace", "people", "--role", "owner");
+    expect(invited.code).toBe(0);
+    const answer = JSON.parse(invited.stdout) as { inviteUrl: string; token: string };
+    expect(answer).toEqual({ inviteUrl: expect.stringMatching(/^http:\/\/localhost:\d+\/app\/invite\?token=[A-Za-z0-9_-]{43}$/), token: expect.any(String) });
+    expect(answer.inviteUrl.endsWith(`token=${answer.token}`)).toBe(true);
+    expect(admin("user", "invite", "--email", "b@example.com", "--workspace", "people", "--role", "boss")).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("role: must be one of owner, admin, editor, viewer"),
+    });
+
+    const printed = admin("audit", "--json", "--workspace", "people");
+    const [entry] = jsonLines(printed.stdout);
+    expect(entry).toMatchObject({ method: "vigil.admin.v1.AdminService/InviteUser", actorType: "admin", workspaceSlug: "people" });
+    expect(entry!.changes).toEqual({ workspaceSlug: "people", email: "Ada@Example.com", role: "owner" });
+    expect(printed.stdout).not.toContain(answer.token);
   });
 
   it("prints a table, and filters by time and count", () => {

@@ -46,6 +46,25 @@ describe("the service on embedded PGlite", () => {
     for (const line of service.stdout().trim().split("\n")) expect(() => JSON.parse(line)).not.toThrow();
   });
 
+  it("prints a link on first start that makes its first opener the owner of the default workspace, once", async () => {
+    const link = /Make yourself its owner with this link \(it works once, for 24 hours\):\n\n\s+(\S+)/.exec(service.stderr())?.[1];
+    expect(link).toMatch(/^http:\/\/localhost:\d+\/app\/invite\?token=[A-Za-z0-9_-]{43}$/);
+    const token = new URL(link!).searchParams.get("token")!;
+    expect(service.stdout()).not.toContain(token);
+    const accept = (email: string) =>
+      fetch(`http://127.0.0.1:${service.port}/account.v1.MemberService/AcceptInvitation`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token, email, name: "First Owner", password: "first-owner-passphrase" }),
+      });
+    const accepted = await accept("owner@example.com");
+    expect(accepted.status).toBe(200);
+    const session = /^vigil_session=([^;]+)/.exec(accepted.headers.get("set-cookie") ?? "")![1]!;
+    const me = await fetch(`http://127.0.0.1:${service.port}/v1/whoami`, { headers: { cookie: `vigil_session=${session}` } }).then(jsonOf);
+    expect(me).toMatchObject({ slug: "default", actor: { type: "user", email: "owner@example.com", role: "owner", scopes: ["write"] } });
+    expect((await accept("second@example.com")).status).toBe(400);
+  });
+
   it("administers workspaces and keys through the running service", async () => {
     expect(admin("workspace", "create", "--name", "Acme", "--slug", "acme", "--plan", "team")).toMatchObject({ code: 0 });
     const created = admin("key", "create", "--workspace", "acme", "--scope", "read", "--name", "dashboards");

@@ -16,11 +16,12 @@ export const apiKeyAttribution: Attribution = async (req) => {
   return auditedCaller(actor);
 };
 
-/** The admin service's mutations answer the workspace or key they made or revoked; the operator is the actor. */
+/** The admin service's mutations answer the workspace, key or invitation's workspace they acted on; the operator is the actor. */
 export const adminAttribution =
   (workspaceIdOf: (slug: string) => Promise<string>): Attribution =>
   async (_req, res) => {
-    const { workspace, apiKey } = res.message as { workspace?: { id: string }; apiKey?: { workspaceSlug: string } };
-    const workspaceId = workspace?.id ?? (apiKey ? await workspaceIdOf(apiKey.workspaceSlug) : "");
+    const answer = res.message as { workspace?: { id: string }; apiKey?: { workspaceSlug: string }; workspaceSlug?: string };
+    const slug = answer.apiKey?.workspaceSlug ?? answer.workspaceSlug;
+    const workspaceId = answer.workspace?.id ?? (slug ? await workspaceIdOf(slug) : "");
     return { workspaceId, actor: { type: "admin" } };
   };
