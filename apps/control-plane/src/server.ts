@@ -16,7 +16,7 @@ import { Callers } from "./auth/callers";
 import { DEFAULT_SESSION_SETTINGS, UserSessions, type SessionSettings } from "./accounts/sessions";
 import { Invitations } from "./accounts/invitations";
 import { memberService } from "./accounts/member-service";
-import { AttemptLimiter } from "./limits/attempt-limiter";
+import { attemptLimiter } from "./limits/attempt-limiter";
 import { apiKeyService } from "./accounts/api-key-service";
 import type { KeyRevocations } from "./auth/revocation-relay";
 import type { VerifiedKeys } from "./auth/verified-keys";
@@ -129,10 +129,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
       router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);
       router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges, reservedDomains), authenticated);
-      const mailsByAddress = new AttemptLimiter(options.redis.connection, `${options.redis.prefix}:attempts:invitation-mail`, {
-        points: ACCOUNTS.invitationMailsPerAddressPerHour,
-        seconds: 3_600,
-      });
+      const mailsByAddress = attemptLimiter(options.redis, "invitation-mail", { points: ACCOUNTS.invitationMailsPerAddressPerHour, seconds: 3_600 });
       const members = memberService({ prisma, invitations: new Invitations(prisma), sessions, settings: options.notifications.settings, mailsByAddress, logger });
       router.service(MemberService, members, {
         interceptors: [errorsAndLogging(logger), authInterceptor(callers, [MemberService.method.acceptInvitation]), storableTextOnly(), audit],

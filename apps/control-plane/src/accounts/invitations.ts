@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import { Prisma, type InvitationRow, type PrismaClient, type UserRow } from "@vigil/db";
+import { Prisma, type InvitationRow, type MembershipRow, type PrismaClient, type UserRow, type WorkspaceRow } from "@vigil/db";
 import { ValidationError, emailField, parseOrThrow, userNameField, type Role } from "@vigil/domain";
 import { newPasswordField } from "@vigil/domain/passwords";
 import { hashPassword, verifyPassword } from "../auth/password";
@@ -76,7 +76,7 @@ export class Invitations {
    * password proves the person). The invitation is used up in the same
    * transaction, so a link accepted twice at once makes one member.
    */
-  async accept(input: { token: string; name: string; password: string; email: string }): Promise<{ user: UserRow; role: Role; workspaceId: string }> {
+  async accept(input: { token: string; name: string; password: string; email: string }): Promise<MembershipRow & { user: UserRow; workspace: WorkspaceRow }> {
     const now = new Date(this.now());
     const invitation = input.token ? await this.prisma.invitation.findUnique({ where: { tokenHash: tokenHashOf(input.token) } }) : null;
     if (!invitation || invitation.acceptedAt || invitation.revokedAt || invitation.expiresAt <= now) throw ValidationError.of("token", `the invitation ${UNUSABLE}`);
@@ -96,16 +96,13 @@ export class Invitations {
       passwordHash = await hashPassword(account.password);
       name = account.name;
     }
-    const role = invitation.role as Role;
     try {
-      const user = await this.prisma.$transaction(async (tx) => {
+      return await this.prisma.$transaction(async (tx) => {
         const used = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null, revokedAt: null }, data: { acceptedAt: now } });
         if (used.count === 0) throw ValidationError.of("token", `the invitation ${UNUSABLE}`);
         const user = existing ?? (await tx.user.create({ data: { email, name, passwordHash: passwordHash! } }));
-        await tx.membership.create({ data: { workspaceId: invitation.workspaceId, userId: user.id, role } });
-        return user;
+        return tx.membership.create({ data: { workspaceId: invitation.workspaceId, userId: user.id, role: invitation.role }, include: { user: true, workspace: true } });
       });
-      return { user, role, workspaceId: invitation.workspaceId };
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
         // The membership exists (or the account was made at the same moment): nothing was changed.

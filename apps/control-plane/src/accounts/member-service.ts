@@ -10,6 +10,7 @@ import type { Actor } from "../auth/actor";
 import { actorKey, requirePermission } from "../auth/context";
 import { notFound } from "../errors";
 import type { AttemptLimiter } from "../limits/attempt-limiter";
+import { clientAddressOf } from "../limits/rpc-gate";
 import { sendInvitationMail } from "./invitation-mail";
 import { inviteUrl, type Invitations } from "./invitations";
 import type { UserSessions } from "./sessions";
@@ -110,14 +111,14 @@ export function memberService(deps: MemberServiceDeps): ServiceImpl<typeof Membe
     },
 
     async acceptInvitation(req, ctx) {
-      const { user, role, workspaceId } = await invitations.accept(req);
-      const workspace = await prisma.workspace.findUniqueOrThrow({ where: { id: workspaceId } });
-      const session = await sessions.open(user.id, { userAgent: ctx.requestHeader.get("user-agent") ?? "", address: "" });
+      const member = await invitations.accept(req);
+      const { user, workspace } = member;
+      const role = member.role as Role;
+      const session = await sessions.open(user.id, { userAgent: ctx.requestHeader.get("user-agent") ?? "", address: clientAddressOf(ctx) });
       ctx.responseHeader.append("set-cookie", sessions.cookie(session.token, session.expiresAt, settings.publicUrl.startsWith("https:")));
       // The person is who acted, for the audit log.
       const { id, name, slug, plan } = workspace;
       ctx.values.set(actorKey, { type: "user", userId: user.id, email: user.email, role, sessionId: session.sessionId, scopes: scopesOfRole(role), workspace: { id, name, slug, plan } });
-      const member = await membershipOf(workspaceId, user.id);
       return { member: memberMessage(member), workspaceSlug: slug };
     },
 

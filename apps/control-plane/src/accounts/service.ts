@@ -36,7 +36,7 @@ const newPasswordBody = z.object({ new_password: newPasswordField() });
  * mutations are recorded in the audit log of each of the person's workspaces,
  * by hand rather than by the audit interceptor, which records one workspace
  * and the request's fields: a password is never written, not even as a
- * fingerprint (docs/audit.md).
+ * fingerprint (docs/audit-log.md).
  */
 export function accountService(deps: AccountDeps): ServiceImpl<typeof AccountService> {
   const { prisma, sessions } = deps;

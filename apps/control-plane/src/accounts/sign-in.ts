@@ -6,7 +6,7 @@ import { nobodysPasswordHash, verifyPassword } from "../auth/password";
 import { fromOwnOrigin, nodeHeaders } from "../auth/callers";
 import { HttpError, sendJson, type Request, type Response } from "../http/json";
 import { readJsonBody } from "../http/body";
-import { AttemptLimiter } from "../limits/attempt-limiter";
+import { attemptLimiter, type AttemptLimiter } from "../limits/attempt-limiter";
 import type { SharedRedis } from "../limits/shared-rate-limiter";
 import { clientAddress } from "../limits/request-rates";
 import { sessionTokenOf, type UserSessions } from "./sessions";
@@ -25,17 +25,13 @@ export interface SignInDeps {
 
 /** Attempts at a person's password, counted per account across every control plane (in Redis): sign-ins and password changes alike. */
 export const attemptsByAccount = (redis: SharedRedis) =>
-  new AttemptLimiter(redis.connection, `${redis.prefix}:attempts:sign-in-account`, {
-    points: ACCOUNTS.signInAttemptsPerAccount,
-    seconds: ACCOUNTS.signInWindowSeconds,
-  });
+  attemptLimiter(redis, "sign-in-account", { points: ACCOUNTS.signInAttemptsPerAccount, seconds: ACCOUNTS.signInWindowSeconds });
 
 type Route = (method: "POST", path: string, handler: (req: Request, res: Response) => Promise<void>) => void;
 
 const signInBody = z.object({
   email: z.string({ error: "must be a string" }).max(LIMITS.emailMaxChars, `must be at most ${LIMITS.emailMaxChars} characters`),
   password: z.string({ error: "must be a string" }).max(ACCOUNTS.passwordMaxChars, `must be at most ${ACCOUNTS.passwordMaxChars} characters`),
-  totp: z.string({ error: "must be a string" }).max(16, "must be at most 16 characters").optional(),
 });
 
 const WRONG = "wrong email or password";
@@ -77,7 +73,7 @@ export function registerSignInRoutes(route: Route, deps: SignInDeps): void {
     await Promise.all([deps.attemptsByAddress.giveBack(address), deps.attemptsByAccount.giveBack(email)]);
     const userAgent = nodeHeaders(req.headers)("user-agent") ?? "";
     const session = await sessions.open(user.id, { userAgent, address });
-    logger.info({ userId: user.id, sessionId: session.sessionId }, "signed in");
+    logger.info({ userId: user.id }, "signed in");
     sendJson(
       res,
       200,

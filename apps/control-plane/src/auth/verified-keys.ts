@@ -84,11 +84,17 @@ export class VerifiedKeys {
    */
   private async touch(entry: Entry, now: number): Promise<void> {
     if (now - entry.lastUsedAt < TOUCH_MS) return;
+    const known = entry.lastUsedAt;
     entry.lastUsedAt = now;
-    await this.prisma.apiKey.updateMany({
-      where: { id: entry.actor.keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lte: new Date(now - TOUCH_MS) } }] },
-      data: { lastUsedAt: new Date(now) },
-    });
+    try {
+      await this.prisma.apiKey.updateMany({
+        where: { id: entry.actor.keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lte: new Date(now - TOUCH_MS) } }] },
+        data: { lastUsedAt: new Date(now) },
+      });
+    } catch {
+      // A key verified from its copy keeps working while the database is away; its last use is written by a later call.
+      entry.lastUsedAt = known;
+    }
   }
 
   /** Stops trusting a key (revoked here or on another control plane). */

@@ -22,7 +22,7 @@ import { ACCOUNTS, PAGE_ACCESS } from "@vigil/domain";
 import { toHttpError } from "../errors";
 import { HttpError, sendError, sendJson, type Request, type Response } from "./json";
 import { clientAddress, tooManyRequests } from "../limits/request-rates";
-import { AttemptLimiter } from "../limits/attempt-limiter";
+import { attemptLimiter } from "../limits/attempt-limiter";
 import type { SharedRedis } from "../limits/shared-rate-limiter";
 import { scrape } from "../metrics/endpoint";
 import type { PipelineSource } from "../metrics/pipeline-gauges";
@@ -101,20 +101,18 @@ export function httpRoutes(
   }
 
   const hosts = new PageHosts(pageAccess.settings.publicUrl, pageAccess.reservedDomains);
-  const attempts = (what: string, points: number, seconds: number) =>
-    new AttemptLimiter(pageAccess.redis.connection, `${pageAccess.redis.prefix}:attempts:${what}`, { points, seconds });
   registerSignInRoutes(route, {
     prisma,
     logger,
     sessions: auth.sessions,
-    attemptsByAddress: attempts("sign-in-address", ACCOUNTS.signInAttemptsPerAddress, ACCOUNTS.signInWindowSeconds),
+    attemptsByAddress: attemptLimiter(pageAccess.redis, "sign-in-address", { points: ACCOUNTS.signInAttemptsPerAddress, seconds: ACCOUNTS.signInWindowSeconds }),
     attemptsByAccount: attemptsByAccount(pageAccess.redis),
     ownOrigin: new URL(pageAccess.settings.publicUrl).origin,
     isHttps: (req) => hosts.isHttps(req),
   });
 
   const sessions = new PageSessions(pageAccess.secrets.deriveKey("status page sessions"));
-  const pageAttempts = attempts("status-page-sign-in", PAGE_ACCESS.signInAttempts, PAGE_ACCESS.signInWindowSeconds);
+  const pageAttempts = attemptLimiter(pageAccess.redis, "status-page-sign-in", { points: PAGE_ACCESS.signInAttempts, seconds: PAGE_ACCESS.signInWindowSeconds });
   registerPageSignInRoutes(router, { prisma, logger, sessions, attempts: pageAttempts, hosts, settings: pageAccess.settings });
   const access = new PageAccessControl(sessions, hosts);
   publicStatusPageRoutes(router, { prisma, logger, access, hosts, publicUrl: pageAccess.settings.publicUrl, ...publicPages });

@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 import type { RedisConnection } from "@vigil/queue";
-import { retryAfterSeconds, type Rate } from "./shared-rate-limiter";
+import { retryAfterSeconds, type Rate, type SharedRedis } from "./shared-rate-limiter";
 
 /**
  * Attempts at something that can be guessed (a sign-in), per key the caller
@@ -42,3 +42,6 @@ export class AttemptLimiter {
     await this.limiter.reward(key);
   }
 }
+
+/** The deployment's limiter of attempts at `what` (e.g. `sign-in-account`), under `<prefix>:attempts:<what>` in Redis. */
+export const attemptLimiter = (redis: SharedRedis, what: string, rate: Rate) => new AttemptLimiter(redis.connection, `${redis.prefix}:attempts:${what}`, rate);

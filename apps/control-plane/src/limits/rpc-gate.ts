@@ -5,6 +5,9 @@ import { clientAddress, type RequestRates } from "./request-rates";
 
 const clientAddressKey = createContextKey<string>("", { description: "the client's address" });
 
+/** The client's address of an RPC (what clientAddress reads off a plain HTTP request). */
+export const clientAddressOf = (context: HandlerContext): string => context.values.get(clientAddressKey);
+
 /** The Connect adapter's contextValues: the connection's peer address, which the RPC context does not otherwise hold. */
 export function rpcContextValues(req: Request) {
   return createContextValues().set(clientAddressKey, clientAddress(req));
@@ -18,7 +21,7 @@ export function rpcContextValues(req: Request) {
  */
 export function rateLimitGate(rates: RequestRates) {
   return async (context: HandlerContext): Promise<void> => {
-    const refusal = await rates.apiCall(context.values.get(clientAddressKey), context.requestHeader.get(API_KEY_HEADER));
+    const refusal = await rates.apiCall(clientAddressOf(context), context.requestHeader.get(API_KEY_HEADER));
     if (refusal) throw new ConnectError(refusal.message, Code.ResourceExhausted, { "retry-after": String(refusal.retryAfterSeconds) });
   };
 }
