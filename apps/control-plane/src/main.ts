@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     reservedDomains: config.reservedDomains,
   });
   const closeAdmin = embedded
-    ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma, pipeline.keyRevocations), logger, settings.publicUrl)
+    ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma, pipeline.revocations), logger, settings.publicUrl)
     : async () => {};
   logger.info({ port: api.address().port, host: config.host, addressPolicy: settings.addressPolicy.settings }, "control plane listening");
 

@@ -19,7 +19,8 @@ import { Statuses } from "./status/statuses";
 import { PageChanges } from "./status-pages/changes";
 import { relayPageChanges } from "./status-pages/relay";
 import { VerifiedKeys } from "./auth/verified-keys";
-import { relayKeyRevocations, type KeyRevocations } from "./auth/revocation-relay";
+import { relayRevocations, type Revocations } from "./auth/revocation-relay";
+import { VerifiedSessions } from "./accounts/verified-sessions";
 
 export type PipelineConfig = Pick<
   ControlPlaneConfig,
@@ -40,7 +41,8 @@ export interface Pipeline {
   pageChanges: PageChanges;
   /** The API keys this control plane trusts for a while, and the revocations that reach every control plane. */
   verifiedKeys: VerifiedKeys;
-  keyRevocations: KeyRevocations;
+  verifiedSessions: VerifiedSessions;
+  revocations: Revocations;
   /** Its Redis connection, for the API's state that control planes share. */
   redis: RedisConnection;
   /** Makes Redis match the database now. */
@@ -90,7 +92,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   const pageChanges = new PageChanges();
   const stopRelay = relayPageChanges(pageChanges, redis, config.redisPrefix, logger);
   const verifiedKeys = new VerifiedKeys(prisma);
-  const keyRevocations = relayKeyRevocations(verifiedKeys, redis, config.redisPrefix, logger);
+  const verifiedSessions = new VerifiedSessions(prisma);
+  const revocations = relayRevocations({ keys: verifiedKeys, sessions: verifiedSessions }, redis, config.redisPrefix, logger);
 
   // A flushed or replaced Redis is noticed within a second and its schedules rebuilt at once.
   const resetWatch = new RedisResetWatch(redis, resetMarkerKey(config.redisPrefix), RESET_CHECK_MS, (reason) => {
@@ -129,7 +132,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     deliveries,
     pageChanges,
     verifiedKeys,
-    keyRevocations,
+    verifiedSessions,
+    revocations,
     redis,
     reconcile,
     async stop() {
@@ -141,7 +145,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
       await closeProviderConnections();
       await scheduler.close();
       stopRelay();
-      keyRevocations.close();
+      revocations.close();
       await closeRedis(redis);
     },
   };

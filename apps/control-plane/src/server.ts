@@ -13,12 +13,13 @@ import { authInterceptor, personInterceptor } from "./auth/interceptor";
 import { accountService } from "./accounts/service";
 import { attemptsByAccount } from "./accounts/sign-in";
 import { Callers } from "./auth/callers";
-import { DEFAULT_SESSION_SETTINGS, UserSessions, type SessionSettings } from "./accounts/sessions";
+import { UserSessions, type SessionSettings } from "./accounts/sessions";
 import { Invitations } from "./accounts/invitations";
 import { memberService } from "./accounts/member-service";
 import { attemptLimiter } from "./limits/attempt-limiter";
 import { apiKeyService } from "./accounts/api-key-service";
-import type { KeyRevocations } from "./auth/revocation-relay";
+import type { Revocations } from "./auth/revocation-relay";
+import type { VerifiedSessions } from "./accounts/verified-sessions";
 import type { VerifiedKeys } from "./auth/verified-keys";
 import { httpRoutes } from "./http/routes";
 import { listenHttp1AndH2c, type Listener } from "./http/listener";
@@ -55,9 +56,10 @@ export interface ApiServerOptions {
   statuses: Statuses;
   /** What tells the public pages (here and on the other control planes) that a page changed. */
   pageChanges: PageChanges;
-  /** Which API keys callers may use, and how a revocation reaches every control plane. */
+  /** Which API keys and sessions callers may use, and how a revocation reaches every control plane. */
   verifiedKeys: VerifiedKeys;
-  keyRevocations: KeyRevocations;
+  verifiedSessions: VerifiedSessions;
+  revocations: Revocations;
   /** The deployment's Redis (the pipeline's connection) for what every control plane counts together: sign-in attempts. */
   redis: SharedRedis;
   logger: Logger;
@@ -79,12 +81,13 @@ export interface ApiServerOptions {
 }
 
 /** What the API server takes from the check pipeline of the same process. */
-export const apiPartsOf = (pipeline: Pipeline, redisPrefix: string): Pick<ApiServerOptions, "scheduler" | "statuses" | "pageChanges" | "verifiedKeys" | "keyRevocations" | "redis"> => ({
+export const apiPartsOf = (pipeline: Pipeline, redisPrefix: string): Pick<ApiServerOptions, "scheduler" | "statuses" | "pageChanges" | "verifiedKeys" | "verifiedSessions" | "revocations" | "redis"> => ({
   scheduler: pipeline.scheduler,
   statuses: pipeline.statuses,
   pageChanges: pipeline.pageChanges,
   verifiedKeys: pipeline.verifiedKeys,
-  keyRevocations: pipeline.keyRevocations,
+  verifiedSessions: pipeline.verifiedSessions,
+  revocations: pipeline.revocations,
   redis: { connection: pipeline.redis, prefix: redisPrefix },
 });
 
@@ -104,7 +107,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
   const reservedDomains = reservedDomainsOf(options.notifications.settings.publicUrl, options.reservedDomains ?? []);
   const rateLimit = rateLimitGate(rates);
-  const sessions = new UserSessions(prisma, options.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = new UserSessions(prisma, options.verifiedSessions, options.revocations, { settings: options.sessionSettings });
   const callers = new Callers(options.verifiedKeys, sessions, new URL(options.notifications.settings.publicUrl).origin);
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
@@ -137,12 +140,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       const account = accountService({ prisma, sessions, attemptsByAccount: attemptsByAccount(options.redis), audit: auditStore, logger });
       // A person's own account needs no workspace; the service records its own audit entries.
       router.service(AccountService, account, { interceptors: [errorsAndLogging(logger), personInterceptor(callers), storableTextOnly()] });
-      router.service(ApiKeyService, apiKeyService(prisma, options.keyRevocations), authenticated);
+      router.service(ApiKeyService, apiKeyService(prisma, options.revocations), authenticated);
       router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
     }),
-    fallback: httpRoutes(prisma, { callers, sessions, keyRevocations: options.keyRevocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource) as never,
+    fallback: httpRoutes(prisma, { callers, sessions, revocations: options.revocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource) as never,
   });
   return listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });
 }

@@ -3,7 +3,8 @@ import { createLogger } from "@vigil/logging";
 import { Administration } from "../src/admin/operations";
 import { hashApiKey } from "../src/auth/api-keys";
 import { announcingThroughRedis } from "../src/auth/revocation-relay";
-import { VERIFIED_KEY_REFRESH_MS, VERIFIED_KEY_TTL_MS, VerifiedKeys } from "../src/auth/verified-keys";
+import { VERIFIED_COPY_REFRESH_MS, VERIFIED_COPY_TTL_MS } from "../src/auth/verified-copies";
+import { VerifiedKeys } from "../src/auth/verified-keys";
 import type { PrismaClient } from "@vigil/db";
 import { BACKENDS, openTestDatabase, startTestApi, type Replica, type TestApi } from "./support/api";
 import { codeOf } from "./support/codes";
@@ -30,7 +31,7 @@ describe.each(BACKENDS)("verified API keys on %s", (backend) => {
   afterAll(() => db.dispose());
   beforeEach(() => {
     now = 1_000_000;
-    keys = new VerifiedKeys(db.prisma, { ttlMs: VERIFIED_KEY_TTL_MS, now: () => now });
+    keys = new VerifiedKeys(db.prisma, { ttlMs: VERIFIED_COPY_TTL_MS, now: () => now });
   });
 
   const newKey = async () => {
@@ -63,8 +64,8 @@ describe.each(BACKENDS)("verified API keys on %s", (backend) => {
     await keys.actorFor(key);
     const first = new Date(now);
     expect(await lastUsed()).toEqual(first);
-    const other = new VerifiedKeys(db.prisma, { ttlMs: VERIFIED_KEY_TTL_MS, now: () => now });
-    for (const step of [1, VERIFIED_KEY_TTL_MS, 30_000]) {
+    const other = new VerifiedKeys(db.prisma, { ttlMs: VERIFIED_COPY_TTL_MS, now: () => now });
+    for (const step of [1, VERIFIED_COPY_TTL_MS, 30_000]) {
       now += step;
       await keys.actorFor(key);
       await other.actorFor(key);
@@ -79,7 +80,7 @@ describe.each(BACKENDS)("verified API keys on %s", (backend) => {
     const { id, key } = await newKey();
     expect(await keys.actorFor(key)).not.toBeNull();
     await db.prisma.apiKey.delete({ where: { id } });
-    now += VERIFIED_KEY_TTL_MS;
+    now += VERIFIED_COPY_TTL_MS;
     expect(await keys.actorFor(key)).toBeNull();
   });
 
@@ -87,7 +88,7 @@ describe.each(BACKENDS)("verified API keys on %s", (backend) => {
     const { workspace, key } = await newKey();
     expect(await keys.actorFor(key)).not.toBeNull();
     await db.prisma.workspace.delete({ where: { id: workspace.id } });
-    now += VERIFIED_KEY_TTL_MS;
+    now += VERIFIED_COPY_TTL_MS;
     expect(await keys.actorFor(key)).toBeNull();
   });
 
@@ -122,11 +123,11 @@ describe.each(BACKENDS)("verified API keys on %s", (backend) => {
     const { key } = await newKey();
     const { seen, keys } = counted();
     await keys.actorFor(key);
-    now += VERIFIED_KEY_TTL_MS - VERIFIED_KEY_REFRESH_MS / 2;
+    now += VERIFIED_COPY_TTL_MS - VERIFIED_COPY_REFRESH_MS / 2;
     // Answered from the copy, and looked up again behind the call.
     expect(await keys.actorFor(key)).not.toBeNull();
     await eventuallyLookedUp(seen, 2);
-    now += VERIFIED_KEY_REFRESH_MS;
+    now += VERIFIED_COPY_REFRESH_MS;
     // Past the first copy's expiry: the second answers, with no lookup.
     expect(await keys.actorFor(key)).not.toBeNull();
     expect(seen.lookups).toBe(2);
@@ -137,7 +138,7 @@ describe.each(BACKENDS)("verified API keys on %s", (backend) => {
     const { seen, keys } = counted();
     await keys.actorFor(key);
     await db.prisma.apiKey.delete({ where: { id } });
-    now += VERIFIED_KEY_TTL_MS - VERIFIED_KEY_REFRESH_MS / 2;
+    now += VERIFIED_COPY_TTL_MS - VERIFIED_COPY_REFRESH_MS / 2;
     expect(await keys.actorFor(key)).not.toBeNull();
     await eventuallyLookedUp(seen, 2);
     expect(await keys.actorFor(key)).toBeNull();

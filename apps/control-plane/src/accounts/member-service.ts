@@ -113,6 +113,8 @@ export function memberService(deps: MemberServiceDeps): ServiceImpl<typeof Membe
     async acceptInvitation(req, ctx) {
       const member = await invitations.accept(req);
       const { user, workspace } = member;
+      // An existing person's other sessions gain the workspace.
+      await sessions.forgetPerson(user.id);
       const role = member.role as Role;
       const session = await sessions.open(user.id, { userAgent: ctx.requestHeader.get("user-agent") ?? "", address: clientAddressOf(ctx) });
       ctx.responseHeader.append("set-cookie", sessions.cookie(session.token, session.expiresAt, settings.publicUrl.startsWith("https:")));
@@ -129,6 +131,7 @@ export function memberService(deps: MemberServiceDeps): ServiceImpl<typeof Membe
       checkAssign(actor, role);
       checkAssign(actor, member.role as Role);
       await keepingAnOwner(actor.workspace.id, (tx) => tx.membership.update({ where: { workspaceId_userId: { workspaceId: actor.workspace.id, userId: member.userId } }, data: { role } }));
+      await sessions.forgetPerson(member.userId);
       return { member: memberMessage({ ...member, role }) };
     },
 
@@ -137,6 +140,7 @@ export function memberService(deps: MemberServiceDeps): ServiceImpl<typeof Membe
       const member = await membershipOf(actor.workspace.id, req.id);
       checkAssign(actor, member.role as Role);
       await keepingAnOwner(actor.workspace.id, (tx) => tx.membership.delete({ where: { workspaceId_userId: { workspaceId: actor.workspace.id, userId: member.userId } } }));
+      await sessions.forgetPerson(member.userId);
       return {};
     },
   };

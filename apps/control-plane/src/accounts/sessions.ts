@@ -3,6 +3,8 @@ import { parseCookie, stringifySetCookie } from "cookie";
 import type { PrismaClient, UserSessionRow } from "@vigil/db";
 import { ACCOUNTS, SESSION_COOKIE, isRole, scopesOfRole } from "@vigil/domain";
 import type { UserActor } from "../auth/actor";
+import type { Revocations } from "../auth/revocation-relay";
+import type { SessionRecord, VerifiedSessions } from "./verified-sessions";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -14,6 +16,8 @@ export interface SessionSettings {
 }
 
 export const DEFAULT_SESSION_SETTINGS: SessionSettings = { idleDays: ACCOUNTS.sessionIdleDays, maxDays: ACCOUNTS.sessionMaxDays };
+
+const TOUCH_MS = ACCOUNTS.sessionTouchSeconds * 1000;
 
 const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
 
@@ -30,25 +34,35 @@ export type SessionLookup =
   | { status: "member"; actor: UserActor };
 
 /**
- * People's sessions, kept in the database so that one ended anywhere is
- * refused everywhere at once: the cookie holds 256 random bits, the database
- * their SHA-256. A session ends when its person signs out or ends it, changes
- * or resets their password (every other one), after `idleDays` unused, and
- * `maxDays` after sign-in.
+ * People's sessions, kept in the database: the cookie holds 256 random bits,
+ * the database their SHA-256. Calls read them through short-lived verified
+ * copies; whatever ends one, or changes its person's memberships, tells every
+ * control plane before it answers, so that one ended anywhere is refused
+ * everywhere at once. A session ends when its person signs out or ends it,
+ * changes or resets their password (every other one), after `idleDays`
+ * unused, and `maxDays` after sign-in.
  */
 export class UserSessions {
+  private readonly settings: SessionSettings;
+  private readonly now: () => number;
+
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly settings: SessionSettings = DEFAULT_SESSION_SETTINGS,
-    private readonly now: () => number = Date.now,
-  ) {}
+    private readonly verified: VerifiedSessions,
+    private readonly revocations: Pick<Revocations, "announcePerson">,
+    options: { settings?: SessionSettings; now?: () => number } = {},
+  ) {
+    this.settings = options.settings ?? DEFAULT_SESSION_SETTINGS;
+    this.now = options.now ?? Date.now;
+  }
 
   /** Opens a session; the token goes into the cookie and is never stored. */
   async open(userId: string, client: { userAgent: string; address: string }): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
     const token = randomBytes(32).toString("base64url");
-    const expiresAt = new Date(this.now() + this.settings.maxDays * DAY_MS);
+    const now = new Date(this.now());
+    const expiresAt = new Date(now.getTime() + this.settings.maxDays * DAY_MS);
     const session = await this.prisma.userSession.create({
-      data: { tokenHash: tokenHash(token), userId, expiresAt, userAgent: client.userAgent.slice(0, 512), address: client.address },
+      data: { tokenHash: tokenHash(token), userId, createdAt: now, lastSeenAt: now, expiresAt, userAgent: client.userAgent.slice(0, 512), address: client.address },
     });
     return { token, sessionId: session.id, expiresAt };
   }
@@ -72,35 +86,47 @@ export class UserSessions {
    */
   async lookUp(token: string | undefined, workspaceSlug: string | undefined): Promise<SessionLookup> {
     if (!token) return { status: "none" };
-    const session = await this.prisma.userSession.findUnique({
-      where: { tokenHash: tokenHash(token) },
-      include: { user: { include: { memberships: { include: { workspace: true }, orderBy: { createdAt: "asc" } } } } },
-    });
+    const session = await this.verified.get(tokenHash(token));
     if (!session) return { status: "none" };
     const now = this.now();
-    if (session.expiresAt.getTime() <= now || session.lastSeenAt.getTime() + this.settings.idleDays * DAY_MS <= now) {
-      await this.prisma.userSession.deleteMany({ where: { id: session.id } });
+    if (session.expiresAt <= now || session.lastSeenAt + this.settings.idleDays * DAY_MS <= now) {
+      await this.prisma.userSession.deleteMany({ where: { id: session.sessionId } });
+      await this.forgetPerson(session.userId);
       return { status: "none" };
     }
-    if (now - session.lastSeenAt.getTime() >= ACCOUNTS.sessionTouchSeconds * 1000) {
-      await this.prisma.userSession.updateMany({ where: { id: session.id }, data: { lastSeenAt: new Date(now) } });
-    }
-    const { user } = session;
-    const membership = workspaceSlug === undefined ? user.memberships[0] : user.memberships.find((m) => m.workspace.slug === workspaceSlug);
-    if (!membership || !isRole(membership.role)) return { status: "not_member", userId: user.id, email: user.email, sessionId: session.id, workspaceSlug };
-    const { id, name, slug, plan } = membership.workspace;
+    await this.touch(session, now);
+    const { userId, email, sessionId, memberships } = session;
+    const membership = workspaceSlug === undefined ? memberships[0] : memberships.find((m) => m.workspace.slug === workspaceSlug);
+    if (!membership || !isRole(membership.role)) return { status: "not_member", userId, email, sessionId, workspaceSlug };
     return {
       status: "member",
-      actor: {
-        type: "user",
-        userId: user.id,
-        email: user.email,
-        role: membership.role,
-        sessionId: session.id,
-        scopes: scopesOfRole(membership.role),
-        workspace: { id, name, slug, plan },
-      },
+      actor: { type: "user", userId, email, role: membership.role, sessionId, scopes: scopesOfRole(membership.role), workspace: membership.workspace },
     };
+  }
+
+  /**
+   * Writes a session's last use when the one known is `sessionTouchSeconds`
+   * old, so a busy session costs one write a minute; the condition on the row
+   * keeps the other control planes from writing it again within the minute.
+   */
+  private async touch(session: SessionRecord, now: number): Promise<void> {
+    if (now - session.lastSeenAt < TOUCH_MS) return;
+    const known = session.lastSeenAt;
+    session.lastSeenAt = now;
+    try {
+      await this.prisma.userSession.updateMany({ where: { id: session.sessionId, lastSeenAt: { lte: new Date(now - TOUCH_MS) } }, data: { lastSeenAt: new Date(now) } });
+    } catch {
+      session.lastSeenAt = known; // written by a later call
+    }
+  }
+
+  /**
+   * Makes every control plane read the person's sessions and memberships
+   * again before it answers: after a session ends, and after any change to
+   * their memberships (a role given or changed, a membership removed).
+   */
+  forgetPerson(userId: string): Promise<void> {
+    return this.revocations.announcePerson(userId);
   }
 
   /** A person's sessions that have not expired, oldest first. */
@@ -115,16 +141,19 @@ export class UserSessions {
   /** Ends one session of a person (signing out, or ending it from another). */
   async end(userId: string, sessionId: string): Promise<boolean> {
     const { count } = await this.prisma.userSession.deleteMany({ where: { id: sessionId, userId } });
+    if (count > 0) await this.forgetPerson(userId);
     return count > 0;
   }
 
   /** Ends every session of a person but `keep` (after a password change or reset). */
   async endAllBut(userId: string, keep: string | undefined): Promise<void> {
     await this.prisma.userSession.deleteMany({ where: { userId, ...(keep && { id: { not: keep } }) } });
+    await this.forgetPerson(userId);
   }
 
   /** Ends the session a token carries, whoever holds it. */
   async endByToken(token: string): Promise<void> {
-    await this.prisma.userSession.deleteMany({ where: { tokenHash: tokenHash(token) } });
+    const session = await this.prisma.userSession.findUnique({ where: { tokenHash: tokenHash(token) }, select: { id: true, userId: true } });
+    if (session && (await this.prisma.userSession.deleteMany({ where: { id: session.id } })).count > 0) await this.forgetPerson(session.userId);
   }
 }

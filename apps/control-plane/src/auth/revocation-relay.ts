@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { connectRedis, watchRedis, type RedisConnection, type RedisTarget } from "@vigil/queue";
 import type { Logger } from "@vigil/logging";
+import type { VerifiedSessions } from "../accounts/verified-sessions";
 import type { VerifiedKeys } from "./verified-keys";
 
 /** How long a revocation waits for every control plane to confirm it has dropped the key. */
@@ -12,6 +13,15 @@ export interface KeyRevocations {
   announce(keyId: string): Promise<void>;
 }
 
+/** …and that a person's sessions or memberships changed (a session ended, a role changed). */
+export interface Revocations extends KeyRevocations {
+  /** Resolves once every control plane listening has dropped its copies of the person's sessions (or after a bounded wait). */
+  announcePerson(userId: string): Promise<void>;
+}
+
+/** What a revocation names. */
+type Revoked = { keyId: string } | { userId: string };
+
 interface Pending {
   confirmed: number;
   /** How many control planes received the announcement; known once PUBLISH answers. */
@@ -20,21 +30,22 @@ interface Pending {
 }
 
 /**
- * Carries key revocations between the control planes of a deployment over
- * Redis pub/sub. Each control plane drops the key from its verified keys and
- * confirms; the revoking call waits for as many confirmations as PUBLISH
- * reported receivers, so that once it answers, the key fails on the very next
- * call to any control plane. Without Redis the revocation still holds here at
- * once and elsewhere within VERIFIED_KEY_TTL_MS; after a lost subscription a
- * control plane drops every verified key, since it may have missed some.
- * `keys` is null in a process that only announces (the offline admin command).
+ * Carries revocations of keys and of people's sessions between the control
+ * planes of a deployment over Redis pub/sub. Each control plane drops the
+ * key's (or the person's) verified copies and confirms; the revoking call
+ * waits for as many confirmations as PUBLISH reported receivers, so that once
+ * it answers, the credential fails on the very next call to any control
+ * plane. Without Redis a revocation still holds here at once and elsewhere
+ * within VERIFIED_COPY_TTL_MS; after a lost subscription a control plane
+ * drops every copy, since it may have missed some. `copies` is empty in a
+ * process that only announces (the offline admin command).
  */
-export function relayKeyRevocations(
-  keys: VerifiedKeys | null,
+export function relayRevocations(
+  copies: { keys?: VerifiedKeys; sessions?: VerifiedSessions },
   redis: RedisConnection,
   prefix: string,
   logger: Logger,
-): KeyRevocations & { close(): void } {
+): Revocations & { close(): void } {
   const channel = `${prefix}:api-key-revocations`;
   const confirmations = `${prefix}:api-key-revocation-confirmations`;
   const pending = new Map<string, Pending>();
@@ -46,22 +57,30 @@ export function relayKeyRevocations(
   // A subscribed connection takes no other commands.
   const subscriber = redis.duplicate();
   watchRedis(subscriber, logger, "key revocation relay");
-  subscriber.on("ready", () => keys?.forgetAll());
+  subscriber.on("ready", () => {
+    copies.keys?.forgetAll();
+    copies.sessions?.forgetAll();
+  });
   subscriber.on("message", (from: string, message: string) => {
     if (from === confirmations) {
       const entry = pending.get(message);
       if (entry) (entry.confirmed++, settle(message));
       return;
     }
-    const { keyId, token } = JSON.parse(message) as { keyId: string; token: string };
-    keys?.forget(keyId);
-    redis.publish(confirmations, token).catch((error: unknown) => logger.warn({ err: error, keyId }, "confirming an API key revocation failed"));
+    const { token, ...revoked } = JSON.parse(message) as Revoked & { token: string };
+    forget(revoked);
+    redis.publish(confirmations, token).catch((error: unknown) => logger.warn({ err: error, ...revoked }, "confirming a revocation failed"));
   });
   const subscribed = subscriber.subscribe(channel, confirmations);
   subscribed.catch((error: unknown) => logger.warn({ err: error }, "subscribing to API key revocations failed"));
 
-  async function announce(keyId: string): Promise<void> {
-    keys?.forget(keyId);
+  function forget(revoked: Revoked): void {
+    if ("keyId" in revoked) copies.keys?.forget(revoked.keyId);
+    else copies.sessions?.forgetPerson(revoked.userId);
+  }
+
+  async function announce(revoked: Revoked): Promise<void> {
+    forget(revoked);
     const token = randomUUID();
     let timer: NodeJS.Timeout | undefined;
     const confirmed = new Promise<void>((resolve, reject) => {
@@ -73,20 +92,24 @@ export function relayKeyRevocations(
         confirmed,
         (async () => {
           await subscribed;
-          pending.get(token)!.receivers = await redis.publish(channel, JSON.stringify({ keyId, token }));
+          pending.get(token)!.receivers = await redis.publish(channel, JSON.stringify({ ...revoked, token }));
           settle(token);
           await confirmed;
         })(),
       ]);
     } catch (error) {
-      logger.warn({ err: error, keyId }, "API key revoked; other control planes may accept it until their cached copy expires");
+      logger.warn({ err: error, ...revoked }, "revoked; other control planes may accept the credential until their copy expires");
     } finally {
       clearTimeout(timer);
       pending.delete(token);
     }
   }
 
-  return { announce, close: () => subscriber.disconnect() };
+  return {
+    announce: (keyId) => announce({ keyId }),
+    announcePerson: (userId) => announce({ userId }),
+    close: () => subscriber.disconnect(),
+  };
 }
 
 /**
@@ -94,13 +117,13 @@ export function relayKeyRevocations(
  * command on a shared database): Redis is connected only if a key is revoked.
  */
 export function announcingThroughRedis(target: RedisTarget, prefix: string, logger: Logger): KeyRevocations & { close(): void } {
-  let connected: { redis: RedisConnection; relay: ReturnType<typeof relayKeyRevocations> } | undefined;
+  let connected: { redis: RedisConnection; relay: ReturnType<typeof relayRevocations> } | undefined;
   return {
     announce(keyId) {
       if (!connected) {
         const redis = connectRedis(target, "vigil-admin");
         watchRedis(redis, logger, "admin");
-        connected = { redis, relay: relayKeyRevocations(null, redis, prefix, logger) };
+        connected = { redis, relay: relayRevocations({}, redis, prefix, logger) };
       }
       return connected.relay.announce(keyId);
     },

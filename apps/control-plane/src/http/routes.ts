@@ -36,7 +36,7 @@ type Handler = (req: Request, res: Response, params: Record<string, string | und
  */
 export function httpRoutes(
   prisma: PrismaClient,
-  auth: { callers: Callers; sessions: UserSessions; keyRevocations: KeyRevocations },
+  auth: { callers: Callers; sessions: UserSessions; revocations: KeyRevocations },
   logger: Logger,
   pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis; reservedDomains: ReadonlySet<string> },
   publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges" | "rates">,
@@ -76,7 +76,7 @@ export function httpRoutes(
 
   route("DELETE", "/v1/api-key/:id", async (req, res, params) => {
     const actor = await authenticated(req);
-    const revoked = await revokeApiKey(prisma, auth.keyRevocations, actor, params.id ?? "");
+    const revoked = await revokeApiKey(prisma, auth.revocations, actor, params.id ?? "");
     const entry = { ...auditedCaller(actor), method: "DELETE /v1/api-key/:id", targetKind: "ApiKey", targetId: revoked.id, changes: {} };
     await recordAudit(audit, entry, logger);
     sendJson(res, 200, { id: revoked.id, revoked: true, revokedAt: revoked.revokedAt.toISOString() });

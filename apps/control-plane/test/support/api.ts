@@ -90,7 +90,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
     });
   const listener = await serve(pipeline);
   const baseUrl = `http://127.0.0.1:${listener.address().port}`;
-  const admin = new Administration(db.prisma, pipeline.keyRevocations);
+  const admin = new Administration(db.prisma, pipeline.revocations);
   let workspaces = 0;
 
   const transport = (key: string | undefined, protocol: Protocol) => transportTo(baseUrl, key, protocol);
