@@ -140,7 +140,7 @@ function table(rows: Row[]): string {
     if (r.what.startsWith("GetMonitor with a session")) {
       const byKey = find(r.backend, "GetMonitor with an API key");
       const added = r.cpuMsPerCall / byKey.cpuMsPerCall - 1;
-      beside = `+${(100 * added).toFixed(1)} % CPU a call over the key (goal < ${100 * SESSION_GOAL} %: ${added < SESSION_GOAL ? "met" : "not met"}); ${((100 * r.rps) / byKey.rps).toFixed(1)} % of its rate`;
+      beside = `${added >= 0 ? "+" : ""}${(100 * added).toFixed(1)} % CPU a call over the key (goal < ${100 * SESSION_GOAL} %: ${added < SESSION_GOAL ? "met" : "not met"}); ${((100 * r.rps) / byKey.rps).toFixed(1)} % of its rate`;
     } else if (r.what.startsWith("POST /v1/auth/sign-in")) {
       beside = `${((100 * r.rps) / find(r.backend, "Health/Check (baseline, ").rps).toFixed(2)} % of the baseline's rate at ${SIGN_IN_CONNECTIONS} in flight`;
     }
