@@ -1,4 +1,3 @@
-import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { emailField, normalizeEmail, roleField, type Role } from "@vigil/domain";
 import {
   InvitationSchema,
@@ -14,12 +13,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import type { ZodType } from "zod";
 import { action, type Context } from "../context.js";
 import { CliError } from "../failures.js";
-import { createOutput, messageDetails, table, type Output } from "../output.js";
-
-const when = (at: Timestamp | undefined) => (at ? timestampDate(at).toISOString() : "");
-
-/** `--json` is `-o json` for these commands, as for `vigil keys`. */
-const outputOf = (ctx: Context, json: boolean | undefined): Output => (json ? createOutput("json") : ctx.out);
+import { isoTime, jsonFlagOutput, messageDetails, table, type Output } from "../output.js";
 
 /** Commander argument parsers: the domain's rules, checked before anything is sent, a usage error otherwise. */
 function parserOf<T>(field: () => ZodType<T, unknown>) {
@@ -45,14 +39,14 @@ const membersTable = (out: Output, members: Member[]) =>
   table(
     out.colors,
     ["USER ID", "EMAIL", "NAME", "ROLE", "JOINED"],
-    members.map((m) => [m.id, m.email, m.name, m.role, when(m.joinedAt)]),
+    members.map((m) => [m.id, m.email, m.name, m.role, isoTime(m.joinedAt)]),
   );
 
 const invitationsTable = (out: Output, invitations: Invitation[]) =>
   table(
     out.colors,
     ["ID", "EMAIL", "ROLE", "INVITED BY", "CREATED", "EXPIRES"],
-    invitations.map((i) => [i.id, i.email, i.role, i.invitedBy, when(i.createdAt), when(i.expiresAt)]),
+    invitations.map((i) => [i.id, i.email, i.role, i.invitedBy, isoTime(i.createdAt), isoTime(i.expiresAt)]),
   );
 
 export function membersCommand(): Command {
@@ -64,7 +58,7 @@ export function membersCommand(): Command {
     .action(
       action(async (ctx, options: { json?: boolean }) => {
         const listed = await ctx.client.members.listMembers({});
-        const out = outputOf(ctx, options.json);
+        const out = jsonFlagOutput(ctx.out, options.json);
         out.write(out.renderMessage(ListMembersResponseSchema, listed, () => membersTable(out, listed.members)));
       }),
     );
@@ -78,7 +72,7 @@ export function membersCommand(): Command {
       action(async (ctx, options: { email: string; role: Role; json?: boolean }) => {
         const request = { email: options.email, role: options.role };
         const invited = await ctx.client.members.inviteMember(request);
-        const out = outputOf(ctx, options.json);
+        const out = jsonFlagOutput(ctx.out, options.json);
         out.write(
           out.renderMessage(InviteMemberResponseSchema, invited, () =>
             [messageDetails(out.colors, InvitationSchema, invited.invitation), "", `the invitation link is mailed to ${request.email}`].join("\n"),
@@ -96,7 +90,7 @@ export function membersCommand(): Command {
       action(async (ctx, who: string, role: Role, options: { json?: boolean }) => {
         const { id } = await memberNamed(ctx, who);
         const updated = await ctx.client.members.updateMemberRole({ id, role });
-        const out = outputOf(ctx, options.json);
+        const out = jsonFlagOutput(ctx.out, options.json);
         out.write(out.renderMessage(UpdateMemberRoleResponseSchema, updated, () => messageDetails(out.colors, MemberSchema, updated.member)));
       }),
     );
@@ -118,7 +112,7 @@ export function membersCommand(): Command {
     .action(
       action(async (ctx, options: { json?: boolean }) => {
         const listed = await ctx.client.members.listInvitations({});
-        const out = outputOf(ctx, options.json);
+        const out = jsonFlagOutput(ctx.out, options.json);
         out.write(out.renderMessage(ListInvitationsResponseSchema, listed, () => invitationsTable(out, listed.invitations)));
       }),
     );
