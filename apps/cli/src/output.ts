@@ -1,4 +1,5 @@
 import { stripVTControlCharacters } from "node:util";
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { toJson, type DescEnum, type DescField, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { enumCodecOf, type EnumCodec } from "@vigil/domain";
 import pc from "picocolors";
@@ -56,6 +57,12 @@ export function createOutput(format: Format, stream: NodeJS.WriteStream = proces
 const width = (cell: string) => stripVTControlCharacters(cell).length;
 
 /** Columns aligned on the widest cell; values are never cut, so piped output keeps them whole. */
+/** `--json` is `-o json` for the commands about people and keys: scripts want the whole answer. */
+export const jsonFlagOutput = (out: Output, json: boolean | undefined): Output => (json ? createOutput("json") : out);
+
+/** A time of an answer as ISO 8601, or nothing when it is not set. */
+export const isoTime = (at: Timestamp | undefined): string => (at ? timestampDate(at).toISOString() : "");
+
 export function table(colors: Colors, headers: string[], rows: string[][]): string {
   const widths = headers.map((header, column) => Math.max(width(header), ...rows.map((row) => width(row[column] ?? ""))));
   const line = (cells: string[]) =>

@@ -3,8 +3,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { ACCOUNTS } from "@vigil/domain";
 import { MonitorService } from "@vigil/proto";
 import { AccountService } from "@vigil/proto/account";
-import { BACKENDS, startTestApi, transportTo, type Replica, type TestApi, type WorkspaceKeys } from "./support/api";
-import { itRefusesApiKeys } from "./support/auth-matrix";
+import { BACKENDS, startTestApi, type Replica, type TestApi, type WorkspaceKeys } from "./support/api";
 import { codeOf, rejection } from "./support/codes";
 import { accountClient, createPerson, sessionCookie, withCookie } from "./support/people";
 import { reflectedServices } from "./support/reflection";
@@ -43,12 +42,6 @@ describe.each(BACKENDS)("AccountService on %s", (backend) => {
   });
 
   describe("access", () => {
-    itRefusesApiKeys(AccountService, {
-      all: (key) => everyMethod(createClient(AccountService, transportTo(api.baseUrl, key))),
-      written,
-      workspace: () => ws,
-    });
-
     it("answers a person who is a member of no workspace, whom every other service refuses", async () => {
       const person = await createPerson(api);
       const cookie = await sessionCookie(api.baseUrl, person.email, person.password);

@@ -1,14 +1,9 @@
-import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ApiKeySchema, CreateApiKeyResponseSchema, ListApiKeysResponseSchema, type ApiKey } from "@vigil/proto/account";
 import { Command, Option } from "commander";
-import { action, type Context } from "../context.js";
+import { action } from "../context.js";
 import { CliError, EXIT } from "../failures.js";
-import { createOutput, messageDetails, table, type Output } from "../output.js";
-
-const when = (at: Timestamp | undefined) => (at ? timestampDate(at).toISOString() : "");
-
-/** `--json` is `-o json` for these commands: scripts want the whole answer, the key included. */
-const outputOf = (ctx: Context, json: boolean | undefined): Output => (json ? createOutput("json") : ctx.out);
+import { isoTime, jsonFlagOutput, messageDetails, table, type Output } from "../output.js";
 
 function expiryOf(text: string | undefined) {
   if (text === undefined) return undefined;
@@ -25,11 +20,11 @@ function keysTable(out: Output, keys: ApiKey[]): string {
       k.id,
       k.name,
       `${k.prefix}…`,
-      (k.scopes.length ? k.scopes.join(",") : "write") + (k.revokedAt ? ` (revoked ${when(k.revokedAt)})` : ""),
+      (k.scopes.length ? k.scopes.join(",") : "write") + (k.revokedAt ? ` (revoked ${isoTime(k.revokedAt)})` : ""),
       k.createdBy?.email ?? "",
-      when(k.createdAt),
-      when(k.lastUsedAt),
-      when(k.expiresAt),
+      isoTime(k.createdAt),
+      isoTime(k.lastUsedAt),
+      isoTime(k.expiresAt),
     ]),
   );
 }
@@ -47,7 +42,7 @@ export function keysCommand(): Command {
       action(async (ctx, options: { name: string; scope: string; expires?: string; json?: boolean }) => {
         const expiresAt = expiryOf(options.expires);
         const created = await ctx.client.apiKeys.createApiKey({ name: options.name, scopes: [options.scope], expiresAt });
-        const out = outputOf(ctx, options.json);
+        const out = jsonFlagOutput(ctx.out, options.json);
         out.write(
           out.renderMessage(CreateApiKeyResponseSchema, created, () =>
             [messageDetails(out.colors, ApiKeySchema, created.apiKey), "", created.key, "", "store the key now: it is not shown again"].join("\n"),
@@ -62,7 +57,7 @@ export function keysCommand(): Command {
     .action(
       action(async (ctx, options: { json?: boolean }) => {
         const listed = await ctx.client.apiKeys.listApiKeys({});
-        const out = outputOf(ctx, options.json);
+        const out = jsonFlagOutput(ctx.out, options.json);
         out.write(out.renderMessage(ListApiKeysResponseSchema, listed, () => keysTable(out, listed.apiKeys)));
       }),
     );
