@@ -1,9 +1,11 @@
 import { Code } from "@connectrpc/connect";
 import { SESSION_COOKIE } from "@vigil/domain";
 import { MonitorService, Periodicity } from "@vigil/proto";
-import { AccountService } from "@vigil/proto/account";
+import { AccountService, MemberService } from "@vigil/proto/account";
+import { UserSessions } from "../src/accounts/sessions";
+import { VerifiedSessions } from "../src/accounts/verified-sessions";
 import { NotificationService } from "@vigil/proto/notification";
-import { BACKENDS, startTestApi, type Replica, type TestApi, type WorkspaceKeys } from "./support/api";
+import { BACKENDS, jsonOf, openTestDatabase, startTestApi, type Replica, type TestApi, type WorkspaceKeys } from "./support/api";
 import { channel } from "./support/channels";
 import { codeOf } from "./support/codes";
 import { GOOD_PASSWORD, sessionCookie, sessionClient, signedInPerson, type Person } from "./support/people";
@@ -65,6 +67,25 @@ describe.each(BACKENDS)("sessions across control planes and workspaces on %s", (
     expect(whoami.status).toBe(401);
   });
 
+  it("applies a role change on control plane B at once", async () => {
+    const owner = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "owner");
+    const editor = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "editor");
+    // The replica holds the editor's copy: a change it is allowed.
+    expect(await codeOf(sessionClient(MonitorService, replica.baseUrl, editor.token).createHTTPMonitor(monitor))).not.toBe(Code.PermissionDenied);
+    await sessionClient(MemberService, api.baseUrl, owner.token).updateMemberRole({ id: editor.userId, role: "viewer" });
+    expect(await codeOf(sessionClient(MonitorService, replica.baseUrl, editor.token).createHTTPMonitor(monitor))).toBe(Code.PermissionDenied);
+    const whoami = await jsonOf(await fetch(`${replica.baseUrl}/v1/whoami`, { headers: { cookie: `${SESSION_COOKIE}=${editor.token}` } }));
+    expect(whoami.actor).toEqual(expect.objectContaining({ type: "user", role: "viewer", scopes: ["read"] }));
+  });
+
+  it("refuses a removed member in that workspace on control plane B at once", async () => {
+    const owner = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "owner");
+    const viewer = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "viewer");
+    expect(await listOn(replica.baseUrl, viewer.token)).toBe("ok");
+    await sessionClient(MemberService, api.baseUrl, owner.token).removeMember({ id: viewer.userId });
+    expect(await listOn(replica.baseUrl, viewer.token)).toBe(Code.PermissionDenied);
+  });
+
   it("keeps a person to their workspaces: naming another is refused, and its monitors and channels are not found from their own", async () => {
     const theirs = await api.workspace();
     const monitorId = (await api.client(theirs.write.key).createHTTPMonitor(monitor)).monitor!.id;
@@ -98,5 +119,61 @@ describe.each(BACKENDS)("sessions across control planes and workspaces on %s", (
     expect(await codeOf(sessionClient(MonitorService, replica.baseUrl, person.token, { workspace: theirs.slug }).createHTTPMonitor(monitor))).toBe(Code.PermissionDenied);
     expect(await codeOf(sessionClient(MonitorService, replica.baseUrl, person.token, { workspace: ws.slug }).createHTTPMonitor(monitor))).toBe("ok");
     expect(await api.db.prisma.monitor.count({ where: { workspaceId: workspace.id } })).toBe(0);
+  });
+});
+
+describe.each(BACKENDS)("session expiry on %s", (backend) => {
+  const DAY = 24 * 60 * 60 * 1000;
+  let db: Awaited<ReturnType<typeof openTestDatabase>>;
+  let now: number;
+  let sessions: UserSessions;
+  let userId: string;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(backend);
+    userId = (await db.prisma.user.create({ data: { email: `expiry-${backend}@people.test`, name: "Expiry" } })).id;
+  });
+  afterAll(() => db.dispose());
+  beforeEach(() => {
+    now = Date.UTC(2026, 0, 1);
+    const clock = { now: () => now };
+    // One control plane alone: nothing to tell the others.
+    sessions = new UserSessions(db.prisma, new VerifiedSessions(db.prisma, clock), { announcePerson: async () => {} }, { settings: { idleDays: 7, maxDays: 30 }, ...clock });
+  });
+
+  const open = () => sessions.open(userId, { userAgent: "test", address: "127.0.0.1" });
+  const statusOf = async (token: string) => (await sessions.lookUp(token, undefined)).status;
+
+  it("ends a session unused for idleDays, and not a moment before", async () => {
+    const { token } = await open();
+    now += 7 * DAY - 1;
+    expect(await statusOf(token)).toBe("not_member");
+    // That use moved the idle expiry to a week after it.
+    now += 7 * DAY;
+    expect(await statusOf(token)).toBe("none");
+  });
+
+  it("ends a session maxDays after sign-in however much it is used", async () => {
+    const { token } = await open();
+    for (let day = 1; day < 30; day++) {
+      now = Date.UTC(2026, 0, 1) + day * DAY;
+      expect(await statusOf(token)).toBe("not_member");
+    }
+    now = Date.UTC(2026, 0, 1) + 30 * DAY - 1;
+    expect(await statusOf(token)).toBe("not_member");
+    now += 1;
+    expect(await statusOf(token)).toBe("none");
+  });
+
+  it("writes a session's last use once a minute at most", async () => {
+    const { token, sessionId: id } = await open();
+    const lastSeen = async () => (await db.prisma.userSession.findUniqueOrThrow({ where: { id } })).lastSeenAt.getTime();
+    const opened = await lastSeen();
+    now = opened + 59_999;
+    await statusOf(token);
+    expect(await lastSeen()).toBe(opened);
+    now = opened + 60_000;
+    await statusOf(token);
+    expect(await lastSeen()).toBe(now);
   });
 });
