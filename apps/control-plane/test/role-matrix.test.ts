@@ -37,7 +37,7 @@ const WRITE = row(U, U, D, A, A, D, A, A, A, D);
 /** Members and API keys: an admin or owner, never a key. */
 const ADMIN = row(U, U, D, D, D, D, D, A, A, D);
 /** The caller's own account: any signed-in person, whatever their workspaces; never a key. */
-const PERSON = row(U, D, D, D, D, A, A, A, A, A);
+const PERSON = row(U, U, D, D, D, A, A, A, A, A);
 
 /** A service's rows, by the methods' proto names: the compiler asks for every method of the generated service. */
 const rows = <S extends DescService & { method: object }>(service: S, methods: Record<Capitalize<keyof S["method"] & string>, Row>) => ({

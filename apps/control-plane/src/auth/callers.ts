@@ -60,7 +60,10 @@ export class Callers {
 
   /** The signed-in person, a member of any workspaces or none; an API key is refused, for it acts for a workspace and not for a person. */
   async personOf(header: HeaderOf): Promise<Person> {
-    if (header(API_KEY_HEADER)) throw new ConnectError("this needs a person's session; an API key cannot call it", Code.PermissionDenied);
+    if (header(API_KEY_HEADER)) {
+      await this.actorOf(header); // an unknown key is unauthenticated, as everywhere
+      throw new ConnectError("this needs a person's session; an API key cannot call it", Code.PermissionDenied);
+    }
     const found = await this.sessionOf(header, undefined);
     const { userId, email, sessionId } = found.status === "member" ? found.actor : found;
     return { userId, email, sessionId };
