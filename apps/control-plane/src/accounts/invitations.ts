@@ -100,7 +100,13 @@ export class Invitations {
       return await this.prisma.$transaction(async (tx) => {
         const used = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null, revokedAt: null }, data: { acceptedAt: now } });
         if (used.count === 0) throw ValidationError.of("token", `the invitation ${UNUSABLE}`);
-        const user = existing ?? (await tx.user.create({ data: { email, name, passwordHash: passwordHash! } }));
+        // An invitation mailed to the address proves it; the first owner's names none.
+        const emailVerifiedAt = invitation.email ? now : null;
+        const user = existing
+          ? existing.emailVerifiedAt || !emailVerifiedAt
+            ? existing
+            : await tx.user.update({ where: { id: existing.id }, data: { emailVerifiedAt } })
+          : await tx.user.create({ data: { email, name, passwordHash: passwordHash!, emailVerifiedAt } });
         return tx.membership.create({ data: { workspaceId: invitation.workspaceId, userId: user.id, role: invitation.role }, include: { user: true, workspace: true } });
       });
     } catch (error) {
