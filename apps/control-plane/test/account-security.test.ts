@@ -1,17 +1,13 @@
 import { Code } from "@connectrpc/connect";
-import { Secret, TOTP } from "otpauth";
 import { ACCOUNTS } from "@vigil/domain";
 import { BACKENDS, jsonOf, startTestApi, type Replica, type TestApi, type WorkspaceKeys } from "./support/api";
 import { codeOf, rejection } from "./support/codes";
 import { eventually } from "./support/eventually";
 import { firstLinkOf, startMailbox } from "./support/page-access";
-import { accountClient, createPerson, sessionCookie } from "./support/people";
+import { accountClient, createPerson, enrolSecondFactor, sessionCookie, totpCodeAt as codeAt } from "./support/people";
 
 const PUBLIC_URL = "https://vigil.example.com";
 const STEP_MS = ACCOUNTS.totpPeriodSeconds * 1000;
-
-/** The code of `secret` at `timestamp` (ms). */
-const codeAt = (secret: string, timestamp: number) => new TOTP({ secret: Secret.fromBase32(secret), digits: ACCOUNTS.totpDigits, period: ACCOUNTS.totpPeriodSeconds }).generate({ timestamp });
 
 /** A code that is none of the codes `secret` has in the steps around now. */
 const wrongCodeOf = (secret: string) => {
@@ -54,10 +50,7 @@ describe.each(BACKENDS)("second factor, mailed links and the audit of sign-ins o
   async function enrolled() {
     const person = await createPerson(api, { [ws.slug]: "editor", [other.slug]: "viewer" });
     const cookie = await sessionCookie(api.baseUrl, person.email, person.password);
-    const c = accountClient(api.baseUrl, cookie);
-    const { secret, otpauthUrl } = await c.beginTotpEnrolment({});
-    const { recoveryCodes } = await c.confirmTotpEnrolment({ code: codeAt(secret, Date.now()) });
-    return { ...person, cookie, c, secret, otpauthUrl, recoveryCodes };
+    return { ...person, cookie, c: accountClient(api.baseUrl, cookie), ...(await enrolSecondFactor(api.baseUrl, cookie)) };
   }
 
   describe("second factor", () => {
