@@ -83,16 +83,19 @@ export function registerSignInRoutes(route: Route, deps: SignInDeps): void {
     const matches = await verifyPassword(body.password, user?.passwordHash ?? (await nobodysPasswordHash()));
     const audited = (user: { id: string; email: string }, changes: JsonObject) =>
       recordForPerson(deps, { person: { userId: user.id, email: user.email }, method: SIGN_IN, targetKind: "User", targetId: user.id, changes });
+    // Written after the answer, so that its time does not tell a known account's refusal from an unknown email's.
+    const auditedFailure = (user: { id: string; email: string }, reason: string) =>
+      void audited(user, { succeeded: false, reason, address }).catch((error: unknown) => logger.error({ err: error, userId: user.id }, "failed sign-in not audited"));
     if (!user || !user.passwordHash || !matches) {
       logger.info({ address, known: !!user }, "sign-in refused: wrong email or password");
-      if (user) await audited(user, { succeeded: false, reason: "wrong password", address });
+      if (user) auditedFailure(user, "wrong password");
       throw new HttpError("unauthenticated", WRONG);
     }
     if (user.totpSecret) {
       if (!body.totp) throw new HttpError("totp_required", "this account has a second factor: send its code (or a recovery code) as totp");
       if (!(await deps.secondFactor.verify(user, body.totp))) {
         logger.info({ address, userId: user.id }, "sign-in refused: wrong second factor");
-        await audited(user, { succeeded: false, reason: "wrong second factor", address });
+        auditedFailure(user, "wrong second factor");
         throw new HttpError("unauthenticated", WRONG);
       }
     }
