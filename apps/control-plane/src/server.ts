@@ -133,11 +133,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges, reservedDomains), authenticated);
       const mails = mailsByAddress(options.redis);
       const links = new AccountLinks(prisma, options.notifications.settings, mails);
-      const members = memberService({ prisma, invitations: new Invitations(prisma), sessions, settings: options.notifications.settings, mailsByAddress: mails, links, logger });
+      const secondFactor = new SecondFactor(prisma, options.notifications.secrets);
+      const members = memberService({ prisma, invitations: new Invitations(prisma, secondFactor), sessions, settings: options.notifications.settings, mailsByAddress: mails, links, logger });
       router.service(MemberService, members, {
         interceptors: [errorsAndLogging(logger), authInterceptor(callers, [MemberService.method.acceptInvitation]), storableTextOnly(), audit],
       });
-      const secondFactor = new SecondFactor(prisma, options.notifications.secrets);
       const account = accountService({ prisma, sessions, attemptsByAccount: attemptsByAccount(options.redis), audit: auditStore, secondFactor, links, logger });
       // A person's own account needs no workspace; the service records its own audit entries.
       router.service(AccountService, account, { interceptors: [errorsAndLogging(logger), personInterceptor(callers), storableTextOnly()] });

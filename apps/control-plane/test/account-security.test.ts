@@ -153,6 +153,21 @@ describe.each(BACKENDS)("second factor, mailed links and the audit of sign-ins o
       expect(entries.map((e) => e.changes)).toEqual([{ totpEnabled: false }, { totpEnabled: false }]);
       expect(JSON.stringify(entries)).not.toContain(person.password);
     });
+
+    it("asks an existing account's second factor when it accepts an invitation, which signs it in", async () => {
+      const person = await enrolled();
+      const fresh = await api.workspace();
+      const { token } = await api.admin.inviteUser({ workspaceSlug: fresh.slug, email: person.email, role: "viewer" });
+      const accept = (totp?: string) => post("/account.v1.MemberService/AcceptInvitation", { token, password: person.password, ...(totp && { totp }) });
+      const missing = await accept();
+      expect(missing.status).toBe(400);
+      expect((await jsonOf(missing)).message).toMatch(/^totp: /);
+      expect((await accept(wrongCodeOf(person.secret))).status).toBe(400);
+      expect(await api.db.prisma.membership.count({ where: { userId: person.id } })).toBe(2);
+      const accepted = await accept(codeAt(person.secret, Date.now() + STEP_MS));
+      expect(accepted.status).toBe(200);
+      expect(accepted.headers.get("set-cookie")).toMatch(/^vigil_session=/);
+    });
   });
 
   describe("email verification", () => {

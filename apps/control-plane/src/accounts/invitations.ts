@@ -4,6 +4,7 @@ import { Prisma, type InvitationRow, type MembershipRow, type PrismaClient, type
 import { ValidationError, emailField, parseOrThrow, userNameField, type Role } from "@vigil/domain";
 import { newPasswordField } from "@vigil/domain/passwords";
 import { hashPassword, verifyPassword } from "../auth/password";
+import type { SecondFactor } from "./second-factor";
 
 const HOUR_MS = 3_600_000;
 
@@ -35,6 +36,8 @@ const newAccount = z.object({
 export class Invitations {
   constructor(
     private readonly prisma: PrismaClient,
+    /** Checks an existing account's second factor on acceptance; without it such an account cannot accept. */
+    private readonly secondFactor?: SecondFactor,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -73,10 +76,10 @@ export class Invitations {
   /**
    * Accepts an invitation: creates the account (name and a new password), or
    * adds the membership to the existing account of that address (its current
-   * password proves the person). The invitation is used up in the same
+   * password, and its second factor when it has one, prove the person). The invitation is used up in the same
    * transaction, so a link accepted twice at once makes one member.
    */
-  async accept(input: { token: string; name: string; password: string; email: string }): Promise<MembershipRow & { user: UserRow; workspace: WorkspaceRow }> {
+  async accept(input: { token: string; name: string; password: string; email: string; totp: string }): Promise<MembershipRow & { user: UserRow; workspace: WorkspaceRow }> {
     const now = new Date(this.now());
     const invitation = input.token ? await this.prisma.invitation.findUnique({ where: { tokenHash: tokenHashOf(input.token) } }) : null;
     if (!invitation || invitation.acceptedAt || invitation.revokedAt || invitation.expiresAt <= now) throw ValidationError.of("token", `the invitation ${UNUSABLE}`);
@@ -90,6 +93,10 @@ export class Invitations {
     if (existing) {
       if (!existing.passwordHash || !(await verifyPassword(input.password, existing.passwordHash))) {
         throw ValidationError.of("password", `must be the current password of the account of ${email}`);
+      }
+      // Accepting signs in, so it asks what sign-in asks.
+      if (existing.totpSecret && !(input.totp && this.secondFactor && (await this.secondFactor.verify(existing, input.totp)))) {
+        throw ValidationError.of("totp", `must be a current code of the second factor of the account of ${email}, or one of its recovery codes`);
       }
     } else {
       const account = parseOrThrow(newAccount, { name: input.name, password: input.password }, "");
