@@ -1,11 +1,10 @@
-import { randomBytes } from "node:crypto";
 import type { PrismaClient, UserRow } from "@vigil/db";
 import { ACCOUNTS, ValidationError } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 import type { ProviderSettings } from "@vigil/notifications";
 import type { AttemptLimiter } from "../limits/attempt-limiter";
 import { sendLinkMail } from "./account-mail";
-import { tokenHashOf } from "./invitations";
+import { appLink, newLinkToken, tokenHashOf } from "./invitations";
 
 const MINUTE_MS = 60_000;
 
@@ -47,12 +46,12 @@ export class AccountLinks {
   async mail(user: Pick<UserRow, "id" | "email">, purpose: LinkPurpose): Promise<void> {
     const wait = await this.mailsByAddress.reserve(user.email);
     if (wait > 0) throw new TooManyMails(wait);
-    const token = randomBytes(32).toString("base64url");
+    const token = newLinkToken();
     const { page, minutes } = PURPOSES[purpose];
     await this.prisma.accountToken.create({
       data: { userId: user.id, purpose, tokenHash: tokenHashOf(token), expiresAt: new Date(this.now() + minutes * MINUTE_MS) },
     });
-    const link = `${this.settings.publicUrl.replace(/\/+$/, "")}/app/${page}?token=${token}`;
+    const link = appLink(this.settings.publicUrl, page, token);
     await sendLinkMail(
       this.settings,
       purpose === "verify_email"

@@ -8,10 +8,16 @@ import type { SecondFactor } from "./second-factor";
 
 const HOUR_MS = 3_600_000;
 
+/** A link's token: 256 random bits. */
+export const newLinkToken = () => randomBytes(32).toString("base64url");
+
 export const tokenHashOf = (token: string) => createHash("sha256").update(token).digest("hex");
 
+/** A mailed or printed link to the console's `page`, which sends `token` on to the API. */
+export const appLink = (publicUrl: string, page: string, token: string) => `${publicUrl.replace(/\/+$/, "")}/app/${page}?token=${token}`;
+
 /** Where an invitation's link leads: the console's page that accepts it. */
-export const inviteUrl = (publicUrl: string, token: string) => `${publicUrl.replace(/\/+$/, "")}/app/invite?token=${token}`;
+export const inviteUrl = (publicUrl: string, token: string) => appLink(publicUrl, "invite", token);
 
 export interface NewInvitation {
   workspaceId: string;
@@ -42,7 +48,7 @@ export class Invitations {
   ) {}
 
   async create(input: NewInvitation): Promise<{ invitation: InvitationRow; token: string }> {
-    const token = randomBytes(32).toString("base64url");
+    const token = newLinkToken();
     const invitation = await this.prisma.invitation.create({
       data: {
         workspaceId: input.workspaceId,
