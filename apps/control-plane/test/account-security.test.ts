@@ -1,4 +1,5 @@
 import { Code } from "@connectrpc/connect";
+import { pino } from "pino";
 import { ACCOUNTS } from "@vigil/domain";
 import { BACKENDS, jsonOf, startTestApi, type Replica, type TestApi, type WorkspaceKeys } from "./support/api";
 import { codeOf, rejection } from "./support/codes";
@@ -23,10 +24,13 @@ describe.each(BACKENDS)("second factor, mailed links and the audit of sign-ins o
   let other: WorkspaceKeys;
   let mailbox: Awaited<ReturnType<typeof startMailbox>>;
   let resetRequests = 0;
+  /** What the server logged, JSON lines. */
+  const logged: string[] = [];
 
   beforeAll(async () => {
     mailbox = await startMailbox();
-    api = await startTestApi(backend, { providerEnv: { SMTP_URL: mailbox.url, PUBLIC_URL } });
+    const logger = pino({ level: "info" }, { write: (line: string) => void logged.push(line) });
+    api = await startTestApi(backend, { providerEnv: { SMTP_URL: mailbox.url, PUBLIC_URL }, logger });
     replica = await api.startReplica();
     ws = await api.workspace();
     other = await api.workspace();
@@ -218,6 +222,31 @@ describe.each(BACKENDS)("second factor, mailed links and the audit of sign-ins o
       const token = new URL(firstLinkOf(mails[0]!)).searchParams.get("token");
       expect((await post("/v1/auth/verify-email", { token })).status).toBe(200);
       expect((await c.getProfile({})).profile?.emailVerified).toBe(true);
+    });
+  });
+
+  describe("logs", () => {
+    it("log sign-ins, second-factor changes and resets without a password, code, token, secret or session id", async () => {
+      const person = await enrolled();
+      const wrongCode = wrongCodeOf(person.secret);
+      const code = codeAt(person.secret, Date.now() + STEP_MS);
+      await signIn({ email: person.email, password: "a wrong password typed" });
+      await signIn({ email: person.email, password: person.password, totp: wrongCode });
+      const ok = await signIn({ email: person.email, password: person.password, totp: code });
+      await signIn({ email: person.email, password: person.password, totp: person.recoveryCodes[1]! });
+      await askReset(person.email);
+      const token = new URL(firstLinkOf(await eventually(() => mailbox.mailTo(person.email)))).searchParams.get("token")!;
+      const newPassword = "a logged-out passphrase";
+      expect((await post("/v1/auth/password-reset/confirm", { token, newPassword })).status).toBe(200);
+
+      const lines = logged.join("");
+      expect(lines).toContain("sign-in refused: wrong second factor");
+      expect(lines).toContain("password reset; every session ended");
+      const session = ok.headers.get("set-cookie")!.split(";")[0]!.split("=")[1]!;
+      const secrets = [person.password, "a wrong password typed", person.secret, ...person.recoveryCodes, token, newPassword, session, person.cookie.split("=")[1]!];
+      for (const secret of secrets) expect([secret, lines.includes(secret)]).toEqual([secret, false]);
+      // Six digits stand in timestamps too: a code is looked for on its own.
+      for (const digits of [wrongCode, code]) expect([digits, new RegExp(`(?<![0-9])${digits}(?![0-9])`).test(lines)]).toEqual([digits, false]);
     });
   });
 
