@@ -69,11 +69,13 @@ export const ACCOUNTS = {
   recoveryCodes: 10,
 } as const;
 
-/** A TOTP code as typed: the digits, spaces dropped. */
+/** A TOTP code, spaces dropped (a recovery code is longer and holds letters). */
+export const isTotpCode = (typed: string) => new RegExp(`^\\d{${ACCOUNTS.totpDigits}}$`).test(typed.replace(/\s+/g, ""));
+
 export const totpCodeField = () =>
   z.preprocess(
     (value) => (typeof value === "string" ? value.replace(/\s+/g, "") : value),
-    z.string({ error: "must be a string" }).regex(new RegExp(`^\\d{${ACCOUNTS.totpDigits}}$`), `must be the ${ACCOUNTS.totpDigits}-digit code of your authenticator app`),
+    z.string({ error: "must be a string" }).refine(isTotpCode, `must be the ${ACCOUNTS.totpDigits}-digit code of your authenticator app`),
   );
 
 /** The cookie that carries a person's session. */

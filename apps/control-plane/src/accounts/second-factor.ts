@@ -1,7 +1,7 @@
 import { createHash, randomInt } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
 import type { PrismaClient, UserRow } from "@vigil/db";
-import { ACCOUNTS } from "@vigil/domain";
+import { ACCOUNTS, isTotpCode } from "@vigil/domain";
 import type { SecretBox } from "../notifications/secrets";
 
 const ISSUER = "Vigil";
@@ -20,8 +20,6 @@ const newRecoveryCode = () => {
   return `${chars.slice(0, RECOVERY_GROUP)}-${chars.slice(RECOVERY_GROUP)}`;
 };
 
-/** Whether what was typed as a second factor is a TOTP code (digits only) rather than a recovery code. */
-export const isTotpCode = (typed: string) => /^\d+$/.test(typed.replace(/\s+/g, ""));
 
 /**
  * A person's second factor: TOTP (RFC 6238) and single-use recovery codes
