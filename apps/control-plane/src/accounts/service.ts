@@ -22,7 +22,7 @@ import type { SecondFactor } from "./second-factor";
 export interface AccountDeps {
   prisma: PrismaClient;
   sessions: UserSessions;
-  /** The per-account limiter of sign-in attempts: a wrong current password counts as one. */
+  /** The per-account limiter of sign-in attempts: a wrong current password or second-factor code counts as one. */
   attemptsByAccount: AttemptLimiter;
   audit: AuditStore;
   secondFactor: SecondFactor;
@@ -45,6 +45,8 @@ const newPasswordBody = z.object({ new_password: newPasswordField() });
 const codeBody = z.object({ code: totpCodeField() });
 const WRONG_CODE = "is not a current code of your authenticator app (or was used already)";
 
+const passwordMatches = async (user: UserRow, password: string) => !!user.passwordHash && (await verifyPassword(password, user.passwordHash));
+
 /**
  * The signed-in person's own account (docs/accounts.md, "Your account"). Its
  * mutations are recorded in the audit log of each of the person's workspaces,
@@ -52,8 +54,6 @@ const WRONG_CODE = "is not a current code of your authenticator app (or was used
  * and the request's fields: a password is never written, not even as a
  * fingerprint (docs/audit-log.md).
  */
-const passwordMatches = async (user: UserRow, password: string) => !!user.passwordHash && (await verifyPassword(password, user.passwordHash));
-
 export function accountService(deps: AccountDeps): ServiceImpl<typeof AccountService> {
   const { prisma, sessions, secondFactor } = deps;
 
