@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
-import { signedInPerson, type Person } from "../../control-plane/test/support/people.js";
+import { enrolSecondFactor, signedInPerson, totpCodeAt, type Person } from "../../control-plane/test/support/people.js";
 import { vigil } from "./support/cli.js";
 
 /** `vigil login --email` as a person, `vigil keys create|list` with their session, and what keys and other roles are refused. */
@@ -51,6 +51,25 @@ describe.each(BACKENDS)("vigil login --email and keys on %s", (backend) => {
     expect(done.code).toBe(1);
     expect(done.stderr).toContain("wrong email or password");
     await expect(profile()).rejects.toThrow(/ENOENT/);
+  });
+
+  it("asks a person with a second factor for its code (the second line of stdin), or takes it from --totp; without one it saves nothing", async () => {
+    const person = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "editor");
+    const { secret, recoveryCodes } = await enrolSecondFactor(api.baseUrl, `vigil_session=${person.token}`);
+    const missing = await run(["login", "--email", person.email], {}, `${person.password}\n`);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("second factor");
+    await expect(profile()).rejects.toThrow(/ENOENT/);
+
+    const asked = await run(["login", "--email", person.email], {}, `${person.password}\n${totpCodeAt(secret, Date.now() + 30_000)}\n`);
+    expect(asked).toMatchObject({ code: 0, stderr: "" });
+    expect((await json(["whoami", "-o", "json"])).actor).toEqual(expect.objectContaining({ type: "user", email: person.email }));
+
+    const flagged = await run(["login", "--email", person.email, "--totp", recoveryCodes[0]!], {}, `${person.password}\n`);
+    expect(flagged).toMatchObject({ code: 0, stderr: "" });
+    const spent = await run(["login", "--email", person.email, "--totp", recoveryCodes[0]!], {}, `${person.password}\n`);
+    expect(spent.code).toBe(1);
+    expect(spent.stderr).toContain("wrong email or password");
   });
 
   it("creates keys that work at once, and lists them with who made them", async () => {

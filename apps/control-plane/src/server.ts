@@ -2,7 +2,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { PrismaClient } from "@vigil/db";
-import { ACCOUNTS, DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, reservedDomainsOf, type ConnectionLimits } from "@vigil/domain";
+import { DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, reservedDomainsOf, type ConnectionLimits } from "@vigil/domain";
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
@@ -16,10 +16,12 @@ import { Callers } from "./auth/callers";
 import { UserSessions, type SessionSettings } from "./accounts/sessions";
 import { Invitations } from "./accounts/invitations";
 import { memberService } from "./accounts/member-service";
-import { attemptLimiter } from "./limits/attempt-limiter";
 import { apiKeyService } from "./accounts/api-key-service";
 import type { Revocations } from "./auth/revocation-relay";
 import type { VerifiedSessions } from "./accounts/verified-sessions";
+import { AccountLinks } from "./accounts/account-links";
+import { mailsByAddress } from "./accounts/account-mail";
+import { SecondFactor } from "./accounts/second-factor";
 import type { VerifiedKeys } from "./auth/verified-keys";
 import { httpRoutes } from "./http/routes";
 import { listenHttp1AndH2c, type Listener } from "./http/listener";
@@ -132,12 +134,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
       router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);
       router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges, reservedDomains), authenticated);
-      const mailsByAddress = attemptLimiter(options.redis, "invitation-mail", { points: ACCOUNTS.invitationMailsPerAddressPerHour, seconds: 3_600 });
-      const members = memberService({ prisma, invitations: new Invitations(prisma), sessions, settings: options.notifications.settings, mailsByAddress, logger });
+      const mails = mailsByAddress(options.redis);
+      const links = new AccountLinks(prisma, options.notifications.settings, mails);
+      const secondFactor = new SecondFactor(prisma, options.notifications.secrets);
+      const members = memberService({ prisma, invitations: new Invitations(prisma, secondFactor), sessions, settings: options.notifications.settings, mailsByAddress: mails, links, logger });
       router.service(MemberService, members, {
         interceptors: [errorsAndLogging(logger), authInterceptor(callers, [MemberService.method.acceptInvitation]), storableTextOnly(), audit],
       });
-      const account = accountService({ prisma, sessions, attemptsByAccount: attemptsByAccount(options.redis), audit: auditStore, logger });
+      const account = accountService({ prisma, sessions, attemptsByAccount: attemptsByAccount(options.redis), audit: auditStore, secondFactor, links, logger });
       // A person's own account needs no workspace; the service records its own audit entries.
       router.service(AccountService, account, { interceptors: [errorsAndLogging(logger), personInterceptor(callers), storableTextOnly()] });
       router.service(ApiKeyService, apiKeyService(prisma, options.revocations), authenticated);

@@ -39,6 +39,11 @@ describe.each(BACKENDS)("AccountService on %s", (backend) => {
     ListSessions: () => c.listSessions({}),
     EndSession: () => c.endSession({ id: sessionId }),
     ListWorkspaces: () => c.listWorkspaces({}),
+    BeginTotpEnrolment: () => c.beginTotpEnrolment({}),
+    ConfirmTotpEnrolment: () => c.confirmTotpEnrolment({ code: "123456" }),
+    DisableTotp: () => c.disableTotp({ password: "correct horse battery staple" }),
+    RegenerateRecoveryCodes: () => c.regenerateRecoveryCodes({ code: "123456" }),
+    SendVerificationEmail: () => c.sendVerificationEmail({}),
   });
 
   describe("access", () => {

@@ -96,6 +96,11 @@ const MATRIX = [
     ListSessions: PERSON,
     EndSession: PERSON,
     ListWorkspaces: PERSON,
+    BeginTotpEnrolment: PERSON,
+    ConfirmTotpEnrolment: PERSON,
+    DisableTotp: PERSON,
+    RegenerateRecoveryCodes: PERSON,
+    SendVerificationEmail: PERSON,
   }),
   rows(MemberService, {
     ListMembers: READ,

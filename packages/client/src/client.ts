@@ -25,7 +25,7 @@ export interface VigilClient {
   /** DELETE /v1/api-key/:id; never retried. */
   revokeApiKey(id: string, options?: CallOptions): Promise<RevokedApiKey>;
   /** POST /v1/auth/sign-in, needing no credentials; the answer's token is the `session` option of a new client. Never retried. */
-  signIn(credentials: { email: string; password: string }, options?: CallOptions): Promise<SignedIn>;
+  signIn(credentials: { email: string; password: string; totp?: string }, options?: CallOptions): Promise<SignedIn>;
   /** POST /v1/auth/sign-out: ends the client's session on the server. */
   signOut(options?: CallOptions): Promise<void>;
 }

@@ -41,6 +41,16 @@ export class VigilError extends Error {
   }
 }
 
+/**
+ * Sign-in was answered `totp_required`: the password is right and the account
+ * has a second factor; sign in again with its code as `totp`.
+ */
+export class SecondFactorRequired extends VigilError {
+  constructor(message: string) {
+    super("unauthenticated", message);
+  }
+}
+
 // The server writes a validation failure as "field: rule; field: rule" (domain ValidationError).
 const VIOLATION = /^([^\s:;]+): ([\s\S]+)$/;
 const BETWEEN_VIOLATIONS = /; (?=[^\s:;]+: )/;

@@ -2,7 +2,7 @@ import { ConnectError } from "@connectrpc/connect";
 import { codeFromHttpStatus, errorFromJson } from "@connectrpc/connect/protocol-connect";
 import { parseSetCookie } from "cookie";
 import { runCall, type Credentials } from "./calls.js";
-import { VigilError } from "./errors.js";
+import { SecondFactorRequired, VigilError } from "./errors.js";
 import { SESSION_COOKIE, type CallOptions, type ResolvedOptions } from "./options.js";
 
 export type Scope = "read" | "write";
@@ -44,7 +44,9 @@ export function httpApi(config: ResolvedOptions) {
     });
     if (res.ok) return res;
     const text = await res.text();
-    const answer = parseJson(text);
+    const answer = parseJson(text) as { code?: unknown; message?: unknown } | undefined;
+    // The one code of the sign-in endpoint that is not Connect's.
+    if (answer?.code === "totp_required") throw new SecondFactorRequired(String(answer.message));
     const fallback = new ConnectError(text || res.statusText, codeFromHttpStatus(res.status));
     throw answer === undefined ? fallback : errorFromJson(answer as never, undefined, fallback);
   };
@@ -60,7 +62,8 @@ export function httpApi(config: ResolvedOptions) {
       return { id: body.id, revoked: true, revokedAt: new Date(body.revokedAt) };
     },
     /** Needs no credentials: a client made with none can sign in, then make a client with `session: token`. */
-    signIn: async (credentials: { email: string; password: string }, options: CallOptions = {}): Promise<SignedIn> => {
+    /** `totp`: the code of a person's second factor, or one of their recovery codes; without it such a person gets SecondFactorRequired. */
+    signIn: async (credentials: { email: string; password: string; totp?: string }, options: CallOptions = {}): Promise<SignedIn> => {
       const res = await runCall(config, false, options, (none, signal) => send("POST", "/v1/auth/sign-in", none, signal, credentials), {});
       const cookie = res.headers.getSetCookie().map((line) => parseSetCookie(line)).find((c) => c.name === SESSION_COOKIE);
       if (!cookie?.value) throw new VigilError("internal", "the sign-in answer set no session cookie");

@@ -1,5 +1,5 @@
 export { createClient, type VigilClient } from "./client.js";
-export { VigilError, type ErrorCode, type FieldViolation } from "./errors.js";
+export { SecondFactorRequired, VigilError, type ErrorCode, type FieldViolation } from "./errors.js";
 export type { Identity, RevokedApiKey, Scope, SignedIn } from "./http-api.js";
 export {
   API_KEY_ENV,

@@ -4,7 +4,7 @@ import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
 import { AccountService } from "@vigil/proto/account";
 import { startTestApi, type TestApi, type WorkspaceKeys } from "../../../apps/control-plane/test/support/api.js";
-import { signedInPerson } from "../../../apps/control-plane/test/support/people.js";
+import { enrolSecondFactor, signedInPerson, totpCodeAt } from "../../../apps/control-plane/test/support/people.js";
 import { failureOf, loadBuiltClient, type ClientPackage } from "./support/built.js";
 
 const periodicity = Periodicity.PERIODICITY_1M;
@@ -207,6 +207,17 @@ describe("@vigil/client against a real API server", () => {
       const person = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "viewer");
       const wrong = await failureOf(vigil.createClient({ baseUrl: api.baseUrl }).signIn({ email: person.email, password: "not it at all" }));
       expect([wrong.code, wrong.message]).toEqual(["unauthenticated", "wrong email or password"]);
+    });
+
+    it("throws SecondFactorRequired to a person with a second factor who sends no code, and signs them in with one", async () => {
+      const person = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "viewer");
+      const { secret } = await enrolSecondFactor(api.baseUrl, `vigil_session=${person.token}`);
+      const anonymous = vigil.createClient({ baseUrl: api.baseUrl });
+      const missing = await failureOf(anonymous.signIn({ email: person.email, password: person.password }));
+      expect(missing).toBeInstanceOf(vigil.SecondFactorRequired);
+      expect([missing.code, missing.message]).toEqual(["unauthenticated", expect.stringMatching(/second factor/)]);
+      const signedIn = await anonymous.signIn({ email: person.email, password: person.password, totp: totpCodeAt(secret, Date.now() + 30_000) });
+      expect(signedIn.user.email).toBe(person.email);
     });
   });
 });

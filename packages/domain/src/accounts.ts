@@ -53,9 +53,30 @@ export const ACCOUNTS = {
   signInAttemptsPerAddress: 20,
   signInAttemptsPerAccount: 10,
   signInWindowSeconds: 300,
-  /** Invitation mails to one address in an hour. */
-  invitationMailsPerAddressPerHour: 5,
+  /** Mails to one address in an hour, of every kind: invitations, verification links, password resets. */
+  mailsPerAddressPerHour: 5,
+  /** Password-reset requests from one client address in an hour. */
+  passwordResetsPerAddressPerHour: 20,
+  /** How long a mailed email-verification link works… */
+  emailVerificationHours: 72,
+  /** …and a mailed password-reset link. */
+  passwordResetMinutes: 60,
+  /** Second factor: TOTP (RFC 6238) with 6 digits in 30-second steps, accepted one step early or late. */
+  totpDigits: 6,
+  totpPeriodSeconds: 30,
+  totpWindowSteps: 1,
+  /** Single-use recovery codes made when the second factor is enabled (or again on request). */
+  recoveryCodes: 10,
 } as const;
+
+/** A TOTP code, spaces dropped (a recovery code is longer and holds letters). */
+export const isTotpCode = (typed: string) => new RegExp(`^\\d{${ACCOUNTS.totpDigits}}$`).test(typed.replace(/\s+/g, ""));
+
+export const totpCodeField = () =>
+  z.preprocess(
+    (value) => (typeof value === "string" ? value.replace(/\s+/g, "") : value),
+    z.string({ error: "must be a string" }).refine(isTotpCode, `must be the ${ACCOUNTS.totpDigits}-digit code of your authenticator app`),
+  );
 
 /** The cookie that carries a person's session. */
 export const SESSION_COOKIE = "vigil_session";

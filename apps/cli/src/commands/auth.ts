@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
-import { createClient, type Identity } from "@vigil/client";
+import { createClient, SecondFactorRequired, type Identity } from "@vigil/client";
 import { Command } from "commander";
 import { action, globalOptions, type Context } from "../context.js";
 import { CliError, describeFailure, EXIT } from "../failures.js";
@@ -13,19 +13,27 @@ const identityText = (out: Output, apiUrl: string, me: Identity) => details(out.
 /** Where readline echoes what is typed: nowhere, so the secret does not show on the screen. */
 const hidden = new Writable({ write: (_chunk, _encoding, done) => done() });
 
-/** A secret from a prompt on a terminal (not echoed), else from the first line of stdin (`echo $KEY | vigil login`). */
-async function askFor(what: string, { trim }: { trim: boolean }): Promise<string> {
+/**
+ * Secrets from prompts on a terminal (not echoed), else from the lines of
+ * stdin in turn (`echo $KEY | vigil login`): one reader for every question,
+ * since a reader takes more of a pipe than its first line.
+ */
+function prompts() {
   const terminal = Boolean(process.stdin.isTTY);
-  const prompt = createInterface({ input: process.stdin, output: hidden, terminal });
-  try {
-    if (terminal) process.stderr.write(`${what}: `);
-    const { value } = await prompt[Symbol.asyncIterator]().next();
-    if (terminal) process.stderr.write("\n");
-    const line = String(value ?? "");
-    return trim ? line.trim() : line;
-  } finally {
-    prompt.close();
-  }
+  let prompt: ReturnType<typeof createInterface> | undefined;
+  let lines: AsyncIterator<string> | undefined;
+  return {
+    async ask(what: string, { trim }: { trim: boolean }): Promise<string> {
+      prompt ??= createInterface({ input: process.stdin, output: hidden, terminal });
+      lines ??= prompt[Symbol.asyncIterator]();
+      if (terminal) process.stderr.write(`${what}: `);
+      const { value } = await lines.next();
+      if (terminal) process.stderr.write("\n");
+      const line = String(value ?? "");
+      return trim ? line.trim() : line;
+    },
+    close: () => prompt?.close(),
+  };
 }
 
 export function whoamiCommand(): Command {
@@ -55,10 +63,11 @@ async function endSavedSession(profile: Profile, apiUrl: string): Promise<boolea
 export function loginCommand(): Command {
   return new Command("login")
     .description(
-      "check an API key (--api-key, else asked for), or sign in as a person (--email, the password asked for), and save the key or the session (never the password) with the API's address for later commands",
+      "check an API key (--api-key, else asked for), or sign in as a person (--email, the password asked for, and the code of a second factor when the account has one), and save the key or the session (never the password) with the API's address for later commands",
     )
     .option("--email <email>", "sign in as this person instead of saving an API key")
-    .action(async (options: { email?: string }, command: Command) => {
+    .option("--totp <code>", "with --email: the code of your authenticator app, or a recovery code (else asked for when the account has a second factor)")
+    .action(async (options: { email?: string; totp?: string }, command: Command) => {
       const flags = globalOptions(command);
       // The key is the one given now; the address may come from anywhere, as for other commands.
       const saved = await readProfile();
@@ -66,21 +75,31 @@ export function loginCommand(): Command {
       const out = createOutput(formatOf(flags.output));
       let profile: Profile;
       let me: Identity;
+      const asked = prompts();
       try {
         if (options.email !== undefined) {
-          const password = await askFor("Password", { trim: false }); // taken as typed: spaces may be part of it
+          const password = await asked.ask("Password", { trim: false }); // taken as typed: spaces may be part of it
           if (!password) throw new CliError("no password given: type it when asked, or give it as the first line of stdin.", EXIT.usage);
-          const { token } = await createClient({ baseUrl: apiUrl }).signIn({ email: options.email, password });
+          const credentials = { email: options.email, password, ...(options.totp !== undefined && { totp: options.totp }) };
+          const anonymous = createClient({ baseUrl: apiUrl });
+          const { token } = await anonymous.signIn(credentials).catch(async (error: unknown) => {
+            if (!(error instanceof SecondFactorRequired) || options.totp !== undefined) throw error;
+            const totp = await asked.ask("Code of your authenticator app (or a recovery code)", { trim: true });
+            if (!totp) throw new CliError("this account has a second factor: type its code when asked, give it as the second line of stdin, or pass --totp.", EXIT.usage);
+            return anonymous.signIn({ ...credentials, totp });
+          });
           profile = { session: token, apiUrl };
           me = await createClient({ session: token, baseUrl: apiUrl }).whoami();
         } else {
-          const apiKey = flags.apiKey || (await askFor("API key", { trim: true }));
+          const apiKey = flags.apiKey || (await asked.ask("API key", { trim: true }));
           if (!apiKey) throw new CliError("no API key given: pass --api-key or type it when asked.", EXIT.usage);
           profile = { apiKey, apiUrl };
           me = await createClient({ apiKey, baseUrl: apiUrl }).whoami();
         }
       } catch (error) {
         throw error instanceof CliError ? error : new CliError(describeFailure(error, apiUrl));
+      } finally {
+        asked.close();
       }
       await endSavedSession(saved, apiUrl);
       const path = profilePath();

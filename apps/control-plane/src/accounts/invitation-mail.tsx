@@ -1,22 +1,14 @@
 import { ACCOUNTS } from "@vigil/domain";
-import { emailTransport, mailHtml, type ProviderSettings } from "@vigil/notifications";
+import type { ProviderSettings } from "@vigil/notifications";
+import { sendLinkMail } from "./account-mail";
 
-/** Mails an invitation's link through the deployment's SMTP server; the link is the mail's first link and first URL. */
+/** Mails an invitation's link through the deployment's SMTP server. */
 export async function sendInvitationMail(settings: ProviderSettings, mail: { to: string; workspace: string; role: string; link: string }): Promise<void> {
-  const days = ACCOUNTS.invitationDays;
-  await emailTransport(settings.smtpUrl ?? "", settings.requestTimeoutMs).sendMail({
-    from: settings.emailFrom,
+  await sendLinkMail(settings, {
     to: mail.to,
     subject: `You are invited to ${mail.workspace} on Vigil`,
-    text: [mail.link, "", `Open this link to join the workspace "${mail.workspace}" as ${mail.role}. It works once, for ${days} days.`].join("\n"),
-    html: mailHtml(
-      <>
-        <p>
-          <a href={mail.link}>{`Join ${mail.workspace} on Vigil`}</a>
-        </p>
-        <p>{`You are invited as ${mail.role}. The link works once, for ${days} days.`}</p>
-      </>,
-    ),
-    headers: { "Auto-Submitted": "auto-generated" },
+    link: mail.link,
+    linkText: `Join ${mail.workspace} on Vigil`,
+    note: `You are invited as ${mail.role}. The link works once, for ${ACCOUNTS.invitationDays} days.`,
   });
 }

@@ -4,13 +4,20 @@ import { Prisma, type InvitationRow, type MembershipRow, type PrismaClient, type
 import { ValidationError, emailField, parseOrThrow, userNameField, type Role } from "@vigil/domain";
 import { newPasswordField } from "@vigil/domain/passwords";
 import { hashPassword, verifyPassword } from "../auth/password";
+import type { SecondFactor } from "./second-factor";
 
 const HOUR_MS = 3_600_000;
 
+/** A link's token: 256 random bits. */
+export const newLinkToken = () => randomBytes(32).toString("base64url");
+
 export const tokenHashOf = (token: string) => createHash("sha256").update(token).digest("hex");
 
+/** A mailed or printed link to the console's `page`, which sends `token` on to the API. */
+export const appLink = (publicUrl: string, page: string, token: string) => `${publicUrl.replace(/\/+$/, "")}/app/${page}?token=${token}`;
+
 /** Where an invitation's link leads: the console's page that accepts it. */
-export const inviteUrl = (publicUrl: string, token: string) => `${publicUrl.replace(/\/+$/, "")}/app/invite?token=${token}`;
+export const inviteUrl = (publicUrl: string, token: string) => appLink(publicUrl, "invite", token);
 
 export interface NewInvitation {
   workspaceId: string;
@@ -35,11 +42,13 @@ const newAccount = z.object({
 export class Invitations {
   constructor(
     private readonly prisma: PrismaClient,
+    /** Checks an existing account's second factor on acceptance; without it such an account cannot accept. */
+    private readonly secondFactor?: SecondFactor,
     private readonly now: () => number = Date.now,
   ) {}
 
   async create(input: NewInvitation): Promise<{ invitation: InvitationRow; token: string }> {
-    const token = randomBytes(32).toString("base64url");
+    const token = newLinkToken();
     const invitation = await this.prisma.invitation.create({
       data: {
         workspaceId: input.workspaceId,
@@ -73,10 +82,10 @@ export class Invitations {
   /**
    * Accepts an invitation: creates the account (name and a new password), or
    * adds the membership to the existing account of that address (its current
-   * password proves the person). The invitation is used up in the same
+   * password, and its second factor when it has one, prove the person). The invitation is used up in the same
    * transaction, so a link accepted twice at once makes one member.
    */
-  async accept(input: { token: string; name: string; password: string; email: string }): Promise<MembershipRow & { user: UserRow; workspace: WorkspaceRow }> {
+  async accept(input: { token: string; name: string; password: string; email: string; totp: string }): Promise<MembershipRow & { user: UserRow; workspace: WorkspaceRow }> {
     const now = new Date(this.now());
     const invitation = input.token ? await this.prisma.invitation.findUnique({ where: { tokenHash: tokenHashOf(input.token) } }) : null;
     if (!invitation || invitation.acceptedAt || invitation.revokedAt || invitation.expiresAt <= now) throw ValidationError.of("token", `the invitation ${UNUSABLE}`);
@@ -91,6 +100,10 @@ export class Invitations {
       if (!existing.passwordHash || !(await verifyPassword(input.password, existing.passwordHash))) {
         throw ValidationError.of("password", `must be the current password of the account of ${email}`);
       }
+      // Accepting signs in, so it asks what sign-in asks.
+      if (existing.totpSecret && !(input.totp && this.secondFactor && (await this.secondFactor.verify(existing, input.totp)))) {
+        throw ValidationError.of("totp", `must be a current code of the second factor of the account of ${email}, or one of its recovery codes`);
+      }
     } else {
       const account = parseOrThrow(newAccount, { name: input.name, password: input.password }, "");
       passwordHash = await hashPassword(account.password);
@@ -100,7 +113,13 @@ export class Invitations {
       return await this.prisma.$transaction(async (tx) => {
         const used = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null, revokedAt: null }, data: { acceptedAt: now } });
         if (used.count === 0) throw ValidationError.of("token", `the invitation ${UNUSABLE}`);
-        const user = existing ?? (await tx.user.create({ data: { email, name, passwordHash: passwordHash! } }));
+        // An invitation mailed to the address proves it; the first owner's names none.
+        const emailVerifiedAt = invitation.email ? now : null;
+        const user = existing
+          ? existing.emailVerifiedAt || !emailVerifiedAt
+            ? existing
+            : await tx.user.update({ where: { id: existing.id }, data: { emailVerifiedAt } })
+          : await tx.user.create({ data: { email, name, passwordHash: passwordHash!, emailVerifiedAt } });
         return tx.membership.create({ data: { workspaceId: invitation.workspaceId, userId: user.id, role: invitation.role }, include: { user: true, workspace: true } });
       });
     } catch (error) {

@@ -14,6 +14,7 @@ import { clientAddressOf } from "../limits/rpc-gate";
 import { sendInvitationMail } from "./invitation-mail";
 import { inviteUrl, type Invitations } from "./invitations";
 import type { UserSessions } from "./sessions";
+import { mailVerificationQuietly, type AccountLinks } from "./account-links";
 
 export interface MemberServiceDeps {
   prisma: PrismaClient;
@@ -21,8 +22,10 @@ export interface MemberServiceDeps {
   sessions: UserSessions;
   /** PUBLIC_URL and the SMTP settings the invitations are mailed with. */
   settings: ProviderSettings;
-  /** Invitation mails per recipient address and hour. */
+  /** Mails per recipient address and hour (mailsByAddress), shared with the account's links. */
   mailsByAddress: AttemptLimiter;
+  /** Verification links, mailed to a person whose invitation named no address. */
+  links: AccountLinks;
   logger: Logger;
 }
 
@@ -116,6 +119,7 @@ export function memberService(deps: MemberServiceDeps): ServiceImpl<typeof Membe
       // An existing person's other sessions gain the workspace.
       await sessions.forgetPerson(user.id);
       const role = member.role as Role;
+      if (!user.emailVerifiedAt) await mailVerificationQuietly(deps.links, user, deps.logger);
       const session = await sessions.open(user.id, { userAgent: ctx.requestHeader.get("user-agent") ?? "", address: clientAddressOf(ctx) });
       ctx.responseHeader.append("set-cookie", sessions.cookie(session.token, session.expiresAt, settings.publicUrl.startsWith("https:")));
       // The person is who acted, for the audit log.

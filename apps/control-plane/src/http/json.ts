@@ -8,6 +8,8 @@ export type Response = ServerResponse | Http2ServerResponse;
 export const HTTP_ERRORS = {
   invalid_argument: 400,
   unauthenticated: 401,
+  /** Sign-in: the password is right and the account's second factor is missing. */
+  totp_required: 401,
   permission_denied: 403,
   not_found: 404,
   resource_exhausted: 429,

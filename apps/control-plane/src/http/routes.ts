@@ -8,6 +8,10 @@ import { revokeApiKey } from "../auth/revoke";
 import type { KeyRevocations } from "../auth/revocation-relay";
 import { attemptsByAccount, registerSignInRoutes } from "../accounts/sign-in";
 import type { UserSessions } from "../accounts/sessions";
+import { AccountLinks } from "../accounts/account-links";
+import { registerAccountLinkRoutes } from "../accounts/account-link-routes";
+import { mailsByAddress } from "../accounts/account-mail";
+import { SecondFactor } from "../accounts/second-factor";
 import { auditedCaller } from "../audit/attribution";
 import { recordAudit } from "../audit/record";
 import { AuditStore } from "../audit/store";
@@ -101,14 +105,26 @@ export function httpRoutes(
   }
 
   const hosts = new PageHosts(pageAccess.settings.publicUrl, pageAccess.reservedDomains);
+  const ownOrigin = new URL(pageAccess.settings.publicUrl).origin;
   registerSignInRoutes(route, {
     prisma,
     logger,
+    audit,
+    secondFactor: new SecondFactor(prisma, pageAccess.secrets),
     sessions: auth.sessions,
     attemptsByAddress: attemptLimiter(pageAccess.redis, "sign-in-address", { points: ACCOUNTS.signInAttemptsPerAddress, seconds: ACCOUNTS.signInWindowSeconds }),
     attemptsByAccount: attemptsByAccount(pageAccess.redis),
-    ownOrigin: new URL(pageAccess.settings.publicUrl).origin,
+    ownOrigin,
     isHttps: (req) => hosts.isHttps(req),
+  });
+  registerAccountLinkRoutes(route, {
+    prisma,
+    logger,
+    audit,
+    ownOrigin,
+    sessions: auth.sessions,
+    links: new AccountLinks(prisma, pageAccess.settings, mailsByAddress(pageAccess.redis)),
+    resetsByAddress: attemptLimiter(pageAccess.redis, "password-reset-address", { points: ACCOUNTS.passwordResetsPerAddressPerHour, seconds: 3_600 }),
   });
 
   const sessions = new PageSessions(pageAccess.secrets.deriveKey("status page sessions"));

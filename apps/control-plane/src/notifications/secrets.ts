@@ -19,7 +19,7 @@ export function decodeEncryptionKey(text: string): Buffer | null {
 export const ENCRYPTION_KEY_RULE = `must be ${KEY_BYTES} random bytes in base64 (make one with: openssl rand -base64 ${KEY_BYTES})`;
 
 /**
- * Encrypts channel secrets with the deployment key (AES-256-GCM): a sealed
+ * Encrypts channel secrets and second-factor secrets with the deployment key (AES-256-GCM): a sealed
  * value is "v1:" and the base64 of IV, tag and ciphertext. The version lets a
  * later format or key rotation tell old values apart.
  */
@@ -44,14 +44,14 @@ export class SecretBox {
   }
 
   open(sealed: string): string {
-    if (!sealed.startsWith(VERSION)) throw new Error("a stored channel secret has an unknown format");
+    if (!sealed.startsWith(VERSION)) throw new Error("a stored secret (of a channel or a second factor) has an unknown format");
     const bytes = Buffer.from(sealed.slice(VERSION.length), "base64");
     const decipher = createDecipheriv("aes-256-gcm", this.key, bytes.subarray(0, IV_BYTES));
     decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     try {
       return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
     } catch {
-      throw new Error("a stored channel secret does not decrypt with this deployment's key: was ENCRYPTION_KEY changed?");
+      throw new Error("a stored secret (of a channel or a second factor) does not decrypt with this deployment's key: was ENCRYPTION_KEY changed?");
     }
   }
 }

@@ -1,7 +1,8 @@
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { DescService } from "@bufbuild/protobuf";
-import { SESSION_COOKIE, WORKSPACE_HEADER, isRole, type Role } from "@vigil/domain";
+import { Secret, TOTP } from "otpauth";
+import { ACCOUNTS, SESSION_COOKIE, WORKSPACE_HEADER, isRole, type Role } from "@vigil/domain";
 import { AccountService } from "@vigil/proto/account";
 import { hashPassword } from "../../src/auth/password";
 import type { PrismaClient } from "@vigil/db";
@@ -98,4 +99,16 @@ export async function signedInPerson(prisma: PrismaClient, baseUrl: string, slug
   await prisma.membership.create({ data: { workspaceId: workspace.id, userId: user.id, role } });
   const cookie = await sessionCookie(baseUrl, email, GOOD_PASSWORD);
   return { userId: user.id, email, password: GOOD_PASSWORD, token: cookie.slice(SESSION_COOKIE.length + 1) };
+}
+
+/** The code of a second factor's `secret` at `timestamp` (ms), as an authenticator app shows it. */
+export const totpCodeAt = (secret: string, timestamp: number) =>
+  new TOTP({ secret: Secret.fromBase32(secret), digits: ACCOUNTS.totpDigits, period: ACCOUNTS.totpPeriodSeconds }).generate({ timestamp });
+
+/** Enables a second factor for the person signed in with `cookie` through AccountService: its secret and recovery codes. */
+export async function enrolSecondFactor(baseUrl: string, cookie: string): Promise<{ secret: string; recoveryCodes: string[] }> {
+  const c = accountClient(baseUrl, cookie);
+  const { secret } = await c.beginTotpEnrolment({});
+  const { recoveryCodes } = await c.confirmTotpEnrolment({ code: totpCodeAt(secret, Date.now()) });
+  return { secret, recoveryCodes };
 }
