@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { parseCookie, stringifySetCookie } from "cookie";
 import type { PrismaClient, UserSessionRow } from "@vigil/db";
-import { ACCOUNTS, SESSION_COOKIE, isRole, scopesOfRole } from "@vigil/domain";
+import { ACCOUNTS, PASSWORD_SESSION, SESSION_COOKIE, isRole, oidcSessionMethod, scopesOfRole } from "@vigil/domain";
 import type { UserActor } from "../auth/actor";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -27,7 +27,9 @@ export function sessionTokenOf(cookieHeader: string | null | undefined): string 
 export type SessionLookup =
   | { status: "none" }
   | { status: "not_member"; userId: string; email: string; sessionId: string; workspaceSlug: string | undefined }
-  | { status: "member"; actor: UserActor };
+  | { status: "member"; actor: UserActor }
+  /** A member of a workspace whose single sign-on is enforced, with a session not opened by it. */
+  | { status: "sso_required"; actor: UserActor };
 
 /**
  * People's sessions, kept in the database so that one ended anywhere is
@@ -44,11 +46,11 @@ export class UserSessions {
   ) {}
 
   /** Opens a session; the token goes into the cookie and is never stored. */
-  async open(userId: string, client: { userAgent: string; address: string }): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
+  async open(userId: string, client: { userAgent: string; address: string }, method = PASSWORD_SESSION): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
     const token = randomBytes(32).toString("base64url");
     const expiresAt = new Date(this.now() + this.settings.maxDays * DAY_MS);
     const session = await this.prisma.userSession.create({
-      data: { tokenHash: tokenHash(token), userId, expiresAt, userAgent: client.userAgent.slice(0, 512), address: client.address },
+      data: { tokenHash: tokenHash(token), userId, expiresAt, userAgent: client.userAgent.slice(0, 512), address: client.address, method },
     });
     return { token, sessionId: session.id, expiresAt };
   }
@@ -74,7 +76,7 @@ export class UserSessions {
     if (!token) return { status: "none" };
     const session = await this.prisma.userSession.findUnique({
       where: { tokenHash: tokenHash(token) },
-      include: { user: { include: { memberships: { include: { workspace: true }, orderBy: { createdAt: "asc" } } } } },
+      include: { user: { include: { memberships: { include: { workspace: { include: { sso: { select: { enabled: true, enforced: true } } } } }, orderBy: { createdAt: "asc" } } } } },
     });
     if (!session) return { status: "none" };
     const now = this.now();
@@ -88,9 +90,10 @@ export class UserSessions {
     const { user } = session;
     const membership = workspaceSlug === undefined ? user.memberships[0] : user.memberships.find((m) => m.workspace.slug === workspaceSlug);
     if (!membership || !isRole(membership.role)) return { status: "not_member", userId: user.id, email: user.email, sessionId: session.id, workspaceSlug };
-    const { id, name, slug, plan } = membership.workspace;
+    const { id, name, slug, plan, sso } = membership.workspace;
+    const ssoRequired = sso?.enabled && sso.enforced && session.method !== oidcSessionMethod(id);
     return {
-      status: "member",
+      status: ssoRequired ? "sso_required" : "member",
       actor: {
         type: "user",
         userId: user.id,

@@ -8,6 +8,7 @@ import { revokeApiKey } from "../auth/revoke";
 import type { KeyRevocations } from "../auth/revocation-relay";
 import { attemptsByAccount, registerSignInRoutes } from "../accounts/sign-in";
 import type { UserSessions } from "../accounts/sessions";
+import { registerOidcRoutes } from "../accounts/oidc";
 import { auditedCaller } from "../audit/attribution";
 import { recordAudit } from "../audit/record";
 import { AuditStore } from "../audit/store";
@@ -108,6 +109,17 @@ export function httpRoutes(
     attemptsByAddress: attemptLimiter(pageAccess.redis, "sign-in-address", { points: ACCOUNTS.signInAttemptsPerAddress, seconds: ACCOUNTS.signInWindowSeconds }),
     attemptsByAccount: attemptsByAccount(pageAccess.redis),
     ownOrigin: new URL(pageAccess.settings.publicUrl).origin,
+    isHttps: (req) => hosts.isHttps(req),
+  });
+
+  registerOidcRoutes(route, {
+    prisma,
+    logger,
+    sessions: auth.sessions,
+    secrets: pageAccess.secrets,
+    redis: pageAccess.redis,
+    audit,
+    publicUrl: pageAccess.settings.publicUrl,
     isHttps: (req) => hosts.isHttps(req),
   });
 
