@@ -1,5 +1,5 @@
 import { Code, createClient, type Client } from "@connectrpc/connect";
-import { SESSION_COOKIE } from "@vigil/domain";
+import { SESSION_COOKIE, SSO } from "@vigil/domain";
 import { MonitorService } from "@vigil/proto";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { SsoService, type SsoSettingsSchema } from "@vigil/proto/account";
@@ -258,5 +258,18 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
       await sso.setSsoSettings({ settings: settings({ enforced: false }) });
       expect(await codeOf(sessionClient(MonitorService, api.baseUrl, w.owner.token, { workspace: w.slug }).listMonitors({}))).toBe("ok");
     });
+  });
+
+  // Last: it uses up this server's starts for the loopback address.
+  it("answers 429 to an address past its sign-in starts, before any reaches Redis or the provider", async () => {
+    const w = await ssoWorkspace();
+    const pending = async () => (await api.pipeline.redis.keys(`${api.redisPrefix}:oidc:*`)).length;
+    const statuses = new Set<number>();
+    for (let i = 0; i <= SSO.startsPerAddress && !statuses.has(429); i++) statuses.add((await fetch(start(w.slug), { redirect: "manual" })).status);
+    expect([...statuses]).toEqual([302, 429]);
+    const before = await pending();
+    const refused = await fetch(start(w.slug), { redirect: "manual" });
+    expect([refused.status, refused.headers.get("retry-after"), ((await refused.json()) as { code: string }).code]).toEqual([429, expect.stringMatching(/^\d+$/), "resource_exhausted"]);
+    expect(await pending()).toBe(before);
   });
 });

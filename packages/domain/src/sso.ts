@@ -14,6 +14,9 @@ export const SSO = {
   claimValueMaxChars: 256,
   /** How long a sign-in may take between its start and the provider's callback. */
   flowSeconds: 600,
+  /** Sign-ins started per client address in a window (each keeps a pending entry in Redis for flowSeconds), before 429. */
+  startsPerAddress: 60,
+  startsWindowSeconds: 60,
 } as const;
 
 /** How a session opened by a workspace's single sign-on is recorded (user_sessions.method); "password" otherwise. */

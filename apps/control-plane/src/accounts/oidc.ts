@@ -8,9 +8,11 @@ import { recordAudit } from "../audit/record";
 import { nodeHeaders } from "../auth/callers";
 import { HttpError, type Request, type Response } from "../http/json";
 import type { SharedRedis } from "../limits/shared-rate-limiter";
+import { attemptLimiter } from "../limits/attempt-limiter";
 import { clientAddress } from "../limits/request-rates";
 import type { SecretBox } from "../notifications/secrets";
 import type { UserSessions } from "./sessions";
+import { tooMany } from "./sign-in";
 
 /** The addresses of a workspace's sign-in: where it starts, and where the provider sends people back (the same for every workspace). */
 export const oidcUrls = (publicUrl: string, slug: string) => ({
@@ -62,7 +64,7 @@ function unreachable(error: unknown): boolean {
  */
 export function registerOidcRoutes(route: Route, deps: OidcDeps): void {
   const { prisma, logger } = deps;
-  const pendingKey = (state: string) => `${deps.redis.prefix}oidc:${createHash("sha256").update(state).digest("hex")}`;
+  const pendingKey = (state: string) => `${deps.redis.prefix}:oidc:${createHash("sha256").update(state).digest("hex")}`;
 
   async function providerOf(settings: SsoSettingsRow): Promise<Oidc.Configuration> {
     const client = await openidClient();
@@ -80,7 +82,11 @@ export function registerOidcRoutes(route: Route, deps: OidcDeps): void {
     }
   }
 
-  route("GET", "/v1/auth/oidc/:slug/start", async (_req, res, params) => {
+  const startsByAddress = attemptLimiter(deps.redis, "oidc-start", { points: SSO.startsPerAddress, seconds: SSO.startsWindowSeconds });
+
+  route("GET", "/v1/auth/oidc/:slug/start", async (req, res, params) => {
+    const wait = await startsByAddress.reserve(clientAddress(req));
+    if (wait > 0) throw tooMany(wait);
     const slug = params.slug ?? "";
     const workspace = await prisma.workspace.findUnique({ where: { slug }, include: { sso: true } });
     if (!workspace?.sso?.enabled) throw notEnabled(`workspace ${slug}`);

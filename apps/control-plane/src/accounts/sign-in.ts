@@ -43,7 +43,8 @@ const refuseCrossSite = (req: Request, ownOrigin: string) => {
 /** The answer once an address or account has used its attempts at a password (a wrong current password in a change counts too). */
 export const tooManyAttempts = (seconds: number) => `too many sign-in attempts; try again in ${seconds} seconds`;
 
-const tooMany = (seconds: number) => new HttpError("resource_exhausted", tooManyAttempts(seconds), { "retry-after": String(seconds) });
+/** The 429 of a sign-in attempt over its limit. */
+export const tooMany = (seconds: number) => new HttpError("resource_exhausted", tooManyAttempts(seconds), { "retry-after": String(seconds) });
 
 /**
  * `POST /v1/auth/sign-in` and `POST /v1/auth/sign-out` (docs/accounts.md).
