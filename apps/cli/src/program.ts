@@ -4,6 +4,7 @@ import { loginCommand, logoutCommand, whoamiCommand } from "./commands/auth.js";
 import { applyCommand, exportCommand, planCommand, schemaCommand } from "./commands/code.js";
 import { incidentsCommand } from "./commands/incidents.js";
 import { keysCommand } from "./commands/keys.js";
+import { ssoCommand } from "./commands/sso.js";
 import { monitorsCommand } from "./commands/monitors.js";
 import { notificationsCommand } from "./commands/notifications.js";
 import { statusPagesCommand } from "./commands/status-pages.js";
@@ -47,6 +48,7 @@ export function createProgram(): Command {
     notificationsCommand(),
     statusPagesCommand(),
     keysCommand(),
+    ssoCommand(),
     planCommand(),
     applyCommand(),
     exportCommand(),

@@ -14,7 +14,7 @@ const identityText = (out: Output, apiUrl: string, me: Identity) => details(out.
 const hidden = new Writable({ write: (_chunk, _encoding, done) => done() });
 
 /** A secret from a prompt on a terminal (not echoed), else from the first line of stdin (`echo $KEY | vigil login`). */
-async function askFor(what: string, { trim }: { trim: boolean }): Promise<string> {
+export async function askFor(what: string, { trim }: { trim: boolean }): Promise<string> {
   const terminal = Boolean(process.stdin.isTTY);
   const prompt = createInterface({ input: process.stdin, output: hidden, terminal });
   try {
