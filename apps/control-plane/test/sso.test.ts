@@ -1,4 +1,5 @@
 import { Code, createClient, type Client } from "@connectrpc/connect";
+import { createLogger } from "@vigil/logging";
 import { SESSION_COOKIE, SSO } from "@vigil/domain";
 import { MonitorService } from "@vigil/proto";
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -45,8 +46,10 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
   /** Signs in through the provider as `claims` says; the callback's answer and the session token it set. */
   async function signInWithSso(slug: string, claims: Claims) {
     idp.signInAs(`sub-${claims.email}`, claims);
-    const res = await callback(await throughProvider(start(slug), idp.issuer));
+    const query = await throughProvider(start(slug), idp.issuer);
+    const res = await callback(query);
     const token = new RegExp(`^${SESSION_COOKIE}=([^;]*)`).exec(res.headers.get("set-cookie") ?? "")?.[1] ?? "";
+    secrets.push(new URLSearchParams(query).get("code")!, token);
     return { res, token, body: res.status === 302 ? null : ((await res.json()) as { code: string; message: string }) };
   }
 
@@ -61,8 +64,12 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
     audit: await api.db.prisma.auditEntry.count(),
   });
 
+  const logs: string[] = [];
+  /** Every code and session token the flow handed out, none of which may be logged. */
+  const secrets: string[] = [];
+
   beforeAll(async () => {
-    api = await startTestApi(backend);
+    api = await startTestApi(backend, { logger: createLogger("debug", "test", { write: (line) => void logs.push(line) }) });
     idp = await startTestProvider(`https://vigil.test/v1/auth/oidc/callback`);
     ws = await api.workspace();
     owner = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "owner");
@@ -222,6 +229,15 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
       expect(await written()).toEqual(before);
     });
 
+    it("refuses a sign-in the person declined at the provider, naming the provider's error", async () => {
+      const w = await ssoWorkspace();
+      idp.declineNext();
+      const before = await written();
+      const res = await callback(await throughProvider(start(w.slug), idp.issuer));
+      expect([res.status, await res.json()]).toEqual([400, { code: "invalid_argument", message: "the identity provider's answer was refused: access_denied: the person declined" }]);
+      expect(await written()).toEqual(before);
+    });
+
     it("answers 404 where SSO is not configured or not enabled", async () => {
       const none = await api.workspace();
       const off = await ssoWorkspace({ enabled: false });
@@ -258,6 +274,13 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
       await sso.setSsoSettings({ settings: settings({ enforced: false }) });
       expect(await codeOf(sessionClient(MonitorService, api.baseUrl, w.owner.token, { workspace: w.slug }).listMonitors({}))).toBe("ok");
     });
+  });
+
+  it("logs sign-ins and refusals without a code, a session token or the client secret", () => {
+    const text = logs.join("");
+    expect(text).toContain("signed in with single sign-on");
+    expect(text).toContain("single sign-on refused");
+    for (const secret of [idp.clientSecret, ...secrets.filter(Boolean)]) expect(text).not.toContain(secret);
   });
 
   // Last: it uses up this server's starts for the loopback address.

@@ -10,6 +10,8 @@ export interface TestProvider {
   clientSecret: string;
   /** The person the provider signs in at its next interaction: `sub` and their claims. */
   signInAs(sub: string, claims: Claims): void;
+  /** The next interaction ends with the person declining (`error=access_denied`). */
+  declineNext(): void;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
     if (!req.url?.startsWith("/interaction/")) return callback(req, res);
     void (async () => {
       const { params } = await provider.interactionDetails(req, res);
+      if (next === "") return provider.interactionFinished(req, res, { error: "access_denied", error_description: "the person declined" });
       const grant = new provider.Grant({ accountId: next, clientId: String(params.client_id) });
       grant.addOIDCScope(String(params.scope));
       await provider.interactionFinished(req, res, { login: { accountId: next }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
@@ -53,6 +56,9 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
     signInAs(sub, claims) {
       accounts.set(sub, claims);
       next = sub;
+    },
+    declineNext() {
+      next = "";
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => void server.closeAllConnections()),
   };
