@@ -166,14 +166,16 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
       expect(entry).toMatchObject({ workspaceId: user.memberships[0]!.workspaceId, targetKind: "User", targetId: user.id, changes: { email, role: "viewer", joined: true } });
     });
 
-    it("gives the role the claim maps to, the most trusted of several", async () => {
+    it("gives the role the claim maps to, the most trusted of several, and keeps no name that breaks the rule of names", async () => {
       const w = await ssoWorkspace({ roleClaim: "groups", roleMapping: { staff: "editor", "vigil-admins": "admin" } });
       const [one, two, three] = [newEmail(), newEmail(), newEmail()];
       await signInWithSso(w.slug, { email: one, email_verified: true, groups: ["staff", "vigil-admins"] });
       await signInWithSso(w.slug, { email: two, email_verified: true, groups: "staff" });
-      await signInWithSso(w.slug, { email: three, email_verified: true, groups: ["unmapped"] });
+      await signInWithSso(w.slug, { email: three, email_verified: true, groups: ["unmapped"], name: "Line\nBreak" });
       const roles = await api.db.prisma.membership.findMany({ where: { user: { email: { in: [one, two, three] } } }, include: { user: true } });
       expect(Object.fromEntries(roles.map((m) => [m.user.email, m.role]))).toEqual({ [one]: "admin", [two]: "editor", [three]: "viewer" });
+      // A name that breaks the rule of names is not stored: the email stands in for it.
+      expect(roles.find((m) => m.user.email === three)!.user.name).toBe(three);
     });
 
     it("joins the existing account of the same email, and a member keeps their role", async () => {

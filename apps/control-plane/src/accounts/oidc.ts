@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type * as Oidc from "openid-client" with { "resolution-mode": "import" };
 import type { PrismaClient, SsoSettingsRow, WorkspaceRow } from "@vigil/db";
-import { ACCOUNTS, SSO, emailDomainAllowed, mappedRole, normalizeEmail, oidcSessionMethod, type Role } from "@vigil/domain";
+import { SSO, emailDomainAllowed, mappedRole, normalizeEmail, oidcSessionMethod, userNameField, type Role } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 import type { AuditStore } from "../audit/store";
 import { recordAudit } from "../audit/record";
@@ -164,7 +164,9 @@ export function registerOidcRoutes(route: Route, deps: OidcDeps): void {
    */
   async function join(workspace: WorkspaceRow, settings: SsoSettingsRow, email: string, claims: Record<string, unknown>) {
     const role: Role = mappedRole(settings.roleClaim ? claims[settings.roleClaim] : undefined, settings.roleMapping as Record<string, string>) ?? (settings.defaultRole as Role);
-    const name = typeof claims.name === "string" && claims.name.trim() ? claims.name.trim().slice(0, ACCOUNTS.userNameMaxChars) : email;
+    // A name the provider gives that breaks Vigil's rule for names is replaced by the email.
+    const given = userNameField().safeParse(typeof claims.name === "string" ? claims.name.trim() : undefined);
+    const name = given.success ? given.data : email;
     return prisma.$transaction(async (tx) => {
       const user = await tx.user.upsert({ where: { email }, create: { email, name }, update: {} });
       const member = await tx.membership.findUnique({ where: { workspaceId_userId: { workspaceId: workspace.id, userId: user.id } } });
