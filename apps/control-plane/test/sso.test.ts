@@ -40,16 +40,17 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
   }
 
   const start = (slug: string) => `${api.baseUrl}/v1/auth/oidc/${slug}/start`;
-  const callback = (query: string) => fetch(`${api.baseUrl}/v1/auth/oidc/callback${query}`, { redirect: "manual" });
+  const callback = ({ query, cookie }: { query: string; cookie: string }) =>
+    fetch(`${api.baseUrl}/v1/auth/oidc/callback${query}`, { redirect: "manual", headers: { cookie } });
   const newEmail = () => `sso-${++people}@example.com`;
 
   /** Signs in through the provider as `claims` says; the callback's answer and the session token it set. */
   async function signInWithSso(slug: string, claims: Claims) {
     idp.signInAs(`sub-${claims.email}`, claims);
-    const query = await throughProvider(start(slug), idp.issuer);
-    const res = await callback(query);
+    const flow = await throughProvider(start(slug), idp.issuer);
+    const res = await callback(flow);
     const token = new RegExp(`^${SESSION_COOKIE}=([^;]*)`).exec(res.headers.get("set-cookie") ?? "")?.[1] ?? "";
-    secrets.push(new URLSearchParams(query).get("code")!, token);
+    secrets.push(new URLSearchParams(flow.query).get("code")!, token);
     return { res, token, body: res.status === 302 ? null : ((await res.json()) as { code: string; message: string }) };
   }
 
@@ -195,16 +196,31 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
     it("refuses a wrong state, and a callback replayed, creating nothing", async () => {
       const w = await ssoWorkspace();
       idp.signInAs("sub-replay", { email: newEmail(), email_verified: true });
-      const query = await throughProvider(start(w.slug), idp.issuer);
+      const flow = await throughProvider(start(w.slug), idp.issuer);
       const before = await written();
-      const wrong = await callback(query.replace(/state=[^&]*/, "state=not-the-state"));
+      const wrong = await callback({ query: flow.query.replace(/state=[^&]*/, "state=not-the-state"), cookie: "vigil_oidc_state=not-the-state" });
       expect([wrong.status, await wrong.json()]).toEqual([400, { code: "invalid_argument", message: "state: unknown, expired or already used; start signing in again" }]);
       expect(await written()).toEqual(before);
-      expect((await callback(query)).status).toBe(302);
+      expect((await callback(flow)).status).toBe(302);
       const after = await written();
-      const replayed = await callback(query);
+      const replayed = await callback(flow);
       expect([replayed.status, ((await replayed.json()) as { message: string }).message]).toEqual([400, expect.stringContaining("already used")]);
       expect(await written()).toEqual(after);
+    });
+
+    it("refuses a callback in a browser that did not start the sign-in (login CSRF), which the rightful browser still finishes", async () => {
+      const w = await ssoWorkspace();
+      idp.signInAs("sub-csrf", { email: newEmail(), email_verified: true });
+      const flow = await throughProvider(start(w.slug), idp.issuer);
+      const before = await written();
+      for (const cookie of ["", "vigil_oidc_state=someone-elses-state"]) {
+        const res = await callback({ query: flow.query, cookie });
+        expect([res.status, ((await res.json()) as { message: string }).message]).toEqual([400, expect.stringContaining("this browser did not start this sign-in")]);
+      }
+      expect(await written()).toEqual(before);
+      const finished = await callback(flow);
+      expect(finished.status).toBe(302);
+      expect(finished.headers.getSetCookie()).toEqual(expect.arrayContaining([expect.stringMatching(/^vigil_oidc_state=; Max-Age=0; Path=\/v1\/auth\/oidc/)]));
     });
 
     it("refuses an unverified email and a domain not allowed, creating nothing", async () => {
@@ -221,10 +237,10 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
       const down = await startTestProvider("https://vigil.test/v1/auth/oidc/callback");
       const w = await ssoWorkspace({ issuerUrl: down.issuer, clientId: down.clientId, clientSecret: down.clientSecret });
       down.signInAs("sub-down", { email: newEmail(), email_verified: true });
-      const query = await throughProvider(start(w.slug), down.issuer);
+      const flow = await throughProvider(start(w.slug), down.issuer);
       await down.close();
       const before = await written();
-      const atCallback = await callback(query);
+      const atCallback = await callback(flow);
       expect([atCallback.status, await atCallback.json()]).toEqual([502, { code: "bad_gateway", message: expect.stringContaining(`the identity provider ${down.issuer} could not be reached`) }]);
       const atStart = await fetch(start(w.slug), { redirect: "manual" });
       expect(atStart.status).toBe(502);

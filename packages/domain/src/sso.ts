@@ -19,6 +19,9 @@ export const SSO = {
   startsWindowSeconds: 60,
 } as const;
 
+/** The cookie that ties a sign-in to the browser that started it: the callback must come with it (no login CSRF). */
+export const SSO_STATE_COOKIE = "vigil_oidc_state";
+
 /** How a session opened by a workspace's single sign-on is recorded (user_sessions.method); "password" otherwise. */
 export const PASSWORD_SESSION = "password";
 export const oidcSessionMethod = (workspaceId: string) => `oidc:${workspaceId}`;

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
+import { parseCookie, stringifySetCookie } from "cookie";
 import type * as Oidc from "openid-client" with { "resolution-mode": "import" };
 import type { PrismaClient, SsoSettingsRow, WorkspaceRow } from "@vigil/db";
-import { SSO, emailDomainAllowed, mappedRole, normalizeEmail, oidcSessionMethod, userNameField, type Role } from "@vigil/domain";
+import { SSO, SSO_STATE_COOKIE, emailDomainAllowed, mappedRole, normalizeEmail, oidcSessionMethod, userNameField, type Role } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 import type { AuditStore } from "../audit/store";
 import { recordAudit } from "../audit/record";
@@ -14,10 +15,13 @@ import type { SecretBox } from "../notifications/secrets";
 import type { UserSessions } from "./sessions";
 import { tooMany } from "./sign-in";
 
-/** The addresses of a workspace's sign-in: where it starts, and where the provider sends people back (the same for every workspace). */
+/** Where the provider sends people back: the same for every workspace. */
+const redirectUriOf = (publicUrl: string) => new URL("/v1/auth/oidc/callback", publicUrl).href;
+
+/** The addresses of a workspace's sign-in: where it starts, and the redirect URI to register with the provider. */
 export const oidcUrls = (publicUrl: string, slug: string) => ({
   start: new URL(`/v1/auth/oidc/${encodeURIComponent(slug)}/start`, publicUrl).href,
-  redirectUri: new URL("/v1/auth/oidc/callback", publicUrl).href,
+  redirectUri: redirectUriOf(publicUrl),
 });
 
 export const OIDC_CALLBACK_METHOD = "GET /v1/auth/oidc/callback";
@@ -44,6 +48,10 @@ export interface OidcDeps {
 }
 
 type Route = (method: "GET", path: string, handler: (req: Request, res: Response, params: Record<string, string | undefined>) => Promise<void>) => void;
+
+/** Lax, so that the provider's redirect back (a top-level GET from another site) carries it. */
+const stateCookie = (state: string, maxAge: number, secure: boolean) =>
+  stringifySetCookie({ name: SSO_STATE_COOKIE, value: state, path: "/v1/auth/oidc", maxAge, httpOnly: true, sameSite: "lax", secure });
 
 const notEnabled = (what: string) => new HttpError("not_found", `single sign-on is not enabled for ${what}`);
 
@@ -96,21 +104,26 @@ export function registerOidcRoutes(route: Route, deps: OidcDeps): void {
     const pending: PendingSignIn = { workspaceId: workspace.id, verifier, nonce };
     await deps.redis.connection.set(pendingKey(state), JSON.stringify(pending), "EX", SSO.flowSeconds);
     const location = client.buildAuthorizationUrl(config, {
-      redirect_uri: oidcUrls(deps.publicUrl, slug).redirectUri,
+      redirect_uri: redirectUriOf(deps.publicUrl),
       scope: "openid email profile",
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: "S256",
       state,
       nonce,
     });
-    res.writeHead(302, { location: location.href, "cache-control": "no-store" }).end();
+    const binding = stateCookie(state, SSO.flowSeconds, deps.isHttps(req));
+    res.writeHead(302, { location: location.href, "set-cookie": binding, "cache-control": "no-store" }).end();
   });
 
   route("GET", "/v1/auth/oidc/callback", async (req, res) => {
-    const callbackUrl = new URL(oidcUrls(deps.publicUrl, "").redirectUri);
+    const callbackUrl = new URL(redirectUriOf(deps.publicUrl));
     callbackUrl.search = new URL(req.url ?? "/", "http://callback").search;
     const state = callbackUrl.searchParams.get("state");
     if (!state) throw new HttpError("invalid_argument", "state: is required");
+    // Checked before the state is used up, so that a link made by someone else neither signs this browser in nor spends the sign-in.
+    if (parseCookie(nodeHeaders(req.headers)("cookie") ?? "")[SSO_STATE_COOKIE] !== state) {
+      throw new HttpError("invalid_argument", "state: this browser did not start this sign-in (no matching sign-in cookie); start signing in again");
+    }
     const stored = await deps.redis.connection.getdel(pendingKey(state));
     if (stored === null) throw new HttpError("invalid_argument", "state: unknown, expired or already used; start signing in again");
     const pending = JSON.parse(stored) as PendingSignIn;
@@ -134,7 +147,8 @@ export function registerOidcRoutes(route: Route, deps: OidcDeps): void {
     );
     logger.info({ userId, workspaceId: workspace.id, joined }, "signed in with single sign-on");
     const app = new URL(`/app/?workspace=${encodeURIComponent(workspace.slug)}`, deps.publicUrl).href;
-    res.writeHead(302, { location: app, "set-cookie": deps.sessions.cookie(session.token, session.expiresAt, deps.isHttps(req)), "cache-control": "no-store" }).end();
+    const cookies = [deps.sessions.cookie(session.token, session.expiresAt, deps.isHttps(req)), stateCookie("", 0, deps.isHttps(req))];
+    res.writeHead(302, { location: app, "set-cookie": cookies, "cache-control": "no-store" }).end();
   });
 
   /** The ID token's claims, after openid-client checked state, PKCE, nonce and the token; the UserInfo claims fill in what the ID token leaves out. */

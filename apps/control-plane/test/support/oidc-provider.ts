@@ -80,11 +80,12 @@ class CookieJar {
 /**
  * Follows a sign-in from Vigil's start URL through the provider, as a browser
  * would, up to the provider's redirect back to Vigil: the callback's query
- * (not yet sent).
+ * (not yet sent), and the cookie Vigil set at the start for it.
  */
-export async function throughProvider(startUrl: string, issuer: string): Promise<string> {
+export async function throughProvider(startUrl: string, issuer: string): Promise<{ query: string; cookie: string }> {
   const start = await fetch(startUrl, { redirect: "manual" });
   if (start.status !== 302) throw new Error(`start answered ${start.status}: ${await start.text()}`);
+  const cookie = start.headers.getSetCookie()[0]!.split(";")[0]!;
   const jar = new CookieJar();
   let location = start.headers.get("location")!;
   for (let hops = 0; location.startsWith(issuer) || location.startsWith("/"); hops++) {
@@ -94,5 +95,5 @@ export async function throughProvider(startUrl: string, issuer: string): Promise
     if (res.status < 300 || res.status >= 400) throw new Error(`the provider answered ${res.status}: ${await res.text()}`);
     location = res.headers.get("location")!;
   }
-  return new URL(location).search;
+  return { query: new URL(location).search, cookie };
 }
