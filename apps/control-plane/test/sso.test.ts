@@ -285,6 +285,18 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
       expect(await codeOf(monitors(token, w.slug))).toBe("ok");
     });
 
+    it("lets a session opened by a workspace's SSO act in that workspace only (its default), for that provider vouches for no other", async () => {
+      const w = await ssoWorkspace();
+      const other = await api.workspace();
+      const person = await createPerson(api, { [other.slug]: "owner" });
+      const { token } = await signInWithSso(w.slug, { email: person.email, email_verified: true });
+      expect(await (await fetch(`${api.baseUrl}/v1/whoami`, { headers: { cookie: `${SESSION_COOKIE}=${token}` } })).json()).toMatchObject({ slug: w.slug });
+      const refused = await rejection(sessionClient(MonitorService, api.baseUrl, token, { workspace: other.slug }).listMonitors({}));
+      expect([refused.code, refused.rawMessage]).toEqual([Code.PermissionDenied, expect.stringContaining("opened by another workspace's single sign-on and acts only there")]);
+      const password = (await sessionCookie(api.baseUrl, person.email, person.password)).slice(SESSION_COOKIE.length + 1);
+      expect(await codeOf(sessionClient(MonitorService, api.baseUrl, password, { workspace: other.slug }).listMonitors({}))).toBe("ok");
+    });
+
     it("lets an owner's password session mend SSO in an enforced workspace, and nothing else", async () => {
       const w = await ssoWorkspace({ enforced: true });
       const sso = asPerson(w.owner.token, w.slug);

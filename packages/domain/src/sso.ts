@@ -24,7 +24,10 @@ export const SSO_STATE_COOKIE = "vigil_oidc_state";
 
 /** How a session opened by a workspace's single sign-on is recorded (user_sessions.method); "password" otherwise. */
 export const PASSWORD_SESSION = "password";
-export const oidcSessionMethod = (workspaceId: string) => `oidc:${workspaceId}`;
+const OIDC_METHOD = "oidc:";
+export const oidcSessionMethod = (workspaceId: string) => `${OIDC_METHOD}${workspaceId}`;
+/** The workspace whose single sign-on opened a session, if one did. */
+export const oidcSessionWorkspace = (method: string): string | undefined => (method.startsWith(OIDC_METHOD) ? method.slice(OIDC_METHOD.length) : undefined);
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const isLoopbackHost = (hostname: string) => LOOPBACK_NAMES.has(hostname) || (isIP(hostname) === 4 && hostname.startsWith("127."));

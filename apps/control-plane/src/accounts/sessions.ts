@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { parseCookie, stringifySetCookie } from "cookie";
 import type { PrismaClient, UserSessionRow } from "@vigil/db";
-import { ACCOUNTS, PASSWORD_SESSION, SESSION_COOKIE, isRole, oidcSessionMethod, scopesOfRole } from "@vigil/domain";
+import { ACCOUNTS, PASSWORD_SESSION, SESSION_COOKIE, isRole, oidcSessionWorkspace, scopesOfRole } from "@vigil/domain";
 import type { UserActor } from "../auth/actor";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -29,7 +29,9 @@ export type SessionLookup =
   | { status: "not_member"; userId: string; email: string; sessionId: string; workspaceSlug: string | undefined }
   | { status: "member"; actor: UserActor }
   /** A member of a workspace whose single sign-on is enforced, with a session not opened by it. */
-  | { status: "sso_required"; actor: UserActor };
+  | { status: "sso_required"; actor: UserActor }
+  /** A session opened by another workspace's single sign-on, which vouches for the person only there. */
+  | { status: "sso_elsewhere"; actor: UserActor };
 
 /**
  * People's sessions, kept in the database so that one ended anywhere is
@@ -67,8 +69,9 @@ export class UserSessions {
   }
 
   /**
-   * Who holds `token`, acting in the workspace named by `workspaceSlug`, or in
-   * their first workspace when none is named. A session seen again after
+   * Who holds `token`, acting in the workspace named by `workspaceSlug`, or,
+   * when none is named, in the workspace whose single sign-on opened the
+   * session, else in their first workspace. A session seen again after
    * `sessionTouchSeconds` has its last use written, which its idle expiry
    * counts from.
    */
@@ -88,12 +91,16 @@ export class UserSessions {
       await this.prisma.userSession.updateMany({ where: { id: session.id }, data: { lastSeenAt: new Date(now) } });
     }
     const { user } = session;
-    const membership = workspaceSlug === undefined ? user.memberships[0] : user.memberships.find((m) => m.workspace.slug === workspaceSlug);
+    const ssoWorkspaceId = oidcSessionWorkspace(session.method);
+    const membership = user.memberships.find((m) =>
+      workspaceSlug === undefined ? ssoWorkspaceId === undefined || m.workspaceId === ssoWorkspaceId : m.workspace.slug === workspaceSlug,
+    );
     if (!membership || !isRole(membership.role)) return { status: "not_member", userId: user.id, email: user.email, sessionId: session.id, workspaceSlug };
     const { id, name, slug, plan, sso } = membership.workspace;
-    const ssoRequired = sso?.enabled && sso.enforced && session.method !== oidcSessionMethod(id);
+    // A workspace's provider vouches for people in that workspace only: its owner chose it, and could make it assert any email.
+    const status = ssoWorkspaceId !== undefined && ssoWorkspaceId !== id ? "sso_elsewhere" : sso?.enabled && sso.enforced && ssoWorkspaceId !== id ? "sso_required" : "member";
     return {
-      status: ssoRequired ? "sso_required" : "member",
+      status,
       actor: {
         type: "user",
         userId: user.id,

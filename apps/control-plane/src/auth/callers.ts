@@ -59,6 +59,9 @@ export class Callers {
       const where = found.workspaceSlug === undefined ? "any workspace" : `workspace ${found.workspaceSlug}`;
       throw new ConnectError(`${found.email} is not a member of ${where}`, Code.PermissionDenied);
     }
+    if (found.status === "sso_elsewhere") {
+      throw new ConnectError(`this session was opened by another workspace's single sign-on and acts only there; sign in to ${found.actor.workspace.slug} with a password or its own single sign-on`, Code.PermissionDenied);
+    }
     if (found.status === "sso_required" && !(options.ssoRecovery && found.actor.role === "owner")) {
       const { slug } = found.actor.workspace;
       throw new ConnectError(`workspace ${slug} requires single sign-on: sign in at /v1/auth/oidc/${slug}/start`, Code.PermissionDenied);
