@@ -5,6 +5,7 @@ import { applyCommand, exportCommand, planCommand, schemaCommand } from "./comma
 import { incidentsCommand } from "./commands/incidents.js";
 import { keysCommand } from "./commands/keys.js";
 import { membersCommand } from "./commands/members.js";
+import { ssoCommand } from "./commands/sso.js";
 import { monitorsCommand } from "./commands/monitors.js";
 import { notificationsCommand } from "./commands/notifications.js";
 import { statusPagesCommand } from "./commands/status-pages.js";
@@ -49,6 +50,7 @@ export function createProgram(): Command {
     statusPagesCommand(),
     keysCommand(),
     membersCommand(),
+    ssoCommand(),
     planCommand(),
     applyCommand(),
     exportCommand(),

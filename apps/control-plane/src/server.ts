@@ -7,7 +7,7 @@ import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
-import { AccountService, ApiKeyService, MemberService } from "@vigil/proto/account";
+import { AccountService, ApiKeyService, MemberService, SsoService } from "@vigil/proto/account";
 import type { ProviderSettings } from "@vigil/notifications";
 import { authInterceptor, personInterceptor } from "./auth/interceptor";
 import { accountService } from "./accounts/service";
@@ -22,6 +22,7 @@ import type { VerifiedSessions } from "./accounts/verified-sessions";
 import { AccountLinks } from "./accounts/account-links";
 import { mailsByAddress } from "./accounts/account-mail";
 import { SecondFactor } from "./accounts/second-factor";
+import { ssoService } from "./accounts/sso-service";
 import type { VerifiedKeys } from "./auth/verified-keys";
 import { httpRoutes } from "./http/routes";
 import { listenHttp1AndH2c, type Listener } from "./http/listener";
@@ -103,7 +104,7 @@ const JSON_OPTIONS = { ignoreUnknownFields: false, alwaysEmitImplicit: true };
  */
 export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
   const { prisma, logger, scheduler } = options;
-  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, AccountService, ApiKeyService, MemberService, Health];
+  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, AccountService, ApiKeyService, MemberService, SsoService, Health];
   const { pageChanges } = options;
   const metricsSource = options.metricsEnabled === false ? null : { queue: scheduler.queue.bind(scheduler), redis: options.redis.connection, prefix: options.redis.prefix };
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
@@ -145,6 +146,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       // A person's own account needs no workspace; the service records its own audit entries.
       router.service(AccountService, account, { interceptors: [errorsAndLogging(logger), personInterceptor(callers), storableTextOnly()] });
       router.service(ApiKeyService, apiKeyService(prisma, options.revocations), authenticated);
+      router.service(SsoService, ssoService(prisma, options.notifications.secrets, options.notifications.settings.publicUrl, sessions), {
+        interceptors: [errorsAndLogging(logger), authInterceptor(callers, [], { ssoRecovery: true }), storableTextOnly(), audit],
+      });
       router.service(Health, { check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }) });
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);

@@ -3,7 +3,7 @@ import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { SESSION_COOKIE, WORKSPACE_HEADER } from "@vigil/domain";
 import { IncidentService, MonitorService } from "@vigil/proto";
-import { AccountService, ApiKeyService, MemberService } from "@vigil/proto/account";
+import { AccountService, ApiKeyService, MemberService, SsoService } from "@vigil/proto/account";
 import { Health, reflectionV1, reflectionV1alpha } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
@@ -36,6 +36,8 @@ const READ = row(U, U, A, A, A, A, A, A, A, D);
 const WRITE = row(U, U, D, A, A, D, A, A, A, D);
 /** Members and API keys: an admin or owner, never a key. */
 const ADMIN = row(U, U, D, D, D, D, D, A, A, D);
+/** The workspace's single sign-on: its owners only. */
+const OWNER = row(U, U, D, D, D, D, D, D, A, D);
 /** The caller's own account: any signed-in person, whatever their workspaces; never a key. */
 const PERSON = row(U, U, D, D, D, A, A, A, A, A);
 
@@ -112,6 +114,7 @@ const MATRIX = [
     RemoveMember: ADMIN,
   }),
   rows(ApiKeyService, { CreateApiKey: ADMIN, ListApiKeys: ADMIN, RevokeApiKey: ADMIN }),
+  rows(SsoService, { GetSsoSettings: OWNER, SetSsoSettings: OWNER }),
   rows(Health, { Check: OPEN }),
   rows(reflectionV1.ServerReflection, { ServerReflectionInfo: OPEN }),
   rows(reflectionV1alpha.ServerReflection, { ServerReflectionInfo: OPEN }),

@@ -138,7 +138,7 @@ describe.each(BACKENDS)("session expiry on %s", (backend) => {
     now = Date.UTC(2026, 0, 1);
     const clock = { now: () => now };
     // One control plane alone: nothing to tell the others.
-    sessions = new UserSessions(db.prisma, new VerifiedSessions(db.prisma, clock), { announcePerson: async () => {} }, { settings: { idleDays: 7, maxDays: 30 }, ...clock });
+    sessions = new UserSessions(db.prisma, new VerifiedSessions(db.prisma, clock), { announcePerson: async () => {}, announceWorkspace: async () => {} }, { settings: { idleDays: 7, maxDays: 30 }, ...clock });
   });
 
   const open = () => sessions.open(userId, { userAgent: "test", address: "127.0.0.1" });

@@ -203,6 +203,16 @@ describe("@vigil/client against a real API server", () => {
       expect((await failureOf(asOwner.whoami())).code).toBe("unauthenticated");
     });
 
+    it("sets and reads the workspace's single sign-on as its owner, the secret never answered", async () => {
+      const person = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "owner");
+      const asOwner = vigil.createClient({ baseUrl: api.baseUrl, session: person.token });
+      const settings = { issuerUrl: "https://idp.example.com", clientId: "vigil", clientSecret: "client-secret-value", defaultRole: "viewer", enabled: false };
+      expect((await asOwner.sso.setSsoSettings({ settings })).settings).toEqual(expect.objectContaining({ clientSecret: "", clientSecretSet: true }));
+      const got = await asOwner.sso.getSsoSettings({});
+      expect(got.settings).toEqual(expect.objectContaining({ issuerUrl: "https://idp.example.com", clientSecret: "", clientSecretSet: true }));
+      expect((await failureOf(client({ apiKey: ws.write.key }).sso.getSsoSettings({}))).code).toBe("permission_denied");
+    });
+
     it("answers unauthenticated to a wrong password", async () => {
       const person = await signedInPerson(api.db.prisma, api.baseUrl, ws.slug, "viewer");
       const wrong = await failureOf(vigil.createClient({ baseUrl: api.baseUrl }).signIn({ email: person.email, password: "not it at all" }));

@@ -11,5 +11,6 @@ export type {
   Membership as MembershipRow,
   UserSession as UserSessionRow,
   Invitation as InvitationRow,
+  SsoSettings as SsoSettingsRow,
   MonitorKind,
 } from "./generated/prisma/client";

@@ -32,3 +32,4 @@ export * from "./status-page-config";
 export * from "./status-page-status";
 export * from "./proto/status-page-messages";
 export * from "./status-page-access";
+export * from "./sso";

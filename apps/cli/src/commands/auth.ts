@@ -18,7 +18,7 @@ const hidden = new Writable({ write: (_chunk, _encoding, done) => done() });
  * stdin in turn (`echo $KEY | vigil login`): one reader for every question,
  * since a reader takes more of a pipe than its first line.
  */
-function prompts() {
+export function prompts() {
   const terminal = Boolean(process.stdin.isTTY);
   let prompt: ReturnType<typeof createInterface> | undefined;
   let lines: AsyncIterator<string> | undefined;

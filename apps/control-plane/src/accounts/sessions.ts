@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { parseCookie, stringifySetCookie } from "cookie";
 import type { PrismaClient, UserSessionRow } from "@vigil/db";
-import { ACCOUNTS, SESSION_COOKIE, isRole, scopesOfRole } from "@vigil/domain";
+import { ACCOUNTS, PASSWORD_SESSION, SESSION_COOKIE, isRole, oidcSessionWorkspace, scopesOfRole } from "@vigil/domain";
 import type { UserActor } from "../auth/actor";
 import type { Revocations } from "../auth/revocation-relay";
 import type { SessionRecord, VerifiedSessions } from "./verified-sessions";
@@ -31,7 +31,11 @@ export function sessionTokenOf(cookieHeader: string | null | undefined): string 
 export type SessionLookup =
   | { status: "none" }
   | { status: "not_member"; userId: string; email: string; sessionId: string; workspaceSlug: string | undefined }
-  | { status: "member"; actor: UserActor };
+  | { status: "member"; actor: UserActor }
+  /** A member of a workspace whose single sign-on is enforced, with a session not opened by it. */
+  | { status: "sso_required"; actor: UserActor }
+  /** A session opened by another workspace's single sign-on, which vouches for the person only there. */
+  | { status: "sso_elsewhere"; actor: UserActor };
 
 /**
  * People's sessions, kept in the database: the cookie holds 256 random bits,
@@ -49,7 +53,7 @@ export class UserSessions {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly verified: VerifiedSessions,
-    private readonly revocations: Pick<Revocations, "announcePerson">,
+    private readonly revocations: Pick<Revocations, "announcePerson" | "announceWorkspace">,
     options: { settings?: SessionSettings; now?: () => number } = {},
   ) {
     this.settings = options.settings ?? DEFAULT_SESSION_SETTINGS;
@@ -57,12 +61,12 @@ export class UserSessions {
   }
 
   /** Opens a session; the token goes into the cookie and is never stored. */
-  async open(userId: string, client: { userAgent: string; address: string }): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
+  async open(userId: string, client: { userAgent: string; address: string }, method = PASSWORD_SESSION): Promise<{ token: string; sessionId: string; expiresAt: Date }> {
     const token = randomBytes(32).toString("base64url");
     const now = new Date(this.now());
     const expiresAt = new Date(now.getTime() + this.settings.maxDays * DAY_MS);
     const session = await this.prisma.userSession.create({
-      data: { tokenHash: tokenHash(token), userId, createdAt: now, lastSeenAt: now, expiresAt, userAgent: client.userAgent.slice(0, 512), address: client.address },
+      data: { tokenHash: tokenHash(token), userId, createdAt: now, lastSeenAt: now, expiresAt, userAgent: client.userAgent.slice(0, 512), address: client.address, method },
     });
     return { token, sessionId: session.id, expiresAt };
   }
@@ -79,8 +83,9 @@ export class UserSessions {
   }
 
   /**
-   * Who holds `token`, acting in the workspace named by `workspaceSlug`, or in
-   * their first workspace when none is named. A session seen again after
+   * Who holds `token`, acting in the workspace named by `workspaceSlug`, or,
+   * when none is named, in the workspace whose single sign-on opened the
+   * session, else in their first workspace. A session seen again after
    * `sessionTouchSeconds` has its last use written, which its idle expiry
    * counts from.
    */
@@ -96,11 +101,17 @@ export class UserSessions {
     }
     await this.touch(session, now);
     const { userId, email, sessionId, memberships } = session;
-    const membership = workspaceSlug === undefined ? memberships[0] : memberships.find((m) => m.workspace.slug === workspaceSlug);
+    const ssoWorkspaceId = oidcSessionWorkspace(session.method);
+    const membership = memberships.find((m) =>
+      workspaceSlug === undefined ? ssoWorkspaceId === undefined || m.workspace.id === ssoWorkspaceId : m.workspace.slug === workspaceSlug,
+    );
     if (!membership || !isRole(membership.role)) return { status: "not_member", userId, email, sessionId, workspaceSlug };
+    const { workspace } = membership;
+    // A workspace's provider vouches for people in that workspace only: its owner chose it, and could make it assert any email.
+    const status = ssoWorkspaceId !== undefined && ssoWorkspaceId !== workspace.id ? "sso_elsewhere" : membership.ssoEnforced && ssoWorkspaceId !== workspace.id ? "sso_required" : "member";
     return {
-      status: "member",
-      actor: { type: "user", userId, email, role: membership.role, sessionId, scopes: scopesOfRole(membership.role), workspace: membership.workspace },
+      status,
+      actor: { type: "user", userId, email, role: membership.role, sessionId, scopes: scopesOfRole(membership.role), workspace },
     };
   }
 
@@ -127,6 +138,11 @@ export class UserSessions {
    */
   forgetPerson(userId: string): Promise<void> {
     return this.revocations.announcePerson(userId);
+  }
+
+  /** The same for every member of a workspace, after its single sign-on settings change (enforcement). */
+  forgetMembersOf(workspaceId: string): Promise<void> {
+    return this.revocations.announceWorkspace(workspaceId);
   }
 
   /** A person's sessions that have not expired, oldest first. */

@@ -53,6 +53,7 @@ export const refuseCrossSite = (req: Request, ownOrigin: string) => {
 /** The answer once an address or account has used its attempts at a password (a wrong current password in a change counts too). */
 export const tooManyAttempts = (seconds: number) => `too many sign-in attempts; try again in ${seconds} seconds`;
 
+/** The 429 of a sign-in attempt over its limit. */
 export const tooMany = (seconds: number) => new HttpError("resource_exhausted", tooManyAttempts(seconds), { "retry-after": String(seconds) });
 
 /**

@@ -57,8 +57,10 @@ export function auditInterceptor(store: AuditStore, attribute: Attribution, logg
     try {
       const target = targetOf(req.method, req.message, res.message);
       const request = requestJson(req.method.input, req.message);
-      const changes = (req.service.typeName.startsWith("account.v1.") ? withoutPeoplesSecrets(request) : redactForAudit(request, target.id)) as JsonObject;
-      await recordAudit(store, { ...(await attribute(req, res)), method, targetKind: target.kind, targetId: target.id, changes }, logger);
+      const who = await attribute(req, res);
+      // A person's secrets are left out; a workspace's own (an SSO client secret) are fingerprinted with the workspace's id.
+      const changes = (req.service.typeName.startsWith("account.v1.") ? withoutPeoplesSecrets(request, who.workspaceId) : redactForAudit(request, target.id)) as JsonObject;
+      await recordAudit(store, { ...who, method, targetKind: target.kind, targetId: target.id, changes }, logger);
     } catch (error) {
       // The change is made: an answer of failure would make the client make it again.
       logger.error({ err: error, method }, "audit entry not written");

@@ -7,14 +7,21 @@ const SECRET_FIELDS = new Set<string>([...Object.values(SENSITIVE_FIELDS).flat()
  * People's secrets are not even fingerprinted: a short fast hash of a
  * password would let whoever reads the log guess at it.
  */
-const PEOPLES_SECRETS = new Set<string>(["password", "currentPassword", "newPassword", "token", "totp", "key", "clientSecret"]);
+const PEOPLES_SECRETS = new Set<string>(["password", "currentPassword", "newPassword", "token", "totp", "key"]);
+/** A workspace's secrets in account.v1 (SsoService's client secret): random, so a fingerprint tells nothing, and tells an auditor which one was set. */
+const WORKSPACE_SECRETS = new Set<string>(["clientSecret"]);
 export const NOT_RECORDED = "(not recorded)";
 
-/** A request of account.v1 as the audit log keeps it: every secret of a person left out. */
-export function withoutPeoplesSecrets(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(withoutPeoplesSecrets);
+/** A request of account.v1 as the audit log keeps it: every secret of a person left out, a workspace's fingerprinted with `ownerId`. */
+export function withoutPeoplesSecrets(value: JsonValue, ownerId: string): JsonValue {
+  if (Array.isArray(value)) return value.map((item) => withoutPeoplesSecrets(item, ownerId));
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, PEOPLES_SECRETS.has(key) && field !== "" ? NOT_RECORDED : withoutPeoplesSecrets(field)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => {
+      if (field === "" || !(PEOPLES_SECRETS.has(key) || WORKSPACE_SECRETS.has(key))) return [key, withoutPeoplesSecrets(field, ownerId)];
+      return [key, PEOPLES_SECRETS.has(key) || typeof field !== "string" ? NOT_RECORDED : fingerprintText(ownerId, field)];
+    }),
+  );
 }
 
 function redactSecretFields(value: JsonValue, ownerId: string): JsonValue {

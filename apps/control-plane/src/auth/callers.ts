@@ -43,7 +43,11 @@ export class Callers {
     private readonly ownOrigin: string,
   ) {}
 
-  async actorOf(header: HeaderOf): Promise<Actor> {
+  /**
+   * `ssoRecovery`: an owner may act without the session single sign-on
+   * enforcement asks for (SsoService, to mend or turn off a broken provider).
+   */
+  async actorOf(header: HeaderOf, options: { ssoRecovery?: boolean } = {}): Promise<Actor> {
     const key = header(API_KEY_HEADER);
     if (key) {
       const actor = await this.keys.actorFor(key);
@@ -55,6 +59,13 @@ export class Callers {
       const where = found.workspaceSlug === undefined ? "any workspace" : `workspace ${found.workspaceSlug}`;
       throw new ConnectError(`${found.email} is not a member of ${where}`, Code.PermissionDenied);
     }
+    if (found.status === "sso_elsewhere") {
+      throw new ConnectError(`this session was opened by another workspace's single sign-on and acts only there; sign in to ${found.actor.workspace.slug} with a password or its own single sign-on`, Code.PermissionDenied);
+    }
+    if (found.status === "sso_required" && !(options.ssoRecovery && found.actor.role === "owner")) {
+      const { slug } = found.actor.workspace;
+      throw new ConnectError(`workspace ${slug} requires single sign-on: sign in at /v1/auth/oidc/${slug}/start`, Code.PermissionDenied);
+    }
     return found.actor;
   }
 
@@ -65,7 +76,7 @@ export class Callers {
       throw new ConnectError("this needs a person's session; an API key cannot call it", Code.PermissionDenied);
     }
     const found = await this.sessionOf(header, undefined);
-    const { userId, email, sessionId } = found.status === "member" ? found.actor : found;
+    const { userId, email, sessionId } = found.status === "not_member" ? found : found.actor;
     return { userId, email, sessionId };
   }
 

@@ -12,12 +12,13 @@ import { actorKey, personKey } from "./context";
  * readers; every other method is a mutation and needs the write scope (a
  * write key, or an editor's role or above). Services about people and keys
  * ask for more themselves (`requirePermission`). The `open` methods need no
- * credentials (accepting an invitation, whose token is one).
+ * credentials (accepting an invitation, whose token is one). `ssoRecovery`:
+ * see Callers.actorOf.
  */
-export function authInterceptor(callers: Callers, open: readonly DescMethod[] = []): Interceptor {
+export function authInterceptor(callers: Callers, open: readonly DescMethod[] = [], options: { ssoRecovery?: boolean } = {}): Interceptor {
   return (next) => async (req) => {
     if (open.includes(req.method)) return next(req);
-    const actor = await callers.actorOf(connectHeaders(req.header));
+    const actor = await callers.actorOf(connectHeaders(req.header), options);
     if (req.method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS && !canWrite(actor)) {
       const needs = actor.type === "user" ? `an editor's role or above (you are ${actor.role} in ${actor.workspace.slug})` : "an API key with the write scope";
       throw new ConnectError(`${req.method.name} changes data and needs ${needs}`, Code.PermissionDenied);

@@ -13,14 +13,16 @@ export interface KeyRevocations {
   announce(keyId: string): Promise<void>;
 }
 
-/** …and that a person's sessions or memberships changed (a session ended, a role changed). */
+/** …and that a person's sessions or memberships changed (a session ended, a role changed), or a workspace's single sign-on. */
 export interface Revocations extends KeyRevocations {
   /** Resolves once every control plane listening has dropped its copies of the person's sessions (or after a bounded wait). */
   announcePerson(userId: string): Promise<void>;
+  /** …of the sessions of the workspace's members. */
+  announceWorkspace(workspaceId: string): Promise<void>;
 }
 
 /** What a revocation names. */
-type Revoked = { keyId: string } | { userId: string };
+type Revoked = { keyId: string } | { userId: string } | { workspaceId: string };
 
 interface Pending {
   confirmed: number;
@@ -76,7 +78,8 @@ export function relayRevocations(
 
   function forget(revoked: Revoked): void {
     if ("keyId" in revoked) copies.keys?.forget(revoked.keyId);
-    else copies.sessions?.forgetPerson(revoked.userId);
+    else if ("userId" in revoked) copies.sessions?.forgetPerson(revoked.userId);
+    else copies.sessions?.forgetMembersOf(revoked.workspaceId);
   }
 
   async function announce(revoked: Revoked): Promise<void> {
@@ -108,6 +111,7 @@ export function relayRevocations(
   return {
     announce: (keyId) => announce({ keyId }),
     announcePerson: (userId) => announce({ userId }),
+    announceWorkspace: (workspaceId) => announce({ workspaceId }),
     close: () => subscriber.disconnect(),
   };
 }

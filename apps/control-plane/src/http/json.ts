@@ -14,6 +14,7 @@ export const HTTP_ERRORS = {
   not_found: 404,
   resource_exhausted: 429,
   internal: 500,
+  bad_gateway: 502,
   unavailable: 503,
 } as const;
 export type HttpErrorCode = keyof typeof HTTP_ERRORS;

@@ -12,6 +12,7 @@ import { AccountLinks } from "../accounts/account-links";
 import { registerAccountLinkRoutes } from "../accounts/account-link-routes";
 import { mailsByAddress } from "../accounts/account-mail";
 import { SecondFactor } from "../accounts/second-factor";
+import { registerOidcRoutes } from "../accounts/oidc";
 import { auditedCaller } from "../audit/attribution";
 import { recordAudit } from "../audit/record";
 import { AuditStore } from "../audit/store";
@@ -125,6 +126,17 @@ export function httpRoutes(
     sessions: auth.sessions,
     links: new AccountLinks(prisma, pageAccess.settings, mailsByAddress(pageAccess.redis)),
     resetsByAddress: attemptLimiter(pageAccess.redis, "password-reset-address", { points: ACCOUNTS.passwordResetsPerAddressPerHour, seconds: 3_600 }),
+  });
+
+  registerOidcRoutes(route, {
+    prisma,
+    logger,
+    sessions: auth.sessions,
+    secrets: pageAccess.secrets,
+    redis: pageAccess.redis,
+    audit,
+    publicUrl: pageAccess.settings.publicUrl,
+    isHttps: (req) => hosts.isHttps(req),
   });
 
   const sessions = new PageSessions(pageAccess.secrets.deriveKey("status page sessions"));
