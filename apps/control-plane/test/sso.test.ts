@@ -259,6 +259,18 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
       expect(await codeOf(monitors(token, w.slug))).toBe("ok");
     });
 
+    it("enforces, and stops enforcing, on a password session already in use from the very next call", async () => {
+      const w = await ssoWorkspace();
+      const person = await createPerson(api, { [w.slug]: "editor" });
+      const password = (await sessionCookie(api.baseUrl, person.email, person.password)).slice(SESSION_COOKIE.length + 1);
+      const list = () => codeOf(sessionClient(MonitorService, api.baseUrl, password, { workspace: w.slug }).listMonitors({}));
+      expect(await list()).toBe("ok");
+      await asPerson(w.owner.token, w.slug).setSsoSettings({ settings: settings({ enforced: true }) });
+      expect(await list()).toBe(Code.PermissionDenied);
+      await asPerson(w.owner.token, w.slug).setSsoSettings({ settings: settings({ enforced: false }) });
+      expect(await list()).toBe("ok");
+    });
+
     it("lets a session opened by a workspace's SSO act in that workspace only (its default), for that provider vouches for no other", async () => {
       const w = await ssoWorkspace();
       const other = await api.workspace();
