@@ -138,7 +138,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       const mails = mailsByAddress(options.redis);
       const links = new AccountLinks(prisma, options.notifications.settings, mails);
       const secondFactor = new SecondFactor(prisma, options.notifications.secrets);
-      const members = memberService({ prisma, invitations: new Invitations(prisma, secondFactor), sessions, settings: options.notifications.settings, mailsByAddress: mails, links, logger });
+      const members = memberService({ prisma, invitations: new Invitations(prisma, secondFactor, attemptsByAccount(options.redis)), sessions, settings: options.notifications.settings, mailsByAddress: mails, links, logger });
       router.service(MemberService, members, {
         interceptors: [errorsAndLogging(logger), authInterceptor(callers, [MemberService.method.acceptInvitation]), storableTextOnly(), audit],
       });

@@ -1,7 +1,7 @@
 import { Code, createClient } from "@connectrpc/connect";
 import { MonitorService, Periodicity } from "@vigil/proto";
 import { MemberService } from "@vigil/proto/account";
-import { SESSION_COOKIE } from "@vigil/domain";
+import { ACCOUNTS, SESSION_COOKIE } from "@vigil/domain";
 import { codeOf } from "./support/codes";
 import { BACKENDS, jsonOf, startTestApi, transportTo, type TestApi, type WorkspaceKeys } from "./support/api";
 import { GOOD_PASSWORD, personWithRole, sessionClient, signIn } from "./support/people";
@@ -182,6 +182,20 @@ describe.each(BACKENDS)("people: invitations, sign-in, sessions and roles on %s"
     const refused = await signIn(api.baseUrl, person.email, GOOD_PASSWORD);
     expect(refused.res.status).toBe(429);
     expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("counts wrong passwords of an existing account given to accept an invitation toward the account's sign-in limit", async () => {
+    const person = await personWithRole(api, ws.slug, "viewer");
+    const other = await api.workspace();
+    // Whoever may invite could otherwise guess at any account's password through the acceptance.
+    const { token } = await api.admin.inviteUser({ workspaceSlug: other.slug, email: person.email, role: "viewer" });
+    const statuses: number[] = [];
+    for (let i = 0; i < ACCOUNTS.signInAttemptsPerAccount; i++) statuses.push((await accept(api, { token, password: `wrong-guess-number-${i}` })).status);
+    expect(statuses.every((s) => s === 400)).toBe(true);
+    const refused = await accept(api, { token, password: GOOD_PASSWORD });
+    expect(refused.status).toBe(429);
+    expect((await signIn(api.baseUrl, person.email, GOOD_PASSWORD)).res.status).toBe(429);
+    expect(await api.db.prisma.membership.count({ where: { userId: person.userId, workspace: { slug: other.slug } } })).toBe(0);
   });
 
   it("keeps no person's secret in the audit log", async () => {

@@ -4,7 +4,10 @@ import { Prisma, type InvitationRow, type MembershipRow, type PrismaClient, type
 import { ValidationError, emailField, parseOrThrow, userNameField, type Role } from "@vigil/domain";
 import { newPasswordField } from "@vigil/domain/passwords";
 import { hashPassword, verifyPassword } from "../auth/password";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { AttemptLimiter } from "../limits/attempt-limiter";
 import type { SecondFactor } from "./second-factor";
+import { tooManyAttempts } from "./sign-in";
 
 const HOUR_MS = 3_600_000;
 
@@ -44,6 +47,8 @@ export class Invitations {
     private readonly prisma: PrismaClient,
     /** Checks an existing account's second factor on acceptance; without it such an account cannot accept. */
     private readonly secondFactor?: SecondFactor,
+    /** Counts wrong passwords and codes of an existing account, with sign-in's (else anyone who may invite could guess at any account's password). */
+    private readonly attemptsByAccount?: AttemptLimiter,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -97,6 +102,8 @@ export class Invitations {
     let passwordHash: string | undefined;
     let name = existing?.name ?? "";
     if (existing) {
+      const wait = (await this.attemptsByAccount?.reserve(email)) ?? 0;
+      if (wait > 0) throw new ConnectError(tooManyAttempts(wait), Code.ResourceExhausted);
       if (!existing.passwordHash || !(await verifyPassword(input.password, existing.passwordHash))) {
         throw ValidationError.of("password", `must be the current password of the account of ${email}`);
       }
@@ -104,6 +111,7 @@ export class Invitations {
       if (existing.totpSecret && !(input.totp && this.secondFactor && (await this.secondFactor.verify(existing, input.totp)))) {
         throw ValidationError.of("totp", `must be a current code of the second factor of the account of ${email}, or one of its recovery codes`);
       }
+      await this.attemptsByAccount?.giveBack(email);
     } else {
       const account = parseOrThrow(newAccount, { name: input.name, password: input.password }, "");
       passwordHash = await hashPassword(account.password);
