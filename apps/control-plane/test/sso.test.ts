@@ -141,6 +141,18 @@ describe.each(BACKENDS)("single sign-on on %s", (backend) => {
       expect(entry).toMatchObject({ workspaceId: user.memberships[0]!.workspaceId, targetKind: "User", targetId: user.id, changes: { email, role: "viewer", joined: true } });
     });
 
+    it("makes one account and one membership of two first sign-ins of a new person at once, and signs both in", async () => {
+      const w = await ssoWorkspace();
+      const email = newEmail();
+      idp.signInAs(`sub-${email}`, { email, email_verified: true });
+      const flows = [await throughProvider(start(w.slug), idp.issuer), await throughProvider(start(w.slug), idp.issuer)];
+      const answers = await Promise.all(flows.map((flow) => callback(flow)));
+      expect(answers.map((res) => res.status)).toEqual([302, 302]);
+      const user = await api.db.prisma.user.findUniqueOrThrow({ where: { email }, include: { memberships: true, sessions: true } });
+      expect(user.memberships).toHaveLength(1);
+      expect(user.sessions).toHaveLength(2);
+    });
+
     it("gives the role the claim maps to, the most trusted of several, and keeps no name that breaks the rule of names", async () => {
       const w = await ssoWorkspace({ roleClaim: "groups", roleMapping: { staff: "editor", "vigil-admins": "admin" } });
       const [one, two, three] = [newEmail(), newEmail(), newEmail()];

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { parseCookie, stringifySetCookie } from "cookie";
 import type * as Oidc from "openid-client" with { "resolution-mode": "import" };
-import type { PrismaClient, SsoSettingsRow, WorkspaceRow } from "@vigil/db";
+import { Prisma, type PrismaClient, type SsoSettingsRow, type WorkspaceRow } from "@vigil/db";
 import { SSO, SSO_STATE_COOKIE, emailDomainAllowed, mappedRole, normalizeEmail, oidcSessionMethod, userNameField, type Role } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 import type { AuditStore } from "../audit/store";
@@ -137,7 +137,11 @@ export function registerOidcRoutes(route: Route, deps: OidcDeps): void {
     if (!emailDomainAllowed(email, workspace.sso.allowedDomains)) {
       throw new HttpError("permission_denied", `${email} is not in a domain allowed to sign in to workspace ${workspace.slug}`);
     }
-    const { userId, role, joined } = await join(workspace, workspace.sso, email, claims);
+    const { userId, role, joined } = await join(workspace, workspace.sso, email, claims).catch((error: unknown) => {
+      // Two first sign-ins of one person at once: the other made the account or membership; this one joins it.
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") return join(workspace, workspace.sso!, email, claims);
+      throw error;
+    });
     // The person's other sessions gain the workspace.
     if (joined) await deps.sessions.forgetPerson(userId);
     const userAgent = nodeHeaders(req.headers)("user-agent") ?? "";
