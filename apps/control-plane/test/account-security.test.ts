@@ -1,5 +1,5 @@
+import { createLogger } from "@vigil/logging";
 import { Code } from "@connectrpc/connect";
-import { pino } from "pino";
 import { ACCOUNTS } from "@vigil/domain";
 import { BACKENDS, jsonOf, startTestApi, type Replica, type TestApi, type WorkspaceKeys } from "./support/api";
 import { codeOf, rejection } from "./support/codes";
@@ -29,7 +29,8 @@ describe.each(BACKENDS)("second factor, mailed links and the audit of sign-ins o
 
   beforeAll(async () => {
     mailbox = await startMailbox();
-    const logger = pino({ level: "info" }, { write: (line: string) => void logged.push(line) });
+    // The service's own logger (its redaction included), writing here.
+    const logger = createLogger("info", "test", { write: (line) => void logged.push(line) });
     api = await startTestApi(backend, { providerEnv: { SMTP_URL: mailbox.url, PUBLIC_URL }, logger });
     replica = await api.startReplica();
     ws = await api.workspace();

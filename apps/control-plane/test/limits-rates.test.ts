@@ -1,7 +1,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { PAGE_ACCESS, REQUEST_LIMITS } from "@vigil/domain";
+import { PAGE_ACCESS, REQUEST_LIMITS, SESSION_COOKIE } from "@vigil/domain";
 import { startTestApi, jsonOf, type TestApi, type WorkspaceKeys } from "./support/api";
 import { eventually } from "./support/eventually";
+import { signedInPerson } from "./support/people";
 
 /** Low limits, so that a test meets them in a few calls. Per-second limits are met by calling until refused. */
 const rateLimits = { apiCallsPerKeyPerSecond: 3, apiCallsPerAddressPerSecond: 6, pageViewsPerAddressPerMinute: 3 };
@@ -41,6 +42,21 @@ describe("rate limits", () => {
     const body = await jsonOf(res!);
     expect(body.code).toBe("resource_exhausted");
     expect(body.message).toMatch(/per second with this API key/);
+  });
+
+  it("limits a person's session as it limits a key", async () => {
+    const person = await signedInPerson(api.db.prisma, api.baseUrl, keys.slug, "viewer");
+    const res = await callUntilRefused(async () => {
+      const res = await api.fetch("/monitor.v1.MonitorService/ListMonitors", {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: `${SESSION_COOKIE}=${person.token}` },
+        body: "{}",
+      });
+      return res.status === 200 ? null : res;
+    });
+    expect(res?.status).toBe(429);
+    expect(Number(res?.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect((await jsonOf(res!)).message).toMatch(/per second with this session/);
   });
 
   it("refuses over gRPC with Code.ResourceExhausted and a retry-after header", async () => {

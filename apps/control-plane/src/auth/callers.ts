@@ -27,6 +27,19 @@ export function fromOwnOrigin(header: HeaderOf, ownOrigin: string): boolean {
   }
 }
 
+/** What a request presents to act with, counted by the per-credential rate limit: its API key (which wins), else its session. */
+export interface Credential {
+  what: "API key" | "session";
+  secret: string;
+}
+
+export function credentialOf(header: HeaderOf): Credential | undefined {
+  const key = header(API_KEY_HEADER);
+  if (key) return { what: "API key", secret: key };
+  const session = sessionTokenOf(header("cookie"));
+  return session ? { what: "session", secret: session } : undefined;
+}
+
 export const MISSING_CREDENTIALS = `missing credentials: send an API key in the ${API_KEY_HEADER} header, or sign in`;
 
 /**

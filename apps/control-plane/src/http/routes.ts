@@ -1,9 +1,8 @@
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import type { PrismaClient } from "@vigil/db";
 import { isReadableLine } from "@vigil/domain";
-import { API_KEY_HEADER } from "../auth/api-keys";
 import type { Actor } from "../auth/actor";
-import { nodeHeaders, type Callers } from "../auth/callers";
+import { credentialOf, nodeHeaders, type Callers } from "../auth/callers";
 import { revokeApiKey } from "../auth/revoke";
 import type { KeyRevocations } from "../auth/revocation-relay";
 import { attemptsByAccount, registerSignInRoutes } from "../accounts/sign-in";
@@ -55,7 +54,7 @@ export function httpRoutes(
   const audit = new AuditStore(prisma);
   const authenticated = async (req: Request): Promise<Actor> => {
     const header = nodeHeaders(req.headers);
-    const refusal = await publicPages.rates.apiCall(clientAddress(req), header(API_KEY_HEADER));
+    const refusal = await publicPages.rates.apiCall(clientAddress(req), credentialOf(header));
     if (refusal) throw tooManyRequests(refusal);
     return auth.callers.actorOf(header);
   };

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { RedisConnection } from "@vigil/queue";
+import type { Credential } from "../auth/callers";
 import { HttpError, type Request } from "../http/json";
 import { SharedRateLimiter } from "./shared-rate-limiter";
 
@@ -42,13 +43,13 @@ export class RequestRates {
     this.pageViews = new SharedRateLimiter(redis, `${prefix}:rate:page-views`, { points: settings.pageViewsPerAddressPerMinute, seconds: 60 });
   }
 
-  /** Counts an API call from `address` with `apiKey` (the header's value, if any); null when it is within the limits. */
-  async apiCall(address: string, apiKey: string | null | undefined): Promise<Refusal | null> {
+  /** Counts an API call from `address` with `credential` (its API key or session, if any); null when it is within the limits. */
+  async apiCall(address: string, credential: Credential | undefined): Promise<Refusal | null> {
     const byAddress = await this.perAddress.consume(address);
     if (byAddress > 0) return { message: `rate limit: more than ${this.settings.apiCallsPerAddressPerSecond} API calls per second from this address`, retryAfterSeconds: byAddress };
-    if (!apiKey) return null;
-    const byKey = await this.perKey.consume(keyDigest(apiKey));
-    if (byKey > 0) return { message: `rate limit: more than ${this.settings.apiCallsPerKeyPerSecond} API calls per second with this API key`, retryAfterSeconds: byKey };
+    if (!credential) return null;
+    const byKey = await this.perKey.consume(keyDigest(credential.secret));
+    if (byKey > 0) return { message: `rate limit: more than ${this.settings.apiCallsPerKeyPerSecond} API calls per second with this ${credential.what}`, retryAfterSeconds: byKey };
     return null;
   }
 

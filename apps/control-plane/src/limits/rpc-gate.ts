@@ -1,5 +1,5 @@
 import { Code, ConnectError, createContextKey, createContextValues, type HandlerContext } from "@connectrpc/connect";
-import { API_KEY_HEADER } from "../auth/api-keys";
+import { connectHeaders, credentialOf } from "../auth/callers";
 import type { Request } from "../http/json";
 import { clientAddress, type RequestRates } from "./request-rates";
 
@@ -21,7 +21,7 @@ export function rpcContextValues(req: Request) {
  */
 export function rateLimitGate(rates: RequestRates) {
   return async (context: HandlerContext): Promise<void> => {
-    const refusal = await rates.apiCall(clientAddressOf(context), context.requestHeader.get(API_KEY_HEADER));
+    const refusal = await rates.apiCall(clientAddressOf(context), credentialOf(connectHeaders(context.requestHeader)));
     if (refusal) throw new ConnectError(refusal.message, Code.ResourceExhausted, { "retry-after": String(refusal.retryAfterSeconds) });
   };
 }
