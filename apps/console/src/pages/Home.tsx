@@ -49,19 +49,20 @@ export function Home() {
 
 function WorkspaceSwitcher({ workspaces }: { workspaces: readonly { slug: string; name: string; role: string }[] }) {
   const queries = useQueryClient();
-  const stored = chosenWorkspace.get();
-  const current = workspaces.find((w) => w.slug === stored) ?? workspaces[0];
-  const [announced, setAnnounced] = useState("");
+  const [chosen, setChosen] = useState(chosenWorkspace.get());
+  const current = workspaces.find((w) => w.slug === chosen) ?? workspaces[0];
   useEffect(() => {
     // A stored slug the person no longer belongs to gives way to their first workspace.
-    if (current && current.slug !== stored) chosenWorkspace.set(current.slug);
-  }, [current, stored]);
+    if (current && current.slug !== chosen) {
+      chosenWorkspace.set(current.slug);
+      setChosen(current.slug);
+    }
+  }, [current, chosen]);
   if (!current) return <p>You belong to no workspace yet: ask an admin of one for an invitation.</p>;
 
   const choose = (slug: string) => {
     chosenWorkspace.set(slug);
-    const chosen = workspaces.find((w) => w.slug === slug);
-    setAnnounced(chosen ? `Now acting in ${chosen.name} as ${chosen.role}.` : "");
+    setChosen(slug);
     // What the console shows belongs to a workspace: it is all asked again with the new header.
     void queries.invalidateQueries();
   };
@@ -76,11 +77,8 @@ function WorkspaceSwitcher({ workspaces }: { workspaces: readonly { slug: string
           </option>
         ))}
       </select>
-      <p data-testid="current-workspace">
+      <p data-testid="current-workspace" role="status">
         You act in <strong>{current.name}</strong> as <strong>{current.role}</strong>.
-      </p>
-      <p role="status" className="visually-hidden">
-        {announced}
       </p>
     </section>
   );
