@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import http from "node:http";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { ACCOUNTS, WORKSPACE_HEADER } from "@vigil/domain";
 import { MemberService } from "@vigil/proto/account";
@@ -7,7 +6,7 @@ import { inviteUrl } from "../src/accounts/invitations";
 import { startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 import { launchBrowser } from "./support/browser";
 import { eventually } from "./support/eventually";
-import { firstLinkOf, startMailbox } from "./support/page-access";
+import { firstLinkOf, request, startMailbox } from "./support/page-access";
 import { GOOD_PASSWORD, accountClient, createPerson, enrolSecondFactor, sessionClient, sessionCookie, signedInPerson, totpCodeAt } from "./support/people";
 
 /**
@@ -42,14 +41,10 @@ afterAll(async () => {
 });
 
 /** GET / with `host` in the Host header (fetch cannot set it). */
-const rootAt = (host: string) =>
-  new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
-    const req = http.get(`${api.baseUrl}/`, { headers: { host } }, (res) => {
-      res.resume();
-      resolve({ status: res.statusCode!, location: res.headers.location });
-    });
-    req.on("error", reject);
-  });
+const rootAt = async (host: string) => {
+  const res = await request(api.baseUrl, "/", { headers: { host } });
+  return { status: res.status, location: res.headers.location };
+};
 
 /** A link as the server prints or mails it (on PUBLIC_URL), opened on the test server. */
 const onTestServer = (link: string) => {
