@@ -1,5 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type InputHTMLAttributes, type ReactNode } from "react";
+import { ACCOUNTS } from "@vigil/domain/accounts";
 import type { Refusal } from "./api";
+import { loadPasswordRules } from "./fields";
 
 export function Page({ title, children }: { title: string; children: ReactNode }) {
   useEffect(() => {
@@ -96,6 +98,40 @@ export function FormMessage({ message }: { message: string | null }) {
       {message}
     </div>
   );
+}
+
+/** A form of the console: its message first, then its fields, then its one button. */
+export function Form({ form, submit, disabled, children }: { form: ReturnType<typeof useForm>; submit: string; disabled?: boolean; children?: ReactNode }) {
+  return (
+    <form ref={form.ref} onSubmit={form.onSubmit} noValidate>
+      <FormMessage message={form.message} />
+      {children}
+      <button type="submit" disabled={form.busy || disabled}>
+        {submit}
+      </button>
+    </form>
+  );
+}
+
+/** A password the person chooses; focusing it fetches the common-passwords list for the check before sending. */
+export function NewPasswordField({ name, label, error }: { name: string; label: string; error: string | undefined }) {
+  return (
+    <Field
+      name={name}
+      label={label}
+      type="password"
+      autoComplete="new-password"
+      hint={`At least ${ACCOUNTS.passwordMinChars} characters, not one of the common passwords.`}
+      onFocus={() => void loadPasswordRules()}
+      error={error}
+    />
+  );
+}
+
+/** The second factor, as sign-in and an invitation to an existing account ask for it. */
+export function CodeField({ error, autoFocus }: { error: string | undefined; autoFocus?: boolean }) {
+  const hint = "A current code of your authenticator app, or one of your recovery codes.";
+  return <Field name="totp" label="Code" hint={hint} autoComplete="one-time-code" autoFocus={autoFocus} error={error} />;
 }
 
 export const text = (data: FormData, name: string) => String(data.get(name) ?? "");

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { ACCOUNTS, WORKSPACE_HEADER } from "@vigil/domain";
 import { MemberService } from "@vigil/proto/account";
@@ -125,12 +126,16 @@ describe("the console's files at /app/", () => {
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     const assets = [...html.matchAll(/(?:src|href)="(\/app\/assets\/[^"]+)"/g)].map((m) => m[1]!);
     expect(assets.length).toBeGreaterThanOrEqual(2);
+    let firstPageBytes = 0;
     for (const path of assets) {
       const res = await api.fetch(path, { headers: { "accept-encoding": "gzip" } });
+      firstPageBytes += gzipSync(Buffer.from(await res.arrayBuffer())).length;
       expect({ path, status: res.status, cache: res.headers.get("cache-control") }).toEqual({ path, status: 200, cache: "public, max-age=31536000, immutable" });
       expect(res.headers.get("content-type")).toMatch(/^(text\/javascript|text\/css)/);
       expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
     }
+    // Issue 38's goal for the first page: at most 200 KB of script and style, gzipped (the build prints each file's size).
+    expect(firstPageBytes).toBeLessThanOrEqual(200 * 1024);
     const etag = pages[0]!.headers.get("etag")!;
     expect((await api.fetch("/app/", { headers: { "if-none-match": etag } })).status).toBe(304);
     // A script name that is not (or no longer) built is missing, not the page.

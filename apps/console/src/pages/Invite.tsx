@@ -4,8 +4,8 @@ import { MemberService } from "@vigil/proto/account";
 import { useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { chosenWorkspace, refusalOfError } from "../api";
-import { emailRule, loadPasswordRules, nameRule, newPasswordRule, requiredRule } from "../fields";
-import { Field, FormMessage, Page, brokenRules, shown, text, useForm } from "../ui";
+import { emailRule, nameRule, newPasswordRule, requiredRule } from "../fields";
+import { CodeField, Field, Form, NewPasswordField, Page, brokenRules, shown, text, useForm } from "../ui";
 
 /** /app/invite?token=: accepting makes the account (or adds the workspace to an existing one) and signs in. */
 export function Invite() {
@@ -49,24 +49,12 @@ export function Invite() {
   return (
     <Page title="Accept an invitation">
       <p>Choose your name and a password. If you already have a Vigil account at this address, enter its password: the workspace is added to it.</p>
-      <form ref={form.ref} onSubmit={form.onSubmit} noValidate>
-        <FormMessage message={form.message} />
+      <Form form={form} submit="Accept and sign in">
         <Field name="name" label="Your name" autoComplete="name" error={form.errors.name} />
         {asks.email && <Field name="email" label="Email" type="email" autoComplete="username" error={form.errors.email} />}
-        <Field
-          name="password"
-          label="Password"
-          type="password"
-          autoComplete="new-password"
-          hint="At least 12 characters, not one of the common passwords."
-          onFocus={() => void loadPasswordRules()}
-          error={form.errors.password}
-        />
-        {asks.totp && <Field name="totp" label="Code" hint="A code of your authenticator app, or a recovery code." autoComplete="one-time-code" error={form.errors.totp} />}
-        <button type="submit" disabled={form.busy}>
-          Accept and sign in
-        </button>
-      </form>
+        <NewPasswordField name="password" label="Password" error={form.errors.password} />
+        {asks.totp && <CodeField error={form.errors.totp} />}
+      </Form>
     </Page>
   );
 }

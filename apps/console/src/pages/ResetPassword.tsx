@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { authPost } from "../api";
-import { emailRule, loadPasswordRules, newPasswordRule } from "../fields";
-import { Field, FormMessage, Page, brokenRules, shown, text, useForm } from "../ui";
+import { emailRule, newPasswordRule } from "../fields";
+import { Field, Form, NewPasswordField, Page, brokenRules, shown, text, useForm } from "../ui";
 
 /** /app/reset-password asks for a mailed link; /app/reset-password?token= (the link) sets the new password. */
 export function ResetPassword() {
@@ -26,13 +26,9 @@ function AskForLink() {
       {sent ? (
         <p role="status">{sent}</p>
       ) : (
-        <form ref={form.ref} onSubmit={form.onSubmit} noValidate>
-          <FormMessage message={form.message} />
+        <Form form={form} submit="Mail me a link">
           <Field name="email" label="Email" type="email" autoComplete="username" hint="We mail a link that lets you choose a new password." error={form.errors.email} />
-          <button type="submit" disabled={form.busy}>
-            Mail me a link
-          </button>
-        </form>
+        </Form>
       )}
       <p>
         <Link to="/sign-in">Back to sign-in</Link>
@@ -63,21 +59,9 @@ function ChooseNewPassword({ token }: { token: string }) {
   }
   return (
     <Page title="Choose a new password">
-      <form ref={form.ref} onSubmit={form.onSubmit} noValidate>
-        <FormMessage message={form.message} />
-        <Field
-          name="newPassword"
-          label="New password"
-          type="password"
-          autoComplete="new-password"
-          hint="At least 12 characters, not one of the common passwords."
-          onFocus={() => void loadPasswordRules()}
-          error={form.errors.newPassword}
-        />
-        <button type="submit" disabled={form.busy}>
-          Change my password
-        </button>
-      </form>
+      <Form form={form} submit="Change my password">
+        <NewPasswordField name="newPassword" label="New password" error={form.errors.newPassword} />
+      </Form>
     </Page>
   );
 }

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { authPost } from "../api";
 import { emailRule, requiredRule } from "../fields";
-import { Field, FormMessage, Page, brokenRules, shown, text, useForm } from "../ui";
+import { CodeField, Field, Form, Page, brokenRules, shown, text, useForm } from "../ui";
 
 export function SignIn() {
   const navigate = useNavigate();
@@ -50,21 +50,9 @@ export function SignIn() {
   if (credentials) {
     return (
       <Page title="Enter your code">
-        <form ref={code.ref} onSubmit={code.onSubmit} noValidate>
-          <FormMessage message={code.message} />
-          <Field
-            name="totp"
-            label="Code"
-            hint="The 6-digit code of your authenticator app, or one of your recovery codes."
-            autoComplete="one-time-code"
-            inputMode="text"
-            autoFocus
-            error={code.errors.totp}
-          />
-          <button type="submit" disabled={code.busy}>
-            Sign in
-          </button>
-        </form>
+        <Form form={code} submit="Sign in">
+          <CodeField error={code.errors.totp} autoFocus />
+        </Form>
         <p>
           <button type="button" className="link" onClick={() => setCredentials(null)}>
             Use another account
@@ -76,24 +64,18 @@ export function SignIn() {
 
   return (
     <Page title="Sign in">
-      <form ref={password.ref} onSubmit={password.onSubmit} noValidate>
-        <FormMessage message={password.message} />
+      <Form form={password} submit="Sign in">
         <Field name="email" label="Email" type="email" autoComplete="username" error={password.errors.email} />
         <Field name="password" label="Password" type="password" autoComplete="current-password" error={password.errors.password} />
-        <button type="submit" disabled={password.busy}>
-          Sign in
-        </button>
-      </form>
+      </Form>
       <p>
         <Link to="/reset-password">Forgot your password?</Link>
       </p>
       <section aria-labelledby="sso-heading">
         <h2 id="sso-heading">Single sign-on</h2>
-        <form ref={sso.ref} onSubmit={sso.onSubmit} noValidate>
-          <FormMessage message={sso.message} />
+        <Form form={sso} submit="Sign in with SSO">
           <Field name="workspace" label="Workspace" hint="Its short name, as in the workspace's address, e.g. acme." autoCapitalize="none" error={sso.errors.workspace} />
-          <button type="submit">Sign in with SSO</button>
-        </form>
+        </Form>
       </section>
     </Page>
   );

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { authPost } from "../api";
-import { FormMessage, Page, useForm } from "../ui";
+import { Form, Page, useForm } from "../ui";
 
 /** /app/verify-email?token=: a button rather than a request on load, so that a mail scanner opening the link uses nothing. */
 export function VerifyEmail() {
@@ -26,12 +26,8 @@ export function VerifyEmail() {
   }
   return (
     <Page title="Verify your email">
-      <form ref={form.ref} onSubmit={form.onSubmit} noValidate>
-        <FormMessage message={form.message ?? (token ? null : "This page opens from the link in your verification mail, which names its token.")} />
-        <button type="submit" disabled={form.busy || !token}>
-          Verify my email address
-        </button>
-      </form>
+      {!token && <p>This page opens from the link in your verification mail, which names its token.</p>}
+      <Form form={form} submit="Verify my email address" disabled={!token} />
     </Page>
   );
 }
