@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { ACCOUNTS, WORKSPACE_HEADER } from "@vigil/domain";
 import { MemberService } from "@vigil/proto/account";
 import { inviteUrl } from "../src/accounts/invitations";
-import { startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
+import { jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 import { launchBrowser } from "./support/browser";
 import { eventually } from "./support/eventually";
 import { firstLinkOf, request, startMailbox } from "./support/page-access";
@@ -46,6 +48,9 @@ const rootAt = async (host: string) => {
   const res = await request(api.baseUrl, "/", { headers: { host } });
   return { status: res.status, location: res.headers.location };
 };
+
+/** The path under /app/ of the first script index.html names. */
+const assetOf = (html: string) => /src="\/app\/(assets\/[^"]+\.js)"/.exec(html)![1]!;
 
 /** A link as the server prints or mails it (on PUBLIC_URL), opened on the test server. */
 const onTestServer = (link: string) => {
@@ -140,6 +145,26 @@ describe("the console's files at /app/", () => {
     expect((await api.fetch("/app/", { headers: { "if-none-match": etag } })).status).toBe(304);
     // A script name that is not (or no longer) built is missing, not the page.
     expect((await api.fetch("/app/assets/gone-1234.js")).status).toBe(404);
+  });
+
+  it("serves the console on the service's own address only, never on a status page's custom domain", async () => {
+    for (const path of ["/app/", "/app/sign-in", `/app/${assetOf(await (await api.fetch("/app/")).text())}`]) {
+      const res = await request(api.baseUrl, path, { headers: { host: "status.elsewhere.example" } });
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect((await request(api.baseUrl, path, { headers: { host: "vigil.example.com" } })).status).toBe(200);
+    }
+  });
+
+  it("answers 503 at /app/ where the console is not built (CONSOLE_DIR without index.html), and still redirects /", async () => {
+    const unbuilt = await startTestApi("pglite", { consoleDir: join(tmpdir(), `no-console-${process.pid}`) });
+    try {
+      const res = await unbuilt.fetch("/app/sign-in");
+      expect(res.status).toBe(503);
+      expect((await jsonOf(res)).message).toContain("the console is not built");
+      expect((await unbuilt.fetch("/", { redirect: "manual" })).headers.get("location")).toBe("/app/");
+    } finally {
+      await unbuilt.close();
+    }
   });
 });
 

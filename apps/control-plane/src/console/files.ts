@@ -97,12 +97,15 @@ async function readConsole(dir: string): Promise<Map<string, ConsoleFile> | null
 }
 
 /**
- * GET /app/…: the built files by name, and index.html for every other path
- * (the console's pages are routed in the browser). A missing asset is a 404,
- * not the page, so that a stale script name fails visibly.
+ * GET /app/… on the service's own address: the built files by name, and
+ * index.html for every other path (the console's pages are routed in the
+ * browser). A missing asset is a 404, not the page, so that a stale script
+ * name fails visibly.
  */
-export function consoleRoutes(router: Instance<HTTPVersion.V1>, { files }: ConsoleFiles): void {
+export function consoleRoutes(router: Instance<HTTPVersion.V1>, { files }: ConsoleFiles, isOwnAddress: (req: Request) => boolean): void {
   const serve = (req: Request, res: Response, name: string) => {
+    // A status page's custom domain is its owner's name: Vigil's sign-in (and its cookie) stay on Vigil's own.
+    if (!isOwnAddress(req)) return sendError(res, new HttpError("not_found", `no endpoint ${req.method} ${req.url}`));
     if (!files) return sendError(res, new HttpError("unavailable", "the console is not built on this server: run `pnpm build` (or set CONSOLE_DIR)"));
     const file = files.get(name) ?? (name.startsWith("assets/") ? undefined : files.get("index.html"));
     if (!file) return sendError(res, new HttpError("not_found", `no console file ${name}`));

@@ -146,7 +146,7 @@ export function httpRoutes(
   registerPageSignInRoutes(router, { prisma, logger, sessions, attempts: pageAttempts, hosts, settings: pageAccess.settings });
   const access = new PageAccessControl(sessions, hosts);
   publicStatusPageRoutes(router, { prisma, logger, access, hosts, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
-  consoleRoutes(router, consoleSite);
+  consoleRoutes(router, consoleSite, (req) => hosts.isOwnAddress(req));
 
   return (req, res) => {
     if (!isReadablePath(req.url ?? "/")) {
