@@ -11,7 +11,8 @@ import { FormMessage, Page } from "../ui";
 export function Home() {
   const [params, setParams] = useSearchParams();
   const fromCallback = params.get("workspace");
-  // The SSO callback names the workspace signed in to; it becomes the chosen one.
+  // The SSO callback names the workspace signed in to; it becomes the chosen one here, in render, so that the
+  // queries below already send it.
   if (fromCallback) chosenWorkspace.set(fromCallback);
   useEffect(() => {
     if (fromCallback) setParams({}, { replace: true });

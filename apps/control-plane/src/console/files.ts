@@ -59,17 +59,14 @@ interface ConsoleFile {
   cacheControl: string;
 }
 
-/** The built console (null where it is not built) and the folder it was read from. */
-export interface ConsoleFiles {
-  dir: string;
-  files: ReadonlyMap<string, ConsoleFile> | null;
-}
+/** The built console by path under /app/; null where it is not built. */
+export type ConsoleFiles = ReadonlyMap<string, ConsoleFile> | null;
 
 /** The built console, read into memory once: a few small files, and no path from a request ever reaches the disk. */
 export async function loadConsoleFiles(dir: string, logger: Logger): Promise<ConsoleFiles> {
   const files = await readConsole(dir);
   if (!files) logger.warn({ consoleDir: dir }, "the console is not built (no index.html in CONSOLE_DIR): /app/ answers 503 until it is");
-  return { dir, files };
+  return files;
 }
 
 async function readConsole(dir: string): Promise<Map<string, ConsoleFile> | null> {
@@ -102,7 +99,7 @@ async function readConsole(dir: string): Promise<Map<string, ConsoleFile> | null
  * browser). A missing asset is a 404, not the page, so that a stale script
  * name fails visibly.
  */
-export function consoleRoutes(router: Instance<HTTPVersion.V1>, { files }: ConsoleFiles, isOwnAddress: (req: Request) => boolean): void {
+export function consoleRoutes(router: Instance<HTTPVersion.V1>, files: ConsoleFiles, isOwnAddress: (req: Request) => boolean): void {
   const serve = (req: Request, res: Response, name: string) => {
     // A status page's custom domain is its owner's name: Vigil's sign-in (and its cookie) stay on Vigil's own.
     if (!isOwnAddress(req)) return sendError(res, new HttpError("not_found", `no endpoint ${req.method} ${req.url}`));
