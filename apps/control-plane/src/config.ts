@@ -23,6 +23,7 @@ const envSchema = z.object({
   DATABASE_DIRECT_URL: z.preprocess(unsetIfEmpty, z.url().optional()),
   DATABASE_POOL_SIZE: positiveInt(DEFAULT_POOL_SIZE),
   DATA_DIR: z.string().min(1).default(".vigil/data"),
+  CONSOLE_DIR: z.preprocess(unsetIfEmpty, z.string().optional()),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ...redisEnvShape,
   DEFAULT_REGIONS: z
@@ -127,6 +128,8 @@ export interface ControlPlaneConfig {
   connectionLimits: ConnectionLimits;
   /** Names no status page may take as its custom domain, besides PUBLIC_URL's host (RESERVED_DOMAINS). */
   reservedDomains: string[];
+  /** The built console served at /app/ (CONSOLE_DIR); unset: apps/console/dist of this installation. */
+  consoleDir: string | undefined;
   /** The key channel secrets are encrypted with (ENCRYPTION_KEY); unset: the key file in DATA_DIR. */
   encryptionKey: Buffer | undefined;
   /** What the notification providers need from the deployment (SMTP_URL, TELEGRAM_BOT_TOKEN, …). */
@@ -178,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
       idleTimeoutMs: e.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
     },
     reservedDomains: e.RESERVED_DOMAINS,
+    consoleDir: e.CONSOLE_DIR && resolve(e.CONSOLE_DIR),
     encryptionKey: e.ENCRYPTION_KEY,
     providerSettings: providerSettingsFromEnv(env, `http://localhost:${e.PORT}`),
     quorum: e.ALERT_QUORUM,

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
     monitorsPerWorkspace: config.monitorsPerWorkspace,
     sessionSettings: config.sessions,
     reservedDomains: config.reservedDomains,
+    consoleDir: config.consoleDir,
   });
   const closeAdmin = embedded
     ? await serveAdminSocket(adminSocketPath(config.dataDir), new Administration(db.prisma, pipeline.revocations), logger, settings.publicUrl)

@@ -50,6 +50,7 @@ import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
 import { readableQuery, REQUEST_COMPRESSIONS } from "./readable-requests";
 import { strictRoutes } from "./rpc-requests";
+import { DEFAULT_CONSOLE_DIR, loadConsoleFiles } from "./console/files";
 
 export interface ApiServerOptions {
   prisma: PrismaClient;
@@ -79,6 +80,8 @@ export interface ApiServerOptions {
   reservedDomains?: readonly string[];
   /** How long people's sessions last (SESSION_IDLE_DAYS, SESSION_MAX_DAYS). */
   sessionSettings?: SessionSettings;
+  /** The built console served at /app/ (CONSOLE_DIR); default DEFAULT_CONSOLE_DIR, apps/console/dist. */
+  consoleDir?: string;
   /** Extra RPC routes on the same server (benchmarks compare against a trivial handler this way). */
   extraRoutes?: (router: ConnectRouter) => void;
 }
@@ -112,6 +115,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const rateLimit = rateLimitGate(rates);
   const sessions = new UserSessions(prisma, options.verifiedSessions, options.revocations, { settings: options.sessionSettings });
   const callers = new Callers(options.verifiedKeys, sessions, new URL(options.notifications.settings.publicUrl).origin);
+  const consoleSite = await loadConsoleFiles(options.consoleDir ?? DEFAULT_CONSOLE_DIR, logger);
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
     acceptCompression: REQUEST_COMPRESSIONS,
@@ -153,7 +157,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
     }),
-    fallback: httpRoutes(prisma, { callers, sessions, revocations: options.revocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource) as never,
+    fallback: httpRoutes(prisma, { callers, sessions, revocations: options.revocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource, consoleSite) as never,
   });
   return listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });
 }

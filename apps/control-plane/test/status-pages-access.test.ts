@@ -200,7 +200,11 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       // PUBLIC_URL is https://vigil.test; the API refuses this domain now, a page may hold it from before.
       const { slug, title } = await page({ accessType: "password", password: "s3cret", customDomain: "vigil.test" });
       const host = "vigil.test";
-      for (const path of ["/", "/summary.json", "/badge.svg", "/feed.atom"]) {
+      // Vigil's own / leads to its console.
+      const root = await get("/", { host });
+      expect({ status: root.status, location: root.headers.location }).toEqual({ status: 302, location: "/app/" });
+      expect(root.body).not.toContain(title);
+      for (const path of ["/summary.json", "/badge.svg", "/feed.atom"]) {
         const res = await get(path, { host });
         expect({ path, status: res.status }).toEqual({ path, status: 404 });
         expect(res.body).not.toContain(title);

@@ -12,7 +12,7 @@ import { BlockList, isIP, isIPv4, isIPv6, type LookupFunction } from "node:net";
 import { z } from "zod";
 import type { HttpMonitorConfig, MonitorConfig, MonitorKind, TcpMonitorConfig } from "./monitor-config";
 import { blockName, type ProviderConfig } from "./notification-config";
-import { parseHostPort } from "./rules";
+import { parseHostPort } from "./hosts";
 import { parseEnv, ValidationError, type FieldViolation } from "./validation";
 
 interface Rule {

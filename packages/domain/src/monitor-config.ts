@@ -5,10 +5,8 @@ import { PERIODICITIES, type Periodicity } from "./periodicity";
 import { REGION_IDS, type RegionId } from "./regions";
 import {
   boolean,
-  domainName,
   headerName,
   headerValue,
-  hostPort,
   httpUrl,
   integer,
   isHttpUrl,
@@ -19,6 +17,7 @@ import {
   set,
   text,
 } from "./rules";
+import { domainName, hostPort } from "./hosts";
 import { parseOrThrow } from "./validation";
 
 const header = z.object({ key: headerName(), value: headerValue() });

@@ -1,7 +1,8 @@
 import { isIP } from "node:net";
 import { z } from "zod";
 import { ROLES, normalizeEmail, type Role } from "./accounts";
-import { domainName, typed, httpUrl, isDomainName, oneOf, readableLine, requiredLine, set, text } from "./rules";
+import { typed, httpUrl, oneOf, readableLine, requiredLine, set, text } from "./rules";
+import { domainName, isDomainName } from "./hosts";
 
 /** Single sign-on with OpenID Connect (docs/accounts.md, "Single sign-on"). */
 export const SSO = {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "./limits";
-import { domainName, httpUrl, integer, list, nonEmptyText, oneOf, readableLine, readableText, requiredLine, text } from "./rules";
+import { httpUrl, integer, list, nonEmptyText, oneOf, readableLine, readableText, requiredLine, text } from "./rules";
+import { domainName } from "./hosts";
 import { ValidationError, parseOrThrow, throwViolations, type FieldViolation } from "./validation";
 
 /** Who may read a page; `public` when a page does not say. */

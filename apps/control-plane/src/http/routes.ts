@@ -30,13 +30,14 @@ import { attemptLimiter } from "../limits/attempt-limiter";
 import type { SharedRedis } from "../limits/shared-rate-limiter";
 import { scrape } from "../metrics/endpoint";
 import type { PipelineSource } from "../metrics/pipeline-gauges";
+import { consoleRoutes, type ConsoleFiles } from "../console/files";
 
 type Handler = (req: Request, res: Response, params: Record<string, string | undefined>) => Promise<void>;
 
 /**
  * The plain HTTP endpoints beside the RPC API: identity, sign-in, key
- * revocation, health, Prometheus metrics (unless `metrics` is null) and the
- * public status pages.
+ * revocation, health, Prometheus metrics (unless `metrics` is null), the
+ * public status pages and the console.
  */
 export function httpRoutes(
   prisma: PrismaClient,
@@ -45,6 +46,7 @@ export function httpRoutes(
   pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis; reservedDomains: ReadonlySet<string> },
   publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges" | "rates">,
   metrics: PipelineSource | null,
+  consoleSite: ConsoleFiles,
 ): (req: Request, res: Response) => void {
   const router = FindMyWay<HTTPVersion.V1>({
     ignoreTrailingSlash: true,
@@ -143,6 +145,7 @@ export function httpRoutes(
   registerPageSignInRoutes(router, { prisma, logger, sessions, attempts: pageAttempts, hosts, settings: pageAccess.settings });
   const access = new PageAccessControl(sessions, hosts);
   publicStatusPageRoutes(router, { prisma, logger, access, hosts, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
+  consoleRoutes(router, consoleSite, (req) => hosts.isOwnAddress(req));
 
   return (req, res) => {
     if (!isReadablePath(req.url ?? "/")) {

@@ -48,6 +48,8 @@ export interface TestApiOptions {
   limits?: Pick<ApiServerOptions, "rateLimits" | "connectionLimits" | "monitorsPerWorkspace">;
   /** RESERVED_DOMAINS: names no page may take as its custom domain, besides PUBLIC_URL's host. */
   reservedDomains?: string[];
+  /** CONSOLE_DIR; default: the console built in apps/console/dist. */
+  consoleDir?: string;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
       host: "127.0.0.1",
       rateLimits: UNLIMITED_RATES,
       reservedDomains: options.reservedDomains,
+      consoleDir: options.consoleDir,
       ...limits,
     });
   const listener = await serve(pipeline);

@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from "node:net";
+import { isIP, isIPv4, isIPv6 } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { hostKey, isDomainName } from "@vigil/domain";
 import type { Request } from "../../http/json";
@@ -64,6 +64,16 @@ export class PageHosts {
   customDomainOf(req: Request): string {
     const hostname = authorityOf(req)?.hostname ?? "";
     return this.reservedDomains.has(hostname) ? "" : hostname;
+  }
+
+  /**
+   * Whether a request came to the service's own address: a reserved name
+   * (PUBLIC_URL's host, RESERVED_DOMAINS) or an IP address, which no page's
+   * custom domain is. A malformed Host is neither.
+   */
+  isOwnAddress(req: Request): boolean {
+    const hostname = authorityOf(req)?.hostname;
+    return hostname !== undefined && (this.reservedDomains.has(hostname) || isIP(hostname.replace(/^\[(.*)\]$/, "$1")) !== 0);
   }
 
   private onCustomDomain(req: Request, page: PageLocation): boolean {

@@ -15,6 +15,8 @@ import { findPublishedPage, loadPageView, type PageAddress, type PageSources } f
 import { summaryOf } from "./summary";
 import type { PageView } from "./view";
 import { statusPageRequests } from "../../metrics/definitions";
+import { acceptsGzip, matchesEtag } from "../../http/conditional";
+import { CONSOLE_PATH } from "../../console/files";
 
 export interface PublicPagesOptions extends PageSources {
   pageChanges: PageChanges;
@@ -88,7 +90,12 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
   };
 
   router.on("GET", "/status/:slug", serve(bySlug, "html"));
-  router.on("GET", "/", serve(byHost, "html"));
+  const servePageAtRoot = serve(byHost, "html");
+  router.on("GET", "/", (req, res, params) => {
+    // `/` of the service's own address is the console's; a custom domain's is its page.
+    if (options.hosts.isOwnAddress(req)) return void res.writeHead(302, { location: CONSOLE_PATH, "cache-control": "no-cache" }).end();
+    servePageAtRoot(req, res, params);
+  });
   for (const [representation, path] of Object.entries(COMPANIONS) as [Representation, string][]) {
     router.on("GET", `/status/:slug${path}`, serve(bySlug, representation));
     router.on("GET", path, serve(byHost, representation));
@@ -116,24 +123,6 @@ function send(req: Request, res: Response, rendered: Rendered, isPublic: boolean
   res
     .writeHead(200, { ...headers, "content-type": rendered.contentType, "content-length": body.length, ...(gzip && { "content-encoding": "gzip" }) })
     .end(body);
-}
-
-/** Whether the client takes gzip (and has not refused it with q=0). */
-function acceptsGzip(header: string | string[] | undefined): boolean {
-  const value = Array.isArray(header) ? header.join(",") : (header ?? "");
-  return value.split(",").some((coding) => {
-    const [name, ...params] = coding.trim().toLowerCase().split(";");
-    return (name === "gzip" || name === "*") && !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
-  });
-}
-
-function matchesEtag(header: string | string[] | undefined, etag: string): boolean {
-  const value = Array.isArray(header) ? header.join(",") : header;
-  if (!value) return false;
-  return value.split(",").some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === "*" || trimmed.replace(/^W\//, "") === etag;
-  });
 }
 
 /** Visitors of /status/<slug> get a page; programs, and hosts that are no page's domain, the API's JSON error. */
