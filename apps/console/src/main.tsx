@@ -1,6 +1,6 @@
 import { TransportProvider } from "@connectrpc/connect-query";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { StrictMode } from "react";
+import { StrictMode, lazy } from "react";
 import { createRoot } from "react-dom/client";
 import { BrowserRouter, Link, Route, Routes } from "react-router";
 import { transport } from "./api";
@@ -9,10 +9,17 @@ import { Invite } from "./pages/Invite";
 import { ResetPassword } from "./pages/ResetPassword";
 import { SignIn } from "./pages/SignIn";
 import { VerifyEmail } from "./pages/VerifyEmail";
+import { SignedIn } from "./SignedIn";
 import { Page } from "./ui";
 import "./styles.css";
 
 const queries = new QueryClient();
+
+// The settings are chunks of their own, fetched when opened: the first page stays within its budget.
+const Members = lazy(() => import("./pages/settings/Members"));
+const ApiKeys = lazy(() => import("./pages/settings/ApiKeys"));
+const Sso = lazy(() => import("./pages/settings/Sso"));
+const Account = lazy(() => import("./pages/settings/Account"));
 
 function NotFound() {
   return (
@@ -30,7 +37,13 @@ createRoot(document.getElementById("root")!).render(
       <QueryClientProvider client={queries}>
         <BrowserRouter basename="/app">
           <Routes>
-            <Route path="/" element={<Home />} />
+            <Route element={<SignedIn />}>
+              <Route path="/" element={<Home />} />
+              <Route path="/settings/members" element={<Members />} />
+              <Route path="/settings/api-keys" element={<ApiKeys />} />
+              <Route path="/settings/sso" element={<Sso />} />
+              <Route path="/settings/account" element={<Account />} />
+            </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />
             <Route path="/verify-email" element={<VerifyEmail />} />

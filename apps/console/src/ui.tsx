@@ -3,12 +3,13 @@ import { ACCOUNTS } from "@vigil/domain/accounts";
 import type { Refusal } from "./api";
 import { loadPasswordRules } from "./fields";
 
-export function Page({ title, children }: { title: string; children: ReactNode }) {
+/** A page's card; `wide` for the pages of tables (settings). */
+export function Page({ title, wide, children }: { title: string; wide?: boolean; children: ReactNode }) {
   useEffect(() => {
     document.title = `${title} · Vigil`;
   }, [title]);
   return (
-    <main className="card">
+    <main className={wide ? "card wide" : "card"}>
       <p className="brand" aria-hidden="true">
         Vigil
       </p>

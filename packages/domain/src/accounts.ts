@@ -34,6 +34,9 @@ export const scopesOfRole = (role: Role): ("read" | "write")[] => (roleCan(role,
 /** Whether a role may give (or take away) `role`: only owners make or unmake owners. */
 export const mayAssignRole = (by: Role, role: Role): boolean => roleCan(by, "members") && (role !== "owner" || roleCan(by, "own"));
 
+/** The roles SSO may give a person who joins without a mapped role: not owner, which only an owner gives. */
+export const SSO_DEFAULT_ROLES = ROLES.filter((role) => role !== "owner") as [Exclude<Role, "owner">, ...Exclude<Role, "owner">[]];
+
 export const ACCOUNTS = {
   /** A password's length in characters (no other composition rule: NIST SP 800-63B). */
   passwordMinChars: 12,

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
-import { ROLES, normalizeEmail, type Role } from "./accounts";
+import { ROLES, SSO_DEFAULT_ROLES, normalizeEmail, type Role } from "./accounts";
 import { typed, httpUrl, oneOf, readableLine, requiredLine, set, text } from "./rules";
 import { domainName, isDomainName } from "./hosts";
 
@@ -41,8 +41,6 @@ export function issuerUrlProblem(value: string): string | null {
   return "must be an https:// URL (http:// only for localhost or 127.0.0.1)";
 }
 
-/** The roles SSO may give a person who joins without a mapped role: not owner, which only an owner gives. */
-export const SSO_DEFAULT_ROLES = ROLES.filter((role) => role !== "owner") as [Exclude<Role, "owner">, ...Exclude<Role, "owner">[]];
 
 const issuerUrl = () =>
   httpUrl(SSO.issuerUrlMaxChars).superRefine((value, ctx) => {
