@@ -1,13 +1,13 @@
-import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { ACCOUNTS, WORKSPACE_HEADER } from "@vigil/domain";
 import { MemberService } from "@vigil/proto/account";
 import { inviteUrl } from "../src/accounts/invitations";
 import { jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 import { launchBrowser } from "./support/browser";
+import { consoleBrowsers, expectAccessible, focused, heading, shows, signInWith } from "./support/console";
 import { eventually } from "./support/eventually";
 import { firstLinkOf, request, startMailbox } from "./support/page-access";
 import { GOOD_PASSWORD, accountClient, createPerson, enrolSecondFactor, sessionClient, sessionCookie, signedInPerson, totpCodeAt } from "./support/people";
@@ -19,14 +19,12 @@ import { GOOD_PASSWORD, accountClient, createPerson, enrolSecondFactor, sessionC
  * every page passes axe-core without a serious or critical violation.
  */
 const PUBLIC_URL = "https://vigil.example.com";
-const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-const PHONE = { width: 390, height: 844 };
 
 let api: TestApi;
 let ws: WorkspaceKeys;
 let browser: Browser;
 let mailbox: Awaited<ReturnType<typeof startMailbox>>;
-const contexts: BrowserContext[] = [];
+const { open, closeAll } = consoleBrowsers(() => browser);
 
 beforeAll(async () => {
   mailbox = await startMailbox();
@@ -34,9 +32,7 @@ beforeAll(async () => {
   ws = await api.workspace();
   browser = await launchBrowser();
 });
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-});
+afterEach(closeAll);
 afterAll(async () => {
   await browser?.close();
   await api?.close();
@@ -58,49 +54,6 @@ const onTestServer = (link: string) => {
   expect(url.origin).toBe(PUBLIC_URL);
   return `${api.baseUrl}${url.pathname}${url.search}`;
 };
-
-/**
- * A fresh browser (no cookie, no localStorage) on `url`, with every Content
- * Security Policy violation recorded: the console must run under its policy.
- */
-async function open(url: string, colorScheme: "light" | "dark" = "light"): Promise<Page & { violations: string[] }> {
-  const context = await browser.newContext({ viewport: PHONE, colorScheme });
-  contexts.push(context);
-  const page = Object.assign(await context.newPage(), { violations: [] as string[] });
-  page.on("console", (message) => {
-    if (/Content Security Policy/i.test(message.text())) page.violations.push(message.text());
-  });
-  await page.goto(url);
-  return page;
-}
-
-/** axe-core on the page as it is (its script evaluated through the DevTools protocol, which the page's CSP does not govern). */
-async function expectAccessible(page: Page & { violations: string[] }, what: string) {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const { violations } = await axe.run();
-    return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  });
-  expect({ what, violations }).toEqual({ what, violations: [] });
-  // Usable at 390 px: nothing wider than the screen.
-  expect({ what, scrollWidth: await page.evaluate<number>("document.documentElement.scrollWidth") }).toEqual({ what, scrollWidth: PHONE.width });
-  expect({ what, csp: page.violations }).toEqual({ what, csp: [] });
-}
-
-/** Waits until `locator` (holding `text`, when given) is on the page. */
-const shows = (locator: Locator, text?: string) => (text === undefined ? locator : locator.filter({ hasText: text })).first().waitFor();
-
-/** The name (or, for the form's message, the role) of what has the keyboard focus. */
-const focused = (page: Page) => page.evaluate<string | null>("document.activeElement.getAttribute('name') ?? document.activeElement.getAttribute('role')");
-
-const heading = (page: Page) => page.getByRole("heading", { level: 1 });
-
-async function signInWith(page: Page, email: string, password: string) {
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-}
 
 describe("the console's files at /app/", () => {
   it("redirects / on the service's own address to /app/, and leaves / of another host to the status pages", async () => {

@@ -1,5 +1,4 @@
 import { useQuery } from "@connectrpc/connect-query";
-import { useQueryClient } from "@tanstack/react-query";
 import { ACCOUNTS } from "@vigil/domain/accounts";
 import { AccountService, type BeginTotpEnrolmentResponse } from "@vigil/proto/account";
 import QRCode from "qrcode";
@@ -13,6 +12,8 @@ import { Table, useAction, useClient, useSubmit, when } from "./controls";
 /** The signed-in person's own account: name, password, second factor, sessions. */
 export default function Account() {
   const { profile } = useSignedIn();
+  // Held here, above the profile's switch between enrolling and disabling, which the enrolment itself flips.
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   return (
     <Page title="Your account" wide>
       <h2>Profile</h2>
@@ -20,7 +21,13 @@ export default function Account() {
       <h2>Password</h2>
       <PasswordForm />
       <h2>Second factor</h2>
-      {profile.totpEnabled ? <DisableTotp /> : <EnrolTotp />}
+      {recoveryCodes ? (
+        <RecoveryCodes codes={recoveryCodes} onKept={() => setRecoveryCodes(null)} />
+      ) : profile.totpEnabled ? (
+        <DisableTotp />
+      ) : (
+        <EnrolTotp onEnabled={setRecoveryCodes} />
+      )}
       <h2>Sessions</h2>
       <Sessions />
     </Page>
@@ -70,10 +77,9 @@ function QrCode({ url }: { url: string }) {
   return <canvas ref={canvas} role="img" aria-label="QR code of the secret, for your authenticator app" />;
 }
 
-function EnrolTotp() {
+function EnrolTotp({ onEnabled }: { onEnabled: (recoveryCodes: string[]) => void }) {
   const client = useClient(AccountService);
   const [pending, setPending] = useState<BeginTotpEnrolmentResponse | null>(null);
-  const [codes, setCodes] = useState<string[] | null>(null);
   const begin = useForm(async () => {
     try {
       setPending(await client.beginTotpEnrolment({}));
@@ -82,9 +88,8 @@ function EnrolTotp() {
     }
   });
   const submit = useSubmit(["code"]);
-  const confirm = useForm((data) => submit(async () => setCodes((await client.confirmTotpEnrolment({ code: text(data, "code") })).recoveryCodes)));
+  const confirm = useForm((data) => submit(async () => onEnabled((await client.confirmTotpEnrolment({ code: text(data, "code") })).recoveryCodes)));
 
-  if (codes) return <RecoveryCodes codes={codes} />;
   if (!pending) {
     return (
       <>
@@ -107,12 +112,8 @@ function EnrolTotp() {
   );
 }
 
-/**
- * The recovery codes, which the API answers this once. The profile is asked
- * again only when the person leaves them, so that they stay on screen.
- */
-function RecoveryCodes({ codes }: { codes: readonly string[] }) {
-  const queries = useQueryClient();
+/** The recovery codes, which the API answers this once: on screen until the person says they have kept them. */
+function RecoveryCodes({ codes, onKept }: { codes: readonly string[]; onKept: () => void }) {
   return (
     <section className="once" aria-labelledby="recovery-heading">
       <h3 id="recovery-heading">Your recovery codes</h3>
@@ -124,7 +125,7 @@ function RecoveryCodes({ codes }: { codes: readonly string[] }) {
           </li>
         ))}
       </ul>
-      <button type="button" onClick={() => void queries.invalidateQueries()}>
+      <button type="button" onClick={onKept}>
         I have kept them
       </button>
     </section>

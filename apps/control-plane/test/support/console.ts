@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+
+/** How the console's browser tests drive it: a phone's width, the CSP watched, axe-core on each page. */
+const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+export const PHONE = { width: 390, height: 844 };
+
+export type ConsolePage = Page & { violations: string[] };
+
+/**
+ * Fresh browsers (no cookie, no localStorage) on `browser`, each with every
+ * Content Security Policy violation recorded: the console must run under its
+ * policy. `closeAll` after each test.
+ */
+export function consoleBrowsers(browser: () => Browser) {
+  const contexts: BrowserContext[] = [];
+  return {
+    async open(url: string, colorScheme: "light" | "dark" = "light"): Promise<ConsolePage> {
+      const context = await browser().newContext({ viewport: PHONE, colorScheme });
+      contexts.push(context);
+      const page = Object.assign(await context.newPage(), { violations: [] as string[] });
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) page.violations.push(message.text());
+      });
+      await page.goto(url);
+      return page;
+    },
+    closeAll: () => Promise.all(contexts.splice(0).map((c) => c.close())),
+  };
+}
+
+/** axe-core on the page as it is (its script evaluated through the DevTools protocol, which the page's CSP does not govern). */
+export async function expectAccessible(page: ConsolePage, what: string) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const { violations } = await axe.run();
+    return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  });
+  expect({ what, violations }).toEqual({ what, violations: [] });
+  // Usable at 390 px: nothing wider than the screen.
+  expect({ what, scrollWidth: await page.evaluate<number>("document.documentElement.scrollWidth") }).toEqual({ what, scrollWidth: PHONE.width });
+  expect({ what, csp: page.violations }).toEqual({ what, csp: [] });
+}
+
+/** Waits until `locator` (holding `text`, when given) is on the page. */
+export const shows = (locator: Locator, text?: string) => (text === undefined ? locator : locator.filter({ hasText: text })).first().waitFor();
+
+/** The name (or, for the form's message, the role) of what has the keyboard focus. */
+export const focused = (page: Page) => page.evaluate<string | null>("document.activeElement.getAttribute('name') ?? document.activeElement.getAttribute('role')");
+
+export const heading = (page: Page) => page.getByRole("heading", { level: 1 });
+
+export async function signInWith(page: Page, email: string, password: string) {
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
