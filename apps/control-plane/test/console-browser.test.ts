@@ -1,15 +1,13 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import type { Browser } from "playwright-core";
 import { ACCOUNTS, WORKSPACE_HEADER } from "@vigil/domain";
 import { MemberService } from "@vigil/proto/account";
 import { inviteUrl } from "../src/accounts/invitations";
 import { jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
-import { launchBrowser } from "./support/browser";
-import { consoleBrowsers, expectAccessible, focused, heading, shows, signInWith } from "./support/console";
+import { consoleTestEnvironment, expectAccessible, focused, heading, shows, signInWith } from "./support/console";
 import { eventually } from "./support/eventually";
-import { firstLinkOf, request, startMailbox } from "./support/page-access";
+import { firstLinkOf, request } from "./support/page-access";
 import { GOOD_PASSWORD, accountClient, createPerson, enrolSecondFactor, sessionClient, sessionCookie, signedInPerson, totpCodeAt } from "./support/people";
 
 /**
@@ -20,23 +18,15 @@ import { GOOD_PASSWORD, accountClient, createPerson, enrolSecondFactor, sessionC
  */
 const PUBLIC_URL = "https://vigil.example.com";
 
+const env = consoleTestEnvironment(PUBLIC_URL);
+const { open } = env;
 let api: TestApi;
 let ws: WorkspaceKeys;
-let browser: Browser;
-let mailbox: Awaited<ReturnType<typeof startMailbox>>;
-const { open, closeAll } = consoleBrowsers(() => browser);
+let mailbox: typeof env.mailbox;
 
 beforeAll(async () => {
-  mailbox = await startMailbox();
-  api = await startTestApi("pglite", { providerEnv: { SMTP_URL: mailbox.url, PUBLIC_URL } });
+  ({ api, mailbox } = env);
   ws = await api.workspace();
-  browser = await launchBrowser();
-});
-afterEach(closeAll);
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-  await mailbox?.close();
 });
 
 /** GET / with `host` in the Host header (fetch cannot set it). */

@@ -1,11 +1,9 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { ACCOUNTS, type Role } from "@vigil/domain";
 import { AccountService, MemberService, SsoService } from "@vigil/proto/account";
-import { startTestApi, type TestApi } from "./support/api";
-import { launchBrowser } from "./support/browser";
-import { consoleBrowsers, expectAccessible, heading, shows, signInWith } from "./support/console";
+import { consoleTestEnvironment, expectAccessible, heading, shows, signInWith } from "./support/console";
 import { eventually } from "./support/eventually";
-import { firstLinkOf, startMailbox } from "./support/page-access";
+import { firstLinkOf } from "./support/page-access";
 import { accountClient, createPerson, sessionClient, sessionCookie, signedInPerson, totpCodeAt, type Person } from "./support/people";
 
 /**
@@ -14,28 +12,14 @@ import { accountClient, createPerson, sessionClient, sessionCookie, signedInPers
  * does there is what the public RPCs then answer, the controls a role may not
  * use are not shown, and every page passes axe-core.
  */
-let api: TestApi;
-let browser: Browser;
-let mailbox: Awaited<ReturnType<typeof startMailbox>>;
-const { open, closeAll } = consoleBrowsers(() => browser);
-
-beforeAll(async () => {
-  mailbox = await startMailbox();
-  api = await startTestApi("pglite", { providerEnv: { SMTP_URL: mailbox.url, PUBLIC_URL: "https://vigil.example.com" } });
-  browser = await launchBrowser();
-});
-afterEach(closeAll);
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-  await mailbox?.close();
-});
+const env = consoleTestEnvironment("https://vigil.example.com");
+const { open } = env;
 
 /** A new workspace and a person of `role` in it, signed in to the console and gone to the page `link` of the header. */
 async function signedInAt(role: Role, link: string) {
-  const { slug } = await api.workspace();
-  const person = await signedInPerson(api.db.prisma, api.baseUrl, slug, role);
-  const page = await open(`${api.baseUrl}/app/sign-in`);
+  const { slug } = await env.api.workspace();
+  const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, role);
+  const page = await open(`${env.api.baseUrl}/app/sign-in`);
   await signInWith(page, person.email, person.password);
   await shows(heading(page), "Hello, ");
   await page.getByRole("navigation").getByRole("link", { name: link }).click();
@@ -43,15 +27,31 @@ async function signedInAt(role: Role, link: string) {
   return { slug, person, page };
 }
 
-const members = (slug: string, person: Person) => sessionClient(MemberService, api.baseUrl, person.token, { workspace: slug });
+const members = (slug: string, person: Person) => sessionClient(MemberService, env.api.baseUrl, person.token, { workspace: slug });
 
 /** Accepts the next confirmation the page asks for. */
 const confirming = (page: Page) => page.once("dialog", (dialog) => void dialog.accept());
 
 describe("the console's Settings", () => {
+  it("reaches the pages of the header with the keyboard alone", async () => {
+    const { page } = await signedInAt("admin", "Members");
+    await page.goto(`${env.api.baseUrl}/app/`);
+    await shows(heading(page), "Hello, ");
+    for (const link of ["Members", "API keys", "Your account"]) {
+      await page.evaluate("document.activeElement.blur()");
+      let presses = 0;
+      while ((await page.evaluate<string | null>("document.activeElement.textContent")) !== link) {
+        expect(++presses).toBeLessThan(10);
+        await page.keyboard.press("Tab");
+      }
+      await page.keyboard.press("Enter");
+      await shows(heading(page), link);
+    }
+  });
+
   it("lets an owner invite (the mail arrives), revoke an invitation, change a member's role and remove a member", async () => {
     const { slug, person: owner, page } = await signedInAt("owner", "Members");
-    const other = await createPerson(api, { [slug]: "viewer" });
+    const other = await createPerson(env.api, { [slug]: "viewer" });
     await page.reload();
     await shows(page.getByRole("cell", { name: other.email, exact: true }));
     await expectAccessible(page, "members");
@@ -65,7 +65,7 @@ describe("the console's Settings", () => {
     await page.getByLabel("Email", { exact: true }).fill(invited);
     await page.getByLabel("Role", { exact: true }).selectOption("editor");
     await page.getByRole("button", { name: "Send invitation" }).click();
-    expect(firstLinkOf(await eventually(() => mailbox.mailTo(invited)))).toContain("/app/invite?token=");
+    expect(firstLinkOf(await eventually(() => env.mailbox.mailTo(invited)))).toContain("/app/invite?token=");
     await shows(page.getByRole("cell", { name: invited }));
     expect((await members(slug, owner).listInvitations({})).invitations.map((i) => [i.email, i.role])).toEqual([[invited, "editor"]]);
     await expectAccessible(page, "members with an invitation");
@@ -94,10 +94,10 @@ describe("the console's Settings", () => {
 
   it("shows the API's refusal when a control is used after the role that allowed it was taken away", async () => {
     const { slug, person: admin, page } = await signedInAt("admin", "Members");
-    const other = await createPerson(api, { [slug]: "viewer" });
+    const other = await createPerson(env.api, { [slug]: "viewer" });
     await page.reload();
     await shows(page.getByRole("cell", { name: other.email, exact: true }));
-    const owner = await signedInPerson(api.db.prisma, api.baseUrl, slug, "owner");
+    const owner = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, "owner");
     await members(slug, owner).updateMemberRole({ id: admin.userId, role: "viewer" });
     confirming(page);
     await page.getByRole("button", { name: `Remove ${other.email}` }).click();
@@ -117,7 +117,7 @@ describe("the console's Settings", () => {
     await page.getByLabel("Scope").selectOption("write");
     await page.getByRole("button", { name: "Create key" }).click();
     const key = (await page.getByTestId("new-key").textContent())!;
-    const whoami = () => api.fetch("/v1/whoami", { headers: { "x-service-key": key } });
+    const whoami = () => env.api.fetch("/v1/whoami", { headers: { "x-service-key": key } });
     expect((await whoami()).status).toBe(200);
     await shows(page.getByRole("cell", { name: "deploys" }));
     await expectAccessible(page, "API keys with a new key");
@@ -147,7 +147,7 @@ describe("the console's Settings", () => {
     await page.getByLabel("Enabled").check();
     await page.getByRole("button", { name: "Save settings" }).click();
     await shows(page.getByRole("alert"), "Saved.");
-    const { settings } = await sessionClient(SsoService, api.baseUrl, owner.token, { workspace: slug }).getSsoSettings({});
+    const { settings } = await sessionClient(SsoService, env.api.baseUrl, owner.token, { workspace: slug }).getSsoSettings({});
     expect(settings).toMatchObject({
       issuerUrl: "https://idp.example.com",
       clientId: "vigil",
@@ -167,7 +167,7 @@ describe("the console's Settings", () => {
 
   it("changes the password, enrols a second factor with a code of otpauth, and ends another session", async () => {
     const { person, page } = await signedInAt("editor", "Your account");
-    const elsewhere = await sessionCookie(api.baseUrl, person.email, person.password, "another browser");
+    const elsewhere = await sessionCookie(env.api.baseUrl, person.email, person.password, "another browser");
     await page.reload();
     await shows(page.getByRole("cell", { name: "another browser" }));
     await expectAccessible(page, "your account");
@@ -181,8 +181,8 @@ describe("the console's Settings", () => {
     await page.getByRole("button", { name: "Change password" }).click();
     await shows(page.getByRole("alert"), "Password changed");
     // The change ended the other session; one more, opened with the new password, is ended from the page below.
-    const third = await sessionCookie(api.baseUrl, person.email, "a brand new passphrase", "a third browser");
-    await eventually(async () => expect((await accountClient(api.baseUrl, elsewhere).getProfile({}).catch((e: Error) => e)) instanceof Error).toBe(true));
+    const third = await sessionCookie(env.api.baseUrl, person.email, "a brand new passphrase", "a third browser");
+    await eventually(async () => expect((await accountClient(env.api.baseUrl, elsewhere).getProfile({}).catch((e: Error) => e)) instanceof Error).toBe(true));
 
     await page.getByRole("button", { name: "Set up an authenticator app" }).click();
     await shows(page.getByRole("img", { name: /QR code/ }));
@@ -197,8 +197,8 @@ describe("the console's Settings", () => {
 
     await shows(page.getByRole("cell", { name: "a third browser" }));
     await page.getByRole("button", { name: /^End session from/ }).click();
-    await eventually(async () => expect((await accountClient(api.baseUrl, third).getProfile({}).catch((e: Error) => e)) instanceof Error).toBe(true));
-    const profile = (await sessionClient(AccountService, api.baseUrl, (await page.context().cookies()).find((c) => c.name === "vigil_session")!.value).getProfile({})).profile;
+    await eventually(async () => expect((await accountClient(env.api.baseUrl, third).getProfile({}).catch((e: Error) => e)) instanceof Error).toBe(true));
+    const profile = (await sessionClient(AccountService, env.api.baseUrl, (await page.context().cookies()).find((c) => c.name === "vigil_session")!.value).getProfile({})).profile;
     expect(profile?.totpEnabled).toBe(true);
   });
 });

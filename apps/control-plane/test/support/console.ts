@@ -1,5 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { startTestApi, type TestApi } from "./api";
+import { launchBrowser } from "./browser";
+import { startMailbox } from "./page-access";
 
 /** How the console's browser tests drive it: a phone's width, the CSP watched, axe-core on each page. */
 const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -12,7 +15,7 @@ export type ConsolePage = Page & { violations: string[] };
  * Content Security Policy violation recorded: the console must run under its
  * policy. `closeAll` after each test.
  */
-export function consoleBrowsers(browser: () => Browser) {
+function consoleBrowsers(browser: () => Browser) {
   const contexts: BrowserContext[] = [];
   return {
     async open(url: string, colorScheme: "light" | "dark" = "light"): Promise<ConsolePage> {
@@ -27,6 +30,28 @@ export function consoleBrowsers(browser: () => Browser) {
     },
     closeAll: () => Promise.all(contexts.splice(0).map((c) => c.close())),
   };
+}
+
+/**
+ * A suite's console: a control plane on PGlite (PUBLIC_URL `publicUrl`) that
+ * mails to a mailbox of its own, and Chromium; the hooks are registered here,
+ * so `api` and `mailbox` are there from the suite's first `beforeAll` on.
+ */
+export function consoleTestEnvironment(publicUrl: string) {
+  const env = {} as { api: TestApi; mailbox: Awaited<ReturnType<typeof startMailbox>>; browser: Browser };
+  const browsers = consoleBrowsers(() => env.browser);
+  beforeAll(async () => {
+    env.mailbox = await startMailbox();
+    env.api = await startTestApi("pglite", { providerEnv: { SMTP_URL: env.mailbox.url, PUBLIC_URL: publicUrl } });
+    env.browser = await launchBrowser();
+  });
+  afterEach(browsers.closeAll);
+  afterAll(async () => {
+    await env.browser?.close();
+    await env.api?.close();
+    await env.mailbox?.close();
+  });
+  return Object.assign(env, { open: browsers.open });
 }
 
 /** axe-core on the page as it is (its script evaluated through the DevTools protocol, which the page's CSP does not govern). */
