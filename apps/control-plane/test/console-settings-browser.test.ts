@@ -1,5 +1,5 @@
 import type { Page } from "playwright-core";
-import { ACCOUNTS, type Role } from "@vigil/domain";
+import { ACCOUNTS, SESSION_COOKIE, type Role } from "@vigil/domain";
 import { AccountService, MemberService, SsoService } from "@vigil/proto/account";
 import { consoleTestEnvironment, expectAccessible, heading, shows, signInWith } from "./support/console";
 import { eventually } from "./support/eventually";
@@ -165,7 +165,7 @@ describe("the console's Settings", () => {
     await shows(page.getByText("A secret is stored"));
   });
 
-  it("changes the password, enrols a second factor with a code of otpauth, and ends another session", async () => {
+  it("changes the password, enrols a second factor with a code of otpauth and turns it off, and ends another session", async () => {
     const { person, page } = await signedInAt("editor", "Your account");
     const elsewhere = await sessionCookie(env.api.baseUrl, person.email, person.password, "another browser");
     await page.reload();
@@ -188,6 +188,9 @@ describe("the console's Settings", () => {
     await shows(page.getByRole("img", { name: /QR code/ }));
     await expectAccessible(page, "second factor enrolment");
     const secret = (await page.getByTestId("totp-secret").textContent())!;
+    await page.getByLabel("Code", { exact: true }).fill("12345");
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await shows(page.getByText(`Code: must be the ${ACCOUNTS.totpDigits}-digit code`));
     await page.getByLabel("Code", { exact: true }).fill(totpCodeAt(secret, Date.now()));
     await page.getByRole("button", { name: "Turn on" }).click();
     await shows(page.getByTestId("recovery-codes"));
@@ -198,7 +201,12 @@ describe("the console's Settings", () => {
     await shows(page.getByRole("cell", { name: "a third browser" }));
     await page.getByRole("button", { name: /^End session from/ }).click();
     await eventually(async () => expect((await accountClient(env.api.baseUrl, third).getProfile({}).catch((e: Error) => e)) instanceof Error).toBe(true));
-    const profile = (await sessionClient(AccountService, env.api.baseUrl, (await page.context().cookies()).find((c) => c.name === "vigil_session")!.value).getProfile({})).profile;
-    expect(profile?.totpEnabled).toBe(true);
+    const own = sessionClient(AccountService, env.api.baseUrl, (await page.context().cookies()).find((c) => c.name === SESSION_COOKIE)!.value);
+    expect((await own.getProfile({})).profile?.totpEnabled).toBe(true);
+
+    await page.getByLabel("Password", { exact: true }).fill("a brand new passphrase");
+    await page.getByRole("button", { name: "Turn off the second factor" }).click();
+    await shows(page.getByRole("button", { name: "Set up an authenticator app" }));
+    expect((await own.getProfile({})).profile?.totpEnabled).toBe(false);
   });
 });
