@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { TIME_RANGES, type TimeRange } from "./comparators";
+import { SUMMARY_TIME_RANGES } from "./comparators";
 import { REGION_IDS, type RegionId } from "./regions";
 import { oneOf, set } from "./rules";
 import { parseOrThrow } from "./validation";
 
 const summaryRequest = z.object({
-  timeRange: oneOf(Object.keys(TIME_RANGES) as [TimeRange, ...TimeRange[]]),
+  timeRange: oneOf(SUMMARY_TIME_RANGES),
   regions: set(oneOf(REGION_IDS as [RegionId, ...RegionId[]])),
 });
 
