@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { TIME_RANGES, type TimeRange } from "./comparators";
+import type { TimeRange } from "./comparators";
 import { DEFAULTS, LIMITS } from "./limits";
-import { REGION_IDS, type RegionId } from "./regions";
-import { integer, oneOf, set } from "./rules";
+import { integer } from "./rules";
+import { regionSet } from "./summary-request";
 import { parseOrThrow } from "./validation";
 
 const MINUTE_MS = 60_000;
@@ -11,7 +11,7 @@ const HOUR_MS = 60 * MINUTE_MS;
 /**
  * Each range of GetMonitorTimeseries in buckets of a fixed width, aligned to UTC, read from where that
  * width is cheapest: the raw results for the ranges they still cover (RESULT_RETENTION_DAYS is at
- * least 1), the hourly aggregates for a week, the daily latency aggregates for two. About 60 to 170
+ * least 1), the hourly aggregates for a week, the daily latency aggregates for two. 15 to 169
  * points, enough for a chart and few enough to draw at once.
  */
 export const TIMESERIES_RESOLUTIONS: Record<TimeRange, { bucketMs: number; source: "results" | "hourly" | "daily" }> = {
@@ -21,20 +21,8 @@ export const TIMESERIES_RESOLUTIONS: Record<TimeRange, { bucketMs: number; sourc
   "14d": { bucketMs: 24 * HOUR_MS, source: "daily" },
 };
 
-const regions = set(oneOf(REGION_IDS as [RegionId, ...RegionId[]]));
-
-const timeseriesRequest = z.object({
-  timeRange: oneOf(Object.keys(TIME_RANGES) as [TimeRange, ...TimeRange[]]),
-  regions,
-});
-
-/** GetMonitorTimeseries's range (required) and regions (empty means all). */
-export function parseTimeseriesRequest(input: { timeRange: unknown; regions: unknown[] }): z.output<typeof timeseriesRequest> {
-  return parseOrThrow(timeseriesRequest, input, "");
-}
-
 const resultsRequest = z.object({
-  regions,
+  regions: regionSet(),
   limit: integer(LIMITS.listLimit).default(DEFAULTS.listLimit),
 });
 

@@ -82,6 +82,16 @@ export function monitorService(
     return record;
   }
 
+  /** A read over a range of a monitor's results: the request checked first, then the monitor found. */
+  async function rangeOf<T>(
+    ctx: HandlerContext,
+    req: { id: string; timeRange: number; regions: number[] },
+    parse: (input: { timeRange: unknown; regions: unknown[] }) => T,
+  ): Promise<T & { record: MonitorRecord }> {
+    const parsed = parse({ timeRange: timeRangeCodec.decode(req.timeRange), regions: req.regions.map(regionCodec.decode) });
+    return { ...parsed, record: await findMonitor(ctx, req.id) };
+  }
+
   async function createMonitor<K extends MonitorKind>(ctx: HandlerContext, kind: K, message: MonitorMessageByKind[K] | undefined) {
     if (!message) throw ValidationError.of("monitor", "is required");
     const config = parseMonitorConfig(kind, monitorInputFromMessage(kind, message));
@@ -170,11 +180,7 @@ export function monitorService(
     },
 
     async getMonitorSummary(req, ctx) {
-      const { timeRange, regions } = parseSummaryRequest({
-        timeRange: timeRangeCodec.decode(req.timeRange),
-        regions: req.regions.map(regionCodec.decode),
-      });
-      const record = await findMonitor(ctx, req.id);
+      const { record, timeRange, regions } = await rangeOf(ctx, req, parseSummaryRequest);
       const summary = await monitorSummary(prisma, record.id, timeRange, regions);
       return {
         id: record.id,
@@ -192,11 +198,7 @@ export function monitorService(
     },
 
     async getMonitorTimeseries(req, ctx) {
-      const { timeRange, regions } = parseTimeseriesRequest({
-        timeRange: timeRangeCodec.decode(req.timeRange),
-        regions: req.regions.map(regionCodec.decode),
-      });
-      const record = await findMonitor(ctx, req.id);
+      const { record, timeRange, regions } = await rangeOf(ctx, req, parseTimeseriesRequest);
       const series = await monitorTimeseries(prisma, record.id, timeRange, regions);
       return {
         id: record.id,
