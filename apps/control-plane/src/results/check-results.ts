@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
-import { ValidationError, type RegionId } from "@vigil/domain";
+import { ValidationError, isStorableText, type RegionId } from "@vigil/domain";
 import type { CheckStatus, Timing } from "@vigil/checks";
 
 export interface StoredResult {
@@ -33,7 +33,9 @@ const encodeCursor = ({ startedAt, id }: Cursor) => Buffer.from(JSON.stringify([
 function decodeCursor(text: string): Cursor {
   try {
     const [time, id] = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as unknown[];
-    if (Number.isSafeInteger(time) && typeof id === "string" && id !== "") return { startedAt: new Date(time as number), id };
+    const startedAt = new Date(Number.isSafeInteger(time) ? (time as number) : NaN);
+    // What the database could not compare (a time past JavaScript's, a NUL in the id) is no cursor either.
+    if (!Number.isNaN(startedAt.getTime()) && typeof id === "string" && id !== "" && isStorableText(id)) return { startedAt, id };
   } catch {
     // Not JSON: refused below like any other text that is not a cursor.
   }
