@@ -76,6 +76,9 @@ describe("vigil result commands", () => {
     const badRange = await vigil(["monitors", "chart", id, "--range", "2h"], env());
     expect(badRange.code).toBe(2);
     expect(badRange.stderr).toContain("must be one of 1d, 7d, 14d, 1h");
+    // Summaries read the hourly aggregates only: the last hour is a chart's range, not a summary's.
+    const hourSummary = await vigil(["monitors", "summary", id, "--range", "1h"], env());
+    expect([hourSummary.code, hourSummary.stderr]).toEqual([2, expect.stringContaining("must be one of 1d, 7d, 14d\n")]);
   });
 
   it("regions: every region with its agents, checks per minute and queue", async () => {

@@ -175,7 +175,7 @@ export function monitorsCommand(): Command {
     .description("checks and latency percentiles over a time range")
     .argument("<id>", "monitor id")
     .addOption(
-      new Option("--range <range>", `time range: ${SUMMARY_TIME_RANGES.join(", ")}`).argParser(enumParser(timeRangeCodec)).default(timeRangeCodec.encode("1d"), "1d"),
+      new Option("--range <range>", `time range: ${SUMMARY_TIME_RANGES.join(", ")}`).argParser(enumParser({ ...timeRangeCodec, values: SUMMARY_TIME_RANGES })).default(timeRangeCodec.encode("1d"), "1d"),
     )
     .addOption(regionOption())
     .action(
