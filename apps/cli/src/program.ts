@@ -7,6 +7,7 @@ import { keysCommand } from "./commands/keys.js";
 import { membersCommand } from "./commands/members.js";
 import { ssoCommand } from "./commands/sso.js";
 import { monitorsCommand } from "./commands/monitors.js";
+import { regionsCommand } from "./commands/results.js";
 import { notificationsCommand } from "./commands/notifications.js";
 import { statusPagesCommand } from "./commands/status-pages.js";
 import { FORMATS } from "./output.js";
@@ -45,6 +46,7 @@ export function createProgram(): Command {
     logoutCommand(),
     whoamiCommand(),
     monitorsCommand(),
+    regionsCommand(),
     incidentsCommand(),
     notificationsCommand(),
     statusPagesCommand(),

@@ -61,6 +61,9 @@ const MATRIX = [
     DeleteMonitor: WRITE,
     GetMonitorStatus: READ,
     GetMonitorSummary: READ,
+    GetMonitorTimeseries: READ,
+    ListCheckResults: READ,
+    ListRegions: READ,
   }),
   rows(IncidentService, { ListIncidents: READ, GetIncident: READ }),
   rows(NotificationService, {

@@ -1,5 +1,5 @@
 import { Periodicity } from "@vigil/proto";
-import { REGION_IDS, TIME_RANGES, type RegionId, type TimeRange } from "@vigil/domain";
+import { REGION_IDS, SUMMARY_TIME_RANGES, type RegionId } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
 import { ALL_REGIONS, PER_REGION } from "../src/results/aggregates";
 import { pruneResults } from "../src/results/retention";
@@ -11,7 +11,7 @@ import { checkResult } from "./support/results";
 
 const NOW = new Date();
 const HOUR = 3_600_000;
-const RANGES = Object.keys(TIME_RANGES) as TimeRange[];
+const RANGES = SUMMARY_TIME_RANGES;
 const REGIONS: RegionId[] = ["hostA-ams", "hostB-fra", "hostC-us-east4", "hostB-par", "hostC-us-west2"];
 const STATUSES: ResultMessage["status"][] = ["success", "success", "success", "degraded", "error"];
 

@@ -17,5 +17,7 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 export const MONITOR_STATUSES = ["active", "degraded", "error", "unknown"] as const;
 export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
 
-export const TIME_RANGES = { "1d": 86_400_000, "7d": 7 * 86_400_000, "14d": 14 * 86_400_000 } as const;
+export const TIME_RANGES = { "1h": 3_600_000, "1d": 86_400_000, "7d": 7 * 86_400_000, "14d": 14 * 86_400_000 } as const;
 export type TimeRange = keyof typeof TIME_RANGES;
+/** GetMonitorSummary reads hourly aggregates only, too coarse for the last hour. */
+export const SUMMARY_TIME_RANGES = ["1d", "7d", "14d"] as const satisfies readonly TimeRange[];

@@ -21,6 +21,7 @@ export * from "./pagination";
 export * from "./periodicity";
 export * from "./regions";
 export * from "./summary-request";
+export * from "./result-reads";
 export { NOT_STORABLE_RULE, isHttpUrl, isReadableLine, isStorableText, set } from "./rules";
 export { isDomainName, parseHostPort } from "./hosts";
 export * from "./resource-id";

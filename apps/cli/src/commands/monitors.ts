@@ -1,6 +1,6 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { httpMethodCodec, monitorStatusCodec, numberComparatorCodec, periodicityCodec, regionCodec, timeRangeCodec } from "@vigil/domain";
+import { SUMMARY_TIME_RANGES, httpMethodCodec, monitorStatusCodec, numberComparatorCodec, periodicityCodec, regionCodec, timeRangeCodec } from "@vigil/domain";
 import {
   DNSMonitorSchema,
   GetMonitorStatusResponseSchema,
@@ -19,6 +19,7 @@ import { updateMaskOf, bodyOf, enumParser, fields, parseHeader, parseInteger, wi
 import { messageDetails, statusText, table, word } from "../output.js";
 import { addCommands, call } from "../resource.js";
 import { parseSeconds, watch } from "../watch.js";
+import { addResultCommands, regionOption } from "./results.js";
 
 type Kind = "http" | "tcp" | "dns";
 type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor;
@@ -174,9 +175,9 @@ export function monitorsCommand(): Command {
     .description("checks and latency percentiles over a time range")
     .argument("<id>", "monitor id")
     .addOption(
-      new Option("--range <range>", `time range: ${timeRangeCodec.values.join(", ")}`).argParser(enumParser(timeRangeCodec)).default(timeRangeCodec.encode("1d"), "1d"),
+      new Option("--range <range>", `time range: ${SUMMARY_TIME_RANGES.join(", ")}`).argParser(enumParser({ ...timeRangeCodec, values: SUMMARY_TIME_RANGES })).default(timeRangeCodec.encode("1d"), "1d"),
     )
-    .addOption(new Option("--region <region>", "only this region (repeatable)").argParser((value: string, previous: number[] = []) => [...previous, enumParser(regionCodec)(value)]))
+    .addOption(regionOption())
     .action(
       action(async (ctx, id: string, options: { range: number; region?: number[] }) => {
         const request = { id, timeRange: options.range, regions: options.region };
@@ -197,5 +198,6 @@ export function monitorsCommand(): Command {
       }),
     );
 
+  addResultCommands(monitors);
   return monitors;
 }

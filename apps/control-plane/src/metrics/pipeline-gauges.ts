@@ -1,7 +1,8 @@
-import type { Job, Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import type { RedisConnection } from "@vigil/queue";
 import { REGION_IDS, type RegionId } from "@vigil/domain";
 import { RESULTS_GROUP, resultsStreamKey } from "@vigil/queue";
+import { queueBacklog } from "../scheduling/backlog";
 import { queueDepth, queueOldestJobAge, redisReachable, resultsConsumerLag, resultsPending, resultsStreamLength } from "./definitions";
 
 /** Redis commands wait for a lost connection to come back; a scrape does not wait that long. */
@@ -37,27 +38,11 @@ export async function updatePipelineGauges(source: PipelineSource): Promise<void
   }
 }
 
-/** Delayed jobs read at most per scrape to count those already due (normally none: an agent asking for work moves them). */
-const DUE_DELAYED_READ = 1_000;
-
 async function updateQueue(region: RegionId, queue: Queue): Promise<void> {
-  // Scheduled checks carry a priority, so due jobs are "prioritized"; checks asked for on demand are "waiting".
-  const [counts, [earliestDelayed]] = await Promise.all([queue.getJobCounts("waiting", "prioritized"), queue.getDelayed(0, 0)]);
-  // A delayed job that came due stays "delayed" until an agent asks for work, which an agent whose checks have no
-  // room does not: those are backlog too.
-  const now = Date.now();
-  const dueDelayed =
-    earliestDelayed && dueAt(earliestDelayed) <= now ? (await queue.getDelayed(0, DUE_DELAYED_READ - 1)).filter((job) => dueAt(job) <= now) : [];
-  const depth = (counts.waiting ?? 0) + (counts.prioritized ?? 0) + dueDelayed.length;
+  const { depth, oldestAgeSeconds } = await queueBacklog(queue);
   queueDepth.set({ region }, depth);
-  if (depth === 0) return queueOldestJobAge.set({ region }, 0);
-  const [waiting, prioritized] = await Promise.all([queue.getWaiting(0, 0), queue.getPrioritized(0, 0)]);
-  const dueSince = [...waiting, ...prioritized, ...dueDelayed.slice(0, 1)].filter(Boolean).map(dueAt);
-  queueOldestJobAge.set({ region }, dueSince.length > 0 ? Math.max(0, (now - Math.min(...dueSince)) / 1000) : 0);
+  queueOldestJobAge.set({ region }, oldestAgeSeconds);
 }
-
-/** A scheduled job is made ahead of its run and delayed until it is due; it waits from then on. */
-const dueAt = (job: Job) => job.timestamp + (job.opts.delay ?? 0);
 
 interface GroupInfo {
   name: string;

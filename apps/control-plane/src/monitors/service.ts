@@ -13,6 +13,9 @@ import {
   monitorStatusCodec,
   parsePage,
   parseSummaryRequest,
+  parseResultsRequest,
+  parseTimeseriesRequest,
+  regionStatusOf,
   regionCodec,
   rejectRedactedCredentials,
   restoreCredentials,
@@ -28,7 +31,10 @@ import { MonitorService } from "@vigil/proto";
 import { actorOf, readsOnly } from "../auth/context";
 import { notFound } from "../errors";
 import type { Logger } from "@vigil/logging";
+import { listCheckResults } from "../results/check-results";
 import { monitorSummary } from "../results/summary";
+import { monitorTimeseries } from "../results/timeseries";
+import { listRegions } from "../regions/regions";
 import type { CheckScheduler } from "../scheduling/scheduler";
 import type { Statuses } from "../status/statuses";
 import { MonitorMessages, monitorMessage } from "./messages";
@@ -38,8 +44,15 @@ const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS" } as const;
 /** Attempts at a partial update that keeps losing to concurrent writers before giving up. */
 const UPDATE_ATTEMPTS = 5;
 
-/** How long TriggerMonitor waits for Redis before answering unavailable. */
-const TRIGGER_TIMEOUT_MS = 5_000;
+/** How long TriggerMonitor and ListRegions wait for Redis before answering unavailable. */
+const QUEUE_TIMEOUT_MS = 5_000;
+
+function withinQueueTimeout<T>(work: Promise<T>): Promise<T> {
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new ConnectError("the check queue is unreachable; try again", Code.Unavailable)), QUEUE_TIMEOUT_MS).unref(),
+  );
+  return Promise.race([work, timeout]);
+}
 
 export function monitorService(
   repo: MonitorRepository,
@@ -67,6 +80,16 @@ export function monitorService(
     const record = await repo.find(workspaceOf(ctx), parseId(id));
     if (!record) throw notFound(`monitor ${id}`);
     return record;
+  }
+
+  /** A read over a range of a monitor's results: the request checked first, then the monitor found. */
+  async function rangeOf<T>(
+    ctx: HandlerContext,
+    req: { id: string; timeRange: number; regions: number[] },
+    parse: (input: { timeRange: unknown; regions: unknown[] }) => T,
+  ): Promise<T & { record: MonitorRecord }> {
+    const parsed = parse({ timeRange: timeRangeCodec.decode(req.timeRange), regions: req.regions.map(regionCodec.decode) });
+    return { ...parsed, record: await findMonitor(ctx, req.id) };
   }
 
   async function createMonitor<K extends MonitorKind>(ctx: HandlerContext, kind: K, message: MonitorMessageByKind[K] | undefined) {
@@ -143,10 +166,7 @@ export function monitorService(
 
     async triggerMonitor(req, ctx) {
       const record = await findMonitor(ctx, req.id);
-      const timeout = new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new ConnectError("the check queue is unreachable; try again", Code.Unavailable)), TRIGGER_TIMEOUT_MS).unref(),
-      );
-      await Promise.race([scheduler.trigger(record), timeout]);
+      await withinQueueTimeout(scheduler.trigger(record));
       return { success: true };
     },
 
@@ -160,11 +180,7 @@ export function monitorService(
     },
 
     async getMonitorSummary(req, ctx) {
-      const { timeRange, regions } = parseSummaryRequest({
-        timeRange: timeRangeCodec.decode(req.timeRange),
-        regions: req.regions.map(regionCodec.decode),
-      });
-      const record = await findMonitor(ctx, req.id);
+      const { record, timeRange, regions } = await rangeOf(ctx, req, parseSummaryRequest);
       const summary = await monitorSummary(prisma, record.id, timeRange, regions);
       return {
         id: record.id,
@@ -178,6 +194,71 @@ export function monitorService(
         p90: BigInt(summary.percentiles[90]),
         p95: BigInt(summary.percentiles[95]),
         p99: BigInt(summary.percentiles[99]),
+      };
+    },
+
+    async getMonitorTimeseries(req, ctx) {
+      const { record, timeRange, regions } = await rangeOf(ctx, req, parseTimeseriesRequest);
+      const series = await monitorTimeseries(prisma, record.id, timeRange, regions);
+      return {
+        id: record.id,
+        timeRange: req.timeRange,
+        bucketSeconds: BigInt(series.bucketMs / 1000),
+        buckets: series.buckets.map((b) => ({
+          start: timestampFromDate(b.start),
+          count: BigInt(b.successful + b.degraded + b.failed),
+          successful: BigInt(b.successful),
+          degraded: BigInt(b.degraded),
+          failed: BigInt(b.failed),
+          p50: BigInt(b.percentiles[50]),
+          p95: BigInt(b.percentiles[95]),
+          p99: BigInt(b.percentiles[99]),
+        })),
+      };
+    },
+
+    async listCheckResults(req, ctx) {
+      const { regions, limit } = parseResultsRequest({ regions: req.regions.map(regionCodec.decode), limit: req.limit });
+      const record = await findMonitor(ctx, req.id);
+      const page = await listCheckResults(prisma, record.id, regions, limit, req.cursor);
+      return {
+        nextCursor: page.nextCursor,
+        results: page.results.map((r) => ({
+          id: r.id,
+          time: timestampFromDate(r.startedAt),
+          region: regionCodec.encode(r.region),
+          status: monitorStatusCodec.encode(regionStatusOf(r.status)),
+          statusCode: r.statusCode ?? 0,
+          latencyMs: r.latencyMs,
+          timing: {
+            dnsMs: r.timing.dnsMs ?? undefined,
+            connectMs: r.timing.connectMs ?? undefined,
+            tlsMs: r.timing.tlsMs ?? undefined,
+            firstByteMs: r.timing.firstByteMs ?? undefined,
+            transferMs: r.timing.transferMs ?? undefined,
+          },
+          failureReason: r.reason ?? "",
+          error: r.error ?? "",
+          trigger: r.trigger,
+          attempts: r.attempts,
+        })),
+      };
+    },
+
+    async listRegions(_req, ctx) {
+      const regions = await withinQueueTimeout(listRegions(prisma, (region) => scheduler.queue(region), workspaceOf(ctx)));
+      return {
+        regions: regions.map((r) => {
+          const lastSeen = Math.max(...r.agents.map((a) => a.lastSeenAt.getTime()));
+          return {
+            region: regionCodec.encode(r.region),
+            agents: r.agents.map((a) => ({ name: a.name, lastSeenAt: timestampFromDate(a.lastSeenAt) })),
+            lastSeenAt: r.agents.length > 0 ? timestampFromDate(new Date(lastSeen)) : undefined,
+            checksPerMinute: r.checksPerMinute,
+            queueDepth: BigInt(r.depth),
+            oldestCheckAgeSeconds: r.oldestAgeSeconds,
+          };
+        }),
       };
     },
   };

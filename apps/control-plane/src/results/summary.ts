@@ -31,8 +31,13 @@ export async function monitorSummary(
   regions: RegionId[],
   now = new Date(),
 ): Promise<Summary> {
+  return summaryFrom(prisma, tablesFor(regions), regions, monitorId, rangeStart(range, now), now);
+}
+
+/** `regions` empty (or every region) reads the roll-ups across regions, otherwise the per-region tables. */
+export function tablesFor(regions: readonly RegionId[]): SummaryTables {
   const allRegions = regions.length === 0 || REGION_IDS.every((region) => regions.includes(region));
-  return summaryFrom(prisma, allRegions ? ALL_REGIONS : PER_REGION, regions, monitorId, rangeStart(range, now), now);
+  return allRegions ? ALL_REGIONS : PER_REGION;
 }
 
 /** The whole UTC days between `from` and `now`, [daysFrom, daysTo); an empty span at `now` when there are none. */
