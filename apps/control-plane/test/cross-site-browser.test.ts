@@ -75,7 +75,10 @@ const monitorsMade = () => api.db.prisma.monitor.count({ where: { name: MONITOR.
 async function submitForm(context: BrowserContext, url: string, id: string, action: string) {
   const tab = await context.newPage();
   await tab.goto(url);
-  await Promise.all([tab.waitForResponse((res) => res.url() === action), tab.locator(`#${id} button`).click()]);
+  const [answer] = await Promise.all([tab.waitForResponse((res) => res.url() === action), tab.locator(`#${id} button`).click()]);
+  // The raw request headers (whether the cookie went) reach Playwright apart from the answer: read them
+  // before the tab closes, or the answers' promise above may wait for them forever.
+  await answer.request().headerValue("cookie");
   await tab.close();
 }
 
