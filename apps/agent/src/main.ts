@@ -33,8 +33,6 @@ async function main(): Promise<void> {
     config.healthHost,
     registry,
   );
-  logger.info({ healthPort: health.port }, "health endpoint listening");
-
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -58,6 +56,8 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", (signal) => void stop(signal));
   process.on("SIGINT", (signal) => void stop(signal));
+  // Said after the handlers are on: whoever waits for this line may signal the agent at once.
+  logger.info({ healthPort: health.port }, "health endpoint listening");
 
   // Redis may not be up yet: the worker waits for it, and a signal still stops the agent meanwhile.
   try {

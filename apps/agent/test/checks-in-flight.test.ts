@@ -4,7 +4,7 @@ import { parseMonitorConfig } from "@vigil/domain";
 import { checkQueueName, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { parseExposition, sampleValue } from "../../control-plane/test/support/prometheus";
-import { eventually } from "../../control-plane/test/support/eventually";
+import { eventually } from "../../../test/eventually";
 import { CHECK_MEMORY_BYTES, HEAP_SHARE_FOR_CHECKS } from "../src/in-flight-limit";
 import { startAgent, type AgentProcess } from "./support/processes";
 import { hangingTarget, slowHttpTarget, type HangingTarget, type SlowTarget } from "./support/targets";

@@ -4,7 +4,7 @@ import { parseMonitorConfig } from "@vigil/domain";
 import { checkQueueName, type CheckJobData } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { parseExposition, sampleValue } from "../../control-plane/test/support/prometheus";
-import { eventually } from "../../control-plane/test/support/eventually";
+import { eventually } from "../../../test/eventually";
 import { startAgent, type AgentProcess } from "./support/processes";
 import { closedPort, tcpTarget, type Target } from "./support/targets";
 

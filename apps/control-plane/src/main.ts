@@ -5,17 +5,46 @@ import { serveAdminSocket } from "./admin/socket";
 import { bootstrapFirstStart } from "./bootstrap";
 import { ACCOUNTS } from "@vigil/domain";
 import { inviteUrl } from "./accounts/invitations";
-import { adminSocketPath, loadConfig } from "./config";
+import { adminSocketPath, loadConfig, type ControlPlaneConfig } from "./config";
 import { lockDataDir } from "./data-dir-lock";
 import { NotificationRepository } from "./notifications/repository";
 import { loadSecretBox } from "./notifications/secrets";
 import { startPipeline } from "./pipeline";
-import { createLogger } from "@vigil/logging";
+import { createLogger, type Logger } from "@vigil/logging";
 import { apiPartsOf, startApiServer } from "./server";
 
-async function main(): Promise<void> {
-  const config = loadConfig();
+function failedToStart(error: unknown): never {
+  process.stderr.write(`vigil control plane failed to start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+
+function main(): void {
+  let config: ControlPlaneConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    failedToStart(error);
+  }
   const logger = createLogger(config.logLevel, "control-plane");
+  // The handlers come before anything starts: a signal that arrives while the service starts (or just as it
+  // says it is listening) stops it once it is up, instead of killing it with the data folder still locked.
+  const running = start(config, logger);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    const stopService = await running;
+    logger.info({ signal }, "shutting down");
+    await stopService();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+  running.catch(failedToStart);
+}
+
+/** Starts every part of the control plane and answers the function that stops them in order. */
+async function start(config: ControlPlaneConfig, logger: Logger): Promise<() => Promise<void>> {
   const embedded = config.database.kind === "pglite";
   const lock = embedded ? lockDataDir(config.dataDir) : undefined;
   if (lock?.abandonedBy) {
@@ -65,22 +94,12 @@ async function main(): Promise<void> {
     : async () => {};
   logger.info({ port: api.address().port, host: config.host, addressPolicy: settings.addressPolicy.settings }, "control plane listening");
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down");
+  return async () => {
     await Promise.all([api.close(), closeAdmin()]);
     await pipeline.stop();
     await db.close();
     lock?.release();
-    process.exit(0);
   };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`vigil control plane failed to start: ${(error as Error).message}\n`);
-  process.exit(1);
-});
+main();

@@ -3,7 +3,7 @@ import { Code } from "@connectrpc/connect";
 import { ACCOUNTS } from "@vigil/domain";
 import { BACKENDS, jsonOf, startTestApi, type Replica, type TestApi, type WorkspaceKeys } from "./support/api";
 import { codeOf, rejection } from "./support/codes";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { firstLinkOf, startMailbox } from "./support/page-access";
 import { accountClient, createPerson, enrolSecondFactor, sessionCookie, totpCodeAt as codeAt } from "./support/people";
 

@@ -9,7 +9,7 @@ import type { PrismaClient } from "@vigil/db";
 import { BACKENDS, openTestDatabase, startTestApi, type Replica, type TestApi } from "./support/api";
 import { codeOf } from "./support/codes";
 import { testPipelineConfig } from "./support/control-plane";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 
 /** Waits until `count` lookups, the background ones included, have been answered. */
 async function eventuallyLookedUp(seen: { lookups: number; answered: number }, count: number): Promise<void> {

@@ -6,7 +6,7 @@ import { MemberService } from "@vigil/proto/account";
 import { inviteUrl } from "../src/accounts/invitations";
 import { jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 import { consoleTestEnvironment, expectAccessible, focused, heading, shows, signInWith } from "./support/console";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { firstLinkOf, request } from "./support/page-access";
 import { GOOD_PASSWORD, accountClient, createPerson, enrolSecondFactor, sessionClient, sessionCookie, signedInPerson, totpCodeAt } from "./support/people";
 

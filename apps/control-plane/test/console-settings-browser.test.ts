@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { ACCOUNTS, SESSION_COOKIE, type Role } from "@vigil/domain";
 import { AccountService, MemberService, SsoService } from "@vigil/proto/account";
 import { consoleTestEnvironment, expectAccessible, heading, shows, signInWith } from "./support/console";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { firstLinkOf } from "./support/page-access";
 import { accountClient, createPerson, sessionClient, sessionCookie, signedInPerson, totpCodeAt, type Person } from "./support/people";
 

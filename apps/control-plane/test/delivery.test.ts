@@ -9,7 +9,7 @@ import { storeResults } from "../src/results/store";
 import { startTestApi, type TestApi } from "./support/api";
 import { channel } from "./support/channels";
 import { STATUS_RULES, testNotifications, testPipelineConfig } from "./support/control-plane";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { checkResult, publishResults } from "./support/results";
 
 describe("the retry schedule", () => {

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { PAGE_ACCESS, REQUEST_LIMITS, SESSION_COOKIE } from "@vigil/domain";
 import { startTestApi, jsonOf, type TestApi, type WorkspaceKeys } from "./support/api";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { signedInPerson } from "./support/people";
 
 /** Low limits, so that a test meets them in a few calls. Per-second limits are met by calling until refused. */

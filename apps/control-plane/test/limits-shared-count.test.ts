@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { SHARED_COUNT_INTERVAL_MS, SharedRateLimiter } from "../src/limits/shared-rate-limiter";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

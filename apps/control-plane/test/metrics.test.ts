@@ -18,7 +18,7 @@ import { scrape as scrapeThisProcess } from "../src/metrics/endpoint";
 import { CheckScheduler } from "../src/scheduling/scheduler";
 import { startTestApi, type TestApi } from "./support/api";
 import { channel } from "./support/channels";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { metricNamesIn, parseExposition, sampleValue, type Sample } from "./support/prometheus";
 
 const repo = resolve(__dirname, "../../..");

@@ -6,7 +6,7 @@ import { codeOf } from "./support/codes";
 import { BACKENDS, jsonOf, startTestApi, transportTo, type TestApi, type WorkspaceKeys } from "./support/api";
 import { GOOD_PASSWORD, personWithRole, sessionClient, signIn } from "./support/people";
 import { firstLinkOf, startMailbox } from "./support/page-access";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 
 const accept = (api: TestApi, body: Record<string, string>) =>
   api.fetch("/account.v1.MemberService/AcceptInvitation", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });

@@ -15,7 +15,7 @@ import { startPipeline, type Pipeline } from "../src/pipeline";
 import { apiPartsOf, startApiServer } from "../src/server";
 import { openTestDatabase } from "./support/api";
 import { testNotifications, testPipelineConfig } from "./support/control-plane";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import type { Listener } from "../src/http/listener";
 
 /**

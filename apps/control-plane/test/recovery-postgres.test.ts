@@ -11,7 +11,7 @@ import type { Listener } from "../src/http/listener";
 import { startPipeline, type Pipeline } from "../src/pipeline";
 import { apiPartsOf, startApiServer } from "../src/server";
 import { testNotifications, testPipelineConfig } from "./support/control-plane";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { checkResult, publishResults } from "./support/results";
 import { TcpProxy } from "../../../test/tcp-proxy";
 

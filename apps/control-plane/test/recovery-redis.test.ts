@@ -11,7 +11,7 @@ import { startAgent, type AgentProcess, type LogEntry } from "../../agent/test/s
 import { startProviderServer } from "../../../packages/notifications/test/support/provider-server";
 import { startTestApi, transportTo, type TestApi } from "./support/api";
 import { channel } from "./support/channels";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { startService, type ServiceProcess } from "./support/processes";
 import { RedisProcess } from "../../../test/redis-process";
 import { testPrefix } from "../../../test/redis";

@@ -4,7 +4,7 @@ import { Periodicity, Region } from "@vigil/proto";
 import type { RedisTarget } from "@vigil/queue";
 import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
 import { startTestApi, type TestApi } from "./support/api";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { startCluster, startSentinelSetup, type ClusterSetup, type SentinelSetup } from "./support/redis-topologies";
 
 /**

@@ -12,7 +12,7 @@ import { createTestDatabase } from "../../../test/postgres";
 import { deletePrefix, testPrefix } from "../../../test/redis";
 import { Administration } from "../src/admin/operations";
 import { channel } from "./support/channels";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { startService, type ServiceProcess } from "./support/processes";
 import { checkResult, publishResults } from "./support/results";
 

@@ -6,7 +6,7 @@ import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { loadConfig } from "../src/config";
 import { GATHER_MS, ResultsConsumer } from "../src/results/consumer";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { checkResult, publishResults } from "./support/results";
 
 const secondsAgo = (s: number) => new Date(Date.now() - s * 1_000).toISOString();

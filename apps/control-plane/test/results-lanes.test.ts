@@ -6,7 +6,7 @@ import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { ResultsConsumer } from "../src/results/consumer";
 import { splitIntoLanes } from "../src/results/lanes";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { checkResult, publishResults } from "./support/results";
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();

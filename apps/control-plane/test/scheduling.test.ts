@@ -7,7 +7,7 @@ import { testPipelineConfig } from "./support/control-plane";
 import { startPipeline } from "../src/pipeline";
 import { MonitorRepository } from "../src/monitors/repository";
 import { createLogger } from "@vigil/logging";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { startTestApi, type TestApi } from "./support/api";
 
 describe("scheduling checks in Redis", () => {

@@ -10,7 +10,7 @@ import { testPrefix } from "../../../test/redis";
 import { jsonOf, transportTo } from "./support/api";
 import { channel } from "./support/channels";
 import { checkResult, publishResults } from "./support/results";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { runNode, startService, type ServiceProcess } from "./support/processes";
 import { RedisProcess } from "../../../test/redis-process";
 
@@ -293,3 +293,23 @@ describe("stopping while Redis is unreachable", () => {
   }, 90_000);
 });
 
+
+describe("a signal while the service starts", () => {
+  it("finishes starting, then stops cleanly, leaving its data folder free for the next start", async () => {
+    const env = { DATA_DIR: mkdtempSync(join(tmpdir(), "vigil-data-")), DATABASE_URL: "" };
+    try {
+      // Signalled once its database is ready, before it listens: the handlers are on from the first step.
+      const starting = await startService(env, "database ready");
+      expect(await starting.stop()).toBe(0);
+      expect(starting.stdout()).toContain('"msg":"shutting down"');
+      expect(starting.stderr()).not.toContain("last holder ended without stopping");
+
+      const next = await startService(env);
+      expect(next.stderr()).not.toContain("last holder ended without stopping");
+      expect(next.stdout()).not.toContain("last holder ended without stopping");
+      expect(await next.stop()).toBe(0);
+    } finally {
+      rmSync(env.DATA_DIR, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { closeEmailTransports } from "@vigil/notifications";
 import { API_KEY_HEADER } from "../src/auth/api-keys";
 import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { createPage, firstLinkOf, request, sessionCookieOf, startMailbox, type RawResponse } from "./support/page-access";
 
 let mailbox: Awaited<ReturnType<typeof startMailbox>>;

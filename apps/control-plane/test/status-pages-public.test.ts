@@ -17,7 +17,7 @@ import { RequestRates } from "../src/limits/request-rates";
 import { pruneResults } from "../src/results/retention";
 import { storeResults } from "../src/results/store";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { migrationStatements } from "./support/migrations";
 import { checkResult, publishResults } from "./support/results";
 import { seedDay, statusPageFixtures, utcDay } from "./support/status-pages";

@@ -2,7 +2,7 @@ import type { Browser } from "playwright-core";
 import { closeEmailTransports } from "@vigil/notifications";
 import { startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 import { launchBrowser } from "./support/browser";
-import { eventually } from "./support/eventually";
+import { eventually } from "../../../test/eventually";
 import { createPage, firstLinkOf, startMailbox } from "./support/page-access";
 
 let api: TestApi;

@@ -12,8 +12,11 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts the built control plane (`node dist/main.js`) and waits until it listens. */
-export function startService(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+/**
+ * Starts the built control plane (`node dist/main.js`) and waits until it logs `readyWhen`: by default, until it
+ * listens. `port` is 0 when it answers before listening.
+ */
+export function startService(env: NodeJS.ProcessEnv, readyWhen = "control plane listening"): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [resolve(dist, "main.js")], {
     env: {
       ...process.env,
@@ -33,15 +36,14 @@ export function startService(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
   return new Promise((resolvePromise, reject) => {
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
-      const listening = out
+      const entries = out
         .split("\n")
         .filter((line) => line.startsWith("{"))
-        .map((line) => JSON.parse(line) as { msg: string; port?: number })
-        .find((entry) => entry.msg === "control plane listening");
-      if (listening?.port) {
+        .map((line) => JSON.parse(line) as { msg: string; port?: number });
+      if (entries.some((entry) => entry.msg === readyWhen)) {
         resolvePromise({
           child,
-          port: listening.port,
+          port: entries.find((entry) => entry.msg === "control plane listening")?.port ?? 0,
           stdout: () => out,
           stderr: () => err,
           stop: () =>

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import type { RedisNode } from "@vigil/queue";
-import { eventually } from "./eventually";
+import { eventually } from "../../../../test/eventually";
 import { freePort } from "../../../../test/ports";
 
 const run = promisify(execFile);
