@@ -1,7 +1,7 @@
-import { isIP, isIPv4, isIPv6 } from "node:net";
+import { isIP, isIPv4, isIPv6 } from "./ip";
 import { nonEmptyText } from "./rules";
 
-// Apart from ./rules because they need node:net: the text rules also run in the console, in a browser.
+// Apart from ./rules: the text rules need no address parsing.
 
 const DOMAIN_LABEL = /^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$/;
 

@@ -1,4 +1,4 @@
-import { isIP } from "node:net";
+import { isIP } from "./ip";
 import { z } from "zod";
 import { ROLES, SSO_DEFAULT_ROLES, normalizeEmail, type Role } from "./accounts";
 import { typed, httpUrl, oneOf, readableLine, requiredLine, set, text } from "./rules";
