@@ -5,7 +5,7 @@ import { ACCOUNTS, WORKSPACE_HEADER } from "@vigil/domain";
 import { MemberService } from "@vigil/proto/account";
 import { inviteUrl } from "../src/accounts/invitations";
 import { jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
-import { consoleTestEnvironment, expectAccessible, focused, heading, shows, signInWith } from "./support/console";
+import { consoleTestEnvironment, expectAccessible, focused, heading, shows, signInWith, screenshotBoth } from "./support/console";
 import { eventually } from "../../../test/eventually";
 import { firstLinkOf, request } from "./support/page-access";
 import { GOOD_PASSWORD, accountClient, createPerson, enrolSecondFactor, sessionClient, sessionCookie, signedInPerson, totpCodeAt } from "./support/people";
@@ -117,6 +117,7 @@ describe("the console's pages in Chromium", () => {
     const page = await open(`${api.baseUrl}/`);
     await page.waitForURL(`${api.baseUrl}/app/sign-in`);
     await expectAccessible(page, "sign-in");
+    await screenshotBoth(page, "sign-in");
 
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await shows(page.getByText("Email: must not be empty"));
@@ -132,6 +133,7 @@ describe("the console's pages in Chromium", () => {
     await shows(heading(page), "Hello, ");
     await shows(page.getByText(person.email));
     await expectAccessible(page, "home");
+    await screenshotBoth(page, "home");
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(`${api.baseUrl}/app/sign-in`);

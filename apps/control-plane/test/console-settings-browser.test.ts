@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { ACCOUNTS, SESSION_COOKIE, type Role } from "@vigil/domain";
 import { AccountService, MemberService, SsoService } from "@vigil/proto/account";
-import { consoleTestEnvironment, expectAccessible, heading, shows, signInWith } from "./support/console";
+import { consoleTestEnvironment, expectAccessible, heading, shows, signInWith, screenshotBoth } from "./support/console";
 import { eventually } from "../../../test/eventually";
 import { firstLinkOf } from "./support/page-access";
 import { accountClient, createPerson, sessionClient, sessionCookie, signedInPerson, totpCodeAt, type Person } from "./support/people";
@@ -55,6 +55,7 @@ describe("the console's Settings", () => {
     await page.reload();
     await shows(page.getByRole("cell", { name: other.email, exact: true }));
     await expectAccessible(page, "members");
+    await screenshotBoth(page, "settings-members");
 
     // The API's rule, beside the field.
     await page.getByLabel("Email", { exact: true }).fill("not-an-address");
@@ -121,6 +122,7 @@ describe("the console's Settings", () => {
     expect((await whoami()).status).toBe(200);
     await shows(page.getByRole("cell", { name: "deploys" }));
     await expectAccessible(page, "API keys with a new key");
+    await screenshotBoth(page, "settings-api-keys");
 
     confirming(page);
     await page.getByRole("button", { name: "Revoke deploys" }).click();
@@ -132,6 +134,7 @@ describe("the console's Settings", () => {
     const { slug, person: owner, page } = await signedInAt("owner", "Single sign-on");
     await shows(page.getByTestId("redirect-uri"), "/v1/auth/oidc/callback");
     await expectAccessible(page, "SSO");
+    await screenshotBoth(page, "settings-sso");
 
     await page.getByLabel("Issuer URL").fill("http://idp.example.com");
     await page.getByLabel("Client ID").fill("vigil");
@@ -171,6 +174,7 @@ describe("the console's Settings", () => {
     await page.reload();
     await shows(page.getByRole("cell", { name: "another browser" }));
     await expectAccessible(page, "your account");
+    await screenshotBoth(page, "settings-account");
 
     await page.getByLabel("Current password").fill("not my password");
     await page.getByLabel("New password").fill("a brand new passphrase");

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { startTestApi, type TestApi } from "./api";
-import { launchBrowser } from "./browser";
+import { join } from "node:path";
+import { artifactsDir, launchBrowser } from "./browser";
 import { startMailbox } from "./page-access";
 
 /** How the console's browser tests drive it: a phone's width, the CSP watched, axe-core on each page. */
@@ -66,6 +67,18 @@ export async function expectAccessible(page: ConsolePage, what: string) {
   // Usable at 390 px: nothing wider than the screen.
   expect({ what, scrollWidth: await page.evaluate<number>("document.documentElement.scrollWidth") }).toEqual({ what, scrollWidth: PHONE.width });
   expect({ what, csp: page.violations }).toEqual({ what, csp: [] });
+}
+
+/**
+ * The page as it is, light and dark, kept in test-artifacts/console/<name>-light.png and -dark.png for people
+ * to look at (the scheme is switched on the page, which is left light).
+ */
+export async function screenshotBoth(page: Page, name: string): Promise<void> {
+  const dir = artifactsDir("console");
+  for (const colorScheme of ["dark", "light"] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.screenshot({ path: join(dir, `${name}-${colorScheme}.png`), fullPage: true });
+  }
 }
 
 /** Waits until `locator` (holding `text`, when given) is on the page. */
