@@ -14,7 +14,7 @@ export const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
 export const ENTRY_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 export const ENTRY_KEY_MAX_CHARS = Math.floor((EXTERNAL_ID_MAX_CHARS - "/".length) / 2);
 
-const externalIdRule = text(EXTERNAL_ID_MAX_CHARS).refine(
+export const externalIdRule = text(EXTERNAL_ID_MAX_CHARS).refine(
   (value) => value === "" || EXTERNAL_ID_PATTERN.test(value),
   "must be letters, digits and . _ : / -, starting with a letter or digit",
 );
