@@ -75,6 +75,7 @@ export function SignedIn() {
         </NavLink>
         <nav aria-label="Pages">
           <ul>
+            {workspace && roleCan(workspace.role, "write") && <li><NavLink to="/monitors/new">New monitor</NavLink></li>}
             <li>
               <NavLink to="/settings/members">Members</NavLink>
             </li>

@@ -33,12 +33,16 @@ export interface Refusal {
  * several joined by "; ", the same for the HTTP routes and the RPCs.
  */
 export function refusalOf(code: string, message: string): Refusal {
-  const fields: Record<string, string> = {};
-  for (const part of message.split("; ")) {
-    const match = /^([A-Za-z][\w.]*): (.+)$/.exec(part);
-    if (match) fields[match[1]!.split(".").pop()!] = match[2]!;
-  }
+  const fields = Object.fromEntries(fieldRulesOf(message).map(([path, rule]) => [path.split(".").pop()!, rule]));
   return { code, message, fields };
+}
+
+/** The fields a refusal names, by their whole path in the request (`monitor.headers[0].key`), with the rule each breaks. */
+export function fieldRulesOf(message: string): [path: string, rule: string][] {
+  return message.split("; ").flatMap((part) => {
+    const match = /^([A-Za-z][\w.[\]]*): (.+)$/.exec(part);
+    return match ? [[match[1]!, match[2]!] as [string, string]] : [];
+  });
 }
 
 export const refusalOfError = (error: unknown): Refusal =>

@@ -20,6 +20,8 @@ const Members = lazy(() => import("./pages/settings/Members"));
 const ApiKeys = lazy(() => import("./pages/settings/ApiKeys"));
 const Sso = lazy(() => import("./pages/settings/Sso"));
 const Account = lazy(() => import("./pages/settings/Account"));
+const NewMonitor = lazy(() => import("./pages/monitors/form/NewMonitor"));
+const EditMonitor = lazy(() => import("./pages/monitors/form/EditMonitor"));
 
 function NotFound() {
   return (
@@ -43,6 +45,8 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/settings/api-keys" element={<ApiKeys />} />
               <Route path="/settings/sso" element={<Sso />} />
               <Route path="/settings/account" element={<Account />} />
+              <Route path="/monitors/new" element={<NewMonitor />} />
+              <Route path="/monitors/:id/edit" element={<EditMonitor />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type InputHTMLAttributes, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent, type InputHTMLAttributes, type ReactNode, type RefObject } from "react";
 import { ACCOUNTS } from "@vigil/domain/accounts";
 import type { Refusal } from "./api";
 import { loadPasswordRules } from "./fields";
@@ -26,19 +26,29 @@ interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
   hint?: string;
 }
 
-/** A labelled input whose error (the API's wording) is tied to it for assistive technology. */
-export function Field({ name, label, error, hint, ...input }: FieldProps) {
+/** What ties a control to its label, hint and error: the ids `Labelled` gives its control. */
+export interface LabelledControl {
+  id: string;
+  "aria-invalid": true | undefined;
+  "aria-describedby": string | undefined;
+}
+
+/**
+ * A label, a hint and an error (the API's wording) around one control, the
+ * hint and the error tied to it for assistive technology.
+ */
+export function Labelled({ label, error, hint, className = "field", children }: { label: string; error?: string | undefined; hint?: string | undefined; className?: string; children: (control: LabelledControl) => ReactNode }) {
   const id = useId();
   const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
   return (
-    <div className="field">
+    <div className={className}>
       <label htmlFor={id}>{label}</label>
       {hint && (
         <p id={`${id}-hint`} className="hint">
           {hint}
         </p>
       )}
-      <input id={id} name={name} aria-invalid={error ? true : undefined} aria-describedby={described} {...input} />
+      {children({ id, "aria-invalid": error ? true : undefined, "aria-describedby": described })}
       {error && (
         <p id={`${id}-error`} className="error">
           {label}: {error}
@@ -48,7 +58,29 @@ export function Field({ name, label, error, hint, ...input }: FieldProps) {
   );
 }
 
+/** A labelled input whose error (the API's wording) is tied to it for assistive technology. */
+export function Field({ name, label, error, hint, ...input }: FieldProps) {
+  return (
+    <Labelled label={label} error={error} hint={hint}>
+      {(control) => <input name={name} {...control} {...input} />}
+    </Labelled>
+  );
+}
+
 export type FieldErrors = Record<string, string | undefined>;
+
+/**
+ * After each refusal (`shown` counts them) the focus moves to the first field
+ * in error in the page's order, or to the form's message, so that keyboard and
+ * screen-reader users land on what to fix.
+ */
+export function useFocusOnFirstError(ref: RefObject<HTMLFormElement | null>, shown: number) {
+  useEffect(() => {
+    if (shown === 0) return;
+    const target = ref.current?.querySelector<HTMLElement>("[aria-invalid=true], [data-form-message]");
+    target?.focus();
+  }, [ref, shown]);
+}
 
 /**
  * A form's state between the person and the API: field errors and a message.
@@ -60,11 +92,7 @@ export function useForm(submit: (data: FormData) => Promise<{ fields?: FieldErro
   const [state, setState] = useState<{ fields: FieldErrors; message: string | null; shown: number }>({ fields: {}, message: null, shown: 0 });
   const [busy, setBusy] = useState(false);
 
-  useEffect(() => {
-    if (state.shown === 0) return;
-    const target = ref.current?.querySelector<HTMLElement>("[aria-invalid=true], [data-form-message]");
-    target?.focus();
-  }, [state.shown]);
+  useFocusOnFirstError(ref, state.shown);
 
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();

@@ -1,0 +1,402 @@
+import {
+  HTTP_METHODS,
+  LIMITS,
+  NUMBER_COMPARATORS,
+  PERIODICITIES,
+  RECORD_COMPARATORS,
+  RECORD_TYPES,
+  REGION_GROUPS,
+  STRING_COMPARATORS,
+  defaultDegradedAt,
+  type MonitorKind,
+} from "@vigil/domain/monitors";
+import { useId, useRef, useState, type ReactNode } from "react";
+import {
+  FormProvider,
+  get,
+  useFieldArray,
+  useForm,
+  useFormContext,
+  type FieldArrayPath,
+  type FieldErrors,
+  type Path,
+  type RegisterOptions,
+} from "react-hook-form";
+import { Link, useNavigate } from "react-router";
+import { fieldRulesOf, refusalOfError } from "../../../api";
+import { FormMessage, Labelled, useFocusOnFirstError } from "../../../ui";
+import { NEW_MONITOR, asNumber, formFieldOf, monitorResolver, orUndefined, type MonitorFormValues, type ValidMonitor } from "./values";
+
+export const KIND_LABELS: Record<MonitorKind, string> = { http: "HTTP", tcp: "TCP", dns: "DNS" };
+
+const TARGETS = {
+  http: { name: "url", label: "URL", hint: "An absolute http:// or https:// URL." },
+  tcp: { name: "uri", label: "Host and port", hint: "host:port, where host is a name, an IPv4 address or [IPv6]; port 1 to 65535." },
+  dns: { name: "uri", label: "Domain name", hint: "The name to resolve, e.g. example.com." },
+} as const;
+
+/** The comparators' words; their values are the domain's. */
+const COMPARATOR_WORDS: Record<string, string> = {
+  eq: "equals",
+  neq: "does not equal",
+  gt: "is greater than",
+  gte: "is at least",
+  lt: "is less than",
+  lte: "is at most",
+  contains: "contains",
+  not_contains: "does not contain",
+  empty: "is empty",
+  not_empty: "is not empty",
+};
+
+type Name = Path<MonitorFormValues>;
+
+/** The rule a field breaks, from the browser's check or the API; for a list, its own rule or its first entry's. */
+function messageAt(errors: FieldErrors<MonitorFormValues>, name: string): string | undefined {
+  const error = get(errors, name) as { message?: string } | { message?: string }[] | undefined;
+  if (Array.isArray(error)) return error.find((entry) => entry?.message)?.message;
+  return error?.message;
+}
+
+function TextInput({ name, label, hint, options, multiline, ...input }: { name: Name; label: string; hint?: string; options?: RegisterOptions<MonitorFormValues>; multiline?: boolean; inputMode?: "numeric"; autoComplete?: string }) {
+  const { register, formState } = useFormContext<MonitorFormValues>();
+  return (
+    <Labelled label={label} hint={hint} error={messageAt(formState.errors, name)}>
+      {(control) => (multiline ? <textarea rows={3} {...control} {...register(name, options)} /> : <input {...control} {...input} {...register(name, options)} />)}
+    </Labelled>
+  );
+}
+
+const numberOptions = { setValueAs: asNumber };
+
+function Select({ name, label, values, words, empty, hint }: { name: Name; label: string; values: readonly string[]; words?: Record<string, string>; empty?: string; hint?: string }) {
+  const { register, formState } = useFormContext<MonitorFormValues>();
+  return (
+    <Labelled label={label} hint={hint} error={messageAt(formState.errors, name)}>
+      {(control) => (
+        <select {...control} {...register(name, { setValueAs: orUndefined })}>
+          {empty !== undefined && <option value="">{empty}</option>}
+          {values.map((value) => (
+            <option key={value} value={value}>
+              {words?.[value] ?? value}
+            </option>
+          ))}
+        </select>
+      )}
+    </Labelled>
+  );
+}
+
+function Check({ name, label, hint }: { name: Name; label: string; hint?: string }) {
+  const { register, formState } = useFormContext<MonitorFormValues>();
+  return (
+    <Labelled className="field check" label={label} hint={hint} error={messageAt(formState.errors, name)}>
+      {(control) => <input type="checkbox" {...control} {...register(name)} />}
+    </Labelled>
+  );
+}
+
+/**
+ * A list of rows (headers, assertions) in a fieldset: each row's fields and a
+ * button to remove it, a button to add one up to the domain's limit.
+ */
+function Rows<N extends FieldArrayPath<MonitorFormValues>>({
+  name,
+  legend,
+  noun,
+  blank,
+  max,
+  hint,
+  row,
+}: {
+  name: N;
+  legend: string;
+  noun: string;
+  blank: MonitorFormValues[N & keyof MonitorFormValues] extends (infer T)[] ? T : never;
+  max: number;
+  hint?: string;
+  row: (prefix: `${N}.${number}`, label: (field: string) => string) => ReactNode;
+}) {
+  const { control, formState } = useFormContext<MonitorFormValues>();
+  const { fields, append, remove } = useFieldArray({ control, name });
+  const id = useId();
+  const listError = (get(formState.errors, name) as { message?: string } | undefined)?.message;
+  return (
+    <fieldset aria-describedby={[hint && `${id}-hint`, listError && `${id}-error`].filter(Boolean).join(" ") || undefined}>
+      <legend>{legend}</legend>
+      {hint && (
+        <p id={`${id}-hint`} className="hint">
+          {hint}
+        </p>
+      )}
+      {fields.map((field, index) => (
+        <div className="row" key={field.id}>
+          {row(`${name}.${index}`, (what) => `${noun} ${index + 1} ${what}`)}
+          <button type="button" className="secondary" onClick={() => remove(index)}>
+            Remove {noun.toLowerCase()} {index + 1}
+          </button>
+        </div>
+      ))}
+      {listError && (
+        <p id={`${id}-error`} className="error">
+          {legend}: {listError}
+        </p>
+      )}
+      <button type="button" className="secondary" disabled={fields.length >= max} onClick={() => append(blank as never)}>
+        Add {noun.toLowerCase()}
+      </button>
+    </fieldset>
+  );
+}
+
+function Headers({ name, legend, noun }: { name: "headers" | "openTelemetry.headers"; legend: string; noun: string }) {
+  return (
+    <Rows
+      name={name}
+      legend={legend}
+      noun={noun}
+      blank={{ key: "", value: "" }}
+      max={LIMITS.headersPerMonitor}
+      hint={`At most ${LIMITS.headersPerMonitor}.`}
+      row={(prefix, label) => (
+        <>
+          <TextInput name={`${prefix}.key`} label={label("name")} autoComplete="off" />
+          <TextInput name={`${prefix}.value`} label={label("value")} autoComplete="off" />
+        </>
+      )}
+    />
+  );
+}
+
+/** The regions of the domain's region table, grouped by host; none chosen means the deployment's default regions. */
+function Regions() {
+  const { register, formState } = useFormContext<MonitorFormValues>();
+  const id = useId();
+  const error = messageAt(formState.errors, "regions");
+  return (
+    <fieldset aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}>
+      <legend>Regions</legend>
+      <p id={`${id}-hint`} className="hint">
+        Where the monitor is checked from. None chosen: the deployment's default regions.
+      </p>
+      {Object.entries(REGION_GROUPS).map(([host, locations]) => (
+        <fieldset key={host} className="choices">
+          <legend>{host}</legend>
+          {locations.map((location) => (
+            <div className="field check" key={location}>
+              <input
+                type="checkbox"
+                id={`${id}-${host}-${location}`}
+                value={`${host}-${location}`}
+                aria-invalid={error ? true : undefined}
+                aria-describedby={error ? `${id}-error` : undefined}
+                {...register("regions")}
+              />
+              <label htmlFor={`${id}-${host}-${location}`}>{location}</label>
+            </div>
+          ))}
+        </fieldset>
+      ))}
+      {error && (
+        <p id={`${id}-error`} className="error">
+          Regions: {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+function HttpAssertions() {
+  const max = LIMITS.assertionsPerList;
+  return (
+    <>
+      <Rows
+        name="statusCodeAssertions"
+        legend="Status code assertions"
+        noun="Status code assertion"
+        blank={{ target: undefined, comparator: NUMBER_COMPARATORS[0] }}
+        max={max}
+        hint={`The response's status code, ${LIMITS.statusCode.min} to ${LIMITS.statusCode.max}; at most ${max}.`}
+        row={(prefix, label) => (
+          <>
+            <Select name={`${prefix}.comparator`} label={label("comparator")} values={NUMBER_COMPARATORS} words={COMPARATOR_WORDS} />
+            <TextInput name={`${prefix}.target`} label={label("status code")} inputMode="numeric" options={numberOptions} />
+          </>
+        )}
+      />
+      <Rows
+        name="bodyAssertions"
+        legend="Body assertions"
+        noun="Body assertion"
+        blank={{ target: "", comparator: STRING_COMPARATORS[0] }}
+        max={max}
+        hint={`The response's body; at most ${max}.`}
+        row={(prefix, label) => (
+          <>
+            <Select name={`${prefix}.comparator`} label={label("comparator")} values={STRING_COMPARATORS} words={COMPARATOR_WORDS} />
+            <TextInput name={`${prefix}.target`} label={label("text")} />
+          </>
+        )}
+      />
+      <Rows
+        name="headerAssertions"
+        legend="Header assertions"
+        noun="Header assertion"
+        blank={{ key: "", target: "", comparator: STRING_COMPARATORS[0] }}
+        max={max}
+        hint={`A response header, its name matched case-insensitively; at most ${max}.`}
+        row={(prefix, label) => (
+          <>
+            <TextInput name={`${prefix}.key`} label={label("header name")} autoComplete="off" />
+            <Select name={`${prefix}.comparator`} label={label("comparator")} values={STRING_COMPARATORS} words={COMPARATOR_WORDS} />
+            <TextInput name={`${prefix}.target`} label={label("text")} />
+          </>
+        )}
+      />
+    </>
+  );
+}
+
+function RecordAssertions() {
+  const max = LIMITS.assertionsPerList;
+  return (
+    <Rows
+      name="recordAssertions"
+      legend="Record assertions"
+      noun="Record assertion"
+      blank={{ record: RECORD_TYPES[0], target: "", comparator: RECORD_COMPARATORS[0] }}
+      max={max}
+      hint={`The records the name resolves to; at most ${max}.`}
+      row={(prefix, label) => (
+        <>
+          <Select name={`${prefix}.record`} label={label("record type")} values={RECORD_TYPES} />
+          <Select name={`${prefix}.comparator`} label={label("comparator")} values={RECORD_COMPARATORS} words={COMPARATOR_WORDS} />
+          <TextInput name={`${prefix}.target`} label={label("value")} />
+        </>
+      )}
+    />
+  );
+}
+
+function Timing() {
+  const { watch } = useFormContext<MonitorFormValues>();
+  const timeout = watch("timeout");
+  const derived = typeof timeout === "number" && Number.isInteger(timeout) ? ` (${defaultDegradedAt(timeout)} ms for this timeout)` : "";
+  const range = (r: { min: number; max: number }) => `${r.min} to ${r.max}`;
+  return (
+    <fieldset>
+      <legend>Timing</legend>
+      <TextInput name="timeout" label="Timeout (ms)" hint={`${range(LIMITS.timeoutMs)}; 0: the longest a check may take.`} inputMode="numeric" options={numberOptions} />
+      <TextInput name="retry" label="Retries" hint={`${range(LIMITS.retry)}: checks again before a failure counts.`} inputMode="numeric" options={numberOptions} />
+      <TextInput
+        name="degradedAt"
+        label="Degraded after (ms)"
+        hint={`${range(LIMITS.degradedAtMs)}: a slower answer is degraded. Empty: half of the timeout${derived}.`}
+        inputMode="numeric"
+        options={numberOptions}
+      />
+    </fieldset>
+  );
+}
+
+function OpenTelemetry() {
+  const { watch } = useFormContext<MonitorFormValues>();
+  return (
+    <fieldset>
+      <legend>OpenTelemetry</legend>
+      <Check name="exportsMetrics" label="Export check metrics over OTLP" />
+      {watch("exportsMetrics") && (
+        <>
+          <TextInput
+            name="openTelemetry.endpoint"
+            label="OTLP endpoint"
+            hint="An http:// or https:// URL. Empty: the agent's OTLP defaults (OTEL_EXPORTER_OTLP_*, else localhost:4318)."
+          />
+          <Headers name="openTelemetry.headers" legend="Export headers" noun="Export header" />
+        </>
+      )}
+    </fieldset>
+  );
+}
+
+/**
+ * The form of one kind of monitor: every field of its Create/Update request,
+ * checked by the API's rules before sending; the API's refusal, after, beside
+ * the fields it names. `send` answers the saved monitor's id.
+ */
+export function MonitorForm<K extends MonitorKind>({
+  kind,
+  initial = NEW_MONITOR,
+  submit,
+  cancelTo,
+  send,
+}: {
+  kind: K;
+  initial?: MonitorFormValues;
+  submit: string;
+  cancelTo: string;
+  send: (monitor: ValidMonitor<K>) => Promise<string>;
+}) {
+  const form = useForm<MonitorFormValues, unknown, ValidMonitor<K>>({ defaultValues: initial, resolver: monitorResolver(kind), shouldFocusError: false });
+  const navigate = useNavigate();
+  const ref = useRef<HTMLFormElement>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  // Counted once the browser's check, or the API's answer, is in the form's state.
+  useFocusOnFirstError(ref, form.formState.submitCount);
+
+  const saved = async (monitor: ValidMonitor<K>) => {
+    setMessage(null);
+    try {
+      navigate(`/monitors/${await send(monitor)}`);
+    } catch (error) {
+      const refusal = refusalOfError(error);
+      const fields = fieldRulesOf(refusal.message).map(([path, rule]) => [formFieldOf(path), rule] as const);
+      for (const [name, rule] of fields) if (name) form.setError(name as Name, { type: "api", message: rule });
+      if (fields.length === 0 || fields.some(([name]) => !name)) setMessage(refusal.message);
+    }
+  };
+
+  const target = TARGETS[kind];
+  return (
+    <FormProvider {...form}>
+      <form ref={ref} onSubmit={form.handleSubmit(saved)} noValidate className="monitor-form">
+        <FormMessage message={message} />
+        <TextInput name="name" label="Name" hint={`At most ${LIMITS.nameMaxChars} characters.`} />
+        <TextInput name={target.name} label={target.label} hint={target.hint} autoComplete="off" />
+        <Select name="periodicity" label="Check every" values={PERIODICITIES} empty="Choose how often" />
+        {kind === "http" && (
+          <fieldset>
+            <legend>Request</legend>
+            <Select name="method" label="Method" values={HTTP_METHODS} />
+            <TextInput name="body" label="Body" multiline hint={`At most ${LIMITS.httpBodyMaxChars} characters.`} />
+            <Headers name="headers" legend="Request headers" noun="Header" />
+            <Check name="followRedirects" label="Follow redirects" />
+          </fieldset>
+        )}
+        <Timing />
+        <Regions />
+        {kind === "http" && <HttpAssertions />}
+        {kind === "dns" && <RecordAssertions />}
+        <fieldset>
+          <legend>State</legend>
+          <Check name="active" label="Active" hint="Checked on its periodicity; an inactive monitor is not checked." />
+          <Check name="public" label="Public" hint="Status pages show its daily history; a private monitor shows its status only." />
+        </fieldset>
+        <OpenTelemetry />
+        <TextInput name="description" label="Description" multiline hint={`At most ${LIMITS.descriptionMaxChars} characters.`} />
+        <TextInput
+          name="externalId"
+          label="External id"
+          hint="Optional, your own identifier: letters, digits and . _ : / -, unique in the workspace."
+          autoComplete="off"
+        />
+        <div className="actions">
+          <button type="submit" disabled={form.formState.isSubmitting}>
+            {submit}
+          </button>
+          <Link to={cancelTo}>Cancel</Link>
+        </div>
+      </form>
+    </FormProvider>
+  );
+}
