@@ -26,11 +26,13 @@ async function signedIn(role: Role) {
 
 const monitors = (slug: string, person: Person) => sessionClient(MonitorService, env.api.baseUrl, person.token, { workspace: slug });
 
+/** The monitor page a form goes to after saving. */
+const atMonitorPage = (url: URL) => /^\/app\/monitors\/(?!new$)[^/]+$/.test(url.pathname);
+
 /** Submits and waits for the monitor page the form goes to; answers the monitor's id. */
 async function saved(page: ConsolePage, button: string): Promise<string> {
   await page.getByRole("button", { name: button }).click();
-  const monitorPage = /^\/app\/monitors\/(?!new$)[^/]+$/;
-  await page.waitForURL((url) => monitorPage.test(url.pathname)).catch(async (error: Error) => {
+  await page.waitForURL(atMonitorPage).catch(async (error: Error) => {
     // What the form shows instead says why.
     throw new Error(`${error.message}; the form shows: ${(await page.locator(".error, [role=alert]").allTextContents()).join(" | ")}`);
   });
@@ -344,6 +346,40 @@ describe("the console's monitor forms", () => {
     await shows(page.getByText("External id: another monitor of this workspace has external id taken"));
     expect(await focused(page)).toBe("externalId");
     expect((await client.listMonitors({})).totalSize).toBe(1);
+  });
+
+  it("creates a monitor with the keyboard alone", async () => {
+    const { slug, person, page } = await signedIn("editor");
+    await page.goto(`${env.api.baseUrl}/app/monitors/new`);
+    await shows(heading(page), "New monitor");
+    const tabTo = async (name: string) => {
+      let presses = 0;
+      while ((await focused(page)) !== name) {
+        expect(++presses).toBeLessThan(60);
+        await page.keyboard.press("Tab");
+      }
+    };
+    await tabTo("kind");
+    await page.keyboard.press("ArrowRight");
+    await shows(label(page, "Host and port"));
+    await tabTo("name");
+    await page.keyboard.type("Keyboard");
+    await tabTo("uri");
+    await page.keyboard.type("kb.example.com:22");
+    await tabTo("periodicity");
+    await page.keyboard.press("ArrowDown");
+    await tabTo("regions");
+    await page.keyboard.press("Space");
+    await tabTo("active");
+    await page.keyboard.press("Space");
+    await tabTo("externalId");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(atMonitorPage);
+    const id = new URL(page.url()).pathname.split("/").pop()!;
+    expect((await monitors(slug, person).getMonitor({ id })).monitor!.config).toMatchObject({
+      case: "tcp",
+      value: { name: "Keyboard", uri: "kb.example.com:22", periodicity: 1, regions: regionNumbers(["hostA-ams"]), active: true },
+    });
   });
 
   it("shows a viewer no form, and the API refuses it", async () => {

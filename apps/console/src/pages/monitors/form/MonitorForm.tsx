@@ -281,7 +281,8 @@ function RecordAssertions() {
 function Timing() {
   const { watch } = useFormContext<MonitorFormValues>();
   const timeout = watch("timeout");
-  const derived = typeof timeout === "number" && Number.isInteger(timeout) ? ` (${defaultDegradedAt(timeout)} ms for this timeout)` : "";
+  const valid = typeof timeout === "number" && Number.isInteger(timeout) && timeout >= LIMITS.timeoutMs.min && timeout <= LIMITS.timeoutMs.max;
+  const derived = valid ? ` (${defaultDegradedAt(timeout)} ms for this timeout)` : "";
   const range = (r: { min: number; max: number }) => `${r.min} to ${r.max}`;
   return (
     <fieldset>
