@@ -11,7 +11,9 @@ import { sessionClient, signedInPerson, type Person } from "./support/people";
  * shown beside the fields before sending and its refusals after; a viewer gets
  * no form and the API refuses it.
  */
-const env = consoleTestEnvironment("https://vigil.example.com");
+/** Few, so that a test reaches the limit: a refusal that names no field of the form. */
+const MONITORS_PER_WORKSPACE = 3;
+const env = consoleTestEnvironment("https://vigil.example.com", { monitorsPerWorkspace: MONITORS_PER_WORKSPACE });
 const { open } = env;
 
 /** A new workspace and a person of `role` in it, signed in to the console. */
@@ -346,6 +348,21 @@ describe("the console's monitor forms", () => {
     await shows(page.getByText("External id: another monitor of this workspace has external id taken"));
     expect(await focused(page)).toBe("externalId");
     expect((await client.listMonitors({})).totalSize).toBe(1);
+  });
+
+  it("shows a refusal that names no field as the form's message: the workspace's monitors limit", async () => {
+    const { slug, person, page } = await signedIn("editor");
+    const client = monitors(slug, person);
+    for (let n = 0; n < MONITORS_PER_WORKSPACE; n++) await client.createTCPMonitor({ monitor: { name: `m${n}`, uri: "a.example.com:1", periodicity: 2 } });
+    await page.goto(`${env.api.baseUrl}/app/monitors/new?kind=dns`);
+    await label(page, "Name").fill("One too many");
+    await label(page, "Domain name").fill("example.com");
+    await label(page, "Check every").selectOption("1m");
+    await page.getByRole("button", { name: "Create DNS monitor" }).click();
+    await shows(page.getByRole("alert"), `the workspace has ${MONITORS_PER_WORKSPACE} monitors, the most it may have`);
+    expect(await focused(page)).toBe("alert");
+    expect(await page.locator("[aria-invalid=true]").count()).toBe(0);
+    expect((await client.listMonitors({})).totalSize).toBe(MONITORS_PER_WORKSPACE);
   });
 
   it("creates a monitor with the keyboard alone", async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { startTestApi, type TestApi } from "./api";
+import { startTestApi, type TestApi, type TestApiOptions } from "./api";
 import { join } from "node:path";
 import { artifactsDir, launchBrowser } from "./browser";
 import { startMailbox } from "./page-access";
@@ -38,12 +38,12 @@ function consoleBrowsers(browser: () => Browser) {
  * mails to a mailbox of its own, and Chromium; the hooks are registered here,
  * so `api` and `mailbox` are there from the suite's first `beforeAll` on.
  */
-export function consoleTestEnvironment(publicUrl: string) {
+export function consoleTestEnvironment(publicUrl: string, limits?: TestApiOptions["limits"]) {
   const env = {} as { api: TestApi; mailbox: Awaited<ReturnType<typeof startMailbox>>; browser: Browser };
   const browsers = consoleBrowsers(() => env.browser);
   beforeAll(async () => {
     env.mailbox = await startMailbox();
-    env.api = await startTestApi("pglite", { providerEnv: { SMTP_URL: env.mailbox.url, PUBLIC_URL: publicUrl } });
+    env.api = await startTestApi("pglite", { providerEnv: { SMTP_URL: env.mailbox.url, PUBLIC_URL: publicUrl }, limits });
     env.browser = await launchBrowser();
   });
   afterEach(browsers.closeAll);
