@@ -20,6 +20,7 @@ const Members = lazy(() => import("./pages/settings/Members"));
 const ApiKeys = lazy(() => import("./pages/settings/ApiKeys"));
 const Sso = lazy(() => import("./pages/settings/Sso"));
 const Account = lazy(() => import("./pages/settings/Account"));
+const MonitorPage = lazy(() => import("./pages/monitors/MonitorPage"));
 
 function NotFound() {
   return (
@@ -43,6 +44,7 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/settings/api-keys" element={<ApiKeys />} />
               <Route path="/settings/sso" element={<Sso />} />
               <Route path="/settings/account" element={<Account />} />
+              <Route path="/monitors/:id" element={<MonitorPage />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />

@@ -1,0 +1,114 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Role } from "@vigil/domain";
+import { MonitorService, Periodicity, Region } from "@vigil/proto";
+import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
+import { eventually } from "../../../test/eventually";
+import { redisServerUrl } from "../../../test/redis";
+import { consoleTestEnvironment, expectAccessible, heading, shows, signInWith, screenshotBoth } from "./support/console";
+import { sessionClient, signedInPerson } from "./support/people";
+
+/**
+ * The monitor page (apps/console/src/pages/monitors) in headless Chromium at a phone's width: a monitor
+ * of a loopback target checked by real agents in two regions, its chart, phases and log, and what its
+ * controls do as the API then answers.
+ */
+const env = consoleTestEnvironment("https://vigil.example.com");
+const REGIONS = ["hostA-ams", "hostB-fra"] as const;
+const agents: AgentProcess[] = [];
+const target = http.createServer((_req, res) => res.end("ok"));
+let targetUrl = "";
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/health`;
+  for (const region of REGIONS) agents.push(await startAgent({ REGION: region, REDIS_URL: redisServerUrl(), REDIS_PREFIX: env.api.redisPrefix }));
+});
+afterAll(async () => {
+  await Promise.all(agents.map((agent) => agent.stop()));
+  target.close();
+});
+
+/** A workspace with an HTTP monitor of the target, checked once in both regions, and a person of `role` on its page. */
+async function monitorPageAs(role: Role) {
+  const { slug, write } = await env.api.workspace();
+  const client = env.api.client(write.key);
+  const { monitor } = await client.createHTTPMonitor({
+    monitor: { name: "Shop API", url: targetUrl, periodicity: Periodicity.PERIODICITY_1H, active: true, regions: [Region.HOSTA_AMS, Region.HOSTB_FRA] },
+  });
+  const id = monitor!.id;
+  await client.triggerMonitor({ id });
+  await eventually(async () => expect((await client.listCheckResults({ id })).results).toHaveLength(2));
+  const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, role);
+  const page = await env.open(`${env.api.baseUrl}/app/sign-in`);
+  await signInWith(page, person.email, person.password);
+  await shows(heading(page), "Hello, ");
+  await page.goto(`${env.api.baseUrl}/app/monitors/${id}`);
+  await shows(heading(page), "Shop API");
+  return { slug, id, client, person, page };
+}
+
+const latencyTable = (page: Awaited<ReturnType<typeof monitorPageAs>>["page"]) => page.getByRole("region", { name: "Latency per region over the range" });
+
+describe("the console's monitor page", () => {
+  it("draws the latency chart with its text alternative, switches range and regions by keyboard, checks now live, pauses, resumes and deletes", async () => {
+    const { id, client, page } = await monitorPageAs("editor");
+
+    await shows(page.locator("[data-testid=latency-chart] canvas"));
+    for (const region of REGIONS) await shows(latencyTable(page).getByRole("rowheader", { name: region }));
+    await shows(page.getByRole("region", { name: "Recent checks" }).getByRole("cell", { name: "hostB-fra" }));
+    await shows(page.getByRole("region", { name: "Status and uptime per region" }).getByRole("cell", { name: "100.00 %" }));
+    await expectAccessible(page, "monitor page");
+    await screenshotBoth(page, "monitor-page");
+
+    // The range by keyboard: the radio group moves with the arrow keys.
+    await page.getByRole("radio", { name: "24 h" }).focus();
+    await page.keyboard.press("ArrowRight");
+    expect(await page.getByRole("radio", { name: "7 d" }).isChecked()).toBe(true);
+    await shows(page.locator("[data-testid=latency-chart] canvas"));
+    await shows(latencyTable(page).getByRole("rowheader", { name: "hostA-ams" }));
+
+    // A region off and on again by keyboard: its row leaves the text alternative and comes back.
+    await page.getByRole("checkbox", { name: "hostB-fra" }).focus();
+    await page.keyboard.press("Space");
+    await eventually(async () => expect(await latencyTable(page).getByRole("rowheader").allTextContents()).toEqual(["hostA-ams"]));
+    await page.keyboard.press("Space");
+    await eventually(async () => expect(await latencyTable(page).getByRole("rowheader").allTextContents()).toEqual([...REGIONS]));
+
+    // Check now: the two new results appear in the log without a reload.
+    const rows = page.getByTestId("check-row");
+    expect(await rows.count()).toBe(2);
+    await page.getByRole("button", { name: "Check now" }).click();
+    await eventually(async () => expect(await rows.count()).toBe(4), 20_000);
+
+    await page.getByRole("button", { name: "Pause" }).click();
+    await eventually(async () => expect((await client.getMonitor({ id })).monitor?.config.value?.active).toBe(false));
+    await shows(page.getByText("(paused)"));
+    await page.getByRole("button", { name: "Resume" }).click();
+    await eventually(async () => expect((await client.getMonitor({ id })).monitor?.config.value?.active).toBe(true));
+    await shows(page.getByRole("button", { name: "Pause" }));
+    expect(await page.getByRole("link", { name: "Edit" }).getAttribute("href")).toBe(`/app/monitors/${id}/edit`);
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Delete" }).click();
+    await page.waitForURL(`${env.api.baseUrl}/app/monitors`);
+    await expect(client.getMonitor({ id })).rejects.toMatchObject({ code: Code.NotFound });
+  }, 90_000);
+
+  it("shows a viewer no write control, and the API refuses the viewer's session", async () => {
+    const { slug, id, client, person, page } = await monitorPageAs("viewer");
+    await shows(page.getByTestId("check-row"));
+    for (const name of ["Check now", "Pause", "Resume", "Delete"]) expect(await page.getByRole("button", { name }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Edit" }).count()).toBe(0);
+    await expectAccessible(page, "monitor page of a viewer");
+
+    const asViewer = sessionClient(MonitorService, env.api.baseUrl, person.token, { workspace: slug });
+    for (const call of [() => asViewer.triggerMonitor({ id }), () => asViewer.updateHTTPMonitor({ id, monitor: { active: false } }), () => asViewer.deleteMonitor({ id })]) {
+      const refused = await call().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ConnectError);
+      expect((refused as ConnectError).code).toBe(Code.PermissionDenied);
+    }
+    expect((await client.getMonitor({ id })).monitor?.config.value?.active).toBe(true);
+  }, 60_000);
+});
