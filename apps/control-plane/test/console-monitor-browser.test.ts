@@ -66,6 +66,7 @@ describe("the console's monitor page", () => {
     await page.getByRole("radio", { name: "24 h" }).focus();
     await page.keyboard.press("ArrowRight");
     expect(await page.getByRole("radio", { name: "7 d" }).isChecked()).toBe(true);
+    expect(new URL(page.url()).searchParams.get("range")).toBe("7d");
     await shows(page.locator("[data-testid=latency-chart] canvas"));
     await shows(latencyTable(page).getByRole("rowheader", { name: "hostA-ams" }));
 

@@ -1,7 +1,9 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { useQuery } from "@tanstack/react-query";
-import { MonitorService, TimeRange, type GetMonitorTimeseriesResponse, type Region } from "@vigil/proto";
+import { timeRangeCodec } from "@vigil/domain/proto/enums";
+import { MonitorService, type GetMonitorTimeseriesResponse, type Region } from "@vigil/proto";
 import { useEffect, useMemo, useRef, useState } from "react";
+import { useSearchParams } from "react-router";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { formatLatency } from "../../monitors/status";
@@ -9,12 +11,16 @@ import { Table, useClient } from "../settings/controls";
 import { CHART_DRAW_MEASURE, CHART_DRAW_START } from "./chart-timing";
 import { regionName } from "./monitor";
 
+type DomainTimeRange = (typeof timeRangeCodec.values)[number];
+
+/** The ranges in the API's words (timeRangeCodec: 1h, 1d, 7d, 14d), as `?range=` names them. */
 const RANGES = [
-  { range: TimeRange.TIME_RANGE_1H, label: "1 h" },
-  { range: TimeRange.TIME_RANGE_1D, label: "24 h" },
-  { range: TimeRange.TIME_RANGE_7D, label: "7 d" },
-  { range: TimeRange.TIME_RANGE_14D, label: "14 d" },
-] as const;
+  { range: "1h", label: "1 h" },
+  { range: "1d", label: "24 h" },
+  { range: "7d", label: "7 d" },
+  { range: "14d", label: "14 d" },
+] as const satisfies readonly { range: DomainTimeRange; label: string }[];
+const DEFAULT_RANGE: DomainTimeRange = "1d";
 
 /** Region colours are CSS variables (styles.css) so that light and dark each keep their contrast. */
 const SERIES_COLOURS = 6;
@@ -34,12 +40,15 @@ const colourOf = (index: number) => `series-${index % SERIES_COLOURS}`;
  */
 export function LatencyChart({ id, regions, refetchInterval }: { id: string; regions: readonly Region[]; refetchInterval: number | false }) {
   const client = useClient(MonitorService);
-  const [range, setRange] = useState<TimeRange>(TimeRange.TIME_RANGE_1D);
+  // The range is in the address (?range=14d), so that a link shows the chart as it was seen.
+  const [params, setParams] = useSearchParams();
+  const range = RANGES.find((r) => r.range === params.get("range"))?.range ?? DEFAULT_RANGE;
+  const setRange = (value: DomainTimeRange) => setParams((p) => (p.set("range", value), p), { replace: true });
   const [hidden, setHidden] = useState<ReadonlySet<Region>>(new Set());
   const series = useQuery({
     queryKey: ["monitor-timeseries", id, range, regions],
     queryFn: () =>
-      Promise.all(regions.map(async (region): Promise<RegionSeries> => ({ region, answer: await client.getMonitorTimeseries({ id, timeRange: range, regions: [region] }) }))),
+      Promise.all(regions.map(async (region): Promise<RegionSeries> => ({ region, answer: await client.getMonitorTimeseries({ id, timeRange: timeRangeCodec.encode(range), regions: [region] }) }))),
     refetchInterval,
   });
   const shown = useMemo(() => (series.data ?? []).filter((s) => !hidden.has(s.region)), [series.data, hidden]);
