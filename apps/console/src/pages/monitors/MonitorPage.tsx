@@ -58,6 +58,8 @@ function MonitorView({ id, kind, monitor }: { id: string; kind: Kind; monitor: A
   const role = useRole();
   const mayWrite = role !== undefined && roleCan(role, "write");
   const [refetchInterval, goLive] = useLive();
+  // The refusal stays on the page when it hides the controls (a role taken away since the page was opened).
+  const action = useAction();
   const status = useQuery(MonitorService.method.getMonitorStatus, { id }, { refetchInterval });
   // The configured regions, and any that still report (a region dropped from the monitor keeps its last status);
   // the same list while the same regions, so the chart is not drawn again for each answer of the status.
@@ -85,7 +87,8 @@ function MonitorView({ id, kind, monitor }: { id: string; kind: Kind; monitor: A
           <StatusBadge status={monitor.status} /> {monitor.active ? "" : "(paused)"}
         </dd>
       </dl>
-      {mayWrite && <Controls id={id} kind={kind} monitor={monitor} onChecked={goLive} />}
+      {action.message}
+      {mayWrite && <Controls id={id} kind={kind} monitor={monitor} run={action.run} onChecked={goLive} />}
       <RegionsTable id={id} regions={regions} statuses={status.data?.regions ?? []} />
       <LatencyChart id={id} regions={regions} refetchInterval={refetchInterval} />
       <PhaseBars results={results.slice(0, PHASE_CHECKS)} />
@@ -95,23 +98,29 @@ function MonitorView({ id, kind, monitor }: { id: string; kind: Kind; monitor: A
   );
 }
 
-function Controls({ id, kind, monitor, onChecked }: { id: string; kind: Kind; monitor: AnyMonitor; onChecked: () => void }) {
+interface ControlsProps {
+  id: string;
+  kind: Kind;
+  monitor: AnyMonitor;
+  run: ReturnType<typeof useAction>["run"];
+  onChecked: () => void;
+}
+
+function Controls({ id, kind, monitor, run, onChecked }: ControlsProps) {
   const client = useClient(MonitorService);
   const navigate = useNavigate();
-  const action = useAction();
   const checkNow = async () => {
-    if (await action.run(() => client.triggerMonitor({ id }))) onChecked();
+    if (await run(() => client.triggerMonitor({ id }))) onChecked();
   };
   const remove = async () => {
-    if (await action.run(() => client.deleteMonitor({ id }), `Delete the monitor ${monitor.name ?? id} and its results?`)) navigate("/monitors");
+    if (await run(() => client.deleteMonitor({ id }), `Delete the monitor ${monitor.name ?? id} and its results?`)) navigate("/monitors");
   };
   return (
     <div className="actions">
-      {action.message}
       <button type="button" onClick={() => void checkNow()}>
         Check now
       </button>
-      <button type="button" className="secondary" onClick={() => void action.run(() => setActive(client, kind, id, !monitor.active))}>
+      <button type="button" className="secondary" onClick={() => void run(() => setActive(client, kind, id, !monitor.active))}>
         {monitor.active ? "Pause" : "Resume"}
       </button>
       <Link to={`/monitors/${id}/edit`}>Edit</Link>
