@@ -73,6 +73,9 @@ describe("the console's monitor page", () => {
     for (const region of REGIONS) await shows(latencyTable(page).getByRole("rowheader", { name: region }));
     await shows(page.getByRole("region", { name: "Recent checks" }).getByRole("cell", { name: "hostB-fra" }));
     await shows(page.getByRole("region", { name: "Status and uptime per region" }).getByRole("cell", { name: "100.00 %" }));
+    // The phases' bars have their numbers behind a disclosure.
+    await page.getByText("Phases as a table").click();
+    await shows(page.getByRole("region", { name: "Phases of recent checks" }).getByRole("cell", { name: "hostA-ams" }));
     await expectAccessible(page, "monitor page");
     await screenshotBoth(page, "monitor-page");
 
