@@ -11,7 +11,7 @@ import { Table, useClient } from "../settings/controls";
 import { CHART_DRAW_MEASURE, CHART_DRAW_START } from "./chart-timing";
 import { regionName } from "./monitor";
 
-type DomainTimeRange = (typeof timeRangeCodec.values)[number];
+type RangeWord = (typeof timeRangeCodec.values)[number];
 
 /** The ranges in the API's words (timeRangeCodec: 1h, 1d, 7d, 14d), as `?range=` names them. */
 const RANGES = [
@@ -19,8 +19,8 @@ const RANGES = [
   { range: "1d", label: "24 h" },
   { range: "7d", label: "7 d" },
   { range: "14d", label: "14 d" },
-] as const satisfies readonly { range: DomainTimeRange; label: string }[];
-const DEFAULT_RANGE: DomainTimeRange = "1d";
+] as const satisfies readonly { range: RangeWord; label: string }[];
+const DEFAULT_RANGE: RangeWord = "1d";
 
 /** Region colours are CSS variables (styles.css) so that light and dark each keep their contrast. */
 const SERIES_COLOURS = 6;
@@ -43,7 +43,7 @@ export function LatencyChart({ id, regions, refetchInterval }: { id: string; reg
   // The range is in the address (?range=14d), so that a link shows the chart as it was seen.
   const [params, setParams] = useSearchParams();
   const range = RANGES.find((r) => r.range === params.get("range"))?.range ?? DEFAULT_RANGE;
-  const setRange = (value: DomainTimeRange) => setParams((p) => (p.set("range", value), p), { replace: true });
+  const setRange = (value: RangeWord) => setParams((p) => (p.set("range", value), p), { replace: true });
   const [hidden, setHidden] = useState<ReadonlySet<Region>>(new Set());
   const series = useQuery({
     queryKey: ["monitor-timeseries", id, range, regions],
