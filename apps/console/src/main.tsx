@@ -22,6 +22,7 @@ const Sso = lazy(() => import("./pages/settings/Sso"));
 const Account = lazy(() => import("./pages/settings/Account"));
 const NewMonitor = lazy(() => import("./pages/monitors/form/NewMonitor"));
 const EditMonitor = lazy(() => import("./pages/monitors/form/EditMonitor"));
+const MonitorPage = lazy(() => import("./pages/monitors/MonitorPage"));
 
 function NotFound() {
   return (
@@ -47,6 +48,7 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/settings/account" element={<Account />} />
               <Route path="/monitors/new" element={<NewMonitor />} />
               <Route path="/monitors/:id/edit" element={<EditMonitor />} />
+              <Route path="/monitors/:id" element={<MonitorPage />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />

@@ -1,0 +1,29 @@
+import type { Client } from "@connectrpc/connect";
+import { regionCodec } from "@vigil/domain/proto/enums";
+import { MonitorService, type DNSMonitor, type HTTPMonitor, type Monitor, type Region, type TCPMonitor } from "@vigil/proto";
+
+export type Kind = NonNullable<Monitor["config"]["case"]>;
+export type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor;
+
+/** A region as the API, the CLI and the docs write it (hostA-ams). */
+export const regionName = (region: Region): string => String(regionCodec.decode(region) ?? "unknown");
+
+/** What a monitor checks: the URL of an HTTP monitor, the host:port or domain of the others. */
+export const targetOf = (kind: Kind, monitor: AnyMonitor): string =>
+  (kind === "http" ? (monitor as HTTPMonitor).url : (monitor as TCPMonitor | DNSMonitor).uri) ?? "";
+
+/**
+ * Pauses or resumes a monitor through its kind's Update method, as `vigil monitors update --no-active`
+ * does: only `active` is named in the mask, so nothing else changes.
+ */
+export function setActive(client: Client<typeof MonitorService>, kind: Kind, id: string, active: boolean): Promise<unknown> {
+  const request = { id, monitor: { active }, updateMask: { paths: ["active"] } };
+  switch (kind) {
+    case "http":
+      return client.updateHTTPMonitor(request);
+    case "tcp":
+      return client.updateTCPMonitor(request);
+    case "dns":
+      return client.updateDNSMonitor(request);
+  }
+}
