@@ -76,6 +76,12 @@ export function SignedIn() {
         <nav aria-label="Pages">
           <ul>
             <li>
+              <NavLink to="/incidents">Incidents</NavLink>
+            </li>
+            <li>
+              <NavLink to="/channels">Channels</NavLink>
+            </li>
+            <li>
               <NavLink to="/settings/members">Members</NavLink>
             </li>
             {workspace && roleCan(workspace.role, "keys") && (

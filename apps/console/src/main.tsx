@@ -20,6 +20,11 @@ const Members = lazy(() => import("./pages/settings/Members"));
 const ApiKeys = lazy(() => import("./pages/settings/ApiKeys"));
 const Sso = lazy(() => import("./pages/settings/Sso"));
 const Account = lazy(() => import("./pages/settings/Account"));
+const Incidents = lazy(() => import("./pages/incidents/Incidents"));
+const Incident = lazy(() => import("./pages/incidents/Incident"));
+const Channels = lazy(() => import("./pages/channels/Channels"));
+const NewChannel = lazy(() => import("./pages/channels/NewChannel"));
+const Channel = lazy(() => import("./pages/channels/Channel"));
 
 function NotFound() {
   return (
@@ -43,6 +48,11 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/settings/api-keys" element={<ApiKeys />} />
               <Route path="/settings/sso" element={<Sso />} />
               <Route path="/settings/account" element={<Account />} />
+              <Route path="/incidents" element={<Incidents />} />
+              <Route path="/incidents/:id" element={<Incident />} />
+              <Route path="/channels" element={<Channels />} />
+              <Route path="/channels/new" element={<NewChannel />} />
+              <Route path="/channels/:id" element={<Channel />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />
