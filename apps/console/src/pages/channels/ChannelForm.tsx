@@ -50,9 +50,14 @@ export function ChannelForm({
 
   const onValid = async (data: FieldValues) => {
     const values = data as ChannelValues;
-    const dirty = formState.dirtyFields;
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const changed = {
+      name: values.name !== initial.name,
+      monitorIds: !same([...values.monitorIds].sort(), [...initial.monitorIds].sort()),
+      block: !same(values.config, initial.config),
+    };
     try {
-      await submit(values, { name: !!dirty.name, monitorIds: !!dirty.monitorIds, block: !!dirty.config });
+      await submit(values, changed);
       setMessage(null);
     } catch (error) {
       const refusal = refusalOfError(error);

@@ -1,8 +1,10 @@
+import { roleCan } from "@vigil/domain/accounts";
 import { PROVIDER_TYPES, type ProviderType } from "@vigil/domain/notifications";
 import { NotificationService } from "@vigil/proto/notification";
 import { useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { Link, useNavigate } from "react-router";
+import { useRole } from "../../SignedIn";
 import { Page } from "../../ui";
 import { useClient } from "../settings/controls";
 import { ChannelForm, type ChannelValues } from "./ChannelForm";
@@ -26,6 +28,7 @@ export default function NewChannel() {
   const queries = useQueryClient();
   const navigate = useNavigate();
   const id = useId();
+  const role = useRole();
 
   const create = async (values: ChannelValues) => {
     const answer = await client.createNotification({
@@ -51,6 +54,13 @@ export default function NewChannel() {
         <p>
           <Link to={`/channels/${secret.id}`}>Go to the channel</Link>
         </p>
+      </Page>
+    );
+  }
+  if (!role || !roleCan(role, "write")) {
+    return (
+      <Page title="Add a channel">
+        <p>Your role ({role ?? "none"}) may not add channels.</p>
       </Page>
     );
   }
