@@ -6,8 +6,8 @@ import type { Page } from "playwright-core";
 import { startProviderServer, type Answer, type ProviderServer, type Received } from "../../../packages/notifications/test/support/provider-server";
 import { eventually } from "../../../test/eventually";
 import { channel } from "./support/channels";
-import { consoleTestEnvironment, expectAccessible, heading, screenshotBoth, shows, signInWith } from "./support/console";
-import { sessionClient, signedInPerson } from "./support/people";
+import { consoleTestEnvironment, expectAccessible, heading, screenshotBoth, shows } from "./support/console";
+import { sessionClient } from "./support/people";
 import { checkResult, publishResults } from "./support/results";
 
 /**
@@ -18,7 +18,6 @@ import { checkResult, publishResults } from "./support/results";
  * API then answers and what the providers receive.
  */
 const env = consoleTestEnvironment("https://vigil.example.com");
-const { open } = env;
 
 let provider: ProviderServer;
 /** How the provider answers, per path (200 otherwise). */
@@ -36,14 +35,9 @@ async function signedInAt(role: Role, link: string) {
   const { monitor } = await env.api.client(write.key).createHTTPMonitor({
     monitor: { name: `checkout-${slug}`, url: `https://checkout-${slug}.example.com/`, periodicity: Periodicity.PERIODICITY_1M, regions: [Region.HOSTA_AMS] },
   });
-  const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, role);
-  const page = await open(`${env.api.baseUrl}/app/sign-in`);
-  await signInWith(page, person.email, person.password);
-  await shows(heading(page), "Hello, ");
-  await page.getByRole("navigation").getByRole("link", { name: link }).click();
-  await shows(heading(page), link);
+  const { person, page } = await env.signedInAt(role, link, slug);
   const channels = sessionClient(NotificationService, env.api.baseUrl, person.token, { workspace: slug });
-  return { slug, writeKey: write.key, monitor: monitor!, page, channels };
+  return { slug, monitor: monitor!, page, channels };
 }
 
 /** Accepts the next confirmation the page asks for. */
@@ -194,11 +188,7 @@ describe("the console's Incidents and Channels", () => {
     await screenshotBoth(page, "incidents");
 
     // A viewer of the same workspace: the same pages, no control; the API refuses what the controls would do.
-    const viewer = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, "viewer");
-    const viewerPage = await open(`${env.api.baseUrl}/app/sign-in`);
-    await signInWith(viewerPage, viewer.email, viewer.password);
-    await shows(heading(viewerPage), "Hello, ");
-    await viewerPage.getByRole("navigation").getByRole("link", { name: "Channels" }).click();
+    const { person: viewer, page: viewerPage } = await env.signedInAt("viewer", "Channels", slug);
     await shows(viewerPage.getByRole("link", { name: "Incident hook" }));
     expect(await viewerPage.getByRole("link", { name: "Add a channel" }).count()).toBe(0);
     await viewerPage.getByRole("link", { name: "Incident hook" }).click();

@@ -1,11 +1,12 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { PROVIDER_BLOCK_SCHEMAS, channelSchema, type ProviderType } from "@vigil/domain/notifications";
-import { useId, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { useFieldArray, useForm, type Control, type FieldErrors, type FieldValues, type UseFormRegister } from "react-hook-form";
 import { z } from "zod";
 import { refusalOfError } from "../../api";
 import { useMonitorNames } from "../../monitors/names";
-import { FormMessage } from "../../ui";
+import { Field, FormMessage } from "../../ui";
+import { SelectField } from "../settings/controls";
 import { fieldsOf, type BlockField } from "./providers";
 
 export interface ChannelValues {
@@ -97,7 +98,7 @@ const errorAt = (errors: FieldErrors<FieldValues>, path: string): string | undef
   return (at as { message?: string } | undefined)?.message;
 };
 
-/** A labelled input of the form, its rule beside it as `Field` of ui.tsx shows the API's. */
+/** A field of the form: a select for a fixed set of values, else an input; its rule beside it, as the API's. */
 function Input({
   label,
   path,
@@ -115,34 +116,10 @@ function Input({
   type?: string | undefined;
   options?: readonly string[] | undefined;
 }) {
-  const id = useId();
   const error = errorAt(errors, path);
-  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
-  const control = { id, "aria-invalid": error ? true : undefined, "aria-describedby": described, ...register(path) };
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
-      )}
-      {options ? (
-        <select {...control}>
-          {options.map((option) => (
-            <option key={option}>{option}</option>
-          ))}
-        </select>
-      ) : (
-        <input type={type ?? "text"} autoComplete="off" {...control} />
-      )}
-      {error && (
-        <p id={`${id}-error`} className="error">
-          {label}: {error}
-        </p>
-      )}
-    </div>
-  );
+  const registered = register(path);
+  if (options) return <SelectField label={label} options={options} error={error} {...registered} />;
+  return <Field label={label} hint={hint} type={type ?? "text"} autoComplete="off" error={error} {...registered} />;
 }
 
 function BlockInput({ field, register, errors }: { field: BlockField; register: UseFormRegister<FieldValues>; errors: FieldErrors<FieldValues> }) {
