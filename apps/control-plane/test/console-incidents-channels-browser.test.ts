@@ -57,7 +57,7 @@ async function addChannel(page: Page, type: string, name: string, fields: Record
 const secondsAgo = (s: number) => new Date(Date.now() - s * 1000).toISOString();
 
 describe("the console's Incidents and Channels", () => {
-  it("creates channels of several types through their forms, with the browser's and the API's field errors, and sends tests showing the answer", async () => {
+  it("creates channels of several types through their forms, keeps secrets redacted, with the browser's and the API's field errors, and sends tests showing the answer", async () => {
     const { slug, monitor, page, channels } = await signedInAt("editor", "Channels");
     await shows(page.getByText("No channel yet."));
     await expectAccessible(page, "channels, none");
@@ -126,9 +126,21 @@ describe("the console's Incidents and Channels", () => {
     await shows(page.getByRole("cell", { name: /HTTP 404/ }));
     await expectAccessible(page, "slack channel");
 
+    // ntfy: a change of its topic sends the token back as answered (redacted), and the API keeps the stored one.
+    const token = `tk_${slug}_abcdefghijklmnopqrstuvwxyz`;
+    await addChannel(page, "ntfy", "Phones", { Topic: "vigil-alerts", "Server URL (optional)": `${provider.url}/ntfy-${slug}`, "Access token (optional)": token }, monitor.name!);
+    await shows(heading(page), "Channel Phones");
+    expect(await page.getByLabel("Access token (optional)").inputValue()).toBe(`…${token.slice(-4)}`);
+    await page.getByLabel("Topic").fill("vigil-pages");
+    await page.getByRole("button", { name: "Save the channel" }).click();
+    await shows(page.getByText("Saved."));
+    await page.getByRole("button", { name: "Send a test message" }).click();
+    await shows(page.getByTestId("test-answer"), "Delivered");
+    expect(sentTo(`/ntfy-${slug}/`).map((r) => [r.headers.authorization, (r.json as { topic: string }).topic])).toEqual([[`Bearer ${token}`, "vigil-pages"]]);
+
     await page.getByRole("navigation").getByRole("link", { name: "Channels" }).click();
     await shows(page.getByRole("cell", { name: "Ops room, renamed" }));
-    expect(await page.getByRole("cell", { name: monitor.name! }).count()).toBe(3);
+    expect(await page.getByRole("cell", { name: monitor.name! }).count()).toBe(4);
     await expectAccessible(page, "channels");
     await screenshotBoth(page, "channels");
 
@@ -139,7 +151,7 @@ describe("the console's Incidents and Channels", () => {
     await page.getByRole("button", { name: "Delete the channel" }).click();
     await shows(heading(page), "Channels");
     await page.getByRole("link", { name: "On call" }).waitFor({ state: "detached" });
-    expect((await channels.listNotifications({})).notifications.map((c) => c.name).sort()).toEqual(["Ops room, renamed", "Team hook"]);
+    expect((await channels.listNotifications({})).notifications.map((c) => c.name).sort()).toEqual(["Ops room, renamed", "Phones", "Team hook"]);
   });
 
   it("shows an incident's timeline and its deliveries with attempts, and a viewer sees no edit control and is refused by the API", async () => {
