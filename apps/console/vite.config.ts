@@ -14,6 +14,7 @@ export default defineConfig({
     // The workspace packages from their TypeScript sources, as ES modules: their dist/ is CommonJS, which a
     // bundler cannot tree-shake (the domain rules and the account messages are a small part of each).
     alias: [
+      { find: "@vigil/domain/notifications", replacement: `${packages}/domain/src/notification-config.ts` },
       { find: /^@vigil\/(domain|proto)\/(.+)$/, replacement: `${packages}/$1/src/$2.ts` },
     ],
   },

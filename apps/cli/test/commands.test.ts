@@ -185,6 +185,10 @@ describe("vigil commands", () => {
       const incident = await api.db.prisma.incident.create({
         data: { workspaceId, monitorId: monitor.id, severity: "error", startedAt: new Date(), regions: ["hostA-ams"], reason: "connection refused" },
       });
+      const region = { region: "hostA-ams", status: "error", error: "connect ECONNREFUSED", reason: "connect", statusCode: null, latencyMs: null };
+      await api.db.prisma.alertEvent.create({
+        data: { workspaceId, monitorId: monitor.id, incidentId: incident.id, type: "monitor.failed", fromStatus: "active", toStatus: "error", occurredAt: incident.startedAt, details: { regions: [region] } },
+      });
 
       const table = await ok(["incidents", "list", "--open"]);
       expect(headerOf(table)).toEqual(["ID", "MONITOR", "SEVERITY", "STARTED", "RESOLVED", "REGIONS", "REASON"]);
@@ -196,6 +200,11 @@ describe("vigil commands", () => {
       expect(shown).toMatch(/^reason\s+connection refused$/m);
       expect(shown).toMatch(/^severity\s+error$/m);
       expect(shown).toMatch(/^regions\s+hostA-ams$/m);
+      expect(shown).toMatch(/^TIME\s+EVENT\s+REGION\s+STATUS\s+STATUS CODE\s+REASON$/m);
+      expect(shown).toMatch(/^\S+\s+monitor\.failed\s+hostA-ams\s+error\s+connect$/m);
+      expect((await okJson(["incidents", "get", incident.id])).timeline).toEqual([
+        expect.objectContaining({ type: "monitor.failed", status: "MONITOR_STATUS_ERROR", regions: [expect.objectContaining({ region: "REGION_HOSTA_AMS", reason: "connect" })] }),
+      ]);
       expect((await okJson(["incidents", "get", incident.id])).incident).toMatchObject({ id: incident.id, regions: ["REGION_HOSTA_AMS"] });
       const missing = await fails(["incidents", "get", "00000000-0000-0000-0000-000000000000"]);
       expect(missing).toMatchObject({ code: 1, stderr: expect.stringContaining("not found") });
@@ -232,9 +241,12 @@ describe("vigil commands", () => {
       expect(await ok(["notifications", "test", id])).toBe(`sent a test message through notification ${id}\n`);
       expect(await okJson(["notifications", "test", id])).toEqual({ success: true });
       const deliveries = await ok(["notifications", "deliveries", id]);
-      expect(headerOf(deliveries)).toEqual(["ID", "EVENT", "MONITOR", "OUTCOME", "STATUS", "ATTEMPTS", "CREATED", "ERROR"]);
-      expect(deliveries).toMatch(/^\S+\s+test\s+\S+\s+delivered\s+200\s+1\s/m);
+      expect(headerOf(deliveries)).toEqual(["ID", "NOTIFICATION", "EVENT", "MONITOR", "OUTCOME", "STATUS", "ATTEMPTS", "CREATED", "ERROR"]);
+      expect(deliveries).toMatch(new RegExp(`^\\S+\\s+${id}\\s+test\\s+\\S+\\s+delivered\\s+200\\s+1\\s`, "m"));
       expect((await okJson(["notifications", "deliveries", id, "--limit", "1"])).deliveries).toHaveLength(1);
+      // A test belongs to no incident.
+      expect((await okJson(["notifications", "deliveries", id, "--incident", "00000000-0000-0000-0000-000000000000"])).deliveries ?? []).toEqual([]);
+      expect(await fails(["notifications", "deliveries"])).toMatchObject({ code: 1, stderr: expect.stringContaining("id: is required unless incidentId is given") });
 
       const closed = await okJson(["notifications", "create", "webhook", "--name", "Closed", "--set", "endpoint=http://127.0.0.1:9/hook"]);
       const failed = await fails(["notifications", "test", closed.notification.id]);

@@ -77,6 +77,12 @@ export function SignedIn() {
           <ul>
             {workspace && roleCan(workspace.role, "write") && <li><NavLink to="/monitors/new">New monitor</NavLink></li>}
             <li>
+              <NavLink to="/incidents">Incidents</NavLink>
+            </li>
+            <li>
+              <NavLink to="/channels">Channels</NavLink>
+            </li>
+            <li>
               <NavLink to="/settings/members">Members</NavLink>
             </li>
             {workspace && roleCan(workspace.role, "keys") && (

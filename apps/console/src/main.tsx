@@ -23,6 +23,11 @@ const Account = lazy(() => import("./pages/settings/Account"));
 const NewMonitor = lazy(() => import("./pages/monitors/form/NewMonitor"));
 const EditMonitor = lazy(() => import("./pages/monitors/form/EditMonitor"));
 const MonitorPage = lazy(() => import("./pages/monitors/MonitorPage"));
+const Incidents = lazy(() => import("./pages/incidents/Incidents"));
+const Incident = lazy(() => import("./pages/incidents/Incident"));
+const Channels = lazy(() => import("./pages/channels/Channels"));
+const NewChannel = lazy(() => import("./pages/channels/NewChannel"));
+const Channel = lazy(() => import("./pages/channels/Channel"));
 
 function NotFound() {
   return (
@@ -49,6 +54,11 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/monitors/new" element={<NewMonitor />} />
               <Route path="/monitors/:id/edit" element={<EditMonitor />} />
               <Route path="/monitors/:id" element={<MonitorPage />} />
+              <Route path="/incidents" element={<Incidents />} />
+              <Route path="/incidents/:id" element={<Incident />} />
+              <Route path="/channels" element={<Channels />} />
+              <Route path="/channels/new" element={<NewChannel />} />
+              <Route path="/channels/:id" element={<Channel />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type InputHTMLAttributes, type ReactNode, type RefObject } from "react";
+import { useEffect, useId, useRef, useState, type ComponentProps, type FormEvent, type ReactNode, type RefObject } from "react";
 import { ACCOUNTS } from "@vigil/domain/accounts";
 import type { Refusal } from "./api";
 import { loadPasswordRules } from "./fields";
@@ -19,7 +19,8 @@ export function Page({ title, wide, children }: { title: string; wide?: boolean;
   );
 }
 
-interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
+// ComponentProps: with its ref, so that a form library can register the input.
+interface FieldProps extends ComponentProps<"input"> {
   name: string;
   label: string;
   error?: string | undefined;

@@ -1,7 +1,8 @@
 import { Webhook } from "standardwebhooks";
 import { createLogger } from "@vigil/logging";
 import { openDatabase } from "@vigil/db";
-import { Periodicity, Region } from "@vigil/proto";
+import { Code } from "@connectrpc/connect";
+import { MonitorStatus, Periodicity, Region } from "@vigil/proto";
 import { startProviderServer, type Answer, type ProviderServer, type Received } from "../../../packages/notifications/test/support/provider-server";
 import { DEFAULT_RETRY_DELAYS_MS, MAX_RETRY_AFTER_MS, parseRetryDelays, retryDelayMs } from "../src/alerting/retry-schedule";
 import { startPipeline, type Pipeline } from "../src/pipeline";
@@ -111,6 +112,46 @@ describe("delivering notifications (PostgreSQL, real Redis, providers as local s
       ["monitor.degraded", "delivered", 1, 200],
       ["monitor.failed", "delivered", 1, 200],
     ]);
+  });
+
+  it("answers an incident's timeline, region by region, and its deliveries to every channel by incident", async () => {
+    const id = await monitor("timeline");
+    const first = await webhook("/timeline-a", [id]);
+    const second = await webhook("/timeline-b", [id]);
+    await publishResults(api.redisPrefix, [checkResult(id, "hostA-ams", secondsAgo(15), "error")]);
+    await eventually(() => expect(sentTo("/timeline-a")).toHaveLength(1));
+    await publishResults(api.redisPrefix, [checkResult(id, "hostA-ams", secondsAgo(10), "success")]);
+    await eventually(() => expect(sentTo("/timeline-b")).toHaveLength(2));
+
+    const [incident] = (await api.incidents(writeKey).listIncidents({ monitorId: id })).incidents;
+    const { timeline } = await api.incidents(writeKey).getIncident({ id: incident!.id });
+    expect(timeline.map((e) => [e.type, e.status, e.regions.map((r) => [r.region, r.status, r.statusCode])])).toEqual([
+      ["monitor.failed", MonitorStatus.ERROR, [[Region.HOSTA_AMS, MonitorStatus.ERROR, 503]]],
+      ["monitor.recovered", MonitorStatus.ACTIVE, [[Region.HOSTA_AMS, MonitorStatus.ACTIVE, 200]]],
+    ]);
+    expect(timeline[0]!.regions[0]!.reason).toBe("http_status");
+
+    const deliveriesOfIncident = async (key: string, request: { id?: string; incidentId: string }) =>
+      (await api.notificationClient(key).listNotificationDeliveries(request)).deliveries.map((d) => [d.notificationId, d.event, d.outcome, d.incidentId]);
+    await eventually(async () =>
+      expect((await deliveriesOfIncident(writeKey, { incidentId: incident!.id })).sort()).toEqual(
+        [first.id, second.id].flatMap((channelId) => [
+          [channelId, "monitor.failed", "delivered", incident!.id],
+          [channelId, "monitor.recovered", "delivered", incident!.id],
+        ]).sort(),
+      ),
+    );
+    expect(await deliveriesOfIncident(writeKey, { id: second.id, incidentId: incident!.id })).toEqual([
+      [second.id, "monitor.recovered", "delivered", incident!.id],
+      [second.id, "monitor.failed", "delivered", incident!.id],
+    ]);
+    // Another workspace learns nothing of it.
+    const other = (await api.workspace()).read.key;
+    expect(await deliveriesOfIncident(other, { incidentId: incident!.id })).toEqual([]);
+    await expect(api.notificationClient(writeKey).listNotificationDeliveries({})).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+      rawMessage: "id: is required unless incidentId is given",
+    });
   });
 
   it("delivers once with three attempts to a channel answering 500 twice, then 200", async () => {

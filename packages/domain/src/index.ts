@@ -6,6 +6,7 @@ export * from "./check-rules";
 export * from "./dependency-retry";
 export * from "./process-metrics";
 export * from "./retention";
+export * from "./durations";
 export * from "./external-id";
 export * from "./fingerprint";
 export * from "./credentials";

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { LIMITS } from "./limits";
 import { headerName, headerValue, httpUrl, list, nonEmptyText, oneOf, readableLine, set, text, typed } from "./rules";
-import { parseOrThrow } from "./validation";
+import { parseId } from "./resource-id";
+import { ValidationError, parseOrThrow } from "./validation";
 
 /** The contract's 12 provider types, as `provider_type` spells them. */
 export const PROVIDER_TYPES = [
@@ -93,4 +94,13 @@ export type ChannelCommon = z.output<typeof channelSchema>;
 /** Validates the fields every channel has (name, monitorIds). */
 export function parseChannelCommon(input: { name?: unknown; monitorIds?: unknown }, prefix = "notification"): ChannelCommon {
   return parseOrThrow(channelSchema, input, prefix);
+}
+
+/** Which deliveries a listing reads: a channel's, an incident's (across the workspace's channels), or both at once. */
+export function parseDeliveriesFilter(input: { id: string; incidentId: string }): { notificationId?: string; incidentId?: string } {
+  if (input.id === "" && input.incidentId === "") throw ValidationError.of("id", "is required unless incidentId is given");
+  return {
+    ...(input.id === "" ? {} : { notificationId: parseId(input.id) }),
+    ...(input.incidentId === "" ? {} : { incidentId: parseId(input.incidentId, "incidentId") }),
+  };
 }

@@ -1,4 +1,5 @@
-import { facts, formatDuration, plainText, summary } from "../src/text";
+import { formatDuration } from "@vigil/domain";
+import { facts, plainText, summary } from "../src/text";
 import { truncate } from "../src/truncate";
 import { sampleMessage } from "./support/messages";
 import { MUST_SAY } from "./support/wording";

@@ -37,12 +37,28 @@ export function incidentsCommand(): Command {
 
   incidents
     .command("get")
-    .description("show one incident")
+    .description("show one incident and its timeline: when it failed, was degraded or recovered, and each region's verdict then")
     .argument("<id>", "incident id")
     .action(
       action(async (ctx, id: string) => {
         await send(ctx, IncidentService.method.getIncident, ctx.client.incidents.getIncident, { id }, (r) =>
-          messageDetails(ctx.out.colors, IncidentSchema, r.incident),
+          [
+            messageDetails(ctx.out.colors, IncidentSchema, r.incident),
+            table(
+              ctx.out.colors,
+              ["TIME", "EVENT", "REGION", "STATUS", "STATUS CODE", "REASON"],
+              r.timeline.flatMap((event) =>
+                event.regions.map((region) => [
+                  date(event.occurredAt),
+                  event.type,
+                  word(regionCodec, region.region),
+                  statusText(ctx.out.colors, word(monitorStatusCodec, region.status)),
+                  region.statusCode ? String(region.statusCode) : "",
+                  region.reason || region.error,
+                ]),
+              ),
+            ),
+          ].join("\n"),
         );
       }),
     );

@@ -105,16 +105,28 @@ export function notificationsCommand(): Command {
 
   notifications
     .command("deliveries")
-    .description("recent deliveries of the channel's messages")
-    .argument("<id>", "notification id")
+    .description("recent deliveries of the channel's messages, or of an incident's to every channel (--incident)")
+    .argument("[id]", "notification id")
+    .option("--incident <id>", "only the deliveries of this incident's events")
     .option("--limit <n>", "at most this many", parseInteger)
     .action(
-      action(async (ctx, id: string, options: { limit?: number }) => {
-        await send(ctx, NotificationService.method.listNotificationDeliveries, ctx.client.notifications.listNotificationDeliveries, { id, limit: options.limit }, (r) =>
+      action(async (ctx, id: string | undefined, options: { incident?: string; limit?: number }) => {
+        const request = { id, incidentId: options.incident, limit: options.limit };
+        await send(ctx, NotificationService.method.listNotificationDeliveries, ctx.client.notifications.listNotificationDeliveries, request, (r) =>
           table(
             ctx.out.colors,
-            ["ID", "EVENT", "MONITOR", "OUTCOME", "STATUS", "ATTEMPTS", "CREATED", "ERROR"],
-            r.deliveries.map((d) => [d.id, d.event, d.monitorId, d.outcome, d.statusCode ? String(d.statusCode) : "", String(d.attempts), date(d.createdAt), d.error]),
+            ["ID", "NOTIFICATION", "EVENT", "MONITOR", "OUTCOME", "STATUS", "ATTEMPTS", "CREATED", "ERROR"],
+            r.deliveries.map((d) => [
+              d.id,
+              d.notificationId,
+              d.event,
+              d.monitorId,
+              d.outcome,
+              d.statusCode ? String(d.statusCode) : "",
+              String(d.attempts),
+              date(d.createdAt),
+              d.error,
+            ]),
           ),
         );
       }),

@@ -1,10 +1,11 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@vigil/db";
-import { isRegionId, monitorStatusCodec, parseId, parsePage, regionCodec, type MonitorStatus } from "@vigil/domain";
+import { isRegionId, monitorStatusCodec, parseId, parsePage, regionCodec, type MonitorStatus, type RegionReport } from "@vigil/domain";
 import type { IncidentService } from "@vigil/proto";
 import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
+import type { EventDetails, StoredEvent } from "./message";
 
 type IncidentRow = NonNullable<Awaited<ReturnType<PrismaClient["incident"]["findFirst"]>>>;
 
@@ -20,6 +21,25 @@ function incidentToMessage(row: IncidentRow) {
     error: row.error ?? "",
     reason: row.reason ?? "",
     statusCode: row.statusCode ?? 0,
+  };
+}
+
+/** A timeline entry: the event and the regions its messages named, as they were then. */
+function eventToMessage(row: StoredEvent & { toStatus: string }) {
+  const regions: RegionReport[] = (row.details as EventDetails).regions;
+  return {
+    id: row.id,
+    type: row.type,
+    occurredAt: timestampFromDate(row.occurredAt),
+    status: monitorStatusCodec.encode(row.toStatus as MonitorStatus),
+    regions: regions.map((r) => ({
+      region: regionCodec.encode(r.region),
+      status: monitorStatusCodec.encode(r.status),
+      error: r.error ?? "",
+      reason: r.reason ?? "",
+      statusCode: r.statusCode ?? 0,
+      latencyMs: r.latencyMs ?? 0,
+    })),
   };
 }
 
@@ -42,9 +62,12 @@ export function incidentService(prisma: PrismaClient): ServiceImpl<typeof Incide
     },
 
     async getIncident(req, ctx) {
-      const row = await prisma.incident.findFirst({ where: { id: parseId(req.id), workspaceId: workspaceOf(ctx) } });
+      const row = await prisma.incident.findFirst({
+        where: { id: parseId(req.id), workspaceId: workspaceOf(ctx) },
+        include: { events: { orderBy: [{ occurredAt: "asc" }, { id: "asc" }] } },
+      });
       if (!row) throw notFound(`incident ${req.id}`);
-      return { incident: incidentToMessage(row) };
+      return { incident: incidentToMessage(row), timeline: row.events.map(eventToMessage) };
     },
   };
 }

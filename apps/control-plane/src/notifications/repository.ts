@@ -201,15 +201,16 @@ export class NotificationRepository {
     });
   }
 
-  /** The channel's newest deliveries first. */
-  async listDeliveries(notificationId: string, limit: number): Promise<DeliveryRecord[]> {
+  /** The workspace's deliveries of a channel, an incident or both, newest first. */
+  async listDeliveries(workspaceId: string, filter: { notificationId?: string; incidentId?: string }, limit: number): Promise<DeliveryRecord[]> {
     const rows = await this.prisma.notificationDelivery.findMany({
-      where: { notificationId },
+      where: { ...filter, notification: { workspaceId } },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: limit,
     });
     return rows.map((row) => ({
       id: row.id,
+      notificationId: row.notificationId,
       event: row.event as DeliveryRecord["event"],
       monitorId: row.monitorId,
       incidentId: row.incidentId,

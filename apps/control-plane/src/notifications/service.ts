@@ -11,6 +11,7 @@ import {
   notificationInputFromMessage,
   notificationToMessage,
   parseChannelCommon,
+  parseDeliveriesFilter,
   parseExternalId,
   parsePage,
   parseProviderConfig,
@@ -219,8 +220,9 @@ export function notificationService(repo: NotificationRepository, settings: Prov
 
     async listNotificationDeliveries(req, ctx) {
       const { limit } = parsePage({ limit: req.limit });
-      const record = await findChannel(ctx, req.id);
-      return { deliveries: (await repo.listDeliveries(record.id, limit)).map(deliveryToMessage) };
+      const filter = parseDeliveriesFilter(req);
+      if (filter.notificationId) await findChannel(ctx, filter.notificationId);
+      return { deliveries: (await repo.listDeliveries(workspaceOf(ctx), filter, limit)).map(deliveryToMessage) };
     },
   };
 }

@@ -4,6 +4,8 @@ import { startTestApi, type TestApi, type TestApiOptions } from "./api";
 import { join } from "node:path";
 import { artifactsDir, launchBrowser } from "./browser";
 import { startMailbox } from "./page-access";
+import { signedInPerson } from "./people";
+import type { Role } from "@vigil/domain";
 
 /** How the console's browser tests drive it: a phone's width, the CSP watched, axe-core on each page. */
 const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -52,7 +54,18 @@ export function consoleTestEnvironment(publicUrl: string, limits?: TestApiOption
     await env.api?.close();
     await env.mailbox?.close();
   });
-  return Object.assign(env, { open: browsers.open });
+  /** A person of `role` in the workspace `slug` (a new one when not given), signed in to the console and gone to the page `link` of the header. */
+  async function signedInAt(role: Role, link: string, slug?: string) {
+    const workspace = slug ?? (await env.api.workspace()).slug;
+    const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, workspace, role);
+    const page = await browsers.open(`${env.api.baseUrl}/app/sign-in`);
+    await signInWith(page, person.email, person.password);
+    await shows(heading(page), "Hello, ");
+    await page.getByRole("navigation").getByRole("link", { name: link }).click();
+    await shows(heading(page), link);
+    return { slug: workspace, person, page };
+  }
+  return Object.assign(env, { open: browsers.open, signedInAt });
 }
 
 /** axe-core on the page as it is (its script evaluated through the DevTools protocol, which the page's CSP does not govern). */

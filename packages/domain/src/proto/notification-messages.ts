@@ -113,6 +113,7 @@ export function notificationToMessage(view: NotificationView): Notification {
 /** One delivery of an event (or a test message) to a channel, as stored. */
 export interface DeliveryRecord {
   id: string;
+  notificationId: string;
   event: DeliveryEvent;
   monitorId: string | null;
   incidentId: string | null;
@@ -128,6 +129,7 @@ export interface DeliveryRecord {
 export function deliveryToMessage(record: DeliveryRecord): Delivery {
   return create(DeliverySchema, {
     id: record.id,
+    notificationId: record.notificationId,
     event: record.event,
     monitorId: record.monitorId ?? "",
     incidentId: record.incidentId ?? "",

@@ -3,7 +3,7 @@ import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { createClient, type Client } from "@connectrpc/connect";
 import { useTransport } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
-import { useId, useMemo, useState, type ReactNode, type SelectHTMLAttributes } from "react";
+import { useId, useMemo, useState, type ComponentProps, type ReactNode } from "react";
 import { refusalOfError } from "../../api";
 import { FormMessage, shown, type FieldErrors } from "../../ui";
 
@@ -54,7 +54,7 @@ export function useAction() {
   return { run, message: <FormMessage message={message} /> };
 }
 
-interface SelectFieldProps extends SelectHTMLAttributes<HTMLSelectElement> {
+interface SelectFieldProps extends ComponentProps<"select"> {
   name: string;
   label: string;
   options: readonly string[];

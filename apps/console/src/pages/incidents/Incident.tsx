@@ -1,0 +1,77 @@
+import { useQuery } from "@connectrpc/connect-query";
+import { IncidentService } from "@vigil/proto";
+import { NotificationService } from "@vigil/proto/notification";
+import { Link, useParams } from "react-router";
+import { StatusBadge, formatLatency } from "../../monitors/status";
+import { useMonitorNames } from "../../monitors/names";
+import { FormMessage, Page } from "../../ui";
+import { Deliveries } from "../channels/Deliveries";
+import { Table, when } from "../settings/controls";
+import { lasted } from "./Incidents";
+import { regionName, regionsText } from "./regions";
+
+const EVENTS: Record<string, string> = { "monitor.failed": "Failed", "monitor.degraded": "Degraded", "monitor.recovered": "Recovered" };
+
+/** One incident: what it was, its timeline region by region, and what each channel was told. */
+export default function Incident() {
+  const { id = "" } = useParams();
+  const incident = useQuery(IncidentService.method.getIncident, { id }, { retry: false });
+  const deliveries = useQuery(NotificationService.method.listNotificationDeliveries, { incidentId: id, limit: 100 }, { retry: false });
+  const channels = useQuery(NotificationService.method.listNotifications, { limit: 100 }, { retry: false });
+  const monitors = useMonitorNames();
+  const i = incident.data?.incident;
+  const channelName = new Map(channels.data?.notifications.map((c) => [c.id, c.name || c.id]));
+  const monitorName = i ? (monitors.get(i.monitorId) ?? i.monitorId) : "";
+
+  return (
+    <Page title={i ? `Incident of ${monitorName}` : "Incident"} wide>
+      {incident.error && <FormMessage message={incident.error.message} />}
+      {i && (
+        <dl>
+          <dt>Monitor</dt>
+          <dd>{monitorName}</dd>
+          <dt>Severity</dt>
+          <dd>
+            <StatusBadge status={i.severity} />
+          </dd>
+          <dt>Started</dt>
+          <dd>{when(i.startedAt)}</dd>
+          <dt>Resolved</dt>
+          <dd>{lasted(i)}</dd>
+          <dt>Regions when it opened</dt>
+          <dd>{regionsText(i.regions)}</dd>
+          <dt>First error</dt>
+          <dd>{[i.statusCode ? `HTTP ${i.statusCode}` : "", i.reason, i.error].filter(Boolean).join(" · ") || "—"}</dd>
+        </dl>
+      )}
+      <h2>Timeline</h2>
+      {incident.data && (
+        <Table caption="Timeline of the incident" head={["Time", "Event", "Region", "Status", "Answer", "Latency"]}>
+          {incident.data.timeline.flatMap((event) =>
+            event.regions.map((r, index) => (
+              <tr key={`${event.id}-${r.region}`}>
+                <td>{index === 0 ? when(event.occurredAt) : ""}</td>
+                <td>{index === 0 ? (EVENTS[event.type] ?? event.type) : ""}</td>
+                <td>{regionName(r.region)}</td>
+                <td>
+                  <StatusBadge status={r.status} />
+                </td>
+                <td>{[r.statusCode ? `HTTP ${r.statusCode}` : "", r.reason, r.error].filter(Boolean).join(" · ") || "—"}</td>
+                <td>{r.latencyMs ? formatLatency(r.latencyMs) : "—"}</td>
+              </tr>
+            )),
+          )}
+        </Table>
+      )}
+      <h2>Deliveries</h2>
+      {deliveries.error && <FormMessage message={deliveries.error.message} />}
+      {deliveries.data && (
+        <Deliveries
+          deliveries={deliveries.data.deliveries}
+          caption="Deliveries of the incident"
+          channel={(d) => <Link to={`/channels/${d.notificationId}`}>{channelName.get(d.notificationId) ?? d.notificationId}</Link>}
+        />
+      )}
+    </Page>
+  );
+}
