@@ -43,7 +43,9 @@ createRoot(document.getElementById("root")!).render(
   <StrictMode>
     <TransportProvider transport={transport}>
       <QueryClientProvider client={queries}>
-        <BrowserRouter basename="/app">
+        {/* Without transitions: the filters are controls of the address (search params), and a checkbox must show its
+            new state at once, not when a low-priority render gets its turn. */}
+        <BrowserRouter basename="/app" useTransitions={false}>
           <Routes>
             <Route element={<SignedIn />}>
               <Route path="/" element={<Home />} />
