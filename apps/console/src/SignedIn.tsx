@@ -76,6 +76,12 @@ export function SignedIn() {
         <nav aria-label="Pages">
           <ul>
             <li>
+              <NavLink to="/status-pages">Status pages</NavLink>
+            </li>
+            <li>
+              <NavLink to="/regions">Regions</NavLink>
+            </li>
+            <li>
               <NavLink to="/settings/members">Members</NavLink>
             </li>
             {workspace && roleCan(workspace.role, "keys") && (
@@ -86,6 +92,11 @@ export function SignedIn() {
             {workspace && roleCan(workspace.role, "own") && (
               <li>
                 <NavLink to="/settings/sso">Single sign-on</NavLink>
+              </li>
+            )}
+            {workspace && roleCan(workspace.role, "audit") && (
+              <li>
+                <NavLink to="/settings/audit">Audit log</NavLink>
               </li>
             )}
             <li>

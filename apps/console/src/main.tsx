@@ -20,6 +20,10 @@ const Members = lazy(() => import("./pages/settings/Members"));
 const ApiKeys = lazy(() => import("./pages/settings/ApiKeys"));
 const Sso = lazy(() => import("./pages/settings/Sso"));
 const Account = lazy(() => import("./pages/settings/Account"));
+const AuditLog = lazy(() => import("./pages/audit/AuditLog"));
+const Regions = lazy(() => import("./pages/regions/Regions"));
+const StatusPages = lazy(() => import("./pages/status-pages/StatusPages"));
+const StatusPageEditor = lazy(() => import("./pages/status-pages/StatusPageEditor"));
 
 function NotFound() {
   return (
@@ -43,6 +47,10 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/settings/api-keys" element={<ApiKeys />} />
               <Route path="/settings/sso" element={<Sso />} />
               <Route path="/settings/account" element={<Account />} />
+              <Route path="/settings/audit" element={<AuditLog />} />
+              <Route path="/regions" element={<Regions />} />
+              <Route path="/status-pages" element={<StatusPages />} />
+              <Route path="/status-pages/:id" element={<StatusPageEditor />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />
