@@ -13,7 +13,7 @@ function parseTime(value: string): string {
 
 /** Who made the change, as `pnpm admin audit` names them. */
 const auditActor = (e: AuditLogEntry): string =>
-  e.actorType === "api_key" ? `key ${e.apiKeyPrefix}… ${e.apiKeyName}` : e.actorType === "user" ? e.userEmail : e.actorType;
+  e.actorType === "api_key" ? `key ${e.apiKeyPrefix}…${e.apiKeyName ? ` (${e.apiKeyName})` : ""}` : e.actorType === "user" ? e.userEmail : e.actorType;
 
 export function auditCommand(): Command {
   return new Command("audit")
