@@ -28,6 +28,18 @@ interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
 
 /** A labelled input whose error (the API's wording) is tied to it for assistive technology. */
 export function Field({ name, label, error, hint, ...input }: FieldProps) {
+  return <LabelledControl label={label} hint={hint} error={error} control={(tie) => <input name={name} {...tie} {...input} />} />;
+}
+
+/** What ties a control to its label, hint and error: spread on the input, select or textarea. */
+export interface ControlTie {
+  id: string;
+  "aria-invalid": true | undefined;
+  "aria-describedby": string | undefined;
+}
+
+/** A label, an optional hint, the control `control` draws, and its error, tied together for assistive technology. */
+export function LabelledControl({ label, hint, error, control }: { label: string; hint?: string | undefined; error?: string | undefined; control: (tie: ControlTie) => ReactNode }) {
   const id = useId();
   const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
   return (
@@ -38,7 +50,7 @@ export function Field({ name, label, error, hint, ...input }: FieldProps) {
           {hint}
         </p>
       )}
-      <input id={id} name={name} aria-invalid={error ? true : undefined} aria-describedby={described} {...input} />
+      {control({ id, "aria-invalid": error ? true : undefined, "aria-describedby": described })}
       {error && (
         <p id={`${id}-error`} className="error">
           {label}: {error}

@@ -1,7 +1,8 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useId, useState } from "react";
+import { useState } from "react";
 import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
 import { refusalOfError } from "../../api";
+import { LabelledControl, type ControlTie } from "../../ui";
 
 /**
  * The API's refusal of a react-hook-form form: each field it names is set beside that field
@@ -42,40 +43,24 @@ interface HookFieldProps<T extends FieldValues> {
 
 /** A labelled input, textarea or select of a react-hook-form form, its error (the domain's or the API's wording) tied to it. */
 export function HookField<T extends FieldValues>({ form, name, label, hint, type = "text", multiline, options, autoComplete = "off" }: HookFieldProps<T>) {
-  const id = useId();
   const error = form.formState.errors[name]?.message;
-  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(" ") || undefined;
-  const common = { id, "aria-invalid": error ? true : undefined, "aria-describedby": described, ...form.register(name) };
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
-      )}
-      {options ? (
-        <select {...common}>
-          {options.map((option) =>
-            typeof option === "string" ? (
-              <option key={option}>{option}</option>
-            ) : (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ),
-          )}
-        </select>
-      ) : multiline ? (
-        <textarea rows={3} {...common} />
-      ) : (
-        <input type={type} autoComplete={autoComplete} {...common} />
-      )}
-      {typeof error === "string" && (
-        <p id={`${id}-error`} className="error">
-          {label}: {error}
-        </p>
-      )}
-    </div>
-  );
+  const control = (tie: ControlTie) => {
+    const props = { ...tie, ...form.register(name) };
+    if (multiline) return <textarea rows={3} {...props} />;
+    if (!options) return <input type={type} autoComplete={autoComplete} {...props} />;
+    return (
+      <select {...props}>
+        {options.map((option) =>
+          typeof option === "string" ? (
+            <option key={option}>{option}</option>
+          ) : (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ),
+        )}
+      </select>
+    );
+  };
+  return <LabelledControl label={label} hint={hint} error={typeof error === "string" ? error : undefined} control={control} />;
 }
