@@ -9,8 +9,8 @@ import type { Page } from "playwright-core";
 import { startAgent } from "../../agent/test/support/processes";
 import { redisServerUrl } from "../../../test/redis";
 import { eventually } from "../../../test/eventually";
-import { consoleTestEnvironment, expectAccessible, heading, screenshotBoth, shows, signInWith, type ConsolePage } from "./support/console";
-import { sessionClient, signedInPerson } from "./support/people";
+import { consoleTestEnvironment, expectAccessible, heading, screenshotBoth, shows, signedInAt as signedInAtPage, type ConsolePage } from "./support/console";
+import { sessionClient } from "./support/people";
 
 /**
  * The console's status page editor, regions page and audit log in headless Chromium at a phone's
@@ -19,7 +19,6 @@ import { sessionClient, signedInPerson } from "./support/people";
  * every page passes axe-core under the Content-Security-Policy.
  */
 const env = consoleTestEnvironment("https://vigil.example.com");
-const { open } = env;
 
 let target: http.Server;
 let targetUrl = "";
@@ -30,17 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => target.close(resolve)));
 
-/** A new workspace, a person of `role` in it signed in to the console, and the page `link` of the header opened. */
-async function signedInAt(role: Role, link: string) {
-  const ws = await env.api.workspace();
-  const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, ws.slug, role);
-  const page = await open(`${env.api.baseUrl}/app/sign-in`);
-  await signInWith(page, person.email, person.password);
-  await shows(heading(page), "Hello, ");
-  await page.getByRole("navigation").getByRole("link", { name: link, exact: true }).click();
-  await shows(heading(page), link);
-  return { ws, person, page };
-}
+const signedInAt = (role: Role, link: string) => signedInAtPage(env, role, link);
 
 const pages = (key: string) => env.api.statusPageClient(key);
 

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { ACCOUNTS, SESSION_COOKIE, type Role } from "@vigil/domain";
 import { AccountService, MemberService, SsoService } from "@vigil/proto/account";
-import { consoleTestEnvironment, expectAccessible, heading, shows, signInWith, screenshotBoth } from "./support/console";
+import { consoleTestEnvironment, expectAccessible, heading, shows, signedInAt as signedInAtPage, screenshotBoth } from "./support/console";
 import { eventually } from "../../../test/eventually";
 import { firstLinkOf } from "./support/page-access";
 import { accountClient, createPerson, sessionClient, sessionCookie, signedInPerson, totpCodeAt, type Person } from "./support/people";
@@ -13,19 +13,8 @@ import { accountClient, createPerson, sessionClient, sessionCookie, signedInPers
  * use are not shown, and every page passes axe-core.
  */
 const env = consoleTestEnvironment("https://vigil.example.com");
-const { open } = env;
 
-/** A new workspace and a person of `role` in it, signed in to the console and gone to the page `link` of the header. */
-async function signedInAt(role: Role, link: string) {
-  const { slug } = await env.api.workspace();
-  const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, role);
-  const page = await open(`${env.api.baseUrl}/app/sign-in`);
-  await signInWith(page, person.email, person.password);
-  await shows(heading(page), "Hello, ");
-  await page.getByRole("navigation").getByRole("link", { name: link }).click();
-  await shows(heading(page), link);
-  return { slug, person, page };
-}
+const signedInAt = (role: Role, link: string) => signedInAtPage(env, role, link);
 
 const members = (slug: string, person: Person) => sessionClient(MemberService, env.api.baseUrl, person.token, { workspace: slug });
 

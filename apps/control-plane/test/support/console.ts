@@ -4,6 +4,8 @@ import { startTestApi, type TestApi } from "./api";
 import { join } from "node:path";
 import { artifactsDir, launchBrowser } from "./browser";
 import { startMailbox } from "./page-access";
+import type { Role } from "@vigil/domain";
+import { signedInPerson } from "./people";
 
 /** How the console's browser tests drive it: a phone's width, the CSP watched, axe-core on each page. */
 const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -93,4 +95,16 @@ export async function signInWith(page: Page, email: string, password: string) {
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+/** A new workspace and a person of `role` in it, signed in to the console of `env` and gone to the page `link` of the header. */
+export async function signedInAt(env: ReturnType<typeof consoleTestEnvironment>, role: Role, link: string) {
+  const ws = await env.api.workspace();
+  const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, ws.slug, role);
+  const page = await env.open(`${env.api.baseUrl}/app/sign-in`);
+  await signInWith(page, person.email, person.password);
+  await shows(heading(page), "Hello, ");
+  await page.getByRole("navigation").getByRole("link", { name: link, exact: true }).click();
+  await shows(heading(page), link);
+  return { ws, slug: ws.slug, person, page };
 }
