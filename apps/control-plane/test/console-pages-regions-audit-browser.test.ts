@@ -165,10 +165,17 @@ describe("the console's status pages, regions and audit log", () => {
   });
 
   it("shows an admin the changes just made, filtered by action and paged", async () => {
-    const { ws, page } = await signedInAt("admin", "Audit log");
-    const { statusPage } = await pages(ws.write.key).createStatusPage({ statusPage: { title: "Audited", slug: `audited-${ws.slug}` } });
-    // More groups than a page of the log holds, so that "Older" has something to show.
-    for (let i = 0; i < 26; i++) await pages(ws.write.key).createStatusPageComponentGroup({ group: { pageId: statusPage!.id, name: `Group ${i}` } });
+    const { ws, person, page } = await signedInAt("admin", "Status pages");
+    // A change made in the console, by the person…
+    await page.getByLabel("Title").fill("Audited");
+    await page.getByLabel("Slug").fill(`audited-${ws.slug}`);
+    await page.getByRole("button", { name: "Create page" }).click();
+    await shows(heading(page), "Audited");
+    const pageId = new URL(page.url()).pathname.split("/").pop()!;
+    // …and more through the API with a key than a page of the log holds, so that "Older" has something to show.
+    for (let i = 0; i < 26; i++) await pages(ws.write.key).createStatusPageComponentGroup({ group: { pageId, name: `Group ${i}` } });
+    await page.getByRole("navigation").getByRole("link", { name: "Audit log", exact: true }).click();
+    await shows(heading(page), "Audit log");
     await page.reload();
     await shows(page.getByTestId("audit-entry"));
     expect(await page.getByTestId("audit-entry").count()).toBe(25);
@@ -181,7 +188,7 @@ describe("the console's status pages, regions and audit log", () => {
     await page.getByRole("button", { name: "Show" }).click();
     await eventually(async () => expect(await page.getByTestId("audit-entry").count()).toBe(1));
     expect(new URL(page.url()).searchParams.get("action")).toBe("CreateStatusPage");
-    await shows(page.getByTestId("audit-entry").filter({ hasText: `StatusPage ${statusPage!.id}` }));
+    await shows(page.getByTestId("audit-entry").filter({ hasText: `StatusPage ${pageId}` }).filter({ hasText: person.email }));
     // The filter is in the address: a reload (or a shared link) shows the same.
     await page.reload();
     await eventually(async () => expect(await page.getByTestId("audit-entry").count()).toBe(1));
