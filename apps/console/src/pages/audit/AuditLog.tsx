@@ -72,21 +72,23 @@ export default function AuditLog() {
       {refusal && <FormMessage message={refusal.message} />}
       {entries.data && rows.length === 0 && <p>No entry matches.</p>}
       {rows.length > 0 && (
-        <Table caption="Audit log entries, newest first" head={["When", "Who", "Action", "Target", "Request"]}>
-          {rows.map((e) => (
-            <tr key={e.id} data-testid="audit-entry">
-              <td>{when(e.at)}</td>
-              <td>{who(e)}</td>
-              <td title={e.method}>{actionOf(e.method)}</td>
-              <td>
-                {e.targetKind} <code>{e.targetId}</code>
-              </td>
-              <td>
-                <code className="changes">{JSON.stringify(e.changes ?? {})}</code>
-              </td>
-            </tr>
-          ))}
-        </Table>
+        <div className="stacked">
+          <Table caption="Audit log entries, newest first" head={["When", "Who", "Action", "Target", "Request"]}>
+            {rows.map((e) => (
+              <tr key={e.id} data-testid="audit-entry">
+                <td>{when(e.at)}</td>
+                <td>{who(e)}</td>
+                <td title={e.method}>{actionOf(e.method)}</td>
+                <td>
+                  {e.targetKind} <code>{e.targetId}</code>
+                </td>
+                <td>
+                  <code className="changes">{JSON.stringify(e.changes ?? {})}</code>
+                </td>
+              </tr>
+            ))}
+          </Table>
+        </div>
       )}
       {entries.hasNextPage && (
         <button type="button" className="secondary" disabled={entries.isFetchingNextPage} onClick={() => void entries.fetchNextPage()}>
