@@ -50,7 +50,7 @@ const byActor = (actor: string): Prisma.AuditEntryWhereInput => ({
 /** A method named in full, by its last part (CreateStatusPage), or an HTTP route. */
 const byAction = (action: string): Prisma.AuditEntryWhereInput => ({ OR: [{ method: action }, { method: { endsWith: `/${action}` } }] });
 
-/** The audit log's table: written after each mutation, read by the admin command, pruned to the retention. */
+/** The audit log's table: written after each mutation, read by the admin command and AuditLogService, pruned to the retention. */
 export class AuditStore {
   constructor(private readonly prisma: PrismaClient) {}
 
