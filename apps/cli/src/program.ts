@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { Command } from "commander";
 import { loginCommand, logoutCommand, whoamiCommand } from "./commands/auth.js";
+import { auditCommand } from "./commands/audit.js";
 import { applyCommand, exportCommand, planCommand, schemaCommand } from "./commands/code.js";
 import { incidentsCommand } from "./commands/incidents.js";
 import { keysCommand } from "./commands/keys.js";
@@ -53,6 +54,7 @@ export function createProgram(): Command {
     keysCommand(),
     membersCommand(),
     ssoCommand(),
+    auditCommand(),
     planCommand(),
     applyCommand(),
     exportCommand(),

@@ -83,6 +83,12 @@ export function SignedIn() {
               <NavLink to="/channels">Channels</NavLink>
             </li>
             <li>
+              <NavLink to="/status-pages">Status pages</NavLink>
+            </li>
+            <li>
+              <NavLink to="/regions">Regions</NavLink>
+            </li>
+            <li>
               <NavLink to="/settings/members">Members</NavLink>
             </li>
             {workspace && roleCan(workspace.role, "keys") && (
@@ -93,6 +99,11 @@ export function SignedIn() {
             {workspace && roleCan(workspace.role, "own") && (
               <li>
                 <NavLink to="/settings/sso">Single sign-on</NavLink>
+              </li>
+            )}
+            {workspace && roleCan(workspace.role, "audit") && (
+              <li>
+                <NavLink to="/settings/audit">Audit log</NavLink>
               </li>
             )}
             <li>

@@ -28,6 +28,10 @@ const Incident = lazy(() => import("./pages/incidents/Incident"));
 const Channels = lazy(() => import("./pages/channels/Channels"));
 const NewChannel = lazy(() => import("./pages/channels/NewChannel"));
 const Channel = lazy(() => import("./pages/channels/Channel"));
+const AuditLog = lazy(() => import("./pages/audit/AuditLog"));
+const Regions = lazy(() => import("./pages/regions/Regions"));
+const StatusPages = lazy(() => import("./pages/status-pages/StatusPages"));
+const StatusPageEditor = lazy(() => import("./pages/status-pages/StatusPageEditor"));
 
 function NotFound() {
   return (
@@ -61,6 +65,10 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/channels" element={<Channels />} />
               <Route path="/channels/new" element={<NewChannel />} />
               <Route path="/channels/:id" element={<Channel />} />
+              <Route path="/settings/audit" element={<AuditLog />} />
+              <Route path="/regions" element={<Regions />} />
+              <Route path="/status-pages" element={<StatusPages />} />
+              <Route path="/status-pages/:id" element={<StatusPageEditor />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />

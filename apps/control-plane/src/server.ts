@@ -7,7 +7,7 @@ import { IncidentService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
-import { AccountService, ApiKeyService, MemberService, SsoService } from "@vigil/proto/account";
+import { AccountService, ApiKeyService, AuditLogService, MemberService, SsoService } from "@vigil/proto/account";
 import type { ProviderSettings } from "@vigil/notifications";
 import { authInterceptor, personInterceptor } from "./auth/interceptor";
 import { accountService } from "./accounts/service";
@@ -39,6 +39,7 @@ import type { PageChanges } from "./status-pages/changes";
 import { StatusPageRepository } from "./status-pages/repository";
 import { statusPageService } from "./status-pages/service";
 import { addServerReflection } from "./grpc/reflection";
+import { auditLogService } from "./audit/service";
 import { errorsAndLogging } from "./rpc-interceptors";
 import { storableTextOnly } from "./request-text";
 import { auditInterceptor } from "./audit/interceptor";
@@ -107,7 +108,7 @@ const JSON_OPTIONS = { ignoreUnknownFields: false, alwaysEmitImplicit: true };
  */
 export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
   const { prisma, logger, scheduler } = options;
-  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, AccountService, ApiKeyService, MemberService, SsoService, Health];
+  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, AccountService, ApiKeyService, MemberService, SsoService, AuditLogService, Health];
   const { pageChanges } = options;
   const metricsSource = options.metricsEnabled === false ? null : { queue: scheduler.queue.bind(scheduler), redis: options.redis.connection, prefix: options.redis.prefix };
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
@@ -150,6 +151,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       // A person's own account needs no workspace; the service records its own audit entries.
       router.service(AccountService, account, { interceptors: [errorsAndLogging(logger), personInterceptor(callers), storableTextOnly()] });
       router.service(ApiKeyService, apiKeyService(prisma, options.revocations), authenticated);
+      router.service(AuditLogService, auditLogService(auditStore), authenticated);
       router.service(SsoService, ssoService(prisma, options.notifications.secrets, options.notifications.settings.publicUrl, sessions), {
         interceptors: [errorsAndLogging(logger), authInterceptor(callers, [], { ssoRecovery: true }), storableTextOnly(), audit],
       });

@@ -31,13 +31,14 @@ afterAll(() => provider.close());
 
 /** A new workspace with a monitor, and a person of `role` in it signed in to the console and gone to `link` of the header. */
 async function signedInAt(role: Role, link: string) {
-  const { slug, write } = await env.api.workspace();
+  const ws = await env.api.workspace();
+  const { slug, write } = ws;
   const { monitor } = await env.api.client(write.key).createHTTPMonitor({
     monitor: { name: `checkout-${slug}`, url: `https://checkout-${slug}.example.com/`, periodicity: Periodicity.PERIODICITY_1M, regions: [Region.HOSTA_AMS] },
   });
-  const { person, page } = await env.signedInAt(role, link, slug);
+  const { person, page } = await env.signedInAt(role, link, ws);
   const channels = sessionClient(NotificationService, env.api.baseUrl, person.token, { workspace: slug });
-  return { slug, monitor: monitor!, page, channels };
+  return { ws, slug, monitor: monitor!, page, channels };
 }
 
 /** Accepts the next confirmation the page asks for. */
@@ -155,7 +156,7 @@ describe("the console's Incidents and Channels", () => {
   });
 
   it("shows an incident's timeline and its deliveries with attempts, and a viewer sees no edit control and is refused by the API", async () => {
-    const { slug, monitor, page, channels } = await signedInAt("editor", "Incidents");
+    const { ws, slug, monitor, page, channels } = await signedInAt("editor", "Incidents");
     await shows(page.getByText("No incident yet."));
     // The channel answers 429 once: the delivery is retried after its Retry-After.
     let calls = 0;
@@ -200,7 +201,7 @@ describe("the console's Incidents and Channels", () => {
     await screenshotBoth(page, "incidents");
 
     // A viewer of the same workspace: the same pages, no control; the API refuses what the controls would do.
-    const { person: viewer, page: viewerPage } = await env.signedInAt("viewer", "Channels", slug);
+    const { person: viewer, page: viewerPage } = await env.signedInAt("viewer", "Channels", ws);
     await shows(viewerPage.getByRole("link", { name: "Incident hook" }));
     expect(await viewerPage.getByRole("link", { name: "Add a channel" }).count()).toBe(0);
     await viewerPage.getByRole("link", { name: "Incident hook" }).click();

@@ -3,7 +3,7 @@ import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { SESSION_COOKIE, WORKSPACE_HEADER } from "@vigil/domain";
 import { IncidentService, MonitorService } from "@vigil/proto";
-import { AccountService, ApiKeyService, MemberService, SsoService } from "@vigil/proto/account";
+import { AccountService, ApiKeyService, AuditLogService, MemberService, SsoService } from "@vigil/proto/account";
 import { Health, reflectionV1, reflectionV1alpha } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
@@ -34,7 +34,7 @@ const OPEN = row(A, A, A, A, A, A, A, A, A, A);
 const READ = row(U, U, A, A, A, A, A, A, A, D);
 /** Changes a workspace's monitors, channels, pages: a write (or legacy) key, an editor or above. */
 const WRITE = row(U, U, D, A, A, D, A, A, A, D);
-/** Members and API keys: an admin or owner, never a key. */
+/** Members, API keys and the audit log: an admin or owner, never a key. */
 const ADMIN = row(U, U, D, D, D, D, D, A, A, D);
 /** The workspace's single sign-on: its owners only. */
 const OWNER = row(U, U, D, D, D, D, D, D, A, D);
@@ -117,6 +117,7 @@ const MATRIX = [
     RemoveMember: ADMIN,
   }),
   rows(ApiKeyService, { CreateApiKey: ADMIN, ListApiKeys: ADMIN, RevokeApiKey: ADMIN }),
+  rows(AuditLogService, { ListAuditLogEntries: ADMIN }),
   rows(SsoService, { GetSsoSettings: OWNER, SetSsoSettings: OWNER }),
   rows(Health, { Check: OPEN }),
   rows(reflectionV1.ServerReflection, { ServerReflectionInfo: OPEN }),

@@ -1,7 +1,7 @@
 import { IncidentService, MonitorService } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
-import { AccountService, ApiKeyService, MemberService, SsoService } from "@vigil/proto/account";
+import { AccountService, ApiKeyService, AuditLogService, MemberService, SsoService } from "@vigil/proto/account";
 import type { Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { httpApi, type Identity, type RevokedApiKey, type SignedIn } from "./http-api.js";
@@ -22,6 +22,8 @@ export interface VigilClient {
   readonly apiKeys: ServiceClient<typeof ApiKeyService>;
   /** The workspace's single sign-on (OpenID Connect): its owners only, with a session; no API key may call it. */
   readonly sso: ServiceClient<typeof SsoService>;
+  /** The workspace's audit log: its owners and admins, with a session; no API key may read it. */
+  readonly auditLog: ServiceClient<typeof AuditLogService>;
   /** GET /v1/whoami; a read, so retried after `unavailable`. */
   whoami(options?: CallOptions): Promise<Identity>;
   /** DELETE /v1/api-key/:id; never retried. */
@@ -60,6 +62,7 @@ export function createClient(options: ClientOptions = {}): VigilClient {
     account: serviceClient(AccountService, transport, config),
     apiKeys: serviceClient(ApiKeyService, transport, config),
     sso: serviceClient(SsoService, transport, config),
+    auditLog: serviceClient(AuditLogService, transport, config),
     whoami: http.whoami,
     revokeApiKey: http.revokeApiKey,
     signIn: http.signIn,

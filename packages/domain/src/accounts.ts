@@ -15,13 +15,14 @@ export const isRole = (value: string): value is Role => (ROLES as readonly strin
 /**
  * What a caller may do. `read`: every list and get. `write`: every change to
  * monitors, channels, status pages and incidents. `members` and `keys`:
- * people and API keys of the workspace. `own`: owners, deleting the workspace.
+ * people and API keys of the workspace. `audit`: reading the workspace's audit log
+ * (who did what; it names people and keys). `own`: owners, deleting the workspace.
  */
-export type Permission = "read" | "write" | "members" | "keys" | "own";
+export type Permission = "read" | "write" | "members" | "keys" | "audit" | "own";
 
 const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  owner: ["read", "write", "members", "keys", "own"],
-  admin: ["read", "write", "members", "keys"],
+  owner: ["read", "write", "members", "keys", "audit", "own"],
+  admin: ["read", "write", "members", "keys", "audit"],
   editor: ["read", "write"],
   viewer: ["read"],
 };

@@ -23,6 +23,7 @@ export * from "./periodicity";
 export * from "./regions";
 export * from "./summary-request";
 export * from "./result-reads";
+export * from "./audit-log";
 export { NOT_STORABLE_RULE, isHttpUrl, isReadableLine, isStorableText, set } from "./rules";
 export { isDomainName, parseHostPort } from "./hosts";
 export * from "./resource-id";

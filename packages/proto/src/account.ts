@@ -3,3 +3,4 @@ export * from "./gen/account/v1/account_pb";
 export * from "./gen/account/v1/api_key_pb";
 export * from "./gen/account/v1/member_pb";
 export * from "./gen/account/v1/sso_pb";
+export * from "./gen/account/v1/audit_log_pb";

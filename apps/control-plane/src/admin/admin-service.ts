@@ -1,4 +1,4 @@
-import { create, type JsonObject } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Interceptor, ServiceImpl } from "@connectrpc/connect";
 import type { WorkspaceRow } from "@vigil/db";
@@ -6,6 +6,7 @@ import type { Logger } from "@vigil/logging";
 import { AdminService, ApiKeySchema, AuditEntrySchema, WorkspaceSchema, type ApiKey, type AuditEntry, type Workspace } from "@vigil/proto/admin";
 import { adminAttribution } from "../audit/attribution";
 import { auditInterceptor } from "../audit/interceptor";
+import { auditEntryFields } from "../audit/store";
 import { errorsAndLogging } from "../rpc-interceptors";
 import { inviteUrl } from "../accounts/invitations";
 import type { Administration, ApiKeyWithWorkspace, AuditEntryWithSlug } from "./operations";
@@ -25,22 +26,7 @@ export const apiKeyMessage = (k: ApiKeyWithWorkspace): ApiKey =>
   });
 
 export const auditEntryMessage = (e: AuditEntryWithSlug): AuditEntry =>
-  create(AuditEntrySchema, {
-    id: e.id,
-    at: timestampFromDate(e.at),
-    workspaceId: e.workspaceId,
-    workspaceSlug: e.workspaceSlug,
-    actorType: e.actorType,
-    apiKeyId: e.apiKeyId ?? "",
-    apiKeyName: e.apiKeyName ?? "",
-    apiKeyPrefix: e.apiKeyPrefix ?? "",
-    userId: e.userId ?? "",
-    userEmail: e.userEmail ?? "",
-    method: e.method,
-    targetKind: e.targetKind,
-    targetId: e.targetId,
-    changes: e.changes as JsonObject,
-  });
+  create(AuditEntrySchema, { ...auditEntryFields(e), workspaceId: e.workspaceId, workspaceSlug: e.workspaceSlug });
 
 /** Every admin entry point (socket and offline command) logs each call and audits its mutations the same way. */
 export const adminInterceptors = (admin: Administration, logger: Logger): Interceptor[] => [

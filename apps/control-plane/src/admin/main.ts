@@ -6,7 +6,7 @@ import { toJson } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { applyMigrations, openDatabase } from "@vigil/db";
-import { DEFAULTS, LIMITS } from "@vigil/domain";
+import { DEFAULTS, LIMITS, TIME_OR_DURATION_RULE, timeOrDurationBack } from "@vigil/domain";
 import { AdminService, AuditEntrySchema, type ApiKey, type AuditEntry } from "@vigil/proto/admin";
 import { adminSocketPath, loadConfig } from "../config";
 import { lockDataDir } from "../data-dir-lock";
@@ -135,12 +135,8 @@ const actorOf = (e: AuditEntry) =>
 
 /** `--since` takes an ISO time or a duration back from now: 30m, 12h, 7d. */
 function parseSince(value: string): Date {
-  const back = /^(\d+)([mhd])$/.exec(value);
-  if (back) return new Date(Date.now() - Number(back[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[back[2] as "m" | "h" | "d"]);
-  const at = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(at.getTime())) {
-    throw new InvalidArgumentError("must be an ISO time (2026-11-23T10:00:00Z) or a duration such as 30m, 12h, 7d");
-  }
+  const at = timeOrDurationBack(value, new Date());
+  if (!at) throw new InvalidArgumentError(TIME_OR_DURATION_RULE);
   return at;
 }
 

@@ -1,5 +1,8 @@
 import type { JsonObject } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { AuditEntryRow, Prisma, PrismaClient } from "@vigil/db";
+import type { AuditLogRequest } from "@vigil/domain";
+import { decodeCursor, encodeCursor } from "../paging";
 
 export type AuditActor = { type: "api_key"; keyId: string } | { type: "user"; userId: string; email: string } | { type: "admin" };
 
@@ -17,7 +20,37 @@ export interface AuditRecord {
 
 const DAY_MS = 24 * 3_600_000;
 
-/** The audit log's table: written after each mutation, read by the admin command, pruned to the retention. */
+/** An entry's fields as both the admin command's and the API's messages name them. */
+export const auditEntryFields = (e: AuditEntryRow) => ({
+  id: e.id,
+  at: timestampFromDate(e.at),
+  actorType: e.actorType,
+  apiKeyId: e.apiKeyId ?? "",
+  apiKeyName: e.apiKeyName ?? "",
+  apiKeyPrefix: e.apiKeyPrefix ?? "",
+  userId: e.userId ?? "",
+  userEmail: e.userEmail ?? "",
+  method: e.method,
+  targetKind: e.targetKind,
+  targetId: e.targetId,
+  changes: e.changes as JsonObject,
+});
+
+/** Who an `actor` filter names: a key by id or prefix, a person by id or email (any case), or the operator ("admin"). */
+const byActor = (actor: string): Prisma.AuditEntryWhereInput => ({
+  OR: [
+    { apiKeyId: actor },
+    { apiKeyPrefix: actor },
+    { userId: actor },
+    { userEmail: { equals: actor, mode: "insensitive" } },
+    ...(actor === "admin" ? [{ actorType: "admin" }] : []),
+  ],
+});
+
+/** A method named in full, by its last part (CreateStatusPage), or an HTTP route. */
+const byAction = (action: string): Prisma.AuditEntryWhereInput => ({ OR: [{ method: action }, { method: { endsWith: `/${action}` } }] });
+
+/** The audit log's table: written after each mutation, read by the admin command and AuditLogService, pruned to the retention. */
 export class AuditStore {
   constructor(private readonly prisma: PrismaClient) {}
 
@@ -51,6 +84,29 @@ export class AuditStore {
       orderBy: [{ at: "desc" }, { id: "desc" }],
       take: filter.limit,
     });
+  }
+
+  /** One workspace's entries, newest first, filtered, a page after `cursor` (empty for the first). */
+  async page(workspaceId: string, filter: AuditLogRequest, cursor: string): Promise<{ entries: AuditEntryRow[]; nextCursor: string }> {
+    const after = cursor === "" ? null : decodeCursor(cursor);
+    const rows = await this.prisma.auditEntry.findMany({
+      where: {
+        workspaceId,
+        at: { gte: filter.since, lt: filter.until },
+        targetKind: filter.target_kind || undefined,
+        AND: [
+          filter.actor ? byActor(filter.actor) : {},
+          filter.action ? byAction(filter.action) : {},
+          after ? { OR: [{ at: { lt: after.at } }, { at: after.at, id: { lt: after.id } }] } : {},
+        ],
+      },
+      orderBy: [{ at: "desc" }, { id: "desc" }],
+      // One more than asked tells whether there is an older page.
+      take: filter.limit + 1,
+    });
+    const entries = rows.slice(0, filter.limit);
+    const last = entries.at(-1);
+    return { entries, nextCursor: rows.length > filter.limit && last ? encodeCursor(last) : "" };
   }
 
   /** Deletes entries older than the retention; returns how many. */

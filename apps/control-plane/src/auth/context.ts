@@ -28,6 +28,7 @@ const PERMISSION_NEEDS: Record<Permission, string> = {
   write: "an editor's role or a write key",
   members: "an admin's or owner's role",
   keys: "an admin's or owner's role",
+  audit: "an admin's or owner's role",
   own: "an owner's role",
 };
 

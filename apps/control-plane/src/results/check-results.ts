@@ -1,6 +1,7 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
-import { ValidationError, isStorableText, type RegionId } from "@vigil/domain";
+import type { RegionId } from "@vigil/domain";
 import type { CheckStatus, Timing } from "@vigil/checks";
+import { decodeCursor, encodeCursor } from "../paging";
 
 export interface StoredResult {
   id: string;
@@ -16,32 +17,6 @@ export interface StoredResult {
   attempts: number;
 }
 
-/**
- * The page's end as the next page starts after it: results are read newest first by (start, id),
- * a key that results stored later do not move, so pages neither repeat nor skip a result as new
- * ones arrive.
- */
-interface Cursor {
-  startedAt: Date;
-  id: string;
-}
-
-const CURSOR_RULE = "must be a next_cursor this API answered";
-
-const encodeCursor = ({ startedAt, id }: Cursor) => Buffer.from(JSON.stringify([startedAt.getTime(), id])).toString("base64url");
-
-function decodeCursor(text: string): Cursor {
-  try {
-    const [time, id] = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as unknown[];
-    const startedAt = new Date(Number.isSafeInteger(time) ? (time as number) : NaN);
-    // What the database could not compare (a time past JavaScript's, a NUL in the id) is no cursor either.
-    if (!Number.isNaN(startedAt.getTime()) && typeof id === "string" && id !== "" && isStorableText(id)) return { startedAt, id };
-  } catch {
-    // Not JSON: refused below like any other text that is not a cursor.
-  }
-  throw ValidationError.of("cursor", CURSOR_RULE);
-}
-
 /** A page of a monitor's results, newest first, after `cursor` (a previous page's next cursor; empty for the first). */
 export async function listCheckResults(
   prisma: PrismaClient,
@@ -52,7 +27,7 @@ export async function listCheckResults(
 ): Promise<{ results: StoredResult[]; nextCursor: string }> {
   const after = cursor === "" ? null : decodeCursor(cursor);
   const ofRegions = regions.length > 0 ? Prisma.sql` AND region = ANY(${[...regions]}::text[])` : Prisma.empty;
-  const before = after ? Prisma.sql` AND (started_at, id) < (${after.startedAt}, ${after.id})` : Prisma.empty;
+  const before = after ? Prisma.sql` AND (started_at, id) < (${after.at}, ${after.id})` : Prisma.empty;
   // One more than asked tells whether there is a next page.
   const rows = await prisma.$queryRaw<(Omit<StoredResult, "startedAt" | "statusCode" | "latencyMs"> & { started_at: Date; status_code: number | null; latency_ms: number })[]>`
     SELECT id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, attempts FROM check_results
@@ -65,5 +40,5 @@ export async function listCheckResults(
     latencyMs: latency_ms,
   }));
   const last = results.at(-1);
-  return { results, nextCursor: rows.length > limit && last ? encodeCursor(last) : "" };
+  return { results, nextCursor: rows.length > limit && last ? encodeCursor({ at: last.startedAt, id: last.id }) : "" };
 }

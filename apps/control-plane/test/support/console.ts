@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { startTestApi, type TestApi, type TestApiOptions } from "./api";
+import { startTestApi, type TestApi, type TestApiOptions, type WorkspaceKeys } from "./api";
 import { join } from "node:path";
 import { artifactsDir, launchBrowser } from "./browser";
 import { startMailbox } from "./page-access";
@@ -54,16 +54,16 @@ export function consoleTestEnvironment(publicUrl: string, limits?: TestApiOption
     await env.api?.close();
     await env.mailbox?.close();
   });
-  /** A person of `role` in the workspace `slug` (a new one when not given), signed in to the console and gone to the page `link` of the header. */
-  async function signedInAt(role: Role, link: string, slug?: string) {
-    const workspace = slug ?? (await env.api.workspace()).slug;
-    const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, workspace, role);
+  /** A person of `role` in the workspace `ws` (a new one when not given), signed in to the console and gone to the page `link` of the header. */
+  async function signedInAt(role: Role, link: string, ws?: WorkspaceKeys) {
+    const workspace = ws ?? (await env.api.workspace());
+    const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, workspace.slug, role);
     const page = await browsers.open(`${env.api.baseUrl}/app/sign-in`);
     await signInWith(page, person.email, person.password);
     await shows(heading(page), "Hello, ");
-    await page.getByRole("navigation").getByRole("link", { name: link }).click();
+    await page.getByRole("navigation").getByRole("link", { name: link, exact: true }).click();
     await shows(heading(page), link);
-    return { slug: workspace, person, page };
+    return { ws: workspace, slug: workspace.slug, person, page };
   }
   return Object.assign(env, { open: browsers.open, signedInAt });
 }

@@ -1,0 +1,2 @@
+// The status page rules as the console imports them (`@vigil/domain/status-pages`), without the package root and its Node modules.
+export * from "./status-page-config";
