@@ -32,6 +32,7 @@ import { actorOf, readsOnly } from "../auth/context";
 import { notFound } from "../errors";
 import type { Logger } from "@vigil/logging";
 import { listCheckResults } from "../results/check-results";
+import { monitorHistories, overviewChangeToken } from "../results/overview";
 import { monitorSummary } from "../results/summary";
 import { monitorTimeseries } from "../results/timeseries";
 import { listRegions } from "../regions/regions";
@@ -151,6 +152,39 @@ export function monitorService(
       const ofKind = <K extends MonitorKind>(kind: K) =>
         monitors.flatMap((m) => (m.kind === kind ? [m.message as MonitorMessageByKind[K]] : []));
       return { httpMonitors: ofKind("http"), tcpMonitors: ofKind("tcp"), dnsMonitors: ofKind("dns"), totalSize: total };
+    },
+
+    async listMonitorOverviews(req, ctx) {
+      const page = parsePage({ limit: req.limit, offset: req.offset });
+      const workspace = workspaceOf(ctx);
+      const changeToken = await overviewChangeToken(prisma, workspace);
+      if (req.changedSince === changeToken) return { changeToken, unchanged: true };
+      const { monitors, total } = await messages.page(workspace, page.limit, page.offset, readsOnly(ctx));
+      const ids = monitors.map((m) => m.message.id);
+      const [current, histories] = await Promise.all([statuses.current(ids), monitorHistories(prisma, ids)]);
+      return {
+        changeToken,
+        totalSize: total,
+        monitors: monitors.map(({ kind, message }) => {
+          const now = current.get(message.id);
+          const history = histories.get(message.id)!;
+          return {
+            id: message.id,
+            name: message.name ?? "",
+            kind,
+            target: (kind === "http" ? message.url : message.uri) ?? "",
+            active: message.active ?? false,
+            periodicity: message.periodicity,
+            status: message.status,
+            regions: (now?.regions ?? []).map((r) => ({ region: regionCodec.encode(r.region), status: monitorStatusCodec.encode(r.status) })),
+            lastLatencyMs: now?.newest?.latencyMs,
+            lastCheckedAt: now?.newest ? timestampFromDate(now.newest.lastResultAt) : undefined,
+            hours: history.hours.map((h) => ({ start: timestampFromDate(h.start), count: h.count, failed: h.failed, p50: h.p50 })),
+            uptime1d: history.uptime1d ?? undefined,
+            uptime7d: history.uptime7d ?? undefined,
+          };
+        }),
+      };
     },
 
     async getMonitor(req, ctx) {
