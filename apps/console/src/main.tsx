@@ -2,9 +2,8 @@ import { TransportProvider } from "@connectrpc/connect-query";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode, lazy } from "react";
 import { createRoot } from "react-dom/client";
-import { BrowserRouter, Link, Route, Routes } from "react-router";
+import { BrowserRouter, Link, Navigate, Route, Routes } from "react-router";
 import { transport } from "./api";
-import { Home } from "./pages/Home";
 import { Invite } from "./pages/Invite";
 import { ResetPassword } from "./pages/ResetPassword";
 import { SignIn } from "./pages/SignIn";
@@ -20,6 +19,7 @@ const Members = lazy(() => import("./pages/settings/Members"));
 const ApiKeys = lazy(() => import("./pages/settings/ApiKeys"));
 const Sso = lazy(() => import("./pages/settings/Sso"));
 const Account = lazy(() => import("./pages/settings/Account"));
+const MonitorsOverview = lazy(() => import("./pages/monitors/Overview"));
 
 function NotFound() {
   return (
@@ -38,7 +38,8 @@ createRoot(document.getElementById("root")!).render(
         <BrowserRouter basename="/app">
           <Routes>
             <Route element={<SignedIn />}>
-              <Route path="/" element={<Home />} />
+              <Route path="/" element={<Navigate to="/monitors" replace />} />
+              <Route path="/monitors" element={<MonitorsOverview />} />
               <Route path="/settings/members" element={<Members />} />
               <Route path="/settings/api-keys" element={<ApiKeys />} />
               <Route path="/settings/sso" element={<Sso />} />

@@ -21,7 +21,7 @@ async function signedInAt(role: Role, link: string) {
   const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, role);
   const page = await open(`${env.api.baseUrl}/app/sign-in`);
   await signInWith(page, person.email, person.password);
-  await shows(heading(page), "Hello, ");
+  await shows(heading(page), "Monitors");
   await page.getByRole("navigation").getByRole("link", { name: link }).click();
   await shows(heading(page), link);
   return { slug, person, page };
@@ -36,7 +36,7 @@ describe("the console's Settings", () => {
   it("reaches the pages of the header with the keyboard alone", async () => {
     const { page } = await signedInAt("admin", "Members");
     await page.goto(`${env.api.baseUrl}/app/`);
-    await shows(heading(page), "Hello, ");
+    await shows(heading(page), "Monitors");
     for (const link of ["Members", "API keys", "Your account"]) {
       await page.evaluate("document.activeElement.blur()");
       let presses = 0;
