@@ -87,9 +87,9 @@ describe("the console's Settings", () => {
   it("shows a viewer the members without a control, and no API keys or SSO link", async () => {
     const { person, page } = await signedInAt("viewer", "Members");
     await shows(page.getByRole("cell", { name: person.email }));
-    expect(await page.getByRole("button").allTextContents()).toEqual([]);
+    expect(await page.getByRole("main").getByRole("button").allTextContents()).toEqual([]);
     expect(await page.getByRole("combobox").count()).toBe(1); // the workspace switcher only
-    expect(await page.getByRole("navigation").getByRole("link").allTextContents()).toEqual(["Members", "Your account"]);
+    expect(await page.getByRole("navigation").getByRole("link").allTextContents()).toEqual(["Monitors", "Members", "Your account"]);
     await expectAccessible(page, "members, viewer");
   });
 

@@ -11,6 +11,16 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+const minuteNow = () => Math.floor(Date.now() / MINUTE);
+
+/** `work` again until it started and ended in one minute: the overview answers in full once a minute. */
+async function withinOneMinute<T>(work: () => Promise<T>): Promise<T> {
+  for (;;) {
+    const minute = minuteNow();
+    const result = await work();
+    if (minuteNow() === minute) return result;
+  }
+}
 const AMS = Region.HOSTA_AMS;
 const FRA = Region.HOSTB_FRA;
 
@@ -20,13 +30,16 @@ describe.each(BACKENDS)("ListMonitorOverviews on %s", (backend) => {
   let readClient: Client<typeof MonitorService>;
   const store = (results: ResultMessage[]) => storeResults(api.db.prisma, results, STATUS_RULES);
 
-  beforeEach(async () => {
+  beforeAll(async () => {
     api = await startTestApi(backend);
+  });
+  // A workspace of its own for each test: the tests count its monitors.
+  beforeEach(async () => {
     const { write, read } = await api.workspace();
     client = api.client(write.key);
     readClient = api.client(read.key);
   });
-  afterEach(() => api.close());
+  afterAll(() => api.close());
 
   it("answers a page in ListMonitors' order with each monitor's regions, last latency, hourly sparkline and uptimes", async () => {
     const http = (await client.createHTTPMonitor({
@@ -87,33 +100,46 @@ describe.each(BACKENDS)("ListMonitorOverviews on %s", (backend) => {
     expect((await api.client((await api.workspace()).read.key).listMonitorOverviews({})).totalSize).toBe(0);
   });
 
-  it("answers unchanged to the current token, and a full page once a result, a change or a deletion moved it", async () => {
+  it("answers unchanged to the current token, only the monitors a result or a change moved, and the page once monitors came or went", async () => {
+    // Neither changed nor checked below.
+    const quiet = (await client.createDNSMonitor({ monitor: { name: "quiet", uri: "example.com", periodicity: Periodicity.PERIODICITY_5M } })).monitor!.id;
     const id = (await client.createHTTPMonitor({ monitor: { name: "web", url: "https://example.com", periodicity: Periodicity.PERIODICITY_5M, regions: [AMS] } })).monitor!.id;
-    // Two calls within one minute (the token moves with the minute too: staleness comes with time alone).
-    let first = await readClient.listMonitorOverviews({});
-    let again = await readClient.listMonitorOverviews({ changedSince: first.changeToken });
-    if (again.changeToken !== first.changeToken) {
-      first = again;
-      again = await readClient.listMonitorOverviews({ changedSince: first.changeToken });
-    }
+    // (The token moves with the minute too: staleness comes with time alone.)
+    const [first, again] = await withinOneMinute(async () => {
+      const answer = await readClient.listMonitorOverviews({});
+      return [answer, await readClient.listMonitorOverviews({ changedSince: answer.changeToken })] as const;
+    });
     expect(first.changeToken).not.toBe("");
     expect(again).toMatchObject({ unchanged: true, monitors: [], changeToken: first.changeToken });
 
-    const moved = async (change: () => Promise<unknown>) => {
-      const before = (await readClient.listMonitorOverviews({})).changeToken;
+    const other = (await client.createTCPMonitor({ monitor: { name: "db", uri: "db.example.com:5432", periodicity: Periodicity.PERIODICITY_5M } })).monitor!.id;
+    const moved = async (change: () => Promise<unknown>, limit?: number) => {
+      const before = (await readClient.listMonitorOverviews({ limit })).changeToken;
       await change();
-      const after = await readClient.listMonitorOverviews({ changedSince: before });
+      const after = await readClient.listMonitorOverviews({ limit, changedSince: before });
       expect(after.unchanged).toBe(false);
       expect(after.changeToken).not.toBe(before);
       return after;
     };
-    const afterResult = await moved(() => store([checkResult(id, "hostA-ams", ago(1_000), "error")]));
-    expect(afterResult.monitors[0]!.status).toBe(MonitorStatus.ERROR);
-    await moved(() => client.updateHTTPMonitor({ id, monitor: { name: "renamed" } }));
-    const other = (await client.createTCPMonitor({ monitor: { name: "db", uri: "db.example.com:5432", periodicity: Periodicity.PERIODICITY_5M } })).monitor!.id;
-    expect((await moved(() => client.deleteMonitor({ id: other }))).totalSize).toBe(1);
+    // A result or a change: only the monitors it moved (and those changed or checked last before, at the times the token holds).
+    const afterResult = await withinOneMinute(() => moved(() => store([checkResult(id, "hostA-ams", ago(1_000), "error")])));
+    expect(afterResult).toMatchObject({ changesOnly: true, totalSize: 3 });
+    expect(afterResult.monitors.map((m) => m.id)).not.toContain(quiet);
+    expect(afterResult.monitors.find((m) => m.id === id)?.status).toBe(MonitorStatus.ERROR);
+    const afterUpdate = await withinOneMinute(() => moved(() => client.updateTCPMonitor({ id: other, monitor: { name: "renamed" } })));
+    expect(afterUpdate.changesOnly).toBe(true);
+    expect(afterUpdate.monitors.map((m) => m.name)).toContain("renamed");
+    expect(afterUpdate.monitors.map((m) => m.id)).not.toContain(quiet);
+    // One monitor fewer: the whole page.
+    const afterDelete = await moved(() => client.deleteMonitor({ id: other }));
+    expect([afterDelete.changesOnly, afterDelete.totalSize, afterDelete.monitors.map((m) => m.id)]).toEqual([false, 2, [quiet, id]]);
+    // More changed than a page holds: the page.
+    const more: string[] = [];
+    for (const name of ["a", "b"]) more.push((await client.createHTTPMonitor({ monitor: { name, url: "https://example.com", periodicity: Periodicity.PERIODICITY_5M } })).monitor!.id);
+    const afterMany = await withinOneMinute(() => moved(() => store([id, ...more].map((monitorId) => checkResult(monitorId, "hostA-ams", ago(500)))), 2));
+    expect([afterMany.changesOnly, afterMany.monitors.map((m) => m.id)]).toEqual([false, [quiet, id]]);
     // A token of another shape is simply not the current one.
-    expect((await readClient.listMonitorOverviews({ changedSince: "anything" })).monitors).toHaveLength(1);
+    expect((await readClient.listMonitorOverviews({ changedSince: "anything" })).monitors).toHaveLength(4);
   });
 
   it.each<[string, { limit?: number; offset?: number }, string]>([

@@ -84,14 +84,42 @@ interface UptimeRow {
 const MINUTE = 60_000;
 
 /**
- * What an overview of a workspace depends on, in one statement: its monitors (their number and newest
- * change), the newest result of any of them (statuses, uptimes and sparklines move with results), and
- * the minute (a region turns stale, an hour rolls over, without any write).
+ * What an overview of a workspace depends on: which monitors it has (their number and a checksum of their ids),
+ * its newest configuration change, the start of its newest result (statuses, uptimes and sparklines move with
+ * results), and the minute (a region turns stale, an hour rolls over, without any write).
  */
-export async function overviewChangeToken(prisma: PrismaClient, workspaceId: string, now = new Date()): Promise<string> {
-  const [row] = await prisma.$queryRaw<{ monitors: number; changed: Date | null; checked: Date | null }[]>`
-    SELECT count(*)::float8 AS monitors, max(updated_at) AS changed,
+export interface OverviewState {
+  count: number;
+  idSum: number;
+  /** Milliseconds since the epoch; 0 without any. */
+  changed: number;
+  checked: number;
+  minute: number;
+}
+
+/** The state of a workspace's overview now, in one statement. */
+export async function overviewState(prisma: PrismaClient, workspaceId: string, now = new Date()): Promise<OverviewState> {
+  const [row] = await prisma.$queryRaw<{ count: number; id_sum: number | null; changed: Date | null; checked: Date | null }[]>`
+    SELECT count(*)::float8 AS count, sum(hashtext(id))::float8 AS id_sum, max(updated_at) AS changed,
       (SELECT max(s.last_result_at) FROM monitor_region_statuses s JOIN monitors m ON m.id = s.monitor_id WHERE m.workspace_id = ${workspaceId}) AS checked
     FROM monitors WHERE workspace_id = ${workspaceId}`;
-  return [row?.monitors ?? 0, row?.changed?.getTime() ?? 0, row?.checked?.getTime() ?? 0, Math.floor(now.getTime() / MINUTE)].map((n) => n.toString(36)).join(".");
+  return {
+    count: row?.count ?? 0,
+    idSum: row?.id_sum ?? 0,
+    changed: row?.changed?.getTime() ?? 0,
+    checked: row?.checked?.getTime() ?? 0,
+    minute: Math.floor(now.getTime() / MINUTE),
+  };
+}
+
+const FIELDS = ["count", "idSum", "changed", "checked", "minute"] as const;
+
+/** The state as the change token the API answers: opaque to clients. */
+export const changeTokenOf = (state: OverviewState): string => FIELDS.map((field) => state[field].toString(36)).join(".");
+
+/** The state a change token stands for; undefined for anything that is not one. */
+export function stateOfToken(token: string): OverviewState | undefined {
+  const parts = token.split(".").map((part) => (/^-?[0-9a-z]{1,12}$/.test(part) ? parseInt(part, 36) : NaN));
+  if (parts.length !== FIELDS.length || parts.some(Number.isNaN)) return undefined;
+  return Object.fromEntries(FIELDS.map((field, i) => [field, parts[i]])) as unknown as OverviewState;
 }

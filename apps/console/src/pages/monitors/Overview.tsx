@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { roleCan } from "@vigil/domain/accounts";
 import { regionCodec } from "@vigil/domain/proto/enums";
 import { MonitorService, MonitorStatus, type ListMonitorOverviewsResponse, type MonitorOverview } from "@vigil/proto";
-import { useEffect, useMemo, useRef } from "react";
+import { memo, useEffect, useMemo, useRef } from "react";
 import { Link, useSearchParams } from "react-router";
 import { StatusBadge, formatLatency, formatPercent, statusLabel } from "../../monitors/status";
 import { useSignedIn } from "../../SignedIn";
@@ -35,9 +35,10 @@ async function loadAll(client: Client): Promise<Overview> {
 }
 
 /**
- * Every monitor of the workspace, kept current by polling: each second one call asks whether anything
- * changed since the token of the shown data (an answer without rows when nothing did), and only a change
- * loads the pages again (docs/benchmarks.md, "Console overview", for why polling and not streaming).
+ * Every monitor of the workspace, kept current by polling: each second one call sends the token of the shown
+ * data and gets back nothing when nothing changed, or only the monitors that changed, which replace theirs; only
+ * when monitors came or went (or the minute turned) are the pages loaded again (docs/benchmarks.md, "Console
+ * overview", for why polling and not streaming).
  */
 function useOverview(): { data: Overview | undefined; error: Error | null } {
   const client = useClient(MonitorService);
@@ -48,11 +49,12 @@ function useOverview(): { data: Overview | undefined; error: Error | null } {
     queryKey: key,
     queryFn: async () => {
       const shown = queries.getQueryData<Overview>(key);
-      if (shown) {
-        const answer = await client.listMonitorOverviews({ limit: 1, changedSince: shown.changeToken });
-        if (answer.unchanged) return shown;
-      }
-      return loadAll(client);
+      if (!shown) return loadAll(client);
+      const answer = await client.listMonitorOverviews({ limit: PAGE, changedSince: shown.changeToken });
+      if (answer.unchanged) return shown;
+      if (!answer.changesOnly) return loadAll(client);
+      const changed = new Map(answer.monitors.map((m) => [m.id, m]));
+      return { monitors: shown.monitors.map((m) => changed.get(m.id) ?? m), changeToken: answer.changeToken };
     },
     refetchInterval: POLL_MS,
   });
@@ -180,7 +182,8 @@ export default function Overview() {
   );
 }
 
-function Row({ monitor: m }: { monitor: MonitorOverview }) {
+/** Memoized: a poll that changed one monitor renders one row. */
+const Row = memo(function Row({ monitor: m }: { monitor: MonitorOverview }) {
   return (
     <tr data-monitor={m.id}>
       <th scope="row">
@@ -202,7 +205,7 @@ function Row({ monitor: m }: { monitor: MonitorOverview }) {
       <td data-label="Uptime 7 d">{formatPercent(m.uptime7d === undefined ? undefined : m.uptime7d / 100)}</td>
     </tr>
   );
-}
+});
 
 function Choice({ id, label, value, options, onChange }: { id: string; label: string; value: string; options: readonly (readonly [string, string])[]; onChange: (value: string) => void }) {
   return (
