@@ -34,7 +34,7 @@ const HOUR = 3_600_000;
 const EMAIL = "bench-console@example.com";
 const PASSWORD = "plum-harbour-lantern-42";
 /** The console's own poll period (apps/console/src/pages/monitors/Overview.tsx). */
-const POLL_MS = 1_000;
+const POLL_MS = 500;
 /** Results a second while the pollers run "busy": a thousand monitors checked once a minute. */
 const BUSY_RESULTS_PER_SECOND = MONITORS / 60;
 /** The mark the page sets once its rows are shown (apps/console/src/pages/monitors/Overview.tsx). */
@@ -105,6 +105,9 @@ async function signIn(base: string): Promise<string> {
 }
 
 interface Load {
+  /** The first ListMonitorOverviews call sent, and the last one answered. */
+  firstCallMs: number;
+  lastAnswerMs: number;
   renderedMs: number;
   interactiveMs: number;
   longTasks: number;
@@ -119,12 +122,16 @@ async function openOverview(page: Page, base: string): Promise<Load> {
     new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))))
       .observe({ type: "longtask", buffered: true });`);
   await page.goto(`${base}/app/monitors`);
-  await page.waitForFunction(`performance.getEntriesByName("${RENDERED_MARK}").length > 0`, undefined, { timeout: 30_000 });
+  // Polled with evaluate: waitForFunction evaluates its string with eval, which the console's CSP refuses.
+  while (!(await page.evaluate<boolean>(`performance.getEntriesByName("${RENDERED_MARK}").length > 0`))) await sleep(20);
   // Long tasks after the rows are shown (the browser's own work on them) still keep the page from answering.
   await sleep(1_000);
   return page.evaluate<Load>(`(() => {
     const rendered = performance.getEntriesByName("${RENDERED_MARK}")[0].startTime;
+    const calls = performance.getEntriesByType("resource").filter((e) => e.name.includes("ListMonitorOverviews"));
     return {
+      firstCallMs: Math.min(...calls.map((e) => e.startTime)),
+      lastAnswerMs: Math.max(...calls.map((e) => e.responseEnd)),
       renderedMs: rendered,
       interactiveMs: Math.max(rendered, ...window.longTasks.map((t) => t.end)),
       longTasks: window.longTasks.length,
@@ -151,7 +158,7 @@ async function storedAt(prisma: PrismaClient, id: string, region: RegionId, late
   for (;;) {
     const [row] = await prisma.$queryRaw<{ latency_ms: number }[]>`SELECT latency_ms FROM monitor_region_statuses WHERE monitor_id = ${id} AND region = ${region}`;
     if (row?.latency_ms === latencyMs) return Date.now();
-    await sleep(5);
+    await sleep(20);
   }
 }
 
@@ -255,7 +262,7 @@ async function main(): Promise<void> {
       await page?.close();
       page = await context.newPage();
       loads.push(await openOverview(page, base));
-      log(`load ${i + 1}: rows ${loads[i]!.rows}, rendered ${fmt(loads[i]!.renderedMs)} ms, interactive ${fmt(loads[i]!.interactiveMs)} ms, ${loads[i]!.longTasks} long tasks`);
+      log(`load ${i + 1}: rows ${loads[i]!.rows}, API ${fmt(loads[i]!.firstCallMs)}–${fmt(loads[i]!.lastAnswerMs)} ms, rendered ${fmt(loads[i]!.renderedMs)} ms, interactive ${fmt(loads[i]!.interactiveMs)} ms, ${loads[i]!.longTasks} long tasks`);
       if (loads[i]!.rows !== MONITORS) throw new Error(`the page shows ${loads[i]!.rows} rows, not ${MONITORS}`);
     }
     log(`live updates: ${UPDATES} results`);
@@ -280,9 +287,9 @@ async function main(): Promise<void> {
       `Command: \`pnpm bench:console-overview\` (BENCH_LOADS=${LOADS}, BENCH_UPDATES=${UPDATES}, BENCH_CONSOLES=${CONSOLES}, BENCH_SECONDS=${SECONDS}): ` +
         `${MONITORS} monitors (bench/seed.ts) with 24 hours of results, a viewer signed in, \`/app/monitors\` opened ${LOADS} times in fresh pages (the first one with the server's caches cold).`,
       "",
-      "| Load | Rows | Rows shown (ms from navigation start) | Interactive (end of the last long task, ms) | Long tasks |",
-      "|---|---:|---:|---:|---:|",
-      ...loads.map((l, i) => `| ${i + 1} | ${l.rows} | ${fmt(l.renderedMs)} | ${fmt(l.interactiveMs)} | ${l.longTasks} |`),
+      "| Load | Rows | First overview call sent (ms from navigation start) | Last page answered (ms) | Rows shown (ms) | Interactive (end of the last long task, ms) | Long tasks |",
+      "|---|---:|---:|---:|---:|---:|---:|",
+      ...loads.map((l, i) => `| ${i + 1} | ${l.rows} | ${fmt(l.firstCallMs)} | ${fmt(l.lastAnswerMs)} | ${fmt(l.renderedMs)} | ${fmt(l.interactiveMs)} | ${l.longTasks} |`),
       "",
       `Interactive, median of the loads: ${fmt(interactive)} ms (goal ≤ ${INTERACTIVE_GOAL_MS} ms: ${interactive <= INTERACTIVE_GOAL_MS ? "met" : "not met"}).`,
       "",

@@ -19,7 +19,10 @@ const Members = lazy(() => import("./pages/settings/Members"));
 const ApiKeys = lazy(() => import("./pages/settings/ApiKeys"));
 const Sso = lazy(() => import("./pages/settings/Sso"));
 const Account = lazy(() => import("./pages/settings/Account"));
-const MonitorsOverview = lazy(() => import("./pages/monitors/Overview"));
+const loadOverview = () => import("./pages/monitors/Overview");
+const MonitorsOverview = lazy(loadOverview);
+// The landing page's chunk loads beside the session's first queries, not after them.
+if (/^\/app\/(monitors\/?)?$/.test(location.pathname)) void loadOverview();
 
 function NotFound() {
   return (

@@ -1,11 +1,14 @@
+import { setTimeout } from "node:timers/promises";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { OVERVIEW_HOURS } from "@vigil/domain";
-import { MonitorService, MonitorStatus, Periodicity, Region } from "@vigil/proto";
+import { MonitorService, MonitorStatus, Periodicity, Region, type ListMonitorOverviewsResponse } from "@vigil/proto";
 import type { ResultMessage } from "@vigil/queue";
+import { OVERVIEW_ANSWER_MS } from "../src/results/overview";
 import { storeResults } from "../src/results/store";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
 import { checkResult } from "./support/results";
+import { eventually } from "../../../test/eventually";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -113,31 +116,56 @@ describe.each(BACKENDS)("ListMonitorOverviews on %s", (backend) => {
     expect(again).toMatchObject({ unchanged: true, monitors: [], changeToken: first.changeToken });
 
     const other = (await client.createTCPMonitor({ monitor: { name: "db", uri: "db.example.com:5432", periodicity: Periodicity.PERIODICITY_5M } })).monitor!.id;
-    const moved = async (change: () => Promise<unknown>, limit?: number) => {
+    /** The answer to the token of before `change` once it shows what `check` expects (answers are shared for OVERVIEW_ANSWER_MS). */
+    const moved = async (change: () => Promise<unknown>, check: (after: ListMonitorOverviewsResponse) => void, limit?: number) => {
+      // Past the answers shared so far: the token of now.
+      await setTimeout(OVERVIEW_ANSWER_MS + 1);
       const before = (await readClient.listMonitorOverviews({ limit })).changeToken;
       await change();
-      const after = await readClient.listMonitorOverviews({ limit, changedSince: before });
-      expect(after.unchanged).toBe(false);
-      expect(after.changeToken).not.toBe(before);
-      return after;
+      return eventually(async () => {
+        const after = await readClient.listMonitorOverviews({ limit, changedSince: before });
+        expect(after.unchanged).toBe(false);
+        expect(after.changeToken).not.toBe(before);
+        check(after);
+        return after;
+      });
     };
     // A result or a change: only the monitors it moved (and those changed or checked last before, at the times the token holds).
-    const afterResult = await withinOneMinute(() => moved(() => store([checkResult(id, "hostA-ams", ago(1_000), "error")])));
-    expect(afterResult).toMatchObject({ changesOnly: true, totalSize: 3 });
-    expect(afterResult.monitors.map((m) => m.id)).not.toContain(quiet);
-    expect(afterResult.monitors.find((m) => m.id === id)?.status).toBe(MonitorStatus.ERROR);
-    const afterUpdate = await withinOneMinute(() => moved(() => client.updateTCPMonitor({ id: other, monitor: { name: "renamed" } })));
-    expect(afterUpdate.changesOnly).toBe(true);
-    expect(afterUpdate.monitors.map((m) => m.name)).toContain("renamed");
-    expect(afterUpdate.monitors.map((m) => m.id)).not.toContain(quiet);
+    await withinOneMinute(() =>
+      moved(
+        () => store([checkResult(id, "hostA-ams", ago(1_000), "error")]),
+        (after) => {
+          expect(after).toMatchObject({ changesOnly: true, totalSize: 3 });
+          expect(after.monitors.map((m) => m.id)).not.toContain(quiet);
+          expect(after.monitors.find((m) => m.id === id)?.status).toBe(MonitorStatus.ERROR);
+        },
+      ),
+    );
+    await withinOneMinute(() =>
+      moved(
+        () => client.updateTCPMonitor({ id: other, monitor: { name: "renamed" } }),
+        (after) => {
+          expect(after.changesOnly).toBe(true);
+          expect(after.monitors.map((m) => m.name)).toContain("renamed");
+          expect(after.monitors.map((m) => m.id)).not.toContain(quiet);
+        },
+      ),
+    );
     // One monitor fewer: the whole page.
-    const afterDelete = await moved(() => client.deleteMonitor({ id: other }));
-    expect([afterDelete.changesOnly, afterDelete.totalSize, afterDelete.monitors.map((m) => m.id)]).toEqual([false, 2, [quiet, id]]);
+    await moved(
+      () => client.deleteMonitor({ id: other }),
+      (after) => expect([after.changesOnly, after.totalSize, after.monitors.map((m) => m.id)]).toEqual([false, 2, [quiet, id]]),
+    );
     // More changed than a page holds: the page.
     const more: string[] = [];
     for (const name of ["a", "b"]) more.push((await client.createHTTPMonitor({ monitor: { name, url: "https://example.com", periodicity: Periodicity.PERIODICITY_5M } })).monitor!.id);
-    const afterMany = await withinOneMinute(() => moved(() => store([id, ...more].map((monitorId) => checkResult(monitorId, "hostA-ams", ago(500)))), 2));
-    expect([afterMany.changesOnly, afterMany.monitors.map((m) => m.id)]).toEqual([false, [quiet, id]]);
+    await withinOneMinute(() =>
+      moved(
+        () => store([id, ...more].map((monitorId) => checkResult(monitorId, "hostA-ams", ago(500)))),
+        (after) => expect([after.changesOnly, after.monitors.map((m) => m.id)]).toEqual([false, [quiet, id]]),
+        2,
+      ),
+    );
     // A token of another shape is simply not the current one.
     expect((await readClient.listMonitorOverviews({ changedSince: "anything" })).monitors).toHaveLength(4);
   });

@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
+import { LRUCache } from "lru-cache";
 import { OVERVIEW_HOURS, bucketLatency, uptimePercent } from "@vigil/domain";
 import { ALL_REGION_LATENCY_BUCKETS, ALL_REGION_RESULT_COUNTS, aggregateRows } from "./aggregates";
 import { rangeStart } from "./summary";
@@ -122,4 +123,29 @@ export function stateOfToken(token: string): OverviewState | undefined {
   const parts = token.split(".").map((part) => (/^-?[0-9a-z]{1,12}$/.test(part) ? parseInt(part, 36) : NaN));
   if (parts.length !== FIELDS.length || parts.some(Number.isNaN)) return undefined;
   return Object.fromEntries(FIELDS.map((field, i) => [field, parts[i]])) as unknown as OverviewState;
+}
+
+/**
+ * How long an answer of ListMonitorOverviews is shared by the calls that ask the same of the same workspace: the
+ * consoles open on one workspace poll it every half second, and compute it once between them (docs/benchmarks.md,
+ * "Console overview"). Changes show this much later at most.
+ */
+export const OVERVIEW_ANSWER_MS = 250;
+
+/** Answers computed once for every call with the same key within `ttlMs`; a failed one is not kept. */
+export class SharedAnswers<T> {
+  private readonly kept: LRUCache<string, Promise<T>>;
+
+  constructor(ttlMs: number) {
+    this.kept = new LRUCache({ max: 1_000, ttl: ttlMs });
+  }
+
+  answer(key: string, compute: () => Promise<T>): Promise<T> {
+    const kept = this.kept.get(key);
+    if (kept) return kept;
+    const answer = compute();
+    this.kept.set(key, answer);
+    answer.catch(() => this.kept.delete(key));
+    return answer;
+  }
 }

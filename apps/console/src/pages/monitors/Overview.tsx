@@ -13,8 +13,8 @@ import { Sparkline } from "./Sparkline";
 
 /** The API's largest page: a thousand monitors are ten calls, made at once. */
 const PAGE = 100;
-/** How often the page asks whether anything changed; the "nothing changed" answer is one small query. */
-const POLL_MS = 1_000;
+/** How often the page asks what changed: answers are shared by the consoles of a workspace, so a poll is cheap. */
+const POLL_MS = 500;
 /** Set once the rows are first on screen: bench/console-overview.ts reads it from the performance entries. */
 export const RENDERED_MARK = "vigil:overview-rendered";
 
@@ -35,7 +35,7 @@ async function loadAll(client: Client): Promise<Overview> {
 }
 
 /**
- * Every monitor of the workspace, kept current by polling: each second one call sends the token of the shown
+ * Every monitor of the workspace, kept current by polling: every POLL_MS one call sends the token of the shown
  * data and gets back nothing when nothing changed, or only the monitors that changed, which replace theirs; only
  * when monitors came or went (or the minute turned) are the pages loaded again (docs/benchmarks.md, "Console
  * overview", for why polling and not streaming).
