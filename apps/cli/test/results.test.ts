@@ -38,6 +38,17 @@ describe("vigil result commands", () => {
     return run.stdout;
   }
 
+  it("monitors overview: each monitor's status per region, last latency, a 24-hour line and uptimes", async () => {
+    const lines = (await ok(["monitors", "overview"])).split("\n");
+    expect(lines[0]!.split(/\s{2,}/)).toEqual(["ID", "TYPE", "NAME", "STATUS", "REGIONS", "LATENCY", "LAST 24H (MEDIAN)", "UPTIME 24H", "UPTIME 7D"]);
+    expect(lines[1]).toMatch(new RegExp(`^${id}\\s+http\\s+m\\s+error \\(paused\\)\\s+hostA-ams:active,hostB-fra:error\\s+80ms\\s+\\S*[▁-█]\\s+96\\.77%\\s+96\\.77%$`));
+    const json = JSON.parse(await ok(["monitors", "overview", "-o", "json"]));
+    expect(json).toMatchObject({ totalSize: 1, monitors: [{ id, kind: "http", status: "MONITOR_STATUS_ERROR" }] });
+    expect(json.monitors[0].hours).toHaveLength(24);
+    const badLimit = await vigil(["monitors", "overview", "--limit", "0"], env());
+    expect([badLimit.code, badLimit.stderr]).toEqual([1, expect.stringContaining("limit: must be an integer from 1 to 100")]);
+  });
+
   it("results: newest first, filtered by region, paged with the cursor it prints", async () => {
     const lines = (await ok(["monitors", "results", id, "--limit", "2"])).split("\n");
     expect(lines[0]!.split(/\s{2,}/)).toEqual(["TIME", "REGION", "STATUS", "CODE", "LATENCY", "FAILURE"]);

@@ -5,8 +5,8 @@ import { isRole, roleCan, type Role } from "@vigil/domain/accounts";
 import type { Profile, Workspace } from "@vigil/proto/account";
 import { AccountService } from "@vigil/proto/account";
 import { Suspense, createContext, useContext, useEffect, useState } from "react";
-import { NavLink, Navigate, Outlet, useSearchParams } from "react-router";
-import { chosenWorkspace } from "./api";
+import { NavLink, Navigate, Outlet, useNavigate, useSearchParams } from "react-router";
+import { authPost, chosenWorkspace } from "./api";
 import { FormMessage, Page } from "./ui";
 
 interface SignedInState {
@@ -89,6 +89,9 @@ export function SignedIn() {
               <NavLink to="/regions">Regions</NavLink>
             </li>
             <li>
+              <NavLink to="/monitors">Monitors</NavLink>
+            </li>
+            <li>
               <NavLink to="/settings/members">Members</NavLink>
             </li>
             {workspace && roleCan(workspace.role, "keys") && (
@@ -112,8 +115,12 @@ export function SignedIn() {
           </ul>
         </nav>
         <WorkspaceSwitcher workspaces={list} current={workspace} onChoose={setChosen} />
+        <p className="who" data-testid="signed-in-as">
+          Signed in as <NavLink to="/settings/account">{profile.data.profile.name}</NavLink>
+        </p>
+        <SignOut />
       </header>
-      {/* The pages after Home are chunks of their own (React.lazy in main.tsx). */}
+      {/* The pages are chunks of their own (React.lazy in main.tsx). */}
       <Suspense
         fallback={
           <Page title="Vigil">
@@ -149,6 +156,26 @@ function WorkspaceSwitcher({ workspaces, current, onChoose }: { workspaces: read
       <p data-testid="current-workspace" role="status">
         You act in <strong>{current.name}</strong> as <strong>{current.role}</strong>.
       </p>
+    </div>
+  );
+}
+
+function SignOut() {
+  const navigate = useNavigate();
+  const queries = useQueryClient();
+  const [message, setMessage] = useState<string | null>(null);
+  const signOut = async () => {
+    const answer = await authPost("/v1/auth/sign-out", {});
+    if (!answer.ok) return setMessage(answer.refusal.message);
+    queries.clear();
+    void navigate("/sign-in");
+  };
+  return (
+    <div className="sign-out">
+      <FormMessage message={message} />
+      <button type="button" className="secondary" onClick={() => void signOut()}>
+        Sign out
+      </button>
     </div>
   );
 }

@@ -2,9 +2,8 @@ import { TransportProvider } from "@connectrpc/connect-query";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode, lazy } from "react";
 import { createRoot } from "react-dom/client";
-import { BrowserRouter, Link, Route, Routes } from "react-router";
+import { BrowserRouter, Link, Navigate, Route, Routes } from "react-router";
 import { transport } from "./api";
-import { Home } from "./pages/Home";
 import { Invite } from "./pages/Invite";
 import { ResetPassword } from "./pages/ResetPassword";
 import { SignIn } from "./pages/SignIn";
@@ -32,6 +31,10 @@ const AuditLog = lazy(() => import("./pages/audit/AuditLog"));
 const Regions = lazy(() => import("./pages/regions/Regions"));
 const StatusPages = lazy(() => import("./pages/status-pages/StatusPages"));
 const StatusPageEditor = lazy(() => import("./pages/status-pages/StatusPageEditor"));
+const loadOverview = () => import("./pages/monitors/Overview");
+const MonitorsOverview = lazy(loadOverview);
+// The landing page's chunk loads beside the session's first queries, not after them.
+if (/^\/app\/(monitors\/?)?$/.test(location.pathname)) void loadOverview();
 
 function NotFound() {
   return (
@@ -52,7 +55,8 @@ createRoot(document.getElementById("root")!).render(
         <BrowserRouter basename="/app" useTransitions={false}>
           <Routes>
             <Route element={<SignedIn />}>
-              <Route path="/" element={<Home />} />
+              <Route path="/" element={<Navigate to="/monitors" replace />} />
+              <Route path="/monitors" element={<MonitorsOverview />} />
               <Route path="/settings/members" element={<Members />} />
               <Route path="/settings/api-keys" element={<ApiKeys />} />
               <Route path="/settings/sso" element={<Sso />} />

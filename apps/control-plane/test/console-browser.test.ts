@@ -130,10 +130,10 @@ describe("the console's pages in Chromium", () => {
     await expectAccessible(page, "sign-in with an error");
 
     await signInWith(page, person.email, person.password);
-    await shows(heading(page), "Hello, ");
-    await shows(page.getByText(person.email));
+    // The landing page is the monitors' overview; who is signed in shows in the header.
+    await shows(heading(page), "Monitors");
+    await shows(page.getByTestId("signed-in-as"), "Person ");
     await expectAccessible(page, "home");
-    await screenshotBoth(page, "home");
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(`${api.baseUrl}/app/sign-in`);
@@ -155,7 +155,7 @@ describe("the console's pages in Chromium", () => {
     // The enrolment used the current step's code, which is not accepted twice.
     await page.getByLabel("Code").fill(totpCodeAt(secret, Date.now() + ACCOUNTS.totpPeriodSeconds * 1000));
     await page.getByRole("button", { name: "Sign in" }).click();
-    await shows(heading(page), "Hello, ");
+    await shows(heading(page), "Monitors");
   });
 
   it("makes the first owner from the link the first start prints, asking for the email the invitation lacks", async () => {
@@ -178,7 +178,8 @@ describe("the console's pages in Chromium", () => {
     await expectAccessible(page, "invitation asking for an email");
     await page.getByLabel("Email").fill("first-owner@console.test");
     await page.getByRole("button", { name: "Accept and sign in" }).click();
-    await shows(heading(page), "Hello, First Owner");
+    await shows(heading(page), "Monitors");
+    await shows(page.getByTestId("signed-in-as"), "First Owner");
     await shows(page.getByTestId("current-workspace"), "as owner");
   });
 
@@ -190,7 +191,8 @@ describe("the console's pages in Chromium", () => {
     await page.getByLabel("Your name").fill("Invited Person");
     await page.getByLabel("Password").fill(GOOD_PASSWORD);
     await page.getByRole("button", { name: "Accept and sign in" }).click();
-    await shows(heading(page), "Hello, Invited Person");
+    await shows(heading(page), "Monitors");
+    await shows(page.getByTestId("signed-in-as"), "Invited Person");
     await shows(page.getByTestId("current-workspace"), "as editor");
   });
 
@@ -217,7 +219,7 @@ describe("the console's pages in Chromium", () => {
 
     await page.getByRole("link", { name: "Sign in" }).click();
     await signInWith(page, person.email, newPassword);
-    await shows(heading(page), "Hello, ");
+    await shows(heading(page), "Monitors");
   });
 
   it("verifies an email from the mailed link", async () => {

@@ -57,7 +57,7 @@ async function monitorPageAs(role: Role, { path = "/health", earlier = 0 } = {})
   const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, role);
   const page = await env.open(`${env.api.baseUrl}/app/sign-in`);
   await signInWith(page, person.email, person.password);
-  await shows(heading(page), "Hello, ");
+  await shows(heading(page), "Monitors");
   await page.goto(`${env.api.baseUrl}/app/monitors/${id}`);
   await shows(heading(page), "Shop API");
   return { slug, id, client, incidents: env.api.incidents(write.key), person, page };

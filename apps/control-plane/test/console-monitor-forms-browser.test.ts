@@ -22,7 +22,7 @@ async function signedIn(role: Role) {
   const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, role);
   const page = await open(`${env.api.baseUrl}/app/sign-in`);
   await signInWith(page, person.email, person.password);
-  await shows(heading(page), "Hello, ");
+  await shows(heading(page), "Monitors");
   return { slug, person, page };
 }
 

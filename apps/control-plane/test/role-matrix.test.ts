@@ -64,6 +64,7 @@ const MATRIX = [
     GetMonitorTimeseries: READ,
     ListCheckResults: READ,
     ListRegions: READ,
+    ListMonitorOverviews: READ,
   }),
   rows(IncidentService, { ListIncidents: READ, GetIncident: READ }),
   rows(NotificationService, {

@@ -21,3 +21,5 @@ export const TIME_RANGES = { "1h": 3_600_000, "1d": 86_400_000, "7d": 7 * 86_400
 export type TimeRange = keyof typeof TIME_RANGES;
 /** GetMonitorSummary reads hourly aggregates only, too coarse for the last hour. */
 export const SUMMARY_TIME_RANGES = ["1d", "7d", "14d"] as const satisfies readonly TimeRange[];
+/** ListMonitorOverviews' sparkline: this many UTC hours, the current one last. */
+export const OVERVIEW_HOURS = 24;

@@ -8,6 +8,7 @@ import {
   MonitorSchema,
   MonitorService,
   TCPMonitorSchema,
+  type MonitorStatus,
   type DNSMonitor,
   type HTTPMonitor,
   type TCPMonitor,
@@ -90,6 +91,18 @@ async function kindOf(ctx: Context, id: string): Promise<Kind> {
   return kind;
 }
 
+/** A table of one page, with a hint when the workspace has more. */
+const pageOf = (ctx: Context, shown: string, rows: number, total: number) =>
+  rows < total ? `${shown}\n${ctx.out.colors.dim(`${rows} of ${total}; see --limit and --offset`)}` : shown;
+
+const BLOCKS = "▁▂▃▄▅▆▇█";
+
+/** Values as a line of block characters scaled to their highest; a space where there is none (0). */
+const sparkline = (values: number[]) => {
+  const highest = Math.max(1, ...values);
+  return values.map((v) => (v > 0 ? BLOCKS[Math.min(BLOCKS.length - 1, Math.floor((v / highest) * BLOCKS.length))] : " ")).join("");
+};
+
 function statusTable(ctx: Context, regions: { region: number; status: number }[]): string {
   const rows = regions.map(({ region, status }) => [word(regionCodec, region), statusText(ctx.out.colors, word(monitorStatusCodec, status))]);
   return table(ctx.out.colors, ["REGION", "STATUS"], rows);
@@ -106,8 +119,30 @@ export function monitorsCommand(): Command {
           ...r.tcpMonitors.map((m) => monitorRow(ctx, "tcp", m)),
           ...r.dnsMonitors.map((m) => monitorRow(ctx, "dns", m)),
         ];
-        const shown = table(ctx.out.colors, ["ID", "TYPE", "NAME", "TARGET", "EVERY", "REGIONS", "ACTIVE", "STATUS"], rows);
-        return rows.length < r.totalSize ? `${shown}\n${ctx.out.colors.dim(`${rows.length} of ${r.totalSize}; see --limit and --offset`)}` : shown;
+        return pageOf(ctx, table(ctx.out.colors, ["ID", "TYPE", "NAME", "TARGET", "EVERY", "REGIONS", "ACTIVE", "STATUS"], rows), rows.length, r.totalSize);
+      });
+    }),
+  );
+
+  // A command of its own, not a flag of `list`: another RPC, other columns and another JSON shape.
+  withPaging(monitors.command("overview").description("each monitor's status now, per region, with its last latency, last 24 hours and uptimes")).action(
+    action(async (ctx, options: { limit?: number; offset?: number }) => {
+      await send(ctx, MonitorService.method.listMonitorOverviews, ctx.client.monitors.listMonitorOverviews, { ...options }, (r) => {
+        const status = (value: MonitorStatus) => word(monitorStatusCodec, value);
+        const uptime = (percent: number | undefined) => (percent === undefined ? "-" : `${percent.toFixed(2)}%`);
+        const rows = r.monitors.map((m) => [
+          m.id,
+          m.kind,
+          m.name,
+          statusText(ctx.out.colors, status(m.status)) + (m.active ? "" : " (paused)"),
+          m.regions.map((region) => `${word(regionCodec, region.region)}:${status(region.status)}`).join(","),
+          m.lastLatencyMs === undefined ? "-" : `${Math.round(m.lastLatencyMs)}ms`,
+          sparkline(m.hours.map((h) => h.p50)),
+          uptime(m.uptime1d),
+          uptime(m.uptime7d),
+        ]);
+        const header = ["ID", "TYPE", "NAME", "STATUS", "REGIONS", "LATENCY", "LAST 24H (MEDIAN)", "UPTIME 24H", "UPTIME 7D"];
+        return pageOf(ctx, table(ctx.out.colors, header, rows), rows.length, r.totalSize);
       });
     }),
   );

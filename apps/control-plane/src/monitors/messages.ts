@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { monitorToMessage, redactCredentials, type MonitorKind, type MonitorMessageByKind, type MonitorRecord } from "@vigil/domain";
-import type { MonitorRepository } from "./repository";
+import type { MonitorRepository, MonitorVersion } from "./repository";
 
 /** The API message of a monitor; read keys see its credentials as fingerprints (credentials.ts in @vigil/domain). */
 export const monitorMessage = <K extends MonitorKind>(record: MonitorRecord<K>, readKey: boolean): MonitorMessageByKind[K] =>
@@ -33,6 +33,11 @@ export class MonitorMessages {
   /** One page in creation order (then id), and the workspace's total. */
   async page(workspaceId: string, limit: number, offset: number, readKey: boolean): Promise<{ monitors: KindAndMessage[]; total: number }> {
     const { versions, total } = await this.repo.listVersions(workspaceId, limit, offset);
+    return { monitors: await this.messagesOf(workspaceId, versions, readKey), total };
+  }
+
+  /** The messages of the monitors listed with their versions, in that order (those deleted since they were listed left out). */
+  async messagesOf(workspaceId: string, versions: readonly MonitorVersion[], readKey: boolean): Promise<KindAndMessage[]> {
     // Taken before the read below: other calls may evict entries while it is awaited.
     const held = versions.map(({ id, version }) => {
       const kept = this.kept.get(id);
@@ -55,6 +60,6 @@ export class MonitorMessages {
       const message = (kept.messages[variant] ??= monitorMessage(kept.record, readKey));
       monitors.push({ kind: kept.record.kind, message } as KindAndMessage);
     });
-    return { monitors, total };
+    return monitors;
   }
 }

@@ -211,6 +211,20 @@ export class MonitorRepository {
     return { versions: JSON.parse(listed!.page) as MonitorVersion[], total: listed!.total };
   }
 
+  /**
+   * The workspace's monitors changed from `changed` on or checked (a region's newest result started) from `checked` on,
+   * in creation order (then id), as ids and row versions: at most `limit`.
+   */
+  async changedVersions(workspaceId: string, changed: Date, checked: Date, limit: number): Promise<MonitorVersion[]> {
+    const [listed] = await this.rows<{ page: string }>(
+      `SELECT ${monitorsAsJson(`SELECT id, xmin::text AS version FROM monitors m WHERE workspace_id = $1
+         AND (updated_at >= $2 OR EXISTS (SELECT 1 FROM monitor_region_statuses s WHERE s.monitor_id = m.id AND s.last_result_at >= $3))
+         ORDER BY created_at, id LIMIT $4`)} AS page`,
+      [workspaceId, changed, checked, limit],
+    );
+    return JSON.parse(listed!.page) as MonitorVersion[];
+  }
+
   /** The monitors of the workspace among `ids`, each with its row version. */
   async findVersioned(workspaceId: string, ids: string[]): Promise<{ record: MonitorRecord; version: string }[]> {
     const rows = await this.read(`SELECT xmin::text AS version, ${MONITOR_COLUMNS} FROM monitors WHERE workspace_id = $1 AND id = ANY($2::text[])`, [

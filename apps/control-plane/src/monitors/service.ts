@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, type FieldMask } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import {
@@ -12,6 +12,7 @@ import {
   parseMonitorConfig,
   monitorStatusCodec,
   parsePage,
+  type Page,
   parseSummaryRequest,
   parseResultsRequest,
   parseTimeseriesRequest,
@@ -27,17 +28,18 @@ import {
   parseId,
 } from "@vigil/domain";
 import type { PrismaClient } from "@vigil/db";
-import { MonitorService } from "@vigil/proto";
+import { MonitorService, type ListMonitorOverviewsResponseSchema } from "@vigil/proto";
 import { actorOf, readsOnly } from "../auth/context";
 import { notFound } from "../errors";
 import type { Logger } from "@vigil/logging";
 import { listCheckResults } from "../results/check-results";
+import { OVERVIEW_ANSWER_MS, SharedAnswers, changeTokenOf, monitorHistories, overviewState, stateOfToken } from "../results/overview";
 import { monitorSummary } from "../results/summary";
 import { monitorTimeseries } from "../results/timeseries";
 import { listRegions } from "../regions/regions";
 import type { CheckScheduler } from "../scheduling/scheduler";
 import type { Statuses } from "../status/statuses";
-import { MonitorMessages, monitorMessage } from "./messages";
+import { MonitorMessages, monitorMessage, type KindAndMessage } from "./messages";
 import type { MonitorRepository } from "./repository";
 
 const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS" } as const;
@@ -137,6 +139,51 @@ export function monitorService(
     throw new ConnectError("the monitor kept changing while this update was applied; try again", Code.Aborted);
   }
 
+  const overviewAnswers = new SharedAnswers<MessageInitShape<typeof ListMonitorOverviewsResponseSchema>>(OVERVIEW_ANSWER_MS);
+
+  /** ListMonitorOverviews' answer; see docs/api.md, "Overviews". */
+  async function overviews(workspace: string, page: Page, readKey: boolean, changedSince: string) {
+    const state = await overviewState(prisma, workspace);
+    const changeToken = changeTokenOf(state);
+    if (changedSince === changeToken) return { changeToken, unchanged: true };
+    const since = stateOfToken(changedSince);
+    // The same monitors in the same minute: only those changed or checked since are sent, unless more than a page.
+    if (since && since.count === state.count && since.idSum === state.idSum && since.minute === state.minute) {
+      const versions = await repo.changedVersions(workspace, new Date(since.changed), new Date(since.checked), page.limit + 1);
+      if (versions.length <= page.limit) {
+        const monitors = await messages.messagesOf(workspace, versions, readKey);
+        return { changeToken, changesOnly: true, totalSize: state.count, monitors: await overviewsOf(monitors) };
+      }
+    }
+    const { monitors, total } = await messages.page(workspace, page.limit, page.offset, readKey);
+    return { changeToken, totalSize: total, monitors: await overviewsOf(monitors) };
+  }
+
+  /** The overviews of monitors (ListMonitorOverviews): a few statements for all of them. */
+  async function overviewsOf(monitors: KindAndMessage[]) {
+    const ids = monitors.map((m) => m.message.id);
+    const [current, histories] = await Promise.all([statuses.current(ids), monitorHistories(prisma, ids)]);
+    return monitors.map(({ kind, message }) => {
+      const now = current.get(message.id);
+      const history = histories.get(message.id)!;
+      return {
+        id: message.id,
+        name: message.name ?? "",
+        kind,
+        target: (kind === "http" ? message.url : message.uri) ?? "",
+        active: message.active ?? false,
+        periodicity: message.periodicity,
+        status: message.status,
+        regions: (now?.regions ?? []).map((r) => ({ region: regionCodec.encode(r.region), status: monitorStatusCodec.encode(r.status) })),
+        lastLatencyMs: now?.newest?.latencyMs,
+        lastCheckedAt: now?.newest ? timestampFromDate(now.newest.lastResultAt) : undefined,
+        hours: history.hours.map((h) => ({ start: timestampFromDate(h.start), count: h.count, failed: h.failed, p50: h.p50 })),
+        uptime1d: history.uptime1d ?? undefined,
+        uptime7d: history.uptime7d ?? undefined,
+      };
+    });
+  }
+
   return {
     createHTTPMonitor: (req, ctx) => createMonitor(ctx, "http", req.monitor),
     createTCPMonitor: (req, ctx) => createMonitor(ctx, "tcp", req.monitor),
@@ -151,6 +198,15 @@ export function monitorService(
       const ofKind = <K extends MonitorKind>(kind: K) =>
         monitors.flatMap((m) => (m.kind === kind ? [m.message as MonitorMessageByKind[K]] : []));
       return { httpMonitors: ofKind("http"), tcpMonitors: ofKind("tcp"), dnsMonitors: ofKind("dns"), totalSize: total };
+    },
+
+    listMonitorOverviews(req, ctx) {
+      const page = parsePage({ limit: req.limit, offset: req.offset });
+      const workspace = workspaceOf(ctx);
+      const readKey = readsOnly(ctx);
+      return overviewAnswers.answer([workspace, page.limit, page.offset, readKey, req.changedSince].join("|"), () =>
+        overviews(workspace, page, readKey, req.changedSince),
+      );
     },
 
     async getMonitor(req, ctx) {

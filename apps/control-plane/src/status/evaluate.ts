@@ -73,7 +73,7 @@ export function regionsAt(monitor: MonitorState, asOf: Date): RegionReport[] {
 }
 
 /** Of the regions known at `asOf`, the one checked last (the first of them on a tie). */
-function newestAt(monitor: MonitorState, asOf: Date): RegionId | undefined {
+export function newestAt(monitor: MonitorState, asOf: Date): RegionId | undefined {
   let newest: { region: RegionId; at: number } | undefined;
   for (const region of monitor.regions) {
     const state = monitor.states.get(region);

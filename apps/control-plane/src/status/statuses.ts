@@ -2,7 +2,7 @@ import type { Prisma, PrismaClient } from "@vigil/db";
 import type { MonitorStatus, RegionId } from "@vigil/domain";
 import type { Transition } from "./evaluate";
 import type { StatusRules } from "./rules";
-import { currentRegionStatuses, reevaluateStatuses } from "./store";
+import { currentRegions, reevaluateStatuses, type CurrentRegions } from "./store";
 
 /**
  * Where the transitions of a re-evaluation go (the pipeline wires it to alerting, which imports
@@ -27,8 +27,13 @@ export class Statuses {
   ) {}
 
   /** Each checked region's status now (unknown when stale or never checked). */
-  regions(monitorId: string): Promise<{ region: RegionId; status: MonitorStatus }[]> {
-    return currentRegionStatuses(this.prisma, monitorId, this.rules);
+  async regions(monitorId: string): Promise<{ region: RegionId; status: MonitorStatus }[]> {
+    return (await this.current([monitorId])).get(monitorId)?.regions ?? [];
+  }
+
+  /** What is known now of each of the monitors (those that exist). */
+  current(monitorIds: readonly string[]): Promise<Map<string, CurrentRegions>> {
+    return currentRegions(this.prisma, monitorIds, this.rules);
   }
 
   /**

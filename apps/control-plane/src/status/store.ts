@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
 import { PERIODICITY_MS, type FailureReason, type MonitorKind, type MonitorStatus, type Periodicity, type RegionId } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
-import { applyResults, reevaluate, regionsAt, type MonitorState, type RegionState, type Transition } from "./evaluate";
+import { applyResults, newestAt, reevaluate, regionsAt, type MonitorState, type RegionState, type Transition } from "./evaluate";
 import { checkedRegions, type StatusRules } from "./rules";
 
 type Tx = Prisma.TransactionClient;
@@ -103,13 +103,22 @@ async function saveMonitorStatuses(tx: Tx, monitors: MonitorState[]): Promise<vo
     WHERE monitors.id = s.id`;
 }
 
-/** The status of each checked region now: unknown where no result arrived or the region is stale. */
-export async function currentRegionStatuses(
-  prisma: PrismaClient,
-  monitorId: string,
-  rules: StatusRules,
-  now = new Date(),
-): Promise<{ region: RegionId; status: MonitorStatus }[]> {
-  const monitor = (await loadMonitors(prisma, [monitorId], rules)).get(monitorId);
-  return monitor ? regionsAt(monitor, now).map((r) => ({ region: r.region, status: r.status })) : [];
+/** What is known of a monitor now: each checked region's status (unknown where no result arrived or the region is stale) and its newest known region's result. */
+export interface CurrentRegions {
+  regions: { region: RegionId; status: MonitorStatus }[];
+  newest: RegionState | undefined;
+}
+
+/** CurrentRegions of each of `ids` that exists, in two statements whatever their number. */
+export async function currentRegions(prisma: PrismaClient, ids: readonly string[], rules: StatusRules, now = new Date()): Promise<Map<string, CurrentRegions>> {
+  const monitors = await loadMonitors(prisma, ids, rules);
+  const out = new Map<string, CurrentRegions>();
+  for (const monitor of monitors.values()) {
+    const newest = newestAt(monitor, now);
+    out.set(monitor.id, {
+      regions: regionsAt(monitor, now).map((r) => ({ region: r.region, status: r.status })),
+      newest: newest === undefined ? undefined : monitor.states.get(newest),
+    });
+  }
+  return out;
 }

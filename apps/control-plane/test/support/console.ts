@@ -60,7 +60,7 @@ export function consoleTestEnvironment(publicUrl: string, limits?: TestApiOption
     const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, workspace.slug, role);
     const page = await browsers.open(`${env.api.baseUrl}/app/sign-in`);
     await signInWith(page, person.email, person.password);
-    await shows(heading(page), "Hello, ");
+    await shows(heading(page), "Monitors");
     await page.getByRole("navigation").getByRole("link", { name: link, exact: true }).click();
     await shows(heading(page), link);
     return { ws: workspace, slug: workspace.slug, person, page };

@@ -1,0 +1,324 @@
+// Console overview benchmark (issue 38): a workspace of 1,000 monitors with 24 hours of results, Chromium opening
+// /app/monitors signed in, figures from the browser's performance entries (navigation start to the rows shown,
+// the end of the last long task after it); the delay from a result published to the results stream to its row
+// changing on screen, beside the delay to the result being stored (what a server push could not beat); and what
+// polling costs the server with many consoles open, quiet and with results arriving.
+// Usage: pnpm bench:console-overview, with optional BENCH_BACKEND (postgres), BENCH_LOADS (5), BENCH_UPDATES (100),
+// BENCH_CONSOLES (100), BENCH_SECONDS (10), BENCH_NO_DOC=1 (print only). Progress on stderr; figures on stdout
+// and in docs/benchmarks.md.
+import { applyMigrations, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
+import { SESSION_COOKIE, WORKSPACE_HEADER, type RegionId } from "@vigil/domain";
+import { connectRedis, resultsStreamKey, type ResultMessage } from "@vigil/queue";
+import { loadavg } from "node:os";
+import type { Page } from "playwright-core";
+import { hashPassword } from "../apps/control-plane/dist/auth/password";
+import { storeResults } from "../apps/control-plane/dist/results/store";
+import { launchBrowser } from "../apps/control-plane/test/support/browser";
+import { deletePrefix, redisServerUrl } from "../test/redis";
+import { seedWorkspace } from "./seed";
+import { assertBuilt } from "./support/built";
+import { benchDatabase } from "./support/database";
+import { writeDocsBlock } from "./support/doc";
+import { cpuMeter, postgresTicks, processTicks, redisTicks, runOn } from "./support/machine";
+import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { startServer, stopServer } from "./support/server-process";
+import { fmt, median, summarize } from "./support/stats";
+import { appendResults } from "./support/stream";
+
+const BACKEND = (process.env.BENCH_BACKEND ?? "postgres") as "postgres" | "pglite";
+const LOADS = Number(process.env.BENCH_LOADS ?? 5);
+const UPDATES = Number(process.env.BENCH_UPDATES ?? 100);
+const CONSOLES = Number(process.env.BENCH_CONSOLES ?? 100);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const MONITORS = 1_000;
+const HOUR = 3_600_000;
+const EMAIL = "bench-console@example.com";
+const PASSWORD = "plum-harbour-lantern-42";
+/** The console's own poll period (apps/console/src/pages/monitors/Overview.tsx). */
+const POLL_MS = 500;
+/** Results a second while the pollers run "busy": a thousand monitors checked once a minute. */
+const BUSY_RESULTS_PER_SECOND = MONITORS / 60;
+/** The mark the page sets once its rows are shown (apps/console/src/pages/monitors/Overview.tsx). */
+const RENDERED_MARK = "vigil:overview-rendered";
+const RULES = { defaultRegions: ["hostA-ams"] as RegionId[], quorum: "half" as const };
+/** The issue's goals. */
+const INTERACTIVE_GOAL_MS = 1_500;
+const LIVE_GOAL_MS = 2_000;
+
+let sequence = 0;
+function result(monitorId: string, region: RegionId, startedAt: Date, latencyMs: number, failed = false): ResultMessage {
+  return {
+    id: `${region}:bench-console-${++sequence}`,
+    monitorId,
+    region,
+    trigger: "scheduled",
+    startedAt: startedAt.toISOString(),
+    latencyMs,
+    timing: { dnsMs: null, connectMs: 1, tlsMs: null, firstByteMs: latencyMs - 2, transferMs: 1 },
+    statusCode: failed ? 503 : 200,
+    status: failed ? "error" : "success",
+    error: failed ? "HTTP 503" : null,
+    reason: failed ? "http_status" : null,
+    attempts: 1,
+  };
+}
+
+interface Seeded {
+  monitors: { id: string; region: RegionId }[];
+}
+
+/** 1,000 monitors, a person (viewer), and 24 hours of results: one an hour per monitor, and a recent one in each region. */
+async function prepare(target: DatabaseTarget): Promise<Seeded> {
+  const db = await openDatabase(target);
+  try {
+    await applyMigrations(db);
+    await seedWorkspace(db.prisma, MONITORS);
+    const workspace = await db.prisma.workspace.findUniqueOrThrow({ where: { slug: "bench" } });
+    await db.prisma.user.create({
+      data: { email: EMAIL, name: "Bench Person", passwordHash: await hashPassword(PASSWORD), memberships: { create: { workspaceId: workspace.id, role: "viewer" } } },
+    });
+    const rows = await db.prisma.monitor.findMany({ where: { workspaceId: workspace.id }, select: { id: true, regions: true, active: true }, orderBy: { createdAt: "asc" } });
+    log(`storing 24 hours of results of ${rows.length} monitors`);
+    const now = Date.now();
+    const results: ResultMessage[] = [];
+    rows.forEach((m, i) => {
+      const regions = m.regions as RegionId[];
+      for (let h = 23; h >= 1; h--) results.push(result(m.id, regions[0]!, new Date(now - h * HOUR - (i % 60) * 60_000), 50 + ((i * 7 + h * 13) % 400), (i + h) % 37 === 0));
+      for (const region of regions) results.push(result(m.id, region, new Date(now - 20_000), 50 + (i % 300), i % 50 === 0));
+    });
+    await store(db.prisma, results);
+    await db.prisma.$executeRawUnsafe("ANALYZE");
+    return { monitors: rows.filter((m) => m.active).map((m) => ({ id: m.id, region: (m.regions as RegionId[])[0]! })) };
+  } finally {
+    await db.close();
+  }
+}
+
+async function store(prisma: PrismaClient, results: ResultMessage[]): Promise<void> {
+  for (let from = 0; from < results.length; from += 1_000) await storeResults(prisma, results.slice(from, from + 1_000), RULES);
+}
+
+async function signIn(base: string): Promise<string> {
+  const res = await fetch(`${base}/v1/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+  const token = new RegExp(`^${SESSION_COOKIE}=([^;]*)`).exec(res.headers.get("set-cookie") ?? "")?.[1];
+  if (res.status !== 200 || !token) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`);
+  return token;
+}
+
+interface Load {
+  /** The first ListMonitorOverviews call sent, and the last one answered. */
+  firstCallMs: number;
+  lastAnswerMs: number;
+  renderedMs: number;
+  interactiveMs: number;
+  longTasks: number;
+  rows: number;
+}
+
+/** Opens the overview in a fresh page and reads its performance entries once the rows are shown and the page is quiet. */
+async function openOverview(page: Page, base: string): Promise<Load> {
+  // Strings, not functions: they run in the page, whose types this file (Node's) does not have.
+  await page.addInitScript(`
+    window.longTasks = [];
+    new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))))
+      .observe({ type: "longtask", buffered: true });`);
+  await page.goto(`${base}/app/monitors`);
+  // Polled with evaluate: waitForFunction evaluates its string with eval, which the console's CSP refuses.
+  while (!(await page.evaluate<boolean>(`performance.getEntriesByName("${RENDERED_MARK}").length > 0`))) await sleep(20);
+  // Long tasks after the rows are shown (the browser's own work on them) still keep the page from answering.
+  await sleep(1_000);
+  return page.evaluate<Load>(`(() => {
+    const rendered = performance.getEntriesByName("${RENDERED_MARK}")[0].startTime;
+    // The pages' calls; the polls after the rows were shown are not part of the load.
+    const calls = performance.getEntriesByType("resource").filter((e) => e.name.includes("ListMonitorOverviews") && e.responseEnd <= rendered);
+    return {
+      firstCallMs: Math.min(...calls.map((e) => e.startTime)),
+      lastAnswerMs: Math.max(...calls.map((e) => e.responseEnd)),
+      renderedMs: rendered,
+      interactiveMs: Math.max(rendered, ...window.longTasks.map((t) => t.end)),
+      longTasks: window.longTasks.length,
+      rows: document.querySelectorAll("tbody tr").length,
+    };
+  })()`);
+}
+
+/** Waits in the page until the row of `id` shows `text` as its last latency; resolves with Date.now() then. */
+const seenAt = (page: Page, id: string, text: string) =>
+  page.evaluate<number>(`new Promise((resolve) => {
+    const shows = () => document.querySelector('tr[data-monitor="${id}"] td[data-label="Last latency"]')?.textContent === "${text}";
+    const observer = new MutationObserver(() => {
+      if (shows()) {
+        observer.disconnect();
+        resolve(Date.now());
+      }
+    });
+    observer.observe(document.querySelector("tbody"), { subtree: true, childList: true, characterData: true });
+  })`);
+
+/** When the result's latency is the region's newest in the database: stored, and what a push would start from. */
+async function storedAt(prisma: PrismaClient, id: string, region: RegionId, latencyMs: number): Promise<number> {
+  for (;;) {
+    const [row] = await prisma.$queryRaw<{ latency_ms: number }[]>`SELECT latency_ms FROM monitor_region_statuses WHERE monitor_id = ${id} AND region = ${region}`;
+    if (row?.latency_ms === latencyMs) return Date.now();
+    await sleep(20);
+  }
+}
+
+interface Live {
+  screen: number[];
+  stored: number[];
+}
+
+async function liveUpdates(page: Page, prisma: PrismaClient, prefix: string, monitors: Seeded["monitors"]): Promise<Live> {
+  const redis = connectRedis(redisServerUrl(), "bench-agent");
+  const live: Live = { screen: [], stored: [] };
+  try {
+    for (let i = 0; i < UPDATES; i++) {
+      const { id, region } = monitors[(i * 37) % monitors.length]!;
+      // A latency no row shows yet, in ms below a second (formatLatency's "123 ms").
+      const latencyMs = 500 + (i % 499);
+      const seen = seenAt(page, id, `${latencyMs} ms`);
+      const stored = storedAt(prisma, id, region, latencyMs);
+      const published = Date.now();
+      await appendResults(redis, resultsStreamKey(prefix), [result(id, region, new Date(), latencyMs)]);
+      live.screen.push((await seen) - published);
+      live.stored.push((await stored) - published);
+      // Out of step with the poll, as results come.
+      await sleep(137 + ((i * 211) % 700));
+    }
+  } finally {
+    await redis.quit();
+  }
+  return live;
+}
+
+interface Cost {
+  what: string;
+  polls: number;
+  /** Server and database CPU, % of a core. */
+  cpu: number;
+  cpuMsPerPoll: number;
+  p50: number;
+  p99: number;
+}
+
+/** CONSOLES pollers, each asking every POLL_MS with the token of its last answer, for SECONDS; results arriving at `rate` a second. */
+async function pollingCost(serverPid: number, base: string, session: string, prefix: string, monitors: Seeded["monitors"], rate: number): Promise<Cost> {
+  const headers = { "content-type": "application/json", cookie: `${SESSION_COOKIE}=${session}`, [WORKSPACE_HEADER]: "bench" };
+  const call = async (changedSince: string) => {
+    const res = await fetch(`${base}/monitor.v1.MonitorService/ListMonitorOverviews`, { method: "POST", headers, body: JSON.stringify({ limit: 100, changedSince }) });
+    if (res.status !== 200) throw new Error(`ListMonitorOverviews answered ${res.status}: ${await res.text()}`);
+    return ((await res.json()) as { changeToken: string }).changeToken;
+  };
+  const start = await call("");
+  const redis = connectRedis(redisServerUrl(), "bench-agent");
+  const latencies: number[] = [];
+  let stop = false;
+  const publisher = (async () => {
+    for (let i = 0; rate > 0 && !stop; i++) {
+      const { id, region } = monitors[i % monitors.length]!;
+      await appendResults(redis, resultsStreamKey(prefix), [result(id, region, new Date(), 60 + (i % 300))]);
+      await sleep(1_000 / rate);
+    }
+  })();
+  const meter = cpuMeter({ server: () => processTicks(serverPid).ticks, postgres: postgresTicks, redis: redisTicks(new URL(redisServerUrl()).port) });
+  const began = Date.now();
+  await Promise.all(
+    Array.from({ length: CONSOLES }, async (_, c) => {
+      let token = start;
+      await sleep((POLL_MS * c) / CONSOLES);
+      while (Date.now() - began < SECONDS * 1_000) {
+        const t0 = performance.now();
+        token = await call(token);
+        latencies.push(performance.now() - t0);
+        await sleep(Math.max(0, POLL_MS - (performance.now() - t0)));
+      }
+    }),
+  );
+  const cpu = meter();
+  stop = true;
+  await publisher;
+  await redis.quit();
+  const seconds = (Date.now() - began) / 1_000;
+  const busy = cpu.server! + cpu.postgres!;
+  const { p50, p99 } = summarize(latencies);
+  return { what: rate > 0 ? `${rate.toFixed(1)} results/s arriving` : "quiet", polls: latencies.length, cpu: busy, cpuMsPerPoll: ((busy / 100) * seconds * 1_000) / latencies.length, p50, p99 };
+}
+
+async function main(): Promise<void> {
+  assertBuilt("apps/control-plane", "apps/console", "packages/db", "packages/domain", "packages/proto", "packages/queue");
+  const loadAverage = fmt(loadavg()[0]!, 1);
+  const { target, remove } = await benchDatabase(BACKEND, "vigil_bench_console");
+  const prefix = benchPrefix();
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  const browser = await launchBrowser();
+  try {
+    const seeded = await prepare(target);
+    server = await startServer(target, { BENCH_REDIS_PREFIX: prefix });
+    const base = `http://127.0.0.1:${server.port}`;
+    const session = await signIn(base);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addCookies([{ name: SESSION_COOKIE, value: session, url: base }]);
+    const loads: Load[] = [];
+    let page: Page | undefined;
+    for (let i = 0; i < LOADS; i++) {
+      await page?.close();
+      page = await context.newPage();
+      loads.push(await openOverview(page, base));
+      log(`load ${i + 1}: rows ${loads[i]!.rows}, API ${fmt(loads[i]!.firstCallMs)}–${fmt(loads[i]!.lastAnswerMs)} ms, rendered ${fmt(loads[i]!.renderedMs)} ms, interactive ${fmt(loads[i]!.interactiveMs)} ms, ${loads[i]!.longTasks} long tasks`);
+      if (loads[i]!.rows !== MONITORS) throw new Error(`the page shows ${loads[i]!.rows} rows, not ${MONITORS}`);
+    }
+    log(`live updates: ${UPDATES} results`);
+    const db = await openDatabase(target);
+    let live: Live;
+    try {
+      live = await liveUpdates(page!, db.prisma, prefix, seeded.monitors);
+    } finally {
+      await db.close();
+    }
+    const costs: Cost[] = [];
+    for (const rate of [0, BUSY_RESULTS_PER_SECOND]) {
+      log(`${CONSOLES} polling consoles, ${rate} results/s`);
+      costs.push(await pollingCost(server.child.pid!, base, session, prefix, seeded.monitors, rate));
+    }
+    const screen = summarize(live.screen);
+    const stored = summarize(live.stored);
+    const interactive = median(loads.map((l) => l.interactiveMs));
+    const generated = [
+      runOn(`Chromium ${browser.version()} headless, 1280×900; ${BACKEND}; load average ${loadAverage} at the start, ${fmt(loadavg()[0]!, 1)} at the end (the machine is shared)`),
+      "",
+      `Command: \`pnpm bench:console-overview\` (BENCH_LOADS=${LOADS}, BENCH_UPDATES=${UPDATES}, BENCH_CONSOLES=${CONSOLES}, BENCH_SECONDS=${SECONDS}): ` +
+        `${MONITORS} monitors (bench/seed.ts) with 24 hours of results, a viewer signed in, \`/app/monitors\` opened ${LOADS} times in fresh pages (the first one with the server's caches cold).`,
+      "",
+      "| Load | Rows | First overview call sent (ms from navigation start) | Last page answered (ms) | Rows shown (ms) | Interactive (end of the last long task, ms) | Long tasks |",
+      "|---|---:|---:|---:|---:|---:|---:|",
+      ...loads.map((l, i) => `| ${i + 1} | ${l.rows} | ${fmt(l.firstCallMs)} | ${fmt(l.lastAnswerMs)} | ${fmt(l.renderedMs)} | ${fmt(l.interactiveMs)} | ${l.longTasks} |`),
+      "",
+      `Interactive, median of the loads: ${fmt(interactive)} ms (goal ≤ ${INTERACTIVE_GOAL_MS} ms: ${interactive <= INTERACTIVE_GOAL_MS ? "met" : "not met"}).`,
+      "",
+      `Live updates, ${UPDATES} results appended to the results stream one at a time, out of step with the poll:`,
+      "",
+      "| From a result published to | p50 (ms) | p99 (ms) | max (ms) |",
+      "|---|---:|---:|---:|",
+      `| its row changed on screen (polling each ${POLL_MS} ms, the product) | ${fmt(screen.p50)} | ${fmt(screen.p99)} | ${fmt(screen.max)} |`,
+      `| its status stored (the earliest a server push could start; streaming's floor) | ${fmt(stored.p50)} | ${fmt(stored.p99)} | ${fmt(stored.max)} |`,
+      "",
+      `Live update p99 ${fmt(screen.p99)} ms (goal < ${LIVE_GOAL_MS} ms: ${screen.p99 < LIVE_GOAL_MS ? "met" : "not met"}).`,
+      "",
+      `Server cost of polling: ${CONSOLES} consoles each asking every ${POLL_MS} ms with the token of its last answer, for ${SECONDS} s:`,
+      "",
+      "| Workspace | Polls | Server + database CPU (% of a core) | CPU a poll (ms) | Poll p50 (ms) | Poll p99 (ms) |",
+      "|---|---:|---:|---:|---:|---:|",
+      ...costs.map((c) => `| ${c.what} | ${c.polls} | ${fmt(c.cpu, 1)} | ${fmt(c.cpuMsPerPoll, 3)} | ${fmt(c.p50, 1)} | ${fmt(c.p99, 1)} |`),
+    ].join("\n");
+    process.stdout.write(`${generated}\n`);
+    writeDocsBlock("console-overview", "Console overview (issue 38)", "bench/console-overview.ts", generated);
+  } finally {
+    await browser.close();
+    if (server) await stopServer(server.child);
+    await deletePrefix(prefix);
+    await remove();
+  }
+}
+
+runBenchmark(main);
