@@ -207,8 +207,8 @@ describe("the console's Incidents and Channels", () => {
     await viewerPage.getByRole("link", { name: "Incident hook" }).click();
     await shows(heading(viewerPage), "Channel Incident hook");
     await shows(viewerPage.getByRole("cell", { name: "HTTP 200" }));
-    expect(await viewerPage.getByRole("button").count()).toBe(0);
-    expect(await viewerPage.getByRole("textbox").count()).toBe(0);
+    expect(await viewerPage.getByRole("main").getByRole("button").count()).toBe(0);
+    expect(await viewerPage.getByRole("main").getByRole("textbox").count()).toBe(0);
     await expectAccessible(viewerPage, "channel, viewer");
     const [hook] = (await channels.listNotifications({})).notifications;
     const asViewer = sessionClient(NotificationService, env.api.baseUrl, viewer.token, { workspace: slug });
@@ -221,6 +221,6 @@ describe("the console's Incidents and Channels", () => {
     await viewerPage.goto(`${env.api.baseUrl}/app/channels/new`);
     await shows(heading(viewerPage), "Add a channel");
     await shows(viewerPage.getByText("Your role (viewer) may not add channels."));
-    expect(await viewerPage.getByRole("button").count()).toBe(0);
+    expect(await viewerPage.getByRole("main").getByRole("button").count()).toBe(0);
   });
 });

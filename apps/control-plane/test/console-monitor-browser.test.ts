@@ -108,7 +108,7 @@ describe("the console's monitor page", () => {
     await page.getByRole("button", { name: "Resume" }).click();
     await eventually(async () => expect((await client.getMonitor({ id })).monitor?.config.value?.active).toBe(true));
     await shows(page.getByRole("button", { name: "Pause" }));
-    expect(await page.getByRole("link", { name: "Edit" }).getAttribute("href")).toBe(`/app/monitors/${id}/edit`);
+    expect(await page.getByRole("link", { name: "Edit", exact: true }).getAttribute("href")).toBe(`/app/monitors/${id}/edit`);
 
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Delete" }).click();
@@ -120,7 +120,7 @@ describe("the console's monitor page", () => {
     const { slug, id, client, person, page } = await monitorPageAs("viewer");
     await shows(page.getByTestId("check-row"));
     for (const name of ["Check now", "Pause", "Resume", "Delete"]) expect(await page.getByRole("button", { name }).count()).toBe(0);
-    expect(await page.getByRole("link", { name: "Edit" }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Edit", exact: true }).count()).toBe(0);
     await expectAccessible(page, "monitor page of a viewer");
 
     const asViewer = sessionClient(MonitorService, env.api.baseUrl, person.token, { workspace: slug });
