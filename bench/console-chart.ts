@@ -18,6 +18,7 @@ import { seedActiveMonitors } from "./seed";
 import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
 import { writeDocsBlock } from "./support/doc";
+import { keepScreenshots } from "./support/screenshots";
 import { runOn } from "./support/machine";
 import { log, runBenchmark } from "./support/run";
 import { startServer, stopServer } from "./support/server-process";
@@ -105,6 +106,11 @@ async function measure(baseUrl: string, monitorId: string, token: string): Promi
       log(`${range}: ${row.draws.map((d) => d.toFixed(1)).join(", ")} ms`);
       rows.push(row);
     }
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/app/monitors/${monitorId}?range=7d`);
+    await page.waitForFunction((name) => performance.getEntriesByName(name, "measure").length > 0, CHART_DRAW_MEASURE, { timeout: 30_000 });
+    // Down to the end of the chart.
+    await keepScreenshots(page, "console-monitor", 1_300);
     return rows;
   } finally {
     await browser.close();

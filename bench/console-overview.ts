@@ -14,6 +14,7 @@ import type { Page } from "playwright-core";
 import { hashPassword } from "../apps/control-plane/dist/auth/password";
 import { storeResults } from "../apps/control-plane/dist/results/store";
 import { launchBrowser } from "../apps/control-plane/test/support/browser";
+import { keepScreenshots } from "./support/screenshots";
 import { deletePrefix, redisServerUrl } from "../test/redis";
 import { seedWorkspace } from "./seed";
 import { assertBuilt } from "./support/built";
@@ -268,6 +269,7 @@ async function main(): Promise<void> {
       log(`load ${i + 1}: rows ${loads[i]!.rows}, API ${fmt(loads[i]!.firstCallMs)}–${fmt(loads[i]!.lastAnswerMs)} ms, rendered ${fmt(loads[i]!.renderedMs)} ms, interactive ${fmt(loads[i]!.interactiveMs)} ms, ${loads[i]!.longTasks} long tasks`);
       if (loads[i]!.rows !== MONITORS) throw new Error(`the page shows ${loads[i]!.rows} rows, not ${MONITORS}`);
     }
+    await keepScreenshots(page!, "console-overview");
     log(`live updates: ${UPDATES} results`);
     const db = await openDatabase(target);
     let live: Live;

@@ -33,6 +33,7 @@ export * from "./proto/json-numbers";
 export * from "./proto/monitor-messages";
 export * from "./proto/notification-messages";
 export * from "./status-page-config";
+export * from "./status-page-fields";
 export * from "./status-page-status";
 export * from "./proto/status-page-messages";
 export * from "./status-page-access";

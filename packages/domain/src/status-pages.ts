@@ -1,2 +1,3 @@
 // The status page rules as the console imports them (`@vigil/domain/status-pages`), without the package root and its Node modules.
 export * from "./status-page-config";
+export * from "./status-page-fields";

@@ -1,4 +1,4 @@
-import { monitorInputFromMessage, notificationInputFromMessage, parseMonitorConfig, type MonitorConfig, type MonitorKind, type ProviderType } from "@vigil/domain";
+import { monitorInputFromMessage, notificationInputFromMessage, parseMonitorConfig, statusPageFields, type MonitorConfig, type MonitorKind, type ProviderType } from "@vigil/domain";
 import type { VigilClient } from "@vigil/client";
 import type { DNSMonitor, HTTPMonitor, TCPMonitor } from "@vigil/proto";
 import type { StatusPage, StatusPageComponent, StatusPageComponentGroup } from "@vigil/proto/status-page";
@@ -147,15 +147,7 @@ async function readPage(client: VigilClient, page: StatusPage): Promise<RemotePa
   return {
     id: pageId,
     externalId: page.externalId ?? "",
-    title: page.title ?? "",
-    slug: page.slug ?? "",
-    description: page.description ?? "",
-    homepageUrl: page.homepageUrl ?? "",
-    contactUrl: page.contactUrl ?? "",
-    icon: page.icon ?? "",
-    customDomain: page.customDomain ?? "",
-    accessType: page.accessType ?? "public",
-    authEmailDomains: [...page.authEmailDomains],
+    ...statusPageFields(page),
     published: page.published,
     passwordFingerprint: page.passwordFingerprint,
     groups,

@@ -1,7 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useQuery } from "@connectrpc/connect-query";
 import { roleCan } from "@vigil/domain/accounts";
-import { ACCESS_TYPES, pageAccessViolations, statusPageSchema } from "@vigil/domain/status-pages";
+import { ACCESS_TYPES, pageAccessViolations, statusPageFields, statusPageSchema } from "@vigil/domain/status-pages";
 import { StatusPageService, type StatusPage } from "@vigil/proto/status-page";
 import { useForm } from "react-hook-form";
 import { useNavigate, useParams } from "react-router";
@@ -85,13 +85,7 @@ function EditPage({ page }: { page: StatusPage }) {
   const form = useForm({
     resolver: zodResolver(pageFormSchema(hasPassword)),
     defaultValues: {
-      title: page.title ?? "",
-      slug: page.slug ?? "",
-      description: page.description ?? "",
-      homepageUrl: page.homepageUrl ?? "",
-      contactUrl: page.contactUrl ?? "",
-      icon: page.icon ?? "",
-      customDomain: page.customDomain ?? "",
+      ...statusPageFields(page),
       accessType: (page.accessType || "public") as (typeof ACCESS_TYPES)[number],
       password: "",
       authEmailDomains: page.authEmailDomains.join(", ") as unknown as string[],

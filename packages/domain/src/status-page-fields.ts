@@ -1,0 +1,16 @@
+import type { StatusPage } from "@vigil/proto/status-page";
+
+/** A page's editable fields as plain values, unset ones empty: what the CLI compares and the console's editor starts from. */
+export function statusPageFields(page: StatusPage) {
+  return {
+    title: page.title ?? "",
+    slug: page.slug ?? "",
+    description: page.description ?? "",
+    homepageUrl: page.homepageUrl ?? "",
+    contactUrl: page.contactUrl ?? "",
+    icon: page.icon ?? "",
+    customDomain: page.customDomain ?? "",
+    accessType: page.accessType || "public",
+    authEmailDomains: [...page.authEmailDomains],
+  };
+}
