@@ -9,7 +9,7 @@
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { SESSION_COOKIE, TIMESERIES_RESOLUTIONS, TIME_RANGES, type RegionId, type TimeRange } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
-import { hashPassword } from "../apps/control-plane/dist/auth/password";
+import { addPerson, sessionOf } from "./support/console-person";
 import { storeResults } from "../apps/control-plane/src/results/store";
 import { launchBrowser } from "../apps/control-plane/test/support/browser";
 import { checkResult } from "../apps/control-plane/test/support/results";
@@ -33,8 +33,7 @@ const STORE_BATCH = 1_000;
 const RANGES: TimeRange[] = ["14d", "7d", "1d", "1h"];
 const GOAL_MS = 200;
 const DATABASE = "vigil_bench_console_chart";
-const EMAIL = "bench-chart@example.com";
-const PASSWORD = "plum-harbour-lantern-42";
+const PERSON = { email: "bench-chart@example.com", name: "Bench Viewer", password: "plum-harbour-lantern-42" };
 
 /** 14 days of 5-minute checks per region: latency with a daily wave and the odd slow or failed check. */
 function history(monitorId: string, now: number): ResultMessage[] {
@@ -56,10 +55,7 @@ async function seed(target: DatabaseTarget): Promise<{ monitorId: string; stored
   try {
     await applyMigrations(db);
     const [monitorId] = await seedActiveMonitors(db.prisma, 1, { periodicity: "5m", regions: REGIONS });
-    const workspace = await db.prisma.workspace.findUniqueOrThrow({ where: { slug: "bench" } });
-    await db.prisma.user.create({
-      data: { email: EMAIL, name: "Bench Viewer", passwordHash: await hashPassword(PASSWORD), memberships: { create: { workspaceId: workspace.id, role: "viewer" } } },
-    });
+    await addPerson(db.prisma, PERSON);
     const results = history(monitorId!, Date.now());
     const rules = { defaultRegions: REGIONS, quorum: "half" as const };
     for (let from = 0; from < results.length; from += STORE_BATCH) await storeResults(db.prisma, results.slice(from, from + STORE_BATCH), rules);
@@ -68,13 +64,6 @@ async function seed(target: DatabaseTarget): Promise<{ monitorId: string; stored
   } finally {
     await db.close();
   }
-}
-
-async function sessionOf(baseUrl: string): Promise<string> {
-  const res = await fetch(`${baseUrl}/v1/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
-  const token = new RegExp(`^${SESSION_COOKIE}=([^;]*)`).exec(res.headers.get("set-cookie") ?? "")?.[1];
-  if (!token) throw new Error(`sign-in answered ${res.status} without a session`);
-  return token;
 }
 
 interface Row {
@@ -143,7 +132,7 @@ async function main(): Promise<void> {
     const { monitorId, stored } = await seed(target);
     server = await startServer(target);
     const baseUrl = `http://127.0.0.1:${server.port}`;
-    const rows = await measure(baseUrl, monitorId, await sessionOf(baseUrl));
+    const rows = await measure(baseUrl, monitorId, await sessionOf(baseUrl, PERSON));
     const generated = [runOn("PostgreSQL, Chromium headless"), "", `Command: \`${commandLine("bench:console-chart")}\`.`, "", table(rows, stored)].join("\n");
     process.stdout.write(`${generated}\n`);
     writeDocsBlock("console-chart", "Console: the monitor page's latency chart (issue 38)", "bench/console-chart.ts", generated);

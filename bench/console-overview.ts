@@ -11,7 +11,7 @@ import { SESSION_COOKIE, WORKSPACE_HEADER, type RegionId } from "@vigil/domain";
 import { connectRedis, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
-import { hashPassword } from "../apps/control-plane/dist/auth/password";
+import { addPerson, sessionOf } from "./support/console-person";
 import { storeResults } from "../apps/control-plane/dist/results/store";
 import { launchBrowser } from "../apps/control-plane/test/support/browser";
 import { keepScreenshots } from "./support/screenshots";
@@ -33,8 +33,7 @@ const CONSOLES = Number(process.env.BENCH_CONSOLES ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const MONITORS = 1_000;
 const HOUR = 3_600_000;
-const EMAIL = "bench-console@example.com";
-const PASSWORD = "plum-harbour-lantern-42";
+const PERSON = { email: "bench-console@example.com", name: "Bench Person", password: "plum-harbour-lantern-42" };
 /** The console's own poll period (apps/console/src/pages/monitors/Overview.tsx). */
 const POLL_MS = 500;
 /** Results a second while the pollers run "busy": a thousand monitors checked once a minute. */
@@ -74,10 +73,8 @@ async function prepare(target: DatabaseTarget): Promise<Seeded> {
   try {
     await applyMigrations(db);
     await seedWorkspace(db.prisma, MONITORS);
+    await addPerson(db.prisma, PERSON);
     const workspace = await db.prisma.workspace.findUniqueOrThrow({ where: { slug: "bench" } });
-    await db.prisma.user.create({
-      data: { email: EMAIL, name: "Bench Person", passwordHash: await hashPassword(PASSWORD), memberships: { create: { workspaceId: workspace.id, role: "viewer" } } },
-    });
     const rows = await db.prisma.monitor.findMany({ where: { workspaceId: workspace.id }, select: { id: true, regions: true, active: true }, orderBy: { createdAt: "asc" } });
     log(`storing 24 hours of results of ${rows.length} monitors`);
     const now = Date.now();
@@ -97,13 +94,6 @@ async function prepare(target: DatabaseTarget): Promise<Seeded> {
 
 async function store(prisma: PrismaClient, results: ResultMessage[]): Promise<void> {
   for (let from = 0; from < results.length; from += 1_000) await storeResults(prisma, results.slice(from, from + 1_000), RULES);
-}
-
-async function signIn(base: string): Promise<string> {
-  const res = await fetch(`${base}/v1/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
-  const token = new RegExp(`^${SESSION_COOKIE}=([^;]*)`).exec(res.headers.get("set-cookie") ?? "")?.[1];
-  if (res.status !== 200 || !token) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`);
-  return token;
 }
 
 interface Load {
@@ -257,7 +247,7 @@ async function main(): Promise<void> {
     const seeded = await prepare(target);
     server = await startServer(target, { BENCH_REDIS_PREFIX: prefix });
     const base = `http://127.0.0.1:${server.port}`;
-    const session = await signIn(base);
+    const session = await sessionOf(base, PERSON);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addCookies([{ name: SESSION_COOKIE, value: session, url: base }]);
     const loads: Load[] = [];
