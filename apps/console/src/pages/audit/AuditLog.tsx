@@ -6,7 +6,7 @@ import { useMemo, type FormEvent } from "react";
 import { useSearchParams } from "react-router";
 import { refusalOfError } from "../../api";
 import { Field, FormMessage, Page } from "../../ui";
-import { Table, when } from "../settings/controls";
+import { Table, when } from "../../controls";
 
 /** A page of entries: enough to read at once on a phone, few enough to answer fast. */
 const PAGE_SIZE = 25;

@@ -8,7 +8,7 @@ import { useNavigate, useParams } from "react-router";
 import { useMonitorNames } from "../../monitors/names";
 import { useRole } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
-import { useAction, useClient } from "../settings/controls";
+import { useAction, useClient } from "../../controls";
 import { ChannelForm, type ChangedParts, type ChannelValues } from "./ChannelForm";
 import { Deliveries } from "./Deliveries";
 import { providerOf } from "./NewChannel";

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { refusalOfError } from "../../api";
 import { useMonitorNames } from "../../monitors/names";
 import { Field, FormMessage } from "../../ui";
-import { SelectField } from "../settings/controls";
+import { SelectField } from "../../controls";
 import { fieldsOf, type BlockField } from "./providers";
 
 export interface ChannelValues {

@@ -6,7 +6,7 @@ import { Link } from "react-router";
 import { useMonitorNames } from "../../monitors/names";
 import { useRole } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
-import { Table } from "../settings/controls";
+import { Table } from "../../controls";
 import { PROVIDER_LABELS } from "./providers";
 
 /** Every notification channel of the workspace: its type, name and the monitors it covers. */

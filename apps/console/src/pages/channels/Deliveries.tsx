@@ -1,5 +1,5 @@
 import type { Delivery } from "@vigil/proto/notification";
-import { Table, when } from "../settings/controls";
+import { Table, when } from "../../controls";
 
 const EVENTS: Record<string, string> = {
   "monitor.failed": "Failed",

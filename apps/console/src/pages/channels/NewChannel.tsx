@@ -6,7 +6,7 @@ import { useId, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { useRole } from "../../SignedIn";
 import { Page } from "../../ui";
-import { useClient } from "../settings/controls";
+import { useClient } from "../../controls";
 import { ChannelForm, type ChannelValues } from "./ChannelForm";
 import { blockName, fieldsOf, PROVIDER_LABELS } from "./providers";
 

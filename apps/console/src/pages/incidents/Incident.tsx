@@ -6,7 +6,7 @@ import { StatusBadge, formatLatency } from "../../monitors/status";
 import { useMonitorNames } from "../../monitors/names";
 import { FormMessage, Page } from "../../ui";
 import { Deliveries } from "../channels/Deliveries";
-import { Table, when } from "../settings/controls";
+import { Table, when } from "../../controls";
 import { lasted } from "./Incidents";
 import { regionName, regionsText } from "./regions";
 

@@ -5,7 +5,7 @@ import { Link, useSearchParams } from "react-router";
 import { StatusBadge } from "../../monitors/status";
 import { useMonitorNames } from "../../monitors/names";
 import { FormMessage, Page } from "../../ui";
-import { Table, when } from "../settings/controls";
+import { Table, when } from "../../controls";
 import { regionsText } from "./regions";
 
 const PAGE_SIZE = 20;

@@ -1,6 +1,6 @@
 import type { CheckResult } from "@vigil/proto";
 import { StatusBadge, formatLatency } from "../../monitors/status";
-import { Table, when } from "../settings/controls";
+import { Table, when } from "../../controls";
 import { regionName } from "./monitor";
 
 /** The checks newest first, as ListCheckResults pages them; "Older" asks for the page after the last. */

@@ -7,7 +7,7 @@ import { useSearchParams } from "react-router";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { formatLatency } from "../../monitors/status";
-import { Table, useClient } from "../settings/controls";
+import { Table, useClient } from "../../controls";
 import { CHART_DRAW_MEASURE, CHART_DRAW_START } from "./chart-timing";
 import { regionName } from "./monitor";
 

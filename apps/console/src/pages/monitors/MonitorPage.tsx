@@ -8,7 +8,7 @@ import { Link, useNavigate, useParams } from "react-router";
 import { StatusBadge, formatLatency, formatPercent } from "../../monitors/status";
 import { useRole } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
-import { Table, useAction, useClient, when } from "../settings/controls";
+import { Table, useAction, useClient, when } from "../../controls";
 import { CheckLog } from "./CheckLog";
 import { LatencyChart } from "./LatencyChart";
 import { PhaseBars } from "./PhaseBars";

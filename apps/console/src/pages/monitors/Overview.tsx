@@ -8,7 +8,7 @@ import { Link, useSearchParams } from "react-router";
 import { StatusBadge, formatLatency, formatPercent, statusLabel } from "../../monitors/status";
 import { useSignedIn } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
-import { useClient } from "../settings/controls";
+import { useClient } from "../../controls";
 import { Sparkline } from "./Sparkline";
 
 /** The API's largest page: a thousand monitors are ten calls, made at once. */

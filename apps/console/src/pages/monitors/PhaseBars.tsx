@@ -1,7 +1,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { CheckResult, CheckTiming } from "@vigil/proto";
 import { formatLatency } from "../../monitors/status";
-import { Table } from "../settings/controls";
+import { Table } from "../../controls";
 import { regionName } from "./monitor";
 
 const PHASES = [

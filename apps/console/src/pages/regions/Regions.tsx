@@ -3,7 +3,7 @@ import { useQuery } from "@connectrpc/connect-query";
 import { regionCodec } from "@vigil/domain/proto/enums";
 import { MonitorService } from "@vigil/proto";
 import { FormMessage, Page } from "../../ui";
-import { Table, when } from "../settings/controls";
+import { Table, when } from "../../controls";
 
 /** How often the page asks again: agents report within seconds, and the queue moves as fast. */
 const REFRESH_MS = 3_000;

@@ -7,7 +7,7 @@ import { useNavigate } from "react-router";
 import { nameRule, newPasswordRule } from "../../fields";
 import { useSignedIn } from "../../SignedIn";
 import { Field, Form, FormMessage, NewPasswordField, Page, brokenRules, text, useForm } from "../../ui";
-import { Table, useAction, useClient, useSubmit, when } from "./controls";
+import { Table, useAction, useClient, useSubmit, when } from "../../controls";
 
 /** The signed-in person's own account: name, password, second factor, sessions. */
 export default function Account() {

@@ -4,7 +4,7 @@ import { API_KEY_SCOPES } from "@vigil/domain/api-keys";
 import { ApiKeyService, type ApiKey } from "@vigil/proto/account";
 import { useState } from "react";
 import { Field, Form, FormMessage, Page, text, useForm } from "../../ui";
-import { SelectField, Table, useAction, useClient, useSubmit, when } from "./controls";
+import { SelectField, Table, useAction, useClient, useSubmit, when } from "../../controls";
 
 /** The workspace's API keys (admins and owners): list, create (the key shown once), revoke. */
 export default function ApiKeys() {

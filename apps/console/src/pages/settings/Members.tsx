@@ -4,7 +4,7 @@ import { MemberService, type Member } from "@vigil/proto/account";
 import { emailRule } from "../../fields";
 import { useRole, useSignedIn } from "../../SignedIn";
 import { Field, Form, FormMessage, Page, brokenRules, text, useForm } from "../../ui";
-import { SelectField, Table, useAction, useClient, useSubmit, when } from "./controls";
+import { SelectField, Table, useAction, useClient, useSubmit, when } from "../../controls";
 
 /** The workspace's people and invitations; the controls only for who may use them (`roleCan`, `mayAssignRole`). */
 export default function Members() {

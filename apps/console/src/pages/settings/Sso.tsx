@@ -2,7 +2,7 @@ import { useQuery } from "@connectrpc/connect-query";
 import { ROLES, SSO_DEFAULT_ROLES } from "@vigil/domain/accounts";
 import { SsoService, type GetSsoSettingsResponse } from "@vigil/proto/account";
 import { Field, Form, FormMessage, Page, text, useForm } from "../../ui";
-import { SelectField, useClient, useSubmit } from "./controls";
+import { SelectField, useClient, useSubmit } from "../../controls";
 
 const FIELDS = ["issuer_url", "client_id", "client_secret", "allowed_domains", "default_role", "role_claim", "role_mapping", "enforced", "enabled"] as const;
 

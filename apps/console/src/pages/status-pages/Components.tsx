@@ -7,7 +7,7 @@ import { StatusPageService, type StatusPage, type StatusPageComponent, type Stat
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { FormMessage } from "../../ui";
-import { useAction, useClient } from "../settings/controls";
+import { useAction, useClient } from "../../controls";
 import { HookField, useApiErrors } from "./forms";
 import { SortableList } from "./Sortable";
 

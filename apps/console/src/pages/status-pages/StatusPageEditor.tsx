@@ -8,7 +8,7 @@ import { useNavigate, useParams } from "react-router";
 import { z } from "zod";
 import { useRole } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
-import { useAction, useClient } from "../settings/controls";
+import { useAction, useClient } from "../../controls";
 import { Components } from "./Components";
 import { HookField, useApiErrors } from "./forms";
 

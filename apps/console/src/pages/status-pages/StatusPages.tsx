@@ -7,7 +7,7 @@ import { useForm } from "react-hook-form";
 import { Link, useNavigate } from "react-router";
 import { useRole } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
-import { Table, useClient } from "../settings/controls";
+import { Table, useClient } from "../../controls";
 import { HookField, useApiErrors } from "./forms";
 
 /** The workspace's status pages; editors and above create one by title and slug, then edit it on its own page. */

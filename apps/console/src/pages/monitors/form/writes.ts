@@ -1,7 +1,7 @@
 import { MONITOR_FIELDS, monitorConfigToMessage, type MonitorConfigByKind, type MonitorKind } from "@vigil/domain/monitors";
 import { DNSMonitorSchema, HTTPMonitorSchema, MonitorService, TCPMonitorSchema, type DNSMonitor, type HTTPMonitor, type TCPMonitor } from "@vigil/proto";
 import { useQueryClient } from "@tanstack/react-query";
-import { useClient } from "../../settings/controls";
+import { useClient } from "../../../controls";
 import type { ValidMonitor } from "./values";
 
 const MESSAGES = { http: HTTPMonitorSchema, tcp: TCPMonitorSchema, dns: DNSMonitorSchema } as const;

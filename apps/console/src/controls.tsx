@@ -4,8 +4,8 @@ import { createClient, type Client } from "@connectrpc/connect";
 import { useTransport } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
 import { useId, useMemo, useState, type ComponentProps, type ReactNode } from "react";
-import { refusalOfError } from "../../api";
-import { FormMessage, shown, type FieldErrors } from "../../ui";
+import { refusalOfError } from "./api";
+import { FormMessage, shown, type FieldErrors } from "./ui";
 
 /** A client of `service` on the console's transport (the session cookie, the chosen workspace). */
 export function useClient<S extends DescService>(service: S): Client<S> {
