@@ -75,6 +75,9 @@ export function SignedIn() {
         </NavLink>
         <nav aria-label="Pages">
           <ul>
+            <li>
+              <NavLink to="/monitors">Monitors</NavLink>
+            </li>
             {workspace && roleCan(workspace.role, "write") && <li><NavLink to="/monitors/new">New monitor</NavLink></li>}
             <li>
               <NavLink to="/incidents">Incidents</NavLink>
@@ -87,9 +90,6 @@ export function SignedIn() {
             </li>
             <li>
               <NavLink to="/regions">Regions</NavLink>
-            </li>
-            <li>
-              <NavLink to="/monitors">Monitors</NavLink>
             </li>
             <li>
               <NavLink to="/settings/members">Members</NavLink>
