@@ -8,7 +8,7 @@ import { FormMessage, Page } from "../../ui";
 import { Deliveries } from "../channels/Deliveries";
 import { Table, when } from "../../controls";
 import { lasted } from "./Incidents";
-import { regionName, regionsText } from "./regions";
+import { regionName, regionsText } from "../../monitors/regions";
 
 const EVENTS: Record<string, string> = { "monitor.failed": "Failed", "monitor.degraded": "Degraded", "monitor.recovered": "Recovered" };
 

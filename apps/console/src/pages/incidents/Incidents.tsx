@@ -6,7 +6,7 @@ import { StatusBadge } from "../../monitors/status";
 import { useMonitorNames } from "../../monitors/names";
 import { FormMessage, Page } from "../../ui";
 import { Table, when } from "../../controls";
-import { regionsText } from "./regions";
+import { regionsText } from "../../monitors/regions";
 
 const PAGE_SIZE = 20;
 

@@ -1,7 +1,7 @@
 import type { CheckResult } from "@vigil/proto";
 import { StatusBadge, formatLatency } from "../../monitors/status";
 import { Table, when } from "../../controls";
-import { regionName } from "./monitor";
+import { regionName } from "../../monitors/regions";
 
 /** The checks newest first, as ListCheckResults pages them; "Older" asks for the page after the last. */
 export function CheckLog({ results, more, loadingMore, onOlder }: { results: readonly CheckResult[]; more: boolean; loadingMore: boolean; onOlder: () => void }) {

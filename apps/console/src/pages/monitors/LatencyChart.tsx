@@ -1,4 +1,3 @@
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { useQuery } from "@tanstack/react-query";
 import { timeRangeCodec } from "@vigil/domain/proto/enums";
 import { MonitorService, type GetMonitorTimeseriesResponse, type Region } from "@vigil/proto";
@@ -7,9 +6,9 @@ import { useSearchParams } from "react-router";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { formatLatency } from "../../monitors/status";
-import { Table, useClient } from "../../controls";
+import { Table, useClient, when } from "../../controls";
 import { CHART_DRAW_MEASURE, CHART_DRAW_START } from "./chart-timing";
-import { regionName } from "./monitor";
+import { regionName } from "../../monitors/regions";
 
 type RangeWord = (typeof timeRangeCodec.values)[number];
 
@@ -185,7 +184,7 @@ function LatencyTable({ series }: { series: readonly RegionSeries[] }) {
             <td>{String(answer.buckets.reduce((n, b) => n + b.failed, 0n))}</td>
             <td>{formatLatency(newest?.p50)}</td>
             <td>{formatLatency(highest)}</td>
-            <td>{newest?.start ? timestampDate(newest.start).toLocaleString() : "—"}</td>
+            <td>{when(newest?.start)}</td>
           </tr>
         );
       })}

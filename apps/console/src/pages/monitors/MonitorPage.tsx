@@ -12,7 +12,8 @@ import { Table, useAction, useClient, when } from "../../controls";
 import { CheckLog } from "./CheckLog";
 import { LatencyChart } from "./LatencyChart";
 import { PhaseBars } from "./PhaseBars";
-import { regionName, setActive, targetOf, type AnyMonitor, type Kind } from "./monitor";
+import { regionName } from "../../monitors/regions";
+import { setActive, targetOf, type AnyMonitor, type Kind } from "./monitor";
 
 /** After "Check now" the page asks again every second for this long, so the new results show as they arrive. */
 const LIVE_AFTER_CHECK_MS = 30_000;

@@ -1,10 +1,10 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { roleCan } from "@vigil/domain/accounts";
-import { regionCodec } from "@vigil/domain/proto/enums";
 import { MonitorService, MonitorStatus, type ListMonitorOverviewsResponse, type MonitorOverview } from "@vigil/proto";
 import { memo, useEffect, useMemo, useRef } from "react";
 import { Link, useSearchParams } from "react-router";
+import { regionName } from "../../monitors/regions";
 import { StatusBadge, formatLatency, formatPercent, statusLabel } from "../../monitors/status";
 import { useSignedIn } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
@@ -22,8 +22,6 @@ interface Overview {
   monitors: MonitorOverview[];
   changeToken: string;
 }
-
-const regionName = (region: number) => String(regionCodec.decode(region) ?? region);
 
 type Client = ReturnType<typeof useClient<typeof MonitorService>>;
 

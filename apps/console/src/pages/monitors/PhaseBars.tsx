@@ -2,7 +2,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { CheckResult, CheckTiming } from "@vigil/proto";
 import { formatLatency } from "../../monitors/status";
 import { Table } from "../../controls";
-import { regionName } from "./monitor";
+import { regionName } from "../../monitors/regions";
 
 const PHASES = [
   { key: "dnsMs", label: "DNS" },

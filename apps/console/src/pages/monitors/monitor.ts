@@ -1,12 +1,8 @@
 import type { Client } from "@connectrpc/connect";
-import { regionCodec } from "@vigil/domain/proto/enums";
-import { MonitorService, type DNSMonitor, type HTTPMonitor, type Monitor, type Region, type TCPMonitor } from "@vigil/proto";
+import { MonitorService, type DNSMonitor, type HTTPMonitor, type Monitor, type TCPMonitor } from "@vigil/proto";
 
 export type Kind = NonNullable<Monitor["config"]["case"]>;
 export type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor;
-
-/** A region as the API, the CLI and the docs write it (hostA-ams). */
-export const regionName = (region: Region): string => String(regionCodec.decode(region) ?? "unknown");
 
 /** What a monitor checks: the URL of an HTTP monitor, the host:port or domain of the others. */
 export const targetOf = (kind: Kind, monitor: AnyMonitor): string =>

@@ -1,6 +1,6 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { useQuery } from "@connectrpc/connect-query";
-import { regionCodec } from "@vigil/domain/proto/enums";
+import { regionName } from "../../monitors/regions";
 import { MonitorService } from "@vigil/proto";
 import { FormMessage, Page } from "../../ui";
 import { Table, when } from "../../controls";
@@ -29,7 +29,7 @@ export default function Regions() {
         <Table caption="Regions" head={["Region", "Agents", "Last seen", "Queue depth", "Oldest check waiting", "Checks per minute"]}>
           {list.map((r) => (
             <tr key={r.region} data-testid="region-row">
-              <th scope="row">{regionCodec.decode(r.region) ?? "unknown"}</th>
+              <th scope="row">{regionName(r.region)}</th>
               <td>{r.agents.map((a) => a.name).join(", ") || "none"}</td>
               <td>
                 {r.lastSeenAt ? <time dateTime={timestampDate(r.lastSeenAt).toISOString()}>{when(r.lastSeenAt)}</time> : "never"}
