@@ -25,3 +25,10 @@ export function decodeCursor(text: string): Cursor {
   }
   throw ValidationError.of("cursor", CURSOR_RULE);
 }
+
+/** A page of `rows` read with one more than `limit` (the one more tells whether there is a next page), and its next cursor. */
+export function pageOf<T>(rows: readonly T[], limit: number, keyOf: (row: T) => Cursor): { items: T[]; nextCursor: string } {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : "" };
+}

@@ -2,7 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { AuditEntryRow, Prisma, PrismaClient } from "@vigil/db";
 import type { AuditLogRequest } from "@vigil/domain";
-import { decodeCursor, encodeCursor } from "../paging";
+import { decodeCursor, pageOf } from "../paging";
 
 export type AuditActor = { type: "api_key"; keyId: string } | { type: "user"; userId: string; email: string } | { type: "admin" };
 
@@ -101,12 +101,10 @@ export class AuditStore {
         ],
       },
       orderBy: [{ at: "desc" }, { id: "desc" }],
-      // One more than asked tells whether there is an older page.
       take: filter.limit + 1,
     });
-    const entries = rows.slice(0, filter.limit);
-    const last = entries.at(-1);
-    return { entries, nextCursor: rows.length > filter.limit && last ? encodeCursor(last) : "" };
+    const { items, nextCursor } = pageOf(rows, filter.limit, (row) => row);
+    return { entries: items, nextCursor };
   }
 
   /** Deletes entries older than the retention; returns how many. */

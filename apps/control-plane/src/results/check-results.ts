@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
 import type { RegionId } from "@vigil/domain";
 import type { CheckStatus, Timing } from "@vigil/checks";
-import { decodeCursor, encodeCursor } from "../paging";
+import { decodeCursor, pageOf } from "../paging";
 
 export interface StoredResult {
   id: string;
@@ -28,17 +28,11 @@ export async function listCheckResults(
   const after = cursor === "" ? null : decodeCursor(cursor);
   const ofRegions = regions.length > 0 ? Prisma.sql` AND region = ANY(${[...regions]}::text[])` : Prisma.empty;
   const before = after ? Prisma.sql` AND (started_at, id) < (${after.at}, ${after.id})` : Prisma.empty;
-  // One more than asked tells whether there is a next page.
   const rows = await prisma.$queryRaw<(Omit<StoredResult, "startedAt" | "statusCode" | "latencyMs"> & { started_at: Date; status_code: number | null; latency_ms: number })[]>`
     SELECT id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, attempts FROM check_results
     WHERE monitor_id = ${monitorId}${ofRegions}${before}
     ORDER BY started_at DESC, id DESC LIMIT ${limit + 1}`;
-  const results = rows.slice(0, limit).map(({ started_at, status_code, latency_ms, ...row }) => ({
-    ...row,
-    startedAt: started_at,
-    statusCode: status_code,
-    latencyMs: latency_ms,
-  }));
-  const last = results.at(-1);
-  return { results, nextCursor: rows.length > limit && last ? encodeCursor({ at: last.startedAt, id: last.id }) : "" };
+  const { items, nextCursor } = pageOf(rows, limit, (row) => ({ at: row.started_at, id: row.id }));
+  const results = items.map(({ started_at, status_code, latency_ms, ...row }) => ({ ...row, startedAt: started_at, statusCode: status_code, latencyMs: latency_ms }));
+  return { results, nextCursor };
 }
