@@ -16,8 +16,8 @@ import { ReconcileLoop } from "./scheduling/reconcile-loop";
 import { RedisResetWatch } from "./scheduling/reset-watch";
 import { CheckScheduler } from "./scheduling/scheduler";
 import { Statuses } from "./status/statuses";
-import { PageChanges } from "./status-pages/changes";
-import { relayPageChanges } from "./status-pages/relay";
+import { Changes } from "./changes/changes";
+import { relayChanges } from "./changes/relay";
 import { VerifiedKeys } from "./auth/verified-keys";
 import { relayRevocations, type Revocations } from "./auth/revocation-relay";
 import { VerifiedSessions } from "./accounts/verified-sessions";
@@ -37,8 +37,10 @@ export interface Pipeline {
   scheduler: CheckScheduler;
   statuses: Statuses;
   deliveries: Deliveries;
-  /** Status page changes, shared with the deployment's other control planes. */
-  pageChanges: PageChanges;
+  /** Status page changes (by page id), shared with the deployment's other control planes. */
+  pageChanges: Changes;
+  /** Monitors changed or checked (by workspace id: stored results, API writes), shared likewise. */
+  monitorChanges: Changes;
   /** The API keys this control plane trusts for a while, and the revocations that reach every control plane. */
   verifiedKeys: VerifiedKeys;
   verifiedSessions: VerifiedSessions;
@@ -78,19 +80,24 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     { record: recordTransitions, enqueue: (ids) => deliveries.enqueue(ids) },
   );
   // Blocking stream reads get a connection of their own, so they never delay scheduling commands.
+  const monitorChanges = new Changes();
   const consumerConnection = redis.duplicate();
   watchRedis(consumerConnection, logger, "results consumer");
   const consumer = new ResultsConsumer(consumerConnection, prisma, logger, {
     prefix: config.redisPrefix,
     rules: statuses.rules,
     onEvents: (ids) => deliveries.enqueue(ids),
+    onStored: (workspaceIds) => workspaceIds.forEach((id) => monitorChanges.publish(id)),
     lanes: config.ingestLanes,
     gatherMs: config.ingestGatherMs,
     consumer: `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
   });
   const repo = new MonitorRepository(prisma);
-  const pageChanges = new PageChanges();
-  const stopRelay = relayPageChanges(pageChanges, redis, config.redisPrefix, logger);
+  const pageChanges = new Changes();
+  const stopRelays = [
+    relayChanges(pageChanges, "status-page-changes", redis, config.redisPrefix, logger),
+    relayChanges(monitorChanges, "monitor-changes", redis, config.redisPrefix, logger),
+  ];
   const verifiedKeys = new VerifiedKeys(prisma);
   const verifiedSessions = new VerifiedSessions(prisma);
   const revocations = relayRevocations({ keys: verifiedKeys, sessions: verifiedSessions }, redis, config.redisPrefix, logger);
@@ -131,6 +138,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     statuses,
     deliveries,
     pageChanges,
+    monitorChanges,
     verifiedKeys,
     verifiedSessions,
     revocations,
@@ -144,7 +152,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
       await deliveries.close();
       await closeProviderConnections();
       await scheduler.close();
-      stopRelay();
+      stopRelays.forEach((stop) => stop());
       revocations.close();
       await closeRedis(redis);
     },

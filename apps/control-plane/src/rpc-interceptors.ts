@@ -13,14 +13,29 @@ export function errorsAndLogging(logger: Logger): Interceptor {
       if (error) logger.error({ ...entry, err: error }, "rpc failed");
       else logger.info(entry, "rpc");
     };
-    try {
-      const res = await next(req);
-      log("ok");
-      return res;
-    } catch (error) {
+    const failed = (error: unknown) => {
       const connectError = toConnectError(error);
       log(Code[connectError.code] ?? String(connectError.code), connectError.code === Code.Internal ? error : undefined);
-      throw connectError;
+      return connectError;
+    };
+    try {
+      const res = await next(req);
+      if (!res.stream) {
+        log("ok");
+        return res;
+      }
+      // A stream's call ends when its last message is sent; its failures come while it is read.
+      async function* logged(messages: AsyncIterable<unknown>) {
+        try {
+          yield* messages;
+          log("ok");
+        } catch (error) {
+          throw failed(error);
+        }
+      }
+      return { ...res, message: logged(res.message) } as typeof res;
+    } catch (error) {
+      throw failed(error);
     }
   };
 }

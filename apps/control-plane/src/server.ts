@@ -35,7 +35,7 @@ import { monitorService } from "./monitors/service";
 import { NotificationRepository } from "./notifications/repository";
 import type { SecretBox } from "./notifications/secrets";
 import { notificationService } from "./notifications/service";
-import type { PageChanges } from "./status-pages/changes";
+import type { Changes } from "./changes/changes";
 import { StatusPageRepository } from "./status-pages/repository";
 import { statusPageService } from "./status-pages/service";
 import { addServerReflection } from "./grpc/reflection";
@@ -52,6 +52,7 @@ import { incidentService } from "./alerting/incident-service";
 import { readableQuery, REQUEST_COMPRESSIONS } from "./readable-requests";
 import { strictRoutes } from "./rpc-requests";
 import { DEFAULT_CONSOLE_DIR, loadConsoleFiles } from "./console/files";
+import { OverviewWakes, type WakeSettings } from "./monitors/overview-wakes";
 
 export interface ApiServerOptions {
   prisma: PrismaClient;
@@ -60,7 +61,9 @@ export interface ApiServerOptions {
   notifications: { settings: ProviderSettings; secrets: SecretBox };
   statuses: Statuses;
   /** What tells the public pages (here and on the other control planes) that a page changed. */
-  pageChanges: PageChanges;
+  pageChanges: Changes;
+  /** What tells the overview watches (here and on the other control planes) that a workspace's monitors changed or were checked. */
+  monitorChanges: Changes;
   /** Which API keys and sessions callers may use, and how a revocation reaches every control plane. */
   verifiedKeys: VerifiedKeys;
   verifiedSessions: VerifiedSessions;
@@ -83,15 +86,18 @@ export interface ApiServerOptions {
   sessionSettings?: SessionSettings;
   /** The built console served at /app/ (CONSOLE_DIR); default DEFAULT_CONSOLE_DIR, apps/console/dist. */
   consoleDir?: string;
+  /** When overview watches wake (tests make them quicker); default DEFAULT_WAKES. */
+  overviewWakes?: WakeSettings;
   /** Extra RPC routes on the same server (benchmarks compare against a trivial handler this way). */
   extraRoutes?: (router: ConnectRouter) => void;
 }
 
 /** What the API server takes from the check pipeline of the same process. */
-export const apiPartsOf = (pipeline: Pipeline, redisPrefix: string): Pick<ApiServerOptions, "scheduler" | "statuses" | "pageChanges" | "verifiedKeys" | "verifiedSessions" | "revocations" | "redis"> => ({
+export const apiPartsOf = (pipeline: Pipeline, redisPrefix: string): Pick<ApiServerOptions, "scheduler" | "statuses" | "pageChanges" | "monitorChanges" | "verifiedKeys" | "verifiedSessions" | "revocations" | "redis"> => ({
   scheduler: pipeline.scheduler,
   statuses: pipeline.statuses,
   pageChanges: pipeline.pageChanges,
+  monitorChanges: pipeline.monitorChanges,
   verifiedKeys: pipeline.verifiedKeys,
   verifiedSessions: pipeline.verifiedSessions,
   revocations: pipeline.revocations,
@@ -117,6 +123,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const sessions = new UserSessions(prisma, options.verifiedSessions, options.revocations, { settings: options.sessionSettings });
   const callers = new Callers(options.verifiedKeys, sessions, new URL(options.notifications.settings.publicUrl).origin);
   const consoleSite = await loadConsoleFiles(options.consoleDir ?? DEFAULT_CONSOLE_DIR, logger);
+  const wakes = new OverviewWakes(options.monitorChanges, options.overviewWakes);
   const handler = connectNodeAdapter({
     readMaxBytes: LIMITS.requestBodyBytes,
     acceptCompression: REQUEST_COMPRESSIONS,
@@ -134,7 +141,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       // The deployment has one address policy, read with the providers' settings (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS).
       const { addressPolicy } = options.notifications.settings;
       const quota = options.monitorsPerWorkspace ?? DEFAULTS.monitorsPerWorkspace;
-      const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy, quota);
+      const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy, quota, wakes, options.monitorChanges);
       router.service(MonitorService, monitors, authenticated);
       router.service(IncidentService, incidentService(prisma), authenticated);
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
@@ -161,5 +168,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     }),
     fallback: httpRoutes(prisma, { callers, sessions, revocations: options.revocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource, consoleSite) as never,
   });
-  return listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });
+  const listener = await listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });
+  return {
+    address: () => listener.address(),
+    close: () => {
+      // Open watches end at once, as answers do, rather than being cut when the connections are dropped.
+      wakes.close();
+      return listener.close();
+    },
+  };
 }

@@ -65,6 +65,7 @@ const MATRIX = [
     ListCheckResults: READ,
     ListRegions: READ,
     ListMonitorOverviews: READ,
+    WatchMonitorOverviews: READ,
   }),
   rows(IncidentService, { ListIncidents: READ, GetIncident: READ }),
   rows(NotificationService, {

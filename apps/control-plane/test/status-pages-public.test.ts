@@ -8,7 +8,7 @@ import type { PrismaClient } from "@vigil/db";
 import { REQUEST_LIMITS, latencyBucket } from "@vigil/domain";
 import { createLogger } from "@vigil/logging";
 import { Periodicity, Region } from "@vigil/proto";
-import { PageChanges } from "../src/status-pages/changes";
+import { Changes } from "../src/changes/changes";
 import { PageAccessControl } from "../src/status-pages/public/access";
 import { PageHosts } from "../src/status-pages/public/addresses";
 import { PageSessions } from "../src/status-pages/public/sessions";
@@ -447,7 +447,7 @@ describe("the public pages' cache", () => {
   let server: http.Server;
   let baseUrl: string;
   let queries = 0;
-  const pageChanges = new PageChanges();
+  const pageChanges = new Changes();
 
   /** The database as the public pages see it, counting every query they make. */
   const counting = (prisma: PrismaClient): PrismaClient =>

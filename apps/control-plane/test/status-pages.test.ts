@@ -4,7 +4,7 @@ import { Code, createContextValues, createHandlerContext, type Client } from "@c
 import { StatusPageService, type StatusPage } from "@vigil/proto/status-page";
 import { actorKey } from "../src/auth/context";
 import { loadConfig } from "../src/config";
-import { PageChanges } from "../src/status-pages/changes";
+import { Changes } from "../src/changes/changes";
 import { verifyPassword } from "../src/auth/password";
 import { StatusPageRepository } from "../src/status-pages/repository";
 import { statusPageService } from "../src/status-pages/service";
@@ -408,11 +408,11 @@ describe.each(BACKENDS)("status pages on %s", (backend) => {
 });
 
 describe("change notices for the public pages", () => {
-  it("tells PageChanges about every successful write of a page, its components and groups, and about nothing else", async () => {
+  it("tells its Changes about every successful write of a page, its components and groups, and about nothing else", async () => {
     const db = await openTestDatabase("pglite");
     try {
       const workspace = await db.prisma.workspace.create({ data: { name: "W", slug: "w" } });
-      const pageChanges = new PageChanges();
+      const pageChanges = new Changes();
       const published: string[] = [];
       pageChanges.subscribe((pageId) => published.push(pageId));
       const service = statusPageService(new StatusPageRepository(db.prisma), pageChanges, new Set());

@@ -18,14 +18,26 @@ import { actorKey, personKey } from "./context";
 export function authInterceptor(callers: Callers, open: readonly DescMethod[] = [], options: { ssoRecovery?: boolean } = {}): Interceptor {
   return (next) => async (req) => {
     if (open.includes(req.method)) return next(req);
-    const actor = await callers.actorOf(connectHeaders(req.header), options);
+    const authenticate = () => callers.actorOf(connectHeaders(req.header), options);
+    const actor = await authenticate();
     if (req.method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS && !canWrite(actor)) {
       const needs = actor.type === "user" ? `an editor's role or above (you are ${actor.role} in ${actor.workspace.slug})` : "an API key with the write scope";
       throw new ConnectError(`${req.method.name} changes data and needs ${needs}`, Code.PermissionDenied);
     }
     req.contextValues.set(actorKey, actor);
-    return next(req);
+    const res = await next(req);
+    if (!res.stream) return res;
+    // A stream answers for as long as it stays open: each message goes out only while its caller still may read
+    // (a key revoked, a session ended or a membership removed ends the stream with that refusal).
+    return { ...res, message: whileAllowed(res.message, authenticate) };
   };
+}
+
+async function* whileAllowed<T>(messages: AsyncIterable<T>, authenticate: () => Promise<unknown>): AsyncGenerator<T> {
+  for await (const message of messages) {
+    await authenticate();
+    yield message;
+  }
 }
 
 /**

@@ -28,8 +28,9 @@ import {
   parseId,
 } from "@vigil/domain";
 import type { PrismaClient } from "@vigil/db";
-import { MonitorService, type ListMonitorOverviewsResponseSchema } from "@vigil/proto";
+import { MonitorService, type ListMonitorOverviewsResponseSchema, type WatchMonitorOverviewsResponseSchema } from "@vigil/proto";
 import { actorOf, readsOnly } from "../auth/context";
+import type { Changes } from "../changes/changes";
 import { notFound } from "../errors";
 import type { Logger } from "@vigil/logging";
 import { listCheckResults } from "../results/check-results";
@@ -41,10 +42,22 @@ import type { CheckScheduler } from "../scheduling/scheduler";
 import type { Statuses } from "../status/statuses";
 import { MonitorMessages, monitorMessage, type KindAndMessage } from "./messages";
 import type { MonitorRepository } from "./repository";
+import type { OverviewWakes } from "./overview-wakes";
 
 const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS" } as const;
 /** Attempts at a partial update that keeps losing to concurrent writers before giving up. */
 const UPDATE_ATTEMPTS = 5;
+
+/** Changed monitors one WatchMonitorOverviews message holds; more make it a reload. */
+const WATCH_LIMIT = 100;
+/** A watch with nothing to tell still sends this often, so that proxies keep its stream open (they close idle ones after about a minute). */
+const WATCH_HEARTBEAT_MS = 15_000;
+
+type OverviewChanges = { changeToken: string } & (
+  | { kind: "unchanged" }
+  | { kind: "changes"; total: number; monitors: KindAndMessage[] }
+  | { kind: "reload" }
+);
 
 /** How long TriggerMonitor and ListRegions wait for Redis before answering unavailable. */
 const QUEUE_TIMEOUT_MS = 5_000;
@@ -66,6 +79,10 @@ export function monitorService(
   addressPolicy: AddressPolicy,
   /** Monitors one workspace may have (MONITORS_PER_WORKSPACE). */
   monitorsPerWorkspace: number,
+  /** Wakes WatchMonitorOverviews' streams when a workspace's monitors changed or were checked. */
+  wakes: OverviewWakes,
+  /** Told of every write to a workspace's monitors (the watches of its overview, here and on other control planes). */
+  monitorChanges: Changes,
 ): ServiceImpl<typeof MonitorService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
   const messages = new MonitorMessages(repo);
@@ -102,6 +119,7 @@ export function monitorService(
     const externalId = parseExternalId(message.externalId, "monitor.externalId");
     const record = await repo.create(workspaceOf(ctx), kind, config, externalId, monitorsPerWorkspace);
     reschedule(`scheduling monitor ${record.id}`, () => scheduler.schedule(record));
+    monitorChanges.publish(workspaceOf(ctx));
     return { monitor: monitorToMessage(record) };
   }
 
@@ -127,6 +145,7 @@ export function monitorService(
       addressPolicy.assertTargetsAllowed(monitorTargets(kind, config));
       if (fields.config.length === 0 && externalId === undefined) return { monitor: monitorToMessage(current as MonitorRecord<K>) };
       const saved = await repo.replaceConfig(workspaceOf(ctx), current as MonitorRecord<K>, config, externalId);
+      if (saved) monitorChanges.publish(workspaceOf(ctx));
       if (saved && fields.config.length === 0) return { monitor: monitorToMessage(saved) };
       if (saved) {
         reschedule(`rescheduling monitor ${saved.id}`, () => scheduler.schedule(saved));
@@ -140,23 +159,38 @@ export function monitorService(
   }
 
   const overviewAnswers = new SharedAnswers<MessageInitShape<typeof ListMonitorOverviewsResponseSchema>>(OVERVIEW_ANSWER_MS);
+  const watchAnswers = new SharedAnswers<{ changed: boolean; changeToken: string; message: MessageInitShape<typeof WatchMonitorOverviewsResponseSchema> }>(OVERVIEW_ANSWER_MS);
+
+  /** What changed in a workspace's overviews since a change token: nothing, these monitors (up to `limit`), or too much to tell. */
+  async function overviewChanges(workspace: string, readKey: boolean, changedSince: string, limit: number): Promise<OverviewChanges> {
+    const state = await overviewState(prisma, workspace);
+    const changeToken = changeTokenOf(state);
+    if (changedSince === changeToken) return { changeToken, kind: "unchanged" };
+    const since = stateOfToken(changedSince);
+    // The same monitors in the same minute: only those changed or checked since, unless more than `limit`.
+    if (since && since.count === state.count && since.idSum === state.idSum && since.minute === state.minute) {
+      const versions = await repo.changedVersions(workspace, new Date(since.changed), new Date(since.checked), limit + 1);
+      if (versions.length <= limit) return { changeToken, kind: "changes", total: state.count, monitors: await messages.messagesOf(workspace, versions, readKey) };
+    }
+    return { changeToken, kind: "reload" };
+  }
 
   /** ListMonitorOverviews' answer; see docs/api.md, "Overviews". */
   async function overviews(workspace: string, page: Page, readKey: boolean, changedSince: string) {
-    const state = await overviewState(prisma, workspace);
-    const changeToken = changeTokenOf(state);
-    if (changedSince === changeToken) return { changeToken, unchanged: true };
-    const since = stateOfToken(changedSince);
-    // The same monitors in the same minute: only those changed or checked since are sent, unless more than a page.
-    if (since && since.count === state.count && since.idSum === state.idSum && since.minute === state.minute) {
-      const versions = await repo.changedVersions(workspace, new Date(since.changed), new Date(since.checked), page.limit + 1);
-      if (versions.length <= page.limit) {
-        const monitors = await messages.messagesOf(workspace, versions, readKey);
-        return { changeToken, changesOnly: true, totalSize: state.count, monitors: await overviewsOf(monitors) };
-      }
-    }
+    const changes = await overviewChanges(workspace, readKey, changedSince, page.limit);
+    const { changeToken } = changes;
+    if (changes.kind === "unchanged") return { changeToken, unchanged: true };
+    if (changes.kind === "changes") return { changeToken, changesOnly: true, totalSize: changes.total, monitors: await overviewsOf(changes.monitors) };
     const { monitors, total } = await messages.page(workspace, page.limit, page.offset, readKey);
     return { changeToken, totalSize: total, monitors: await overviewsOf(monitors) };
+  }
+
+  /** A WatchMonitorOverviews message; `changed` false when it would only say that nothing changed. */
+  async function watchMessage(workspace: string, readKey: boolean, changedSince: string) {
+    const changes = await overviewChanges(workspace, readKey, changedSince, WATCH_LIMIT);
+    const monitors = changes.kind === "changes" ? await overviewsOf(changes.monitors) : [];
+    const { changeToken } = changes;
+    return { changed: changes.kind !== "unchanged", changeToken, message: { changeToken, reload: changes.kind === "reload", monitors } };
   }
 
   /** The overviews of monitors (ListMonitorOverviews): a few statements for all of them. */
@@ -209,6 +243,21 @@ export function monitorService(
       );
     },
 
+    async *watchMonitorOverviews(req, ctx) {
+      const workspace = workspaceOf(ctx);
+      const readKey = readsOnly(ctx);
+      let token = req.changedSince;
+      let sentAt = -Infinity;
+      for await (const wake of wakes.watch(workspace, ctx.signal)) {
+        // The watches of a workspace woken together compute once between them.
+        const { changed, changeToken, message } = await watchAnswers.answer([workspace, readKey, token, wake].join("|"), () => watchMessage(workspace, readKey, token));
+        if (!changed && Date.now() - sentAt < WATCH_HEARTBEAT_MS) continue;
+        token = changeToken;
+        sentAt = Date.now();
+        yield message;
+      }
+    },
+
     async getMonitor(req, ctx) {
       const record = await findMonitor(ctx, req.id);
       return { monitor: { config: { case: record.kind, value: monitorMessage(record, readsOnly(ctx)) } as never } };
@@ -216,6 +265,7 @@ export function monitorService(
 
     async deleteMonitor(req, ctx) {
       if (!(await repo.delete(workspaceOf(ctx), parseId(req.id)))) throw notFound(`monitor ${req.id}`);
+      monitorChanges.publish(workspaceOf(ctx));
       reschedule(`unscheduling monitor ${req.id}`, () => scheduler.unschedule(req.id));
       return { success: true };
     },

@@ -20,6 +20,8 @@ export interface ConsumerOptions {
   rules: StatusRules;
   /** Queues the deliveries of the events a stored batch created. */
   onEvents(eventIds: readonly string[]): Promise<void>;
+  /** Told, once a batch is stored, the workspaces it stored results of (their overviews changed). */
+  onStored?(workspaceIds: readonly string[]): void;
   batchSize?: number;
   /** Transactions storing parts of a batch at once (lanes.ts); 1 unless set. */
   lanes?: number;
@@ -241,6 +243,7 @@ export class ResultsConsumer {
     const lanes = await Promise.allSettled(splitIntoLanes(results, this.options.lanes ?? 1).map((lane) => storeResults(this.prisma, lane, this.options.rules)));
     const stored = lanes.flatMap((lane) => (lane.status === "fulfilled" ? [lane.value] : []));
     const eventIds = stored.flatMap((lane) => lane.eventIds);
+    this.options.onStored?.([...new Set(stored.flatMap((lane) => lane.workspaceIds))]);
     const failed = lanes.find((lane) => lane.status === "rejected");
     if (failed) {
       // The whole batch is read again; what the other lanes stored counts once (store.ts), and their events are told now.

@@ -13,6 +13,8 @@ export interface Stored {
   stored: number;
   /** Events of the batch's transitions that have deliveries, to queue once committed. */
   eventIds: string[];
+  /** The workspaces of the monitors that results were stored for: their overviews changed. */
+  workspaceIds: string[];
 }
 
 /**
@@ -26,16 +28,19 @@ export interface Stored {
  */
 export async function storeResults(prisma: PrismaClient, results: ResultMessage[], rules: StatusRules): Promise<Stored> {
   const batch = [...new Map(results.map((r) => [r.id, r])).values()];
-  if (batch.length === 0) return { stored: 0, eventIds: [] };
+  if (batch.length === 0) return NOTHING_STORED;
   return prisma.$transaction(async (tx) => {
     // Locked first, so that everything below about a monitor is done by one batch at a time.
     const monitors = await lockMonitors(tx, [...new Set(batch.map((r) => r.monitorId))], rules);
     const inserted = await insertAndCount(tx, batch);
-    if (inserted.length === 0) return { stored: 0, eventIds: [] };
+    if (inserted.length === 0) return NOTHING_STORED;
     const transitions = await moveStatuses(tx, monitors, inserted, rules);
-    return { stored: inserted.length, eventIds: await recordTransitions(tx, transitions) };
+    const workspaceIds = [...new Set(inserted.map((r) => monitors.get(r.monitorId)!.workspaceId))];
+    return { stored: inserted.length, eventIds: await recordTransitions(tx, transitions), workspaceIds };
   });
 }
+
+const NOTHING_STORED: Stored = { stored: 0, eventIds: [], workspaceIds: [] };
 
 /**
  * Inserts the results that are new and adds exactly those to every aggregate (aggregates.ts), in one

@@ -21,7 +21,7 @@ import {
 import { StatusPageComponentGroupSchema, StatusPageComponentSchema, type StatusPageService } from "@vigil/proto/status-page";
 import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
-import type { PageChanges } from "./changes";
+import type { Changes } from "../changes/changes";
 import type { FindPage } from "./ids";
 import type { ComponentWrite, GroupWrite, PageChildren, StatusPageRepository } from "./repository";
 
@@ -38,7 +38,7 @@ function requireUnchanged(field: string, sent: unknown, stored: string): void {
  * What the API does alike for a page's components and groups: each is found on a page of the
  * caller's workspace, and every write tells the public pages that the page changed.
  */
-function childrenOf<View extends { pageId: string }, Write>(children: PageChildren<View, Write>, noun: string, findPage: FindPage, pageChanges: PageChanges) {
+function childrenOf<View extends { pageId: string }, Write>(children: PageChildren<View, Write>, noun: string, findPage: FindPage, pageChanges: Changes) {
   const gone = (pageId: string, id: string) => notFound(`${noun} ${id} of status page ${pageId}`);
   const changed = (view: View) => {
     pageChanges.publish(view.pageId);
@@ -76,7 +76,7 @@ function childrenOf<View extends { pageId: string }, Write>(children: PageChildr
 export function componentMethods(
   repo: StatusPageRepository,
   findPage: FindPage,
-  pageChanges: PageChanges,
+  pageChanges: Changes,
 ): Methods<
   "createStatusPageComponent" | "getStatusPageComponent" | "listStatusPageComponents" | "updateStatusPageComponent" | "deleteStatusPageComponent"
 > {
@@ -131,7 +131,7 @@ export function componentMethods(
 export function groupMethods(
   repo: StatusPageRepository,
   findPage: FindPage,
-  pageChanges: PageChanges,
+  pageChanges: Changes,
 ): Methods<
   | "createStatusPageComponentGroup"
   | "getStatusPageComponentGroup"

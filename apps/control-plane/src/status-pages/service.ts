@@ -19,7 +19,7 @@ import {
 import { StatusPageSchema, type StatusPageService } from "@vigil/proto/status-page";
 import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
-import type { PageChanges } from "./changes";
+import type { Changes } from "../changes/changes";
 import { componentMethods, groupMethods } from "./components-service";
 import type { FindPage } from "./ids";
 import { hashPassword, verifyPassword } from "../auth/password";
@@ -49,7 +49,7 @@ async function passwordColumns(page: PageRecord, password: string): Promise<Pick
 }
 
 /** `reservedDomains`: the names no page may take as its custom domain (reservedDomainsOf). */
-export function statusPageService(repo: StatusPageRepository, pageChanges: PageChanges, reservedDomains: ReadonlySet<string>): ServiceImpl<typeof StatusPageService> {
+export function statusPageService(repo: StatusPageRepository, pageChanges: Changes, reservedDomains: ReadonlySet<string>): ServiceImpl<typeof StatusPageService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
 
   const findPage: FindPage = async (ctx, id, field = "id") => {

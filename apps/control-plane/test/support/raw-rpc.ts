@@ -19,7 +19,7 @@ export function rawRpc(baseUrl: string) {
 
   const overHttp1 = async (method: string, path: string, headers: Record<string, string>, body?: Uint8Array): Promise<RawAnswer> => {
     const res = await fetch(baseUrl + path, { method, headers, body: noBody(method) ? undefined : body });
-    const bytes = Buffer.from(await res.arrayBuffer());
+    const bytes = await bodyOf(res);
     const trailer = grpcWebTrailer(bytes);
     return {
       status: res.status,
@@ -49,7 +49,9 @@ export function rawRpc(baseUrl: string) {
       });
       stream.on("trailers", take);
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
+      // A watch the request opened stays open: what it sent within a while is its answer.
+      stream.on("response", () => setTimeout(() => stream.close(), OPEN_STREAM_READ_MS).unref());
+      stream.on("close", () => {
         const bytes = Buffer.concat(chunks);
         const trailer = grpcWebTrailer(bytes);
         resolve({
@@ -64,6 +66,22 @@ export function rawRpc(baseUrl: string) {
     });
 
   return { overHttp1, overHttp2, close: () => h2?.close() };
+}
+
+/** How long an answer that stays open (a server stream, such as WatchMonitorOverviews) is read. */
+const OPEN_STREAM_READ_MS = 1_000;
+
+async function bodyOf(res: Response): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  const reader = res.body?.getReader();
+  if (!reader) return Buffer.alloc(0);
+  const cut = setTimeout(() => void reader.cancel(), OPEN_STREAM_READ_MS);
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+  } finally {
+    clearTimeout(cut);
+  }
+  return Buffer.concat(chunks);
 }
 
 /** The fields of a gRPC-Web body's trailer frame (flag 0x80), if it has one. */

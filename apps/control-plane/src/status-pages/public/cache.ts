@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
-import type { PageChanges } from "../changes";
+import type { Changes } from "../../changes/changes";
 import type { PageView } from "./view";
 import { statusPageCacheHits, statusPageCacheMisses } from "../../metrics/definitions";
 
@@ -47,7 +47,7 @@ export class PublicPageCache {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    changes: PageChanges,
+    changes: Changes,
     private readonly clock: () => number = Date.now,
   ) {
     changes.subscribe((pageId) => this.forget(pageId));

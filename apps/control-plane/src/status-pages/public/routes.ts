@@ -3,7 +3,7 @@ import type { Logger } from "@vigil/logging";
 import { HttpError, sendError, type Request, type Response } from "../../http/json";
 import { toHttpError } from "../../errors";
 import { clientAddress, tooManyRequests, type RequestRates } from "../../limits/request-rates";
-import type { PageChanges } from "../changes";
+import type { Changes } from "../../changes/changes";
 import type { PageAccessControl } from "./access";
 import type { PageHosts } from "./addresses";
 import { atomOf } from "./feed";
@@ -19,7 +19,7 @@ import { acceptsGzip, matchesEtag } from "../../http/conditional";
 import { CONSOLE_PATH } from "../../console/files";
 
 export interface PublicPagesOptions extends PageSources {
-  pageChanges: PageChanges;
+  pageChanges: Changes;
   /** Views per client address and page are limited (RATE_LIMIT_PAGE_VIEWS). */
   rates: RequestRates;
   access: PageAccessControl;
