@@ -1,6 +1,5 @@
 import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { PrismaClient } from "@vigil/db";
 import { DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, reservedDomainsOf, type ConnectionLimits } from "@vigil/domain";
 import { IncidentService, MonitorService } from "@vigil/proto";
@@ -53,6 +52,7 @@ import { readableQuery, REQUEST_COMPRESSIONS } from "./readable-requests";
 import { strictRoutes } from "./rpc-requests";
 import { DEFAULT_CONSOLE_DIR, loadConsoleFiles } from "./console/files";
 import { OverviewWakes, type WakeSettings } from "./monitors/overview-wakes";
+import { rpcHandler } from "./http/rpc-handler";
 
 export interface ApiServerOptions {
   prisma: PrismaClient;
@@ -124,7 +124,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const callers = new Callers(options.verifiedKeys, sessions, new URL(options.notifications.settings.publicUrl).origin);
   const consoleSite = await loadConsoleFiles(options.consoleDir ?? DEFAULT_CONSOLE_DIR, logger);
   const wakes = new OverviewWakes(options.monitorChanges, options.overviewWakes);
-  const handler = connectNodeAdapter({
+  const handler = rpcHandler({
+    logger,
     readMaxBytes: LIMITS.requestBodyBytes,
     acceptCompression: REQUEST_COMPRESSIONS,
     contextValues: rpcContextValues,

@@ -58,6 +58,8 @@ describe("the console's monitors overview", () => {
 
     const page = await signedIn(slug, "editor");
     await shows(row(page, web));
+    const calls: string[] = [];
+    page.on("request", (request) => calls.push(new URL(request.url()).pathname));
     await shows(row(page, db), "(paused)");
     await shows(page.getByRole("link", { name: "New monitor" }));
     // Any reload would lose this.
@@ -83,6 +85,8 @@ describe("the console's monitors overview", () => {
     // (A scheduled run may add checks to the triggered ones.)
     await shows(row(page, web).getByRole("img", { name: /Last 24 hours: \d+ checks, [1-9]\d* failed/ }));
     expect(await page.evaluate("window.notReloaded")).toBe(true);
+    // Followed through the stream, not by asking again and again (but for a reload when the minute turned).
+    expect(calls.filter((path) => path.endsWith("/ListMonitorOverviews")).length).toBeLessThanOrEqual(2);
 
     // Filters and sort with the keyboard alone, kept in the URL.
     await page.getByLabel("Kind").focus();
@@ -116,6 +120,26 @@ describe("the console's monitors overview", () => {
     expect(await rowNames(page)).toEqual(["web"]);
     expect(await page.getByLabel("Status").inputValue()).toBe("up");
     expect(await page.getByLabel("Region").inputValue()).toBe("hostB-fra");
+  });
+
+  it("says when live updates are interrupted, and follows the results again once the stream is back", async () => {
+    const { slug, write } = await env.api.workspace();
+    const client = env.api.client(write.key);
+    const web = (await client.createHTTPMonitor({
+      monitor: { name: "web", url: `http://127.0.0.1:${targetPort}/health`, periodicity: Periodicity.PERIODICITY_1H, retry: 0n, regions: [Region.HOSTA_AMS] },
+    })).monitor!.id;
+    const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, "viewer");
+    const page = await env.open(`${env.api.baseUrl}/app/sign-in`);
+    // The stream refused at the network, as a proxy that drops it would.
+    await page.route("**/WatchMonitorOverviews", (route) => route.abort());
+    await signInWith(page, person.email, person.password);
+    await shows(row(page, web));
+    await shows(page.getByRole("status"), "live updates interrupted, reconnecting");
+    await page.unroute("**/WatchMonitorOverviews");
+    await eventually(async () => expect(await page.getByRole("status").filter({ hasText: "1 monitor" }).textContent()).not.toContain("interrupted"), 40_000);
+    healthy = true;
+    await client.triggerMonitor({ id: web });
+    await shows(row(page, web).locator(".status", { hasText: "hostA-ams Up" }));
   });
 
   it("shows a viewer no 'New monitor', and the API refuses the viewer a new monitor", async () => {

@@ -2,7 +2,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { roleCan } from "@vigil/domain/accounts";
 import { MonitorService, MonitorStatus, type ListMonitorOverviewsResponse, type MonitorOverview } from "@vigil/proto";
-import { memo, useEffect, useMemo, useRef } from "react";
+import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { regionName } from "../../monitors/regions";
 import { StatusBadge, formatLatency, formatPercent, statusLabel } from "../../monitors/status";
@@ -13,8 +13,8 @@ import { Sparkline } from "./Sparkline";
 
 /** The API's largest page: a thousand monitors are ten calls, made at once. */
 const PAGE = 100;
-/** How often the page asks what changed: answers are shared by the consoles of a workspace, so a poll is cheap. */
-const POLL_MS = 500;
+/** Waits before opening the watch again after it failed: doubling from a second, up to half a minute. */
+const RETRY_MS = { first: 1_000, most: 30_000 };
 /** Set once the rows are first on screen: bench/console-overview.ts reads it from the performance entries. */
 export const RENDERED_MARK = "vigil:overview-rendered";
 
@@ -32,31 +32,55 @@ async function loadAll(client: Client): Promise<Overview> {
   return { monitors: [first, ...rest].flatMap((page: ListMonitorOverviewsResponse) => page.monitors), changeToken: first.changeToken };
 }
 
+const countOf = (n: number) => `${n} monitor${n === 1 ? "" : "s"}`;
+
+const wait = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
 /**
- * Every monitor of the workspace, kept current by polling: every POLL_MS one call sends the token of the shown
- * data and gets back nothing when nothing changed, or only the monitors that changed, which replace theirs; only
- * when monitors came or went (or the minute turned) are the pages loaded again (docs/benchmarks.md, "Console
- * overview", for why polling and not streaming).
+ * Every monitor of the workspace, kept current by WatchMonitorOverviews: the pages are loaded once, then the
+ * stream sends the monitors that changed, which replace theirs; when it asks for a reload (monitors came or went,
+ * the minute turned) the pages are loaded again before its next message is applied. A stream that fails is
+ * opened again from the last token shown (docs/benchmarks.md, "Console overview", for why a stream and not polling).
  */
-function useOverview(): { data: Overview | undefined; error: Error | null } {
+function useOverview(): { data: Overview | undefined; error: Error | null; live: boolean } {
   const client = useClient(MonitorService);
   const queries = useQueryClient();
   const { workspace } = useSignedIn();
-  const key = ["monitor-overviews", workspace?.slug];
-  const query = useQuery({
-    queryKey: key,
-    queryFn: async () => {
-      const shown = queries.getQueryData<Overview>(key);
-      if (!shown) return loadAll(client);
-      const answer = await client.listMonitorOverviews({ limit: PAGE, changedSince: shown.changeToken });
-      if (answer.unchanged) return shown;
-      if (!answer.changesOnly) return loadAll(client);
-      const changed = new Map(answer.monitors.map((m) => [m.id, m]));
-      return { monitors: shown.monitors.map((m) => changed.get(m.id) ?? m), changeToken: answer.changeToken };
-    },
-    refetchInterval: POLL_MS,
-  });
-  return { data: query.data, error: query.error };
+  const key = useMemo(() => ["monitor-overviews", workspace?.slug], [workspace?.slug]);
+  const query = useQuery({ queryKey: key, queryFn: () => loadAll(client) });
+  const loaded = query.data !== undefined;
+  /** Whether the watch is open; the page says so when it is not. */
+  const [live, setLive] = useState(true);
+  useEffect(() => {
+    if (!loaded) return;
+    const abort = new AbortController();
+    void (async () => {
+      for (let retryMs = RETRY_MS.first; !abort.signal.aborted; retryMs = Math.min(retryMs * 2, RETRY_MS.most)) {
+        try {
+          const changedSince = queries.getQueryData<Overview>(key)?.changeToken ?? "";
+          for await (const message of client.watchMonitorOverviews({ changedSince }, { signal: abort.signal })) {
+            retryMs = RETRY_MS.first;
+            setLive(true);
+            if (message.reload) await queries.refetchQueries({ queryKey: key, exact: true });
+            else if (message.monitors.length > 0) {
+              const changed = new Map(message.monitors.map((m) => [m.id, m]));
+              queries.setQueryData<Overview>(key, (shown) => shown && { monitors: shown.monitors.map((m) => changed.get(m.id) ?? m), changeToken: message.changeToken });
+            }
+          }
+        } catch {
+          // Opened again below; the pages stay as they are meanwhile.
+        }
+        if (!abort.signal.aborted) setLive(false);
+        await wait(retryMs, abort.signal);
+      }
+    })();
+    return () => abort.abort();
+  }, [loaded, client, queries, key]);
+  return { data: query.data, error: query.error, live };
 }
 
 const STATUS_FILTERS = { up: MonitorStatus.ACTIVE, degraded: MonitorStatus.DEGRADED, down: MonitorStatus.ERROR, unknown: MonitorStatus.UNKNOWN } as const;
@@ -104,7 +128,7 @@ function useFilters() {
 
 export default function Overview() {
   const { workspace } = useSignedIn();
-  const { data, error } = useOverview();
+  const { data, error, live } = useOverview();
   const filters = useFilters();
   const monitors = data?.monitors;
   const shown = useMemo(() => {
@@ -154,7 +178,8 @@ export default function Overview() {
       ) : (
         <>
           <p role="status" className="hint">
-            {shown.length === monitors.length ? `${monitors.length} monitors` : `${shown.length} of ${monitors.length} monitors`}
+            {shown.length === monitors.length ? countOf(monitors.length) : `${shown.length} of ${countOf(monitors.length)}`}
+            {!live && " · live updates interrupted, reconnecting…"}
           </p>
           <table className="overview">
             <thead>
@@ -180,7 +205,7 @@ export default function Overview() {
   );
 }
 
-/** Memoized: a poll that changed one monitor renders one row. */
+/** Memoized: a message that changed one monitor renders one row. */
 const Row = memo(function Row({ monitor: m }: { monitor: MonitorOverview }) {
   return (
     <tr data-monitor={m.id}>
