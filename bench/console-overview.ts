@@ -1,13 +1,16 @@
 // Console overview benchmark (issue 38): a workspace of 1,000 monitors with 24 hours of results, Chromium opening
 // /app/monitors signed in, figures from the browser's performance entries (navigation start to the rows shown,
 // the end of the last long task after it); the delay from a result published to the results stream to its row
-// changing on screen, beside the delay to the result being stored (what a server push could not beat); and what
-// polling costs the server with many consoles open, quiet and with results arriving.
+// changing on screen, and, in the same run, to a WatchMonitorOverviews stream and to a ListMonitorOverviews poller
+// seeing it, beside the delay to the result being stored (what no way of telling can beat); and what each way
+// costs the server with many consoles open, quiet and with results arriving.
 // Usage: pnpm bench:console-overview, with optional BENCH_BACKEND (postgres), BENCH_LOADS (5), BENCH_UPDATES (100),
 // BENCH_CONSOLES (100), BENCH_SECONDS (10), BENCH_NO_DOC=1 (print only). Progress on stderr; figures on stdout
 // and in docs/benchmarks.md.
 import { applyMigrations, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
-import { SESSION_COOKIE, WORKSPACE_HEADER, type RegionId } from "@vigil/domain";
+import { SESSION_COOKIE, type RegionId } from "@vigil/domain";
+import type { MonitorOverview } from "@vigil/proto";
+import { createClient, type VigilClient } from "../packages/client/dist/index.js";
 import { connectRedis, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
@@ -34,7 +37,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const MONITORS = 1_000;
 const HOUR = 3_600_000;
 const PERSON = { email: "bench-console@example.com", name: "Bench Person", password: "plum-harbour-lantern-42" };
-/** The console's own poll period (apps/console/src/pages/monitors/Overview.tsx). */
+/** The poll period of the console when it polled: the polling compared with its stream. */
 const POLL_MS = 500;
 /** Results a second while the pollers run "busy": a thousand monitors checked once a minute. */
 const BUSY_RESULTS_PER_SECOND = MONITORS / 60;
@@ -155,15 +158,91 @@ async function storedAt(prisma: PrismaClient, id: string, region: RegionId, late
   }
 }
 
+/** When each (monitor, latency) was first seen by a way of following the overviews, by `${id}:${latency}`. */
+type Sightings = Map<string, number>;
+
+function sighted(sightings: Sightings, monitors: readonly MonitorOverview[]): void {
+  const now = Date.now();
+  for (const m of monitors) {
+    const key = `${m.id}:${m.lastLatencyMs}`;
+    if (!sightings.has(key)) sightings.set(key, now);
+  }
+}
+
+type Overviews = VigilClient["monitors"];
+
+/** The overviews as the person's console asks for them: Connect JSON over HTTP/1.1 with their session (their one workspace). */
+const overviewClient = (base: string, session: string): Overviews => createClient({ baseUrl: base, session, retry: { maxAttempts: 1 } }).monitors;
+
+/** Every page, as a console loads them; the first page's token. */
+async function loadAll(client: Overviews): Promise<{ monitors: MonitorOverview[]; changeToken: string }> {
+  const first = await client.listMonitorOverviews({ limit: 100 });
+  const rest = await Promise.all(Array.from({ length: Math.ceil(first.totalSize / 100) - 1 }, (_, i) => client.listMonitorOverviews({ limit: 100, offset: (i + 1) * 100 })));
+  return { monitors: [first, ...rest].flatMap((page) => page.monitors), changeToken: first.changeToken };
+}
+
+/** Follows the overviews by WatchMonitorOverviews, as the console does, until `signal`; `onMessage` for each message. */
+async function watching(client: Overviews, changeToken: string, signal: AbortSignal, onMessage: (monitors: MonitorOverview[]) => void): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      for await (const message of client.watchMonitorOverviews({ changedSince: changeToken }, { signal })) {
+        if (message.reload) {
+          const all = await loadAll(client);
+          onMessage(all.monitors);
+        } else onMessage(message.monitors);
+        changeToken = message.changeToken;
+      }
+    } catch (error) {
+      if (!signal.aborted) throw error;
+    }
+  }
+}
+
+/** Follows the overviews by polling ListMonitorOverviews every POLL_MS with its last token, as the console did; `onAnswer` for each poll. */
+async function polling(client: Overviews, changeToken: string, signal: AbortSignal, onAnswer: (monitors: MonitorOverview[], ms: number) => void): Promise<void> {
+  while (!signal.aborted) {
+    const t0 = performance.now();
+    const answer = await client.listMonitorOverviews({ limit: 100, changedSince: changeToken });
+    if (answer.changesOnly || answer.unchanged) {
+      onAnswer(answer.monitors, performance.now() - t0);
+      changeToken = answer.changeToken;
+    } else {
+      const all = await loadAll(client);
+      onAnswer(all.monitors, performance.now() - t0);
+      changeToken = all.changeToken;
+    }
+    await sleep(Math.max(0, POLL_MS - (performance.now() - t0)));
+  }
+}
+
 interface Live {
   screen: number[];
+  watched: number[];
+  polled: number[];
   stored: number[];
 }
 
-async function liveUpdates(page: Page, prisma: PrismaClient, prefix: string, monitors: Seeded["monitors"]): Promise<Live> {
+/** Waits for `key` to be sighted; answers its delay after `published`. */
+async function sightedAfter(sightings: Sightings, key: string, published: number): Promise<number> {
+  for (let waited = 0; waited < 30_000; waited += 10) {
+    const at = sightings.get(key);
+    if (at !== undefined) return at - published;
+    await sleep(10);
+  }
+  throw new Error(`${key} was never seen`);
+}
+
+async function liveUpdates(page: Page, prisma: PrismaClient, base: string, session: string, prefix: string, monitors: Seeded["monitors"]): Promise<Live> {
   const redis = connectRedis(redisServerUrl(), "bench-agent");
-  const live: Live = { screen: [], stored: [] };
+  const live: Live = { screen: [], watched: [], polled: [], stored: [] };
+  const byWatch: Sightings = new Map();
+  const byPoll: Sightings = new Map();
+  const stop = new AbortController();
+  const client = overviewClient(base, session);
+  const { changeToken } = await loadAll(client);
+  const followers = [watching(client, changeToken, stop.signal, (m) => sighted(byWatch, m)), polling(client, changeToken, stop.signal, (m) => sighted(byPoll, m))];
   try {
+    await sleep(2_000);
     for (let i = 0; i < UPDATES; i++) {
       const { id, region } = monitors[(i * 37) % monitors.length]!;
       // A latency no row shows yet, in ms below a second (formatLatency's "123 ms").
@@ -174,66 +253,73 @@ async function liveUpdates(page: Page, prisma: PrismaClient, prefix: string, mon
       await appendResults(redis, resultsStreamKey(prefix), [result(id, region, new Date(), latencyMs)]);
       live.screen.push((await seen) - published);
       live.stored.push((await stored) - published);
+      live.watched.push(await sightedAfter(byWatch, `${id}:${latencyMs}`, published));
+      live.polled.push(await sightedAfter(byPoll, `${id}:${latencyMs}`, published));
       // Out of step with the poll, as results come.
       await sleep(137 + ((i * 211) % 700));
     }
   } finally {
+    stop.abort();
+    await Promise.allSettled(followers);
     await redis.quit();
   }
   return live;
 }
 
 interface Cost {
+  way: "polling" | "watching";
   what: string;
-  polls: number;
+  /** Polls answered, or stream messages received. */
+  answers: number;
   /** Server and database CPU, % of a core. */
   cpu: number;
-  cpuMsPerPoll: number;
-  p50: number;
-  p99: number;
+  /** The same, in ms of CPU for each console and minute. */
+  cpuMsPerConsoleMinute: number;
+  /** Polling: a poll's round trip, p99 (ms). */
+  pollP99?: number;
 }
 
-/** CONSOLES pollers, each asking every POLL_MS with the token of its last answer, for SECONDS; results arriving at `rate` a second. */
-async function pollingCost(serverPid: number, base: string, session: string, prefix: string, monitors: Seeded["monitors"], rate: number): Promise<Cost> {
-  const headers = { "content-type": "application/json", cookie: `${SESSION_COOKIE}=${session}`, [WORKSPACE_HEADER]: "bench" };
-  const call = async (changedSince: string) => {
-    const res = await fetch(`${base}/monitor.v1.MonitorService/ListMonitorOverviews`, { method: "POST", headers, body: JSON.stringify({ limit: 100, changedSince }) });
-    if (res.status !== 200) throw new Error(`ListMonitorOverviews answered ${res.status}: ${await res.text()}`);
-    return ((await res.json()) as { changeToken: string }).changeToken;
-  };
-  const start = await call("");
+/** CONSOLES consoles following the overview one `way` for SECONDS, with results arriving at `rate` a second. */
+async function followingCost(way: Cost["way"], serverPid: number, base: string, session: string, prefix: string, monitors: Seeded["monitors"], rate: number): Promise<Cost> {
+  const client = overviewClient(base, session);
+  const { changeToken } = await loadAll(client);
   const redis = connectRedis(redisServerUrl(), "bench-agent");
-  const latencies: number[] = [];
-  let stop = false;
+  const stop = new AbortController();
   const publisher = (async () => {
-    for (let i = 0; rate > 0 && !stop; i++) {
+    for (let i = 0; rate > 0 && !stop.signal.aborted; i++) {
       const { id, region } = monitors[i % monitors.length]!;
       await appendResults(redis, resultsStreamKey(prefix), [result(id, region, new Date(), 60 + (i % 300))]);
       await sleep(1_000 / rate);
     }
   })();
+  let answers = 0;
+  const pollMs: number[] = [];
+  // Each console a client of its own.
+  const followers = Array.from({ length: CONSOLES }, async (_, c) => {
+    const own = overviewClient(base, session);
+    await sleep((POLL_MS * c) / CONSOLES);
+    if (way === "watching") await watching(own, changeToken, stop.signal, () => answers++);
+    else await polling(own, changeToken, stop.signal, (_m, ms) => (answers++, pollMs.push(ms)));
+  });
+  // The consoles' first answers are not part of what following costs.
+  await sleep(POLL_MS * 2);
+  answers = 0;
+  pollMs.length = 0;
   const meter = cpuMeter({ server: () => processTicks(serverPid).ticks, postgres: postgresTicks, redis: redisTicks(new URL(redisServerUrl()).port) });
-  const began = Date.now();
-  await Promise.all(
-    Array.from({ length: CONSOLES }, async (_, c) => {
-      let token = start;
-      await sleep((POLL_MS * c) / CONSOLES);
-      while (Date.now() - began < SECONDS * 1_000) {
-        const t0 = performance.now();
-        token = await call(token);
-        latencies.push(performance.now() - t0);
-        await sleep(Math.max(0, POLL_MS - (performance.now() - t0)));
-      }
-    }),
-  );
+  await sleep(SECONDS * 1_000);
   const cpu = meter();
-  stop = true;
-  await publisher;
+  stop.abort();
+  await Promise.allSettled([publisher, ...followers]);
   await redis.quit();
-  const seconds = (Date.now() - began) / 1_000;
   const busy = cpu.server! + cpu.postgres!;
-  const { p50, p99 } = summarize(latencies);
-  return { what: rate > 0 ? `${rate.toFixed(1)} results/s arriving` : "quiet", polls: latencies.length, cpu: busy, cpuMsPerPoll: ((busy / 100) * seconds * 1_000) / latencies.length, p50, p99 };
+  return {
+    way,
+    what: rate > 0 ? `${rate.toFixed(1)} results/s arriving` : "quiet",
+    answers,
+    cpu: busy,
+    cpuMsPerConsoleMinute: ((busy / 100) * 60_000) / CONSOLES,
+    pollP99: way === "polling" ? summarize(pollMs).p99 : undefined,
+  };
 }
 
 async function main(): Promise<void> {
@@ -264,17 +350,20 @@ async function main(): Promise<void> {
     const db = await openDatabase(target);
     let live: Live;
     try {
-      live = await liveUpdates(page!, db.prisma, prefix, seeded.monitors);
+      live = await liveUpdates(page!, db.prisma, base, session, prefix, seeded.monitors);
     } finally {
       await db.close();
     }
     const costs: Cost[] = [];
     for (const rate of [0, BUSY_RESULTS_PER_SECOND]) {
-      log(`${CONSOLES} polling consoles, ${rate} results/s`);
-      costs.push(await pollingCost(server.child.pid!, base, session, prefix, seeded.monitors, rate));
+      for (const way of ["watching", "polling"] as const) {
+        log(`${CONSOLES} consoles ${way}, ${fmt(rate, 1)} results/s`);
+        costs.push(await followingCost(way, server.child.pid!, base, session, prefix, seeded.monitors, rate));
+      }
     }
     const screen = summarize(live.screen);
-    const stored = summarize(live.stored);
+    const [watched, polled, stored] = [live.watched, live.polled, live.stored].map(summarize) as [ReturnType<typeof summarize>, ReturnType<typeof summarize>, ReturnType<typeof summarize>];
+    const row = (what: string, d: ReturnType<typeof summarize>) => `| ${what} | ${fmt(d.p50)} | ${fmt(d.p99)} | ${fmt(d.max)} |`;
     const interactive = median(loads.map((l) => l.interactiveMs));
     const generated = [
       runOn(`Chromium ${browser.version()} headless, 1280×900; ${BACKEND}; load average ${loadAverage} at the start, ${fmt(loadavg()[0]!, 1)} at the end (the machine is shared)`),
@@ -288,20 +377,22 @@ async function main(): Promise<void> {
       "",
       `Interactive, median of the loads: ${fmt(interactive)} ms (goal ≤ ${INTERACTIVE_GOAL_MS} ms: ${interactive <= INTERACTIVE_GOAL_MS ? "met" : "not met"}).`,
       "",
-      `Live updates, ${UPDATES} results appended to the results stream one at a time, out of step with the poll:`,
+      `Live updates, ${UPDATES} results appended to the results stream one at a time, out of step with the poll; the page, a stream and a poller following the overviews at once:`,
       "",
       "| From a result published to | p50 (ms) | p99 (ms) | max (ms) |",
       "|---|---:|---:|---:|",
-      `| its row changed on screen (polling each ${POLL_MS} ms, the product) | ${fmt(screen.p50)} | ${fmt(screen.p99)} | ${fmt(screen.max)} |`,
-      `| its status stored (the earliest a server push could start; streaming's floor) | ${fmt(stored.p50)} | ${fmt(stored.p99)} | ${fmt(stored.max)} |`,
+      row("its row changed on screen (the console, following WatchMonitorOverviews)", screen),
+      row("a WatchMonitorOverviews message holding it (server streaming)", watched),
+      row(`a ListMonitorOverviews answer holding it, asked every ${POLL_MS} ms with the last token (polling)`, polled),
+      row("its status stored (what neither way can beat)", stored),
       "",
-      `Live update p99 ${fmt(screen.p99)} ms (goal < ${LIVE_GOAL_MS} ms: ${screen.p99 < LIVE_GOAL_MS ? "met" : "not met"}).`,
+      `Live update p99 on screen ${fmt(screen.p99)} ms (goal < ${LIVE_GOAL_MS} ms: ${screen.p99 < LIVE_GOAL_MS ? "met" : "not met"}).`,
       "",
-      `Server cost of polling: ${CONSOLES} consoles each asking every ${POLL_MS} ms with the token of its last answer, for ${SECONDS} s:`,
+      `Server cost: ${CONSOLES} consoles following the overview for ${SECONDS} s, each on a connection of its own, by a stream or by asking every ${POLL_MS} ms with the token of its last answer (loading every page again when told to):`,
       "",
-      "| Workspace | Polls | Server + database CPU (% of a core) | CPU a poll (ms) | Poll p50 (ms) | Poll p99 (ms) |",
-      "|---|---:|---:|---:|---:|---:|",
-      ...costs.map((c) => `| ${c.what} | ${c.polls} | ${fmt(c.cpu, 1)} | ${fmt(c.cpuMsPerPoll, 3)} | ${fmt(c.p50, 1)} | ${fmt(c.p99, 1)} |`),
+      "| Workspace | Way | Messages or answers | Server + database CPU (% of a core) | CPU per console and minute (ms) | Poll p99 (ms) |",
+      "|---|---|---:|---:|---:|---:|",
+      ...costs.map((c) => `| ${c.what} | ${c.way === "watching" ? "streaming" : "polling"} | ${c.answers} | ${fmt(c.cpu, 1)} | ${fmt(c.cpuMsPerConsoleMinute, 1)} | ${c.pollP99 === undefined ? "–" : fmt(c.pollP99, 1)} |`),
     ].join("\n");
     process.stdout.write(`${generated}\n`);
     writeDocsBlock("console-overview", "Console overview (issue 38)", "bench/console-overview.ts", generated);

@@ -9,7 +9,7 @@ export type Credentials = Record<string, string>;
 export type Attempt<T> = (credentials: Credentials, signal: AbortSignal) => Promise<T>;
 
 /** The API key in its header, else the session in its cookie (a key wins, as on the server). */
-function credentialsOf({ apiKey, session }: ResolvedOptions): Credentials {
+export function credentialsOf({ apiKey, session }: ResolvedOptions): Credentials {
   if (apiKey) return { [API_KEY_HEADER]: apiKey };
   if (session) return { cookie: `${SESSION_COOKIE}=${session}` };
   throw new VigilError("unauthenticated", `no API key: set the ${API_KEY_ENV} environment variable, or pass the apiKey option (or a session) to createClient`);

@@ -8,6 +8,7 @@ export {
   DEFAULT_RETRY,
   DEFAULT_TIMEOUT_MS,
   type CallOptions,
+  type StreamOptions,
   type ClientOptions,
   type Protocol,
   type RetryPolicy,

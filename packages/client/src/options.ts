@@ -29,6 +29,11 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** What a server stream may add: a way to end it (it has no time limit of its own). */
+export interface StreamOptions {
+  signal?: AbortSignal;
+}
+
 /** Where Vigil listens when run on its defaults (PORT=8080). */
 export const DEFAULT_BASE_URL = "http://localhost:8080";
 export const DEFAULT_TIMEOUT_MS = 30_000;
