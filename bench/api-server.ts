@@ -17,8 +17,8 @@ import { deletePrefix, redisServerUrl, testPrefix } from "../test/redis";
 async function main(): Promise<void> {
   const target = JSON.parse(process.env.BENCH_DATABASE ?? "") as DatabaseTarget;
   const db = await openDatabase(target);
-  // Request logging would cost more than the handlers being measured.
-  const logger = createLogger("warn", "bench");
+  // Request logging would cost more than the handlers being measured: BENCH_SERVER_LOG_LEVEL=info to see each call.
+  const logger = createLogger((process.env.BENCH_SERVER_LOG_LEVEL ?? "warn") as "warn", "bench");
   // bench/status-page.ts appends results to the stream this server consumes, and bench/scaling.ts runs
   // two servers on one prefix: they name the prefix, and remove its keys themselves.
   const ownPrefix = process.env.BENCH_REDIS_PREFIX === undefined;

@@ -170,6 +170,22 @@ describe.each(BACKENDS)("ListMonitorOverviews on %s", (backend) => {
     expect((await readClient.listMonitorOverviews({ changedSince: "anything" })).monitors).toHaveLength(4);
   });
 
+  it("answers only the monitors a result moved when more monitors than a page were written at the very same time", async () => {
+    const ids: string[] = [];
+    for (const name of ["a", "b", "c"]) ids.push((await client.createHTTPMonitor({ monitor: { name, url: "https://example.com", periodicity: Periodicity.PERIODICITY_5M, regions: [AMS] } })).monitor!.id);
+    // As monitors written in one transaction (an import) are: one updated_at for all, the newest.
+    await api.db.prisma.$executeRaw`UPDATE monitors SET updated_at = ${new Date(Date.now() - 1_000)} WHERE id = ANY(${ids}::text[])`;
+    await withinOneMinute(async () => {
+      await setTimeout(OVERVIEW_ANSWER_MS + 1);
+      const before = (await readClient.listMonitorOverviews({ limit: 2 })).changeToken;
+      await store([checkResult(ids[1]!, "hostA-ams", ago(500), "error")]);
+      await eventually(async () => {
+        const after = await readClient.listMonitorOverviews({ limit: 2, changedSince: before });
+        expect([after.changesOnly, after.monitors.map((m) => m.id)]).toEqual([true, [ids[1]]]);
+      });
+    });
+  });
+
   it.each<[string, { limit?: number; offset?: number }, string]>([
     ["limit 0", { limit: 0 }, "limit: must be an integer from 1 to 100"],
     ["limit 101", { limit: 101 }, "limit: must be an integer from 1 to 100"],

@@ -212,13 +212,15 @@ export class MonitorRepository {
   }
 
   /**
-   * The workspace's monitors changed from `changed` on or checked (a region's newest result started) from `checked` on,
-   * in creation order (then id), as ids and row versions: at most `limit`.
+   * The workspace's monitors changed after `changed` or checked (a region's newest result started) from `checked` on,
+   * in creation order (then id), as ids and row versions: at most `limit`. Strictly after for changes: monitors
+   * written in one transaction share their updated_at, and a newest one shared by more than `limit` would make
+   * every later call answer a whole page; results rarely share their start, and a newer one soon moves `checked`.
    */
   async changedVersions(workspaceId: string, changed: Date, checked: Date, limit: number): Promise<MonitorVersion[]> {
     const [listed] = await this.rows<{ page: string }>(
       `SELECT ${monitorsAsJson(`SELECT id, xmin::text AS version FROM monitors m WHERE workspace_id = $1
-         AND (updated_at >= $2 OR EXISTS (SELECT 1 FROM monitor_region_statuses s WHERE s.monitor_id = m.id AND s.last_result_at >= $3))
+         AND (updated_at > $2 OR EXISTS (SELECT 1 FROM monitor_region_statuses s WHERE s.monitor_id = m.id AND s.last_result_at >= $3))
          ORDER BY created_at, id LIMIT $4`)} AS page`,
       [workspaceId, changed, checked, limit],
     );
