@@ -1,8 +1,8 @@
 import { Periodicity, Region } from "@vigil/proto";
 import { storeResults } from "../../control-plane/src/results/store.js";
 import { STATUS_RULES, startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
-import { checkResult } from "../../control-plane/test/support/results.js";
-import { vigil } from "./support/cli.js";
+import { checkResult, publishResults } from "../../control-plane/test/support/results.js";
+import { startVigil, vigil } from "./support/cli.js";
 
 const MINUTE = 60_000;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
@@ -47,6 +47,22 @@ describe("vigil result commands", () => {
     expect(json.monitors[0].hours).toHaveLength(24);
     const badLimit = await vigil(["monitors", "overview", "--limit", "0"], env());
     expect([badLimit.code, badLimit.stderr]).toEqual([1, expect.stringContaining("limit: must be an integer from 1 to 100")]);
+  });
+
+  it("monitors overview --watch prints the page again as its monitors change, and Ctrl-C ends it", async () => {
+    // A workspace of its own: the other tests count this one's results.
+    const own = await api.workspace();
+    const { monitor } = await api.client(own.write.key).createHTTPMonitor({ monitor: { name: "w", url: "https://example.com", periodicity: Periodicity.PERIODICITY_1H, regions: [Region.HOSTA_AMS] } });
+    const watching = startVigil(["monitors", "overview", "--watch"], env({ SERVICE_API_KEY: own.read.key }));
+    const screens = () => watching.stdout().match(/^ID\s/gm)?.length ?? 0;
+    while (screens() < 1) await new Promise((done) => setTimeout(done, 50));
+    // A result stored by the control plane's consumer, as an agent sends it: the stream tells the CLI.
+    await publishResults(api.redisPrefix, [checkResult(monitor!.id, "hostA-ams", new Date().toISOString(), "success", { latencyMs: 777 })]);
+    while (!watching.stdout().includes("777ms")) await new Promise((done) => setTimeout(done, 50));
+    watching.child.kill("SIGINT");
+    const run = await watching.done;
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    expect(screens()).toBeGreaterThanOrEqual(2);
   });
 
   it("results: newest first, filtered by region, paged with the cursor it prints", async () => {

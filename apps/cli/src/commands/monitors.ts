@@ -5,12 +5,14 @@ import {
   DNSMonitorSchema,
   GetMonitorStatusResponseSchema,
   HTTPMonitorSchema,
+  ListMonitorOverviewsResponseSchema,
   MonitorSchema,
   MonitorService,
   TCPMonitorSchema,
   type MonitorStatus,
   type DNSMonitor,
   type HTTPMonitor,
+  type ListMonitorOverviewsResponse,
   type TCPMonitor,
 } from "@vigil/proto";
 import type { VigilClient } from "@vigil/client";
@@ -19,7 +21,7 @@ import { action, send, type Context } from "../context.js";
 import { updateMaskOf, bodyOf, enumParser, fields, parseHeader, parseInteger, withFields, withPaging, type FieldFlag } from "../fields.js";
 import { messageDetails, statusText, table, word } from "../output.js";
 import { addCommands, call } from "../resource.js";
-import { parseSeconds, watch } from "../watch.js";
+import { parseSeconds, showScreens, watch } from "../watch.js";
 import { addResultCommands, regionOption } from "./results.js";
 
 type Kind = "http" | "tcp" | "dns";
@@ -56,6 +58,25 @@ const KINDS = {
   tcp: { schema: TCPMonitorSchema, fields: () => [...commonFields(), uriField("host:port")] },
   dns: { schema: DNSMonitorSchema, fields: () => [...commonFields(), uriField("a domain name")] },
 } satisfies Record<Kind, { schema: DescMessage; fields: () => FieldFlag[] }>;
+
+/** The overviews of a page as a table. */
+function overviewTable(ctx: Context, r: ListMonitorOverviewsResponse): string {
+  const status = (value: MonitorStatus) => word(monitorStatusCodec, value);
+  const uptime = (percent: number | undefined) => (percent === undefined ? "-" : `${percent.toFixed(2)}%`);
+  const rows = r.monitors.map((m) => [
+    m.id,
+    m.kind,
+    m.name,
+    statusText(ctx.out.colors, status(m.status)) + (m.active ? "" : " (paused)"),
+    m.regions.map((region) => `${word(regionCodec, region.region)}:${status(region.status)}`).join(","),
+    m.lastLatencyMs === undefined ? "-" : `${Math.round(m.lastLatencyMs)}ms`,
+    sparkline(m.hours.map((h) => h.p50)),
+    uptime(m.uptime1d),
+    uptime(m.uptime7d),
+  ]);
+  const header = ["ID", "TYPE", "NAME", "STATUS", "REGIONS", "LATENCY", "LAST 24H (MEDIAN)", "UPTIME 24H", "UPTIME 7D"];
+  return pageOf(ctx, table(ctx.out.colors, header, rows), rows.length, r.totalSize);
+}
 
 const ofMonitors = { service: MonitorService, client: (client: VigilClient) => client.monitors };
 
@@ -125,27 +146,30 @@ export function monitorsCommand(): Command {
   );
 
   // A command of its own, not a flag of `list`: another RPC, other columns and another JSON shape.
-  withPaging(monitors.command("overview").description("each monitor's status now, per region, with its last latency, last 24 hours and uptimes")).action(
-    action(async (ctx, options: { limit?: number; offset?: number }) => {
-      await send(ctx, MonitorService.method.listMonitorOverviews, ctx.client.monitors.listMonitorOverviews, { ...options }, (r) => {
-        const status = (value: MonitorStatus) => word(monitorStatusCodec, value);
-        const uptime = (percent: number | undefined) => (percent === undefined ? "-" : `${percent.toFixed(2)}%`);
-        const rows = r.monitors.map((m) => [
-          m.id,
-          m.kind,
-          m.name,
-          statusText(ctx.out.colors, status(m.status)) + (m.active ? "" : " (paused)"),
-          m.regions.map((region) => `${word(regionCodec, region.region)}:${status(region.status)}`).join(","),
-          m.lastLatencyMs === undefined ? "-" : `${Math.round(m.lastLatencyMs)}ms`,
-          sparkline(m.hours.map((h) => h.p50)),
-          uptime(m.uptime1d),
-          uptime(m.uptime7d),
-        ]);
-        const header = ["ID", "TYPE", "NAME", "STATUS", "REGIONS", "LATENCY", "LAST 24H (MEDIAN)", "UPTIME 24H", "UPTIME 7D"];
-        return pageOf(ctx, table(ctx.out.colors, header, rows), rows.length, r.totalSize);
-      });
-    }),
-  );
+  withPaging(monitors.command("overview").description("each monitor's status now, per region, with its last latency, last 24 hours and uptimes"))
+    .option("--watch", "keep the page current as its monitors are checked or changed, until Ctrl-C (WatchMonitorOverviews)")
+    .action(
+      action(async (ctx, options: { limit?: number; offset?: number; watch?: boolean }) => {
+        const page = { limit: options.limit, offset: options.offset };
+        const render = (r: ListMonitorOverviewsResponse) => ctx.out.renderMessage(ListMonitorOverviewsResponseSchema, r, () => overviewTable(ctx, r));
+        if (!options.watch) {
+          ctx.out.write(render(await ctx.client.monitors.listMonitorOverviews(page)));
+          return;
+        }
+        await showScreens(ctx.out, () => `live, at ${new Date().toLocaleTimeString()}`, async function* (signal) {
+          let shown = await ctx.client.monitors.listMonitorOverviews(page, { signal });
+          yield render(shown);
+          for await (const message of ctx.client.monitors.watchMonitorOverviews({ changedSince: shown.changeToken }, { signal })) {
+            if (message.reload) shown = await ctx.client.monitors.listMonitorOverviews(page, { signal });
+            else if (message.monitors.some((m) => shown.monitors.some((o) => o.id === m.id))) {
+              const changed = new Map(message.monitors.map((m) => [m.id, m]));
+              shown = { ...shown, monitors: shown.monitors.map((m) => changed.get(m.id) ?? m) };
+            } else continue;
+            yield render(shown);
+          }
+        });
+      }),
+    );
 
   monitors
     .command("get")

@@ -30,7 +30,7 @@ interface Watched {
 export class OverviewWakes {
   private readonly watched = new Map<string, Watched>();
   private readonly unsubscribe: () => void;
-  private readonly closed = new AbortController();
+  private closed = false;
 
   constructor(changes: Changes, private readonly settings: WakeSettings = DEFAULT_WAKES) {
     this.unsubscribe = changes.subscribe((workspaceId) => this.told(workspaceId));
@@ -42,7 +42,7 @@ export class OverviewWakes {
    */
   async *watch(workspaceId: string, signal: AbortSignal): AsyncGenerator<number> {
     const entry = this.entryOf(workspaceId);
-    const ended = AbortSignal.any([signal, this.closed.signal]);
+    const ended = () => signal.aborted || this.closed;
     let woken = true;
     let resume: (() => void) | undefined;
     const wake = () => {
@@ -50,16 +50,16 @@ export class OverviewWakes {
       resume?.();
     };
     entry.wakers.add(wake);
-    ended.addEventListener("abort", wake);
+    signal.addEventListener("abort", wake);
     try {
       for (;;) {
         if (!woken) await new Promise<void>((resolve) => (resume = resolve));
-        if (ended.aborted) return;
+        if (ended()) return;
         woken = false;
         yield entry.wakes;
       }
     } finally {
-      ended.removeEventListener("abort", wake);
+      signal.removeEventListener("abort", wake);
       entry.wakers.delete(wake);
       if (entry.wakers.size === 0) this.forget(workspaceId, entry);
     }
@@ -72,8 +72,9 @@ export class OverviewWakes {
 
   /** Ends every watch (their streams end normally) and stops listening. */
   close(): void {
-    this.closed.abort();
+    this.closed = true;
     this.unsubscribe();
+    for (const entry of this.watched.values()) for (const wake of entry.wakers) wake();
   }
 
   private entryOf(workspaceId: string): Watched {
