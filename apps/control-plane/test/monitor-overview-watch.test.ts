@@ -10,10 +10,11 @@ const AMS = Region.HOSTA_AMS;
 function watch(client: Client<typeof MonitorService>, changedSince: string) {
   const abort = new AbortController();
   const messages: WatchMonitorOverviewsResponse[] = [];
+  let header: Headers | undefined;
   let ended: { error?: ConnectError } | undefined;
   void (async () => {
     try {
-      for await (const message of client.watchMonitorOverviews({ changedSince }, { signal: abort.signal })) messages.push(message);
+      for await (const message of client.watchMonitorOverviews({ changedSince }, { signal: abort.signal, onHeader: (h) => (header = h) })) messages.push(message);
       ended = {};
     } catch (error) {
       ended = { error: ConnectError.from(error) };
@@ -21,6 +22,7 @@ function watch(client: Client<typeof MonitorService>, changedSince: string) {
   })();
   return {
     messages,
+    header: () => header,
     /** The first message from `from` on for which `check` passes, waited for. */
     seen: (check: (message: WatchMonitorOverviewsResponse) => boolean, from = 0) =>
       eventually(() => {
@@ -67,6 +69,8 @@ describe.each(BACKENDS)("WatchMonitorOverviews on %s", (backend) => {
     const first = await stream.seen(() => true);
     expect(first.monitors).toEqual([]);
     expect(first.changeToken).not.toBe("");
+    // Proxies that buffer what they pass on (nginx) are told not to.
+    expect(stream.header()?.get("x-accel-buffering")).toBe("no");
 
     // A result as agents send it, stored by the control plane's consumer.
     await publishResults(api.redisPrefix, [checkResult(ids.web, "hostA-ams", new Date().toISOString(), "error")]);

@@ -248,6 +248,8 @@ export function monitorService(
       const readKey = readsOnly(ctx);
       let token = req.changedSince;
       let sentAt = -Infinity;
+      // nginx buffers what it proxies unless told not to; a message must reach the console when it is sent.
+      ctx.responseHeader.set("x-accel-buffering", "no");
       for await (const wake of wakes.watch(workspace, ctx.signal)) {
         // The watches of a workspace woken together compute once between them.
         const { changed, changeToken, message } = await watchAnswers.answer([workspace, readKey, token, wake].join("|"), () => watchMessage(workspace, readKey, token));
