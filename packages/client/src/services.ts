@@ -22,11 +22,15 @@ type CallOf<T> = (request: unknown, options: { signal?: AbortSignal; headers: Re
 type UnaryCall = CallOf<Promise<unknown>>;
 type StreamCall = CallOf<AsyncIterable<unknown>>;
 
-/** A server stream's messages; its failures as VigilErrors. Never retried: the caller knows where to resume. */
+/**
+ * A server stream's messages, until the server ends it or the caller's signal aborts it (which ends the loop
+ * quietly, as a `break` does); its failures as VigilErrors. Never retried: the caller knows where to resume.
+ */
 async function* streamed(config: ResolvedOptions, call: StreamCall, request: unknown, options: StreamOptions = {}): AsyncGenerator<unknown> {
   try {
     yield* call(request, { signal: options.signal, headers: credentialsOf(config) });
   } catch (error) {
+    if (options.signal?.aborted) return;
     throw toVigilError(error);
   }
 }

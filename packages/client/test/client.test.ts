@@ -42,13 +42,18 @@ describe("@vigil/client against a real API server", () => {
       ["notifications", NotificationService],
       ["statusPages", StatusPageService],
     ] as const;
-    const methods = services.flatMap(([property, service]) => service.methods.map((method) => [property, method.localName] as const));
+    const methods = services.flatMap(([property, service]) => service.methods.map((method) => [property, method.localName, method.methodKind] as const));
 
     // An empty request names no existing resource: the handler answers it, with data or with a validation or lookup error.
-    it.each(methods)("%s.%s", async (property, name) => {
-      const call = (client()[property] as unknown as Record<string, (request: object) => Promise<unknown>>)[name];
+    it.each(methods)("%s.%s", async (property, name, kind) => {
+      const call = (client()[property] as unknown as Record<string, (request: object) => unknown>)[name];
       expect(typeof call).toBe("function");
-      const outcome = await call!({}).then(
+      const answered = async () => {
+        // A stream's first message is its answer.
+        if (kind === "server_streaming") for await (const _ of call!({}) as AsyncIterable<unknown>) break;
+        else await call!({});
+      };
+      const outcome = await answered().then(
         () => "ok",
         (error: InstanceType<ClientPackage["VigilError"]>) => error.code,
       );
@@ -67,6 +72,28 @@ describe("@vigil/client against a real API server", () => {
     const c = client();
     expect(Object.keys(c.account).sort()).toEqual(AccountService.methods.map((m) => m.localName).sort());
     expect(await c.account.getProfile({}).then(() => "ok", (error: InstanceType<ClientPackage["VigilError"]>) => error.code)).toBe("permission_denied");
+  });
+
+  it("follows WatchMonitorOverviews as an async iterable until its signal aborts, and maps its failures", async () => {
+    const own = await api.workspace();
+    const c = client({ apiKey: own.write.key });
+    const { monitor } = await c.monitors.createHTTPMonitor({ monitor: { name: "watched", url: "https://example.com", periodicity } });
+    const { changeToken } = await c.monitors.listMonitorOverviews({});
+    const abort = new AbortController();
+    const names: string[] = [];
+    for await (const message of c.monitors.watchMonitorOverviews({ changedSince: changeToken }, { signal: abort.signal })) {
+      names.push(...message.monitors.map((m) => m.name));
+      if (names.includes("renamed")) abort.abort();
+      else await c.monitors.updateHTTPMonitor({ id: monitor!.id, monitor: { name: "renamed" } });
+    }
+    expect(names).toContain("renamed");
+
+    const refused = client({ apiKey: "vgl_unknown" }).monitors.watchMonitorOverviews({});
+    const error = await (async () => {
+      for await (const _ of refused) break;
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(vigil.VigilError);
+    expect((error as InstanceType<ClientPackage["VigilError"]>).code).toBe("unauthenticated");
   });
 
   it("creates and reads back a monitor with typed messages", async () => {
