@@ -1,8 +1,11 @@
+import { setTimeout } from "node:timers/promises";
+import { jest } from "@jest/globals";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { MonitorService, MonitorStatus, Periodicity, Region, type WatchMonitorOverviewsResponse } from "@vigil/proto";
 import { BACKENDS, startTestApi, transportTo, type Protocol, type TestApi } from "./support/api";
 import { checkResult, publishResults } from "./support/results";
 import { eventually } from "../../../test/eventually";
+import { recordingLogger } from "../../../test/recording-logger";
 
 const AMS = Region.HOSTA_AMS;
 
@@ -43,9 +46,10 @@ const names = (message: WatchMonitorOverviewsResponse) => message.monitors.map((
 
 describe.each(BACKENDS)("WatchMonitorOverviews on %s", (backend) => {
   let api: TestApi;
+  const log = recordingLogger();
 
   beforeAll(async () => {
-    api = await startTestApi(backend);
+    api = await startTestApi(backend, { logger: log.logger });
   });
   afterAll(() => api.close());
 
@@ -134,6 +138,23 @@ describe.each(BACKENDS)("WatchMonitorOverviews on %s", (backend) => {
     const { error } = await stream.ended();
     expect(error?.code).toBe(Code.Unauthenticated);
     expect(stream.messages.flatMap(names)).not.toContain("after the revocation");
+  });
+
+  it("takes a client that leaves mid-stream as no failure: nothing on stderr, no error in the log", async () => {
+    const consoleError = jest.spyOn(console, "error");
+    try {
+      const { client, ids, stream } = await watched();
+      await stream.seen(() => true);
+      stream.stop();
+      // The next message finds the client gone.
+      await client.updateHTTPMonitor({ id: ids.web, monitor: { name: "nobody listens" } });
+      await eventually(() => expect(log.lines.filter((l) => l.message === "the client left before its answer was written" || l.message === "rpc").length).toBeGreaterThan(0));
+      await setTimeout(500);
+      expect(consoleError).not.toHaveBeenCalled();
+      expect(log.lines.filter((l) => l.level === "error")).toEqual([]);
+    } finally {
+      consoleError.mockRestore();
+    }
   });
 
   it("sees the workspace of its key only", async () => {
