@@ -1,5 +1,4 @@
 import { setTimeout } from "node:timers/promises";
-import { jest } from "@jest/globals";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { MonitorService, MonitorStatus, Periodicity, Region, type WatchMonitorOverviewsResponse } from "@vigil/proto";
 import { BACKENDS, startTestApi, transportTo, type Protocol, type TestApi } from "./support/api";
