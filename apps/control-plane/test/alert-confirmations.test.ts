@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { Periodicity, Region } from "@vigil/proto";
+import { MonitorStatus, Periodicity, Region } from "@vigil/proto";
 import type { ResultMessage } from "@vigil/queue";
 import { storeResults } from "../src/results/store";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
@@ -174,6 +174,23 @@ describe.each(BACKENDS)("per-monitor quorum and confirmations on %s", (backend) 
       await client().updateHTTPMonitor({ id, monitor: { alertQuorum: "1" } });
       expect(await statusOf(id)).toBe("error");
       expect(await events(id)).toEqual(["monitor.failed"]);
+    });
+
+    it("GetMonitorStatus (and so a status page) shows a region as confirmed, not its unconfirmed newest check", async () => {
+      const id = await httpMonitor([Region.HOSTA_AMS, Region.HOSTB_FRA], { confirmations: 2n });
+      const secondsAgo = (s: number) => new Date(Date.now() - s * 1_000).toISOString();
+      await store([checkResult(id, "hostA-ams", secondsAgo(5), "success"), checkResult(id, "hostB-fra", secondsAgo(5), "error")]);
+      const regions = async () => (await client().getMonitorStatus({ id })).regions.map((r) => [r.region, r.status]);
+      expect(await regions()).toEqual([
+        [Region.HOSTA_AMS, MonitorStatus.ACTIVE],
+        [Region.HOSTB_FRA, MonitorStatus.ACTIVE],
+      ]);
+      await store([checkResult(id, "hostB-fra", secondsAgo(2), "error")]);
+      expect(await regions()).toEqual([
+        [Region.HOSTA_AMS, MonitorStatus.ACTIVE],
+        [Region.HOSTB_FRA, MonitorStatus.ERROR],
+      ]);
+      expect(await statusOf(id)).toBe("error");
     });
 
     it("moves a monitor without these settings on every check, as before", async () => {
