@@ -6,6 +6,8 @@ export const LIMITS = {
   timeoutMs: { min: 0, max: 120_000 },
   retry: { min: 0, max: 10 },
   degradedAtMs: { min: 0, max: 120_000 },
+  /** Consecutive checks that move a region to failing (confirmations) or back (recoveryConfirmations). */
+  confirmations: { min: 1, max: 10 },
   headersPerMonitor: 20,
   /** An HTTP monitor's request body, a header value (of a monitor, its OTLP export or a webhook), an assertion's target. */
   httpBodyMaxChars: 64 * 1024,
@@ -39,6 +41,10 @@ export const DEFAULTS = {
   active: false,
   public: false,
   description: "",
+  /** "" follows the deployment's ALERT_QUORUM. */
+  alertQuorum: "",
+  /** One check moves a region, as before these settings existed. */
+  confirmations: 1,
   /** Monitors one workspace may have (MONITORS_PER_WORKSPACE). */
   monitorsPerWorkspace: 20_000,
   listLimit: 50,

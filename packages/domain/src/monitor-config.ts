@@ -19,6 +19,7 @@ import {
 } from "./rules";
 import { domainName, hostPort } from "./hosts";
 import { parseOrThrow } from "./validation";
+import { ALERT_QUORUM_RULE, parseAlertQuorum } from "./status";
 
 const header = z.object({ key: headerName(), value: headerValue() });
 
@@ -59,6 +60,27 @@ const common = {
   public: boolean().default(DEFAULTS.public),
   description: readableText(LIMITS.descriptionMaxChars).default(DEFAULTS.description),
   openTelemetry: openTelemetry.nullable().default(null),
+  alertQuorum: text(16).refine((value) => parseAlertQuorum(value) !== null, ALERT_QUORUM_RULE).default(DEFAULTS.alertQuorum),
+  confirmations: integer(LIMITS.confirmations).default(DEFAULTS.confirmations),
+  recoveryConfirmations: integer(LIMITS.confirmations).default(DEFAULTS.confirmations),
+};
+
+/**
+ * A number of regions is refused above the regions the monitor names, so a quorum that can
+ * never be reached is never stored; the merged configuration of an update is checked too,
+ * so removing regions below it is refused as well. A monitor naming none is checked in the
+ * deployment's DEFAULT_REGIONS, which change without it: there the number is capped at the
+ * regions checked, as ALERT_QUORUM is.
+ */
+const quorumWithinRegions = (config: { alertQuorum: string; regions: readonly string[] }, ctx: z.core.$RefinementCtx) => {
+  const rule = parseAlertQuorum(config.alertQuorum);
+  if (typeof rule === "number" && config.regions.length > 0 && rule > config.regions.length) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["alertQuorum"],
+      message: `must be at most the number of the monitor's regions (${config.regions.length}), not ${rule}`,
+    });
+  }
 };
 
 const withDegradedAt = <T extends { timeout: number; degradedAt?: number | undefined }>(config: T) => ({
@@ -78,9 +100,10 @@ export const httpMonitorSchema = z
     bodyAssertions: list(bodyAssertion, LIMITS.assertionsPerList).default([]),
     headerAssertions: list(headerAssertion, LIMITS.assertionsPerList).default([]),
   })
+  .superRefine(quorumWithinRegions)
   .transform(withDegradedAt);
 
-export const tcpMonitorSchema = z.object({ ...common, uri: hostPort(LIMITS.targetMaxChars) }).transform(withDegradedAt);
+export const tcpMonitorSchema = z.object({ ...common, uri: hostPort(LIMITS.targetMaxChars) }).superRefine(quorumWithinRegions).transform(withDegradedAt);
 
 export const dnsMonitorSchema = z
   .object({
@@ -88,6 +111,7 @@ export const dnsMonitorSchema = z
     uri: domainName(LIMITS.targetMaxChars),
     recordAssertions: list(recordAssertion, LIMITS.assertionsPerList).default([]),
   })
+  .superRefine(quorumWithinRegions)
   .transform(withDegradedAt);
 
 export type HttpMonitorConfig = z.output<typeof httpMonitorSchema>;

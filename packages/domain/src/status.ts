@@ -7,6 +7,43 @@ export function regionStatusOf(check: "success" | "degraded" | "error"): Monitor
   return check === "success" ? "active" : check;
 }
 
+/** How many consecutive checks move a region: failing ones into error, good ones out of it. */
+export interface Confirmations {
+  confirmations: number;
+  recoveryConfirmations: number;
+}
+
+/**
+ * A region as its status counts toward the quorum, and the run of newest checks that
+ * disagree with it (failing checks of a region not in error, good ones of a region in
+ * error), which moves it once it reaches the monitor's confirmations.
+ */
+export interface RegionCount {
+  status: "active" | "degraded" | "error";
+  streak: number;
+}
+
+/**
+ * The region after one more check. Only errors wait for confirmations: a degraded check
+ * of a region not in error moves it at once, as a success does (degraded is a slow
+ * answer, not a failure). A region in error counts degraded and successful checks alike
+ * toward its recovery, and recovers to what the last of them said. A region never
+ * checked before starts as if it were up, so its first failing checks need confirming too.
+ * With 1 and 1 (the defaults) every check moves its region, as before these settings.
+ */
+export function nextRegionCount(current: RegionCount | undefined, check: "success" | "degraded" | "error", rules: Confirmations): RegionCount {
+  const seen = regionStatusOf(check) as RegionCount["status"];
+  const from = current ?? { status: "active", streak: 0 };
+  if (from.status === "error") {
+    if (seen === "error") return { status: "error", streak: 0 };
+    const streak = from.streak + 1;
+    return streak >= rules.recoveryConfirmations ? { status: seen, streak: 0 } : { status: "error", streak };
+  }
+  if (seen !== "error") return { status: seen, streak: 0 };
+  const streak = from.streak + 1;
+  return streak >= rules.confirmations ? { status: "error", streak: 0 } : { status: from.status, streak };
+}
+
 /**
  * How many of a monitor's checked regions must agree before the monitor
  * fails or degrades: "half" (at least half, the default), "majority" (more
@@ -21,6 +58,25 @@ export function parseQuorumRule(text: string): QuorumRule | null {
   const value = text.trim().toLowerCase();
   if (value === "half" || value === "majority" || value === "all") return value;
   return /^[1-9]\d{0,2}$/.test(value) ? Number(value) : null;
+}
+
+/**
+ * A monitor's own alertQuorum: "" (follow the deployment's ALERT_QUORUM) or one of the forms
+ * above exactly as it prints ("half", "majority", "all", "2"), so what a client sends is what it
+ * reads back. Null when it is neither.
+ */
+export function parseAlertQuorum(text: string): QuorumRule | "" | null {
+  if (text === "") return "";
+  const rule = parseQuorumRule(text);
+  return rule !== null && String(rule) === text ? rule : null;
+}
+
+export const ALERT_QUORUM_RULE = 'must be "half", "majority", "all" or a number of regions from 1, or empty for the deployment\'s ALERT_QUORUM';
+
+/** The rule a monitor's status follows: its own alertQuorum, else the deployment's. */
+export function monitorQuorum(alertQuorum: string, deployment: QuorumRule): QuorumRule {
+  const own = parseAlertQuorum(alertQuorum);
+  return own === null || own === "" ? deployment : own;
 }
 
 export function quorumSize(rule: QuorumRule, checkedRegions: number): number {

@@ -37,6 +37,9 @@ const commonFields = (): FieldFlag[] => [
   fields.text("--description <text>", "description", "a note about it"),
   ...fields.toggle("active", "active", "checked on schedule"),
   ...fields.toggle("public", "public", "shown on public pages"),
+  fields.text("--alert-quorum <rule>", "alertQuorum", 'regions that must fail: half, majority, all or a number ("" for the deployment\'s)'),
+  fields.integer("--confirmations <n>", "confirmations", "failing checks in a row before a region counts as failing (1-10)"),
+  fields.integer("--recovery-confirmations <n>", "recoveryConfirmations", "good checks in a row before a failing region recovers (1-10)"),
 ];
 
 const httpFields = (): FieldFlag[] => [

@@ -18,6 +18,9 @@ export function recordOfRow(row: MonitorRow): MonitorRecord {
     public: row.public,
     description: row.description,
     openTelemetry: row.openTelemetry ?? null,
+    alertQuorum: row.alertQuorum,
+    confirmations: row.confirmations,
+    recoveryConfirmations: row.recoveryConfirmations,
   };
   const config =
     row.kind === "http"
@@ -64,6 +67,9 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
     public: config.public,
     description: config.description,
     openTelemetry: config.openTelemetry ? json(config.openTelemetry) : Prisma.DbNull,
+    alertQuorum: config.alertQuorum,
+    confirmations: config.confirmations,
+    recoveryConfirmations: config.recoveryConfirmations,
     method: http?.method ?? null,
     body: http?.body ?? null,
     followRedirects: http?.followRedirects ?? null,
@@ -86,6 +92,7 @@ const MONITOR_COLUMNS = `id, workspace_id AS "workspaceId", kind::text AS kind, 
   timeout_ms AS "timeoutMs", retry, follow_redirects AS "followRedirects", regions, active, public, degraded_at_ms AS "degradedAtMs",
   description, status_code_assertions AS "statusCodeAssertions", body_assertions AS "bodyAssertions",
   header_assertions AS "headerAssertions", record_assertions AS "recordAssertions", open_telemetry AS "openTelemetry", status,
+  alert_quorum AS "alertQuorum", confirmations, recovery_confirmations AS "recoveryConfirmations",
   external_id AS "externalId", created_at AT TIME ZONE 'UTC' AS "createdAt", updated_at AT TIME ZONE 'UTC' AS "updatedAt"`;
 
 /**

@@ -34,7 +34,7 @@ export async function storeResults(prisma: PrismaClient, results: ResultMessage[
     const monitors = await lockMonitors(tx, [...new Set(batch.map((r) => r.monitorId))], rules);
     const inserted = await insertAndCount(tx, batch);
     if (inserted.length === 0) return NOTHING_STORED;
-    const transitions = await moveStatuses(tx, monitors, inserted, rules);
+    const transitions = await moveStatuses(tx, monitors, inserted);
     const workspaceIds = [...new Set(inserted.map((r) => monitors.get(r.monitorId)!.workspaceId))];
     return { stored: inserted.length, eventIds: await recordTransitions(tx, transitions), workspaceIds };
   });

@@ -1,7 +1,8 @@
 import {
   isStale,
   monitorStatusFromRegions,
-  regionStatusOf,
+  nextRegionCount,
+  type Confirmations,
   type FailureReason,
   type MonitorKind,
   type MonitorStatus,
@@ -12,9 +13,11 @@ import {
 } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
 
-/** A region's newest result, as far as status and messages need it. */
+/** A region's confirmed status (nextRegionCount) and its newest result, as far as status and messages need it. */
 export interface RegionState {
   status: "active" | "degraded" | "error";
+  /** The newest checks in a row not yet confirmed (they disagree with `status`). */
+  streak: number;
   lastResultAt: Date;
   error: string | null;
   reason: FailureReason | null;
@@ -32,6 +35,10 @@ export interface MonitorState {
   /** Its checked regions (see checkedRegions). */
   regions: readonly RegionId[];
   periodMs: number;
+  /** Its own alertQuorum, else the deployment's ALERT_QUORUM. */
+  quorum: QuorumRule;
+  /** Its confirmations and recoveryConfirmations. */
+  confirmations: Confirmations;
   status: MonitorStatus;
   /** Every region's newest result, checked or not (a region may be checked again later). */
   states: Map<RegionId, RegionState>;
@@ -84,11 +91,11 @@ export function newestAt(monitor: MonitorState, asOf: Date): RegionId | undefine
   return newest?.region;
 }
 
-function evaluateAt(monitor: MonitorState, asOf: Date, quorum: QuorumRule): Transition | null {
+function evaluateAt(monitor: MonitorState, asOf: Date): Transition | null {
   // Verdicts alone first: this runs for every stored result, and most change nothing.
   const to = monitorStatusFromRegions(
     monitor.regions.map((region) => verdictAt(monitor, region, asOf)),
-    quorum,
+    monitor.quorum,
     monitor.status,
   );
   if (to === monitor.status) return null;
@@ -103,9 +110,12 @@ function evaluateAt(monitor: MonitorState, asOf: Date, quorum: QuorumRule): Tran
  * time: the transitions are the same whether results come one by one, in a
  * batch of several regions, or late from a backlog. Staleness is judged at
  * each result's own time, never at the time it is processed. A result older
- * than its region's newest is kept for summaries but moves nothing.
+ * than its region's newest is kept for summaries but moves nothing (nor
+ * counts toward confirmations). Each result is applied once: the caller
+ * passes only results newly stored (a redelivery is not), so a region's
+ * count of consecutive checks never counts one twice.
  */
-export function applyResults(monitor: MonitorState, results: readonly ResultMessage[], quorum: QuorumRule): Transition[] {
+export function applyResults(monitor: MonitorState, results: readonly ResultMessage[]): Transition[] {
   const transitions: Transition[] = [];
   const ordered = [...results].sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : 0));
   for (const result of ordered) {
@@ -113,7 +123,7 @@ export function applyResults(monitor: MonitorState, results: readonly ResultMess
     const known = monitor.states.get(result.region);
     if (known && known.lastResultAt > at) continue;
     monitor.states.set(result.region, {
-      status: regionStatusOf(result.status) as RegionState["status"],
+      ...nextRegionCount(known, result.status, monitor.confirmations),
       lastResultAt: at,
       error: result.error,
       reason: result.reason ?? null,
@@ -121,13 +131,13 @@ export function applyResults(monitor: MonitorState, results: readonly ResultMess
       latencyMs: result.latencyMs,
     });
     if (!monitor.regions.includes(result.region)) continue;
-    const transition = evaluateAt(monitor, at, quorum);
+    const transition = evaluateAt(monitor, at);
     if (transition) transitions.push(transition);
   }
   return transitions;
 }
 
-/** Evaluates a monitor again without new results: after its regions or the deployment's changed. */
-export function reevaluate(monitor: MonitorState, asOf: Date, quorum: QuorumRule): Transition | null {
-  return evaluateAt(monitor, asOf, quorum);
+/** Evaluates a monitor again without new results: after its regions, its quorum or the deployment's changed. */
+export function reevaluate(monitor: MonitorState, asOf: Date): Transition | null {
+  return evaluateAt(monitor, asOf);
 }

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
-import { PERIODICITY_MS, type FailureReason, type MonitorKind, type MonitorStatus, type Periodicity, type RegionId } from "@vigil/domain";
+import { PERIODICITY_MS, monitorQuorum, type FailureReason, type MonitorKind, type MonitorStatus, type Periodicity, type RegionId } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
 import { applyResults, newestAt, reevaluate, regionsAt, type MonitorState, type RegionState, type Transition } from "./evaluate";
 import { checkedRegions, type StatusRules } from "./rules";
@@ -19,9 +19,21 @@ export function lockMonitors(tx: Tx, ids: readonly string[], rules: StatusRules)
 
 async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules: StatusRules, lock = Prisma.empty): Promise<Map<string, MonitorState>> {
   const monitors = await tx.$queryRaw<
-    { id: string; workspace_id: string; name: string; kind: MonitorKind; target: string; regions: RegionId[]; periodicity: Periodicity; status: MonitorStatus }[]
+    {
+      id: string;
+      workspace_id: string;
+      name: string;
+      kind: MonitorKind;
+      target: string;
+      regions: RegionId[];
+      periodicity: Periodicity;
+      status: MonitorStatus;
+      alert_quorum: string;
+      confirmations: number;
+      recovery_confirmations: number;
+    }[]
   >`
-    SELECT id, workspace_id, name, kind, target, regions, periodicity, status FROM monitors
+    SELECT id, workspace_id, name, kind, target, regions, periodicity, status, alert_quorum, confirmations, recovery_confirmations FROM monitors
     WHERE id = ANY(${[...ids]}::text[]) ORDER BY id ${lock}`;
   const rows = await tx.monitorRegionStatus.findMany({ where: { monitorId: { in: monitors.map((m) => m.id) } } });
   const out = new Map<string, MonitorState>();
@@ -34,6 +46,8 @@ async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules
       target: m.target,
       regions: checkedRegions(m.regions, rules),
       periodMs: PERIODICITY_MS[m.periodicity],
+      quorum: monitorQuorum(m.alert_quorum, rules.quorum),
+      confirmations: { confirmations: m.confirmations, recoveryConfirmations: m.recovery_confirmations },
       status: m.status,
       states: new Map(),
     });
@@ -41,6 +55,7 @@ async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules
   for (const row of rows) {
     out.get(row.monitorId)?.states.set(row.region as RegionId, {
       status: row.status as RegionState["status"],
+      streak: row.streak,
       lastResultAt: row.lastResultAt,
       error: row.error,
       reason: row.reason as FailureReason | null,
@@ -55,7 +70,7 @@ async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules
  * Moves region and monitor statuses by newly stored results and returns
  * the transitions they caused. `monitors` come from lockMonitors.
  */
-export async function moveStatuses(tx: Tx, monitors: Map<string, MonitorState>, results: readonly ResultMessage[], rules: StatusRules): Promise<Transition[]> {
+export async function moveStatuses(tx: Tx, monitors: Map<string, MonitorState>, results: readonly ResultMessage[]): Promise<Transition[]> {
   const byMonitor = new Map<string, ResultMessage[]>();
   for (const result of results) byMonitor.set(result.monitorId, [...(byMonitor.get(result.monitorId) ?? []), result]);
   const before = new Map([...monitors.values()].map((m) => [m.id, m.status]));
@@ -64,7 +79,7 @@ export async function moveStatuses(tx: Tx, monitors: Map<string, MonitorState>, 
   for (const [monitorId, own] of byMonitor) {
     const monitor = monitors.get(monitorId);
     if (!monitor) continue;
-    transitions.push(...applyResults(monitor, own, rules.quorum));
+    transitions.push(...applyResults(monitor, own));
     for (const region of new Set(own.map((r) => r.region))) touched.push({ monitorId, region, state: monitor.states.get(region)! });
   }
   await saveRegionStates(tx, touched);
@@ -75,7 +90,7 @@ export async function moveStatuses(tx: Tx, monitors: Map<string, MonitorState>, 
 /** Evaluates monitors again at `now` (after a change of their regions) and returns the transitions. */
 export async function reevaluateStatuses(tx: Tx, ids: readonly string[], rules: StatusRules, now = new Date()): Promise<Transition[]> {
   const monitors = await lockMonitors(tx, ids, rules);
-  const transitions = [...monitors.values()].flatMap((m) => reevaluate(m, now, rules.quorum) ?? []);
+  const transitions = [...monitors.values()].flatMap((m) => reevaluate(m, now) ?? []);
   await saveMonitorStatuses(tx, transitions.map((t) => t.monitor));
   return transitions;
 }
@@ -83,13 +98,14 @@ export async function reevaluateStatuses(tx: Tx, ids: readonly string[], rules: 
 async function saveRegionStates(tx: Tx, rows: { monitorId: string; region: RegionId; state: RegionState }[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.$executeRaw`
-    INSERT INTO monitor_region_statuses (monitor_id, region, status, last_result_at, error, reason, status_code, latency_ms)
+    INSERT INTO monitor_region_statuses (monitor_id, region, status, streak, last_result_at, error, reason, status_code, latency_ms)
     SELECT * FROM unnest(
       ${rows.map((r) => r.monitorId)}::text[], ${rows.map((r) => r.region)}::text[], ${rows.map((r) => r.state.status)}::text[],
+      ${rows.map((r) => r.state.streak)}::int[],
       ${rows.map((r) => r.state.lastResultAt)}::timestamp(3)[], ${rows.map((r) => r.state.error)}::text[],
       ${rows.map((r) => r.state.reason)}::text[], ${rows.map((r) => r.state.statusCode)}::int[], ${rows.map((r) => r.state.latencyMs)}::float8[])
     ON CONFLICT (monitor_id, region) DO UPDATE SET
-      status = EXCLUDED.status, last_result_at = EXCLUDED.last_result_at, error = EXCLUDED.error,
+      status = EXCLUDED.status, streak = EXCLUDED.streak, last_result_at = EXCLUDED.last_result_at, error = EXCLUDED.error,
       reason = EXCLUDED.reason, status_code = EXCLUDED.status_code, latency_ms = EXCLUDED.latency_ms`;
 }
 

@@ -32,6 +32,21 @@ export const monitorAttributes: Record<string, AttributeSpec> = {
   active: withDefault("bool", "Whether the monitor is checked.", DEFAULTS.active),
   public: withDefault("bool", "Whether the monitor is visible on the public status page.", DEFAULTS.public),
   description: withDefault("string", `Description, at most ${LIMITS.descriptionMaxChars} characters.`, DEFAULTS.description),
+  alert_quorum: withDefault(
+    "string",
+    'Regions that must fail before the monitor does: "half", "majority", "all" or a number of regions (at most its regions); empty: the service\'s ALERT_QUORUM.',
+    DEFAULTS.alertQuorum,
+  ),
+  confirmations: withDefault(
+    "number",
+    `Failing checks in a row before a region counts as failing, ${LIMITS.confirmations.min} to ${LIMITS.confirmations.max}.`,
+    DEFAULTS.confirmations,
+  ),
+  recovery_confirmations: withDefault(
+    "number",
+    `Good checks in a row before a failing region counts as recovered, ${LIMITS.confirmations.min} to ${LIMITS.confirmations.max}.`,
+    DEFAULTS.confirmations,
+  ),
   status: computed("string", `The monitor's status: ${MONITOR_STATUSES.join(", ")}.`, { volatile: true }),
 };
 

@@ -73,6 +73,9 @@ export function monitorInputFromMessage<K extends MonitorKind>(kind: K, message:
     public: message.public,
     description: message.description,
     openTelemetry: openTelemetryIn(message.openTelemetry),
+    alertQuorum: message.alertQuorum,
+    confirmations: int(message.confirmations),
+    recoveryConfirmations: int(message.recoveryConfirmations),
   };
   if (kind === "tcp") return { ...common, uri: (message as TCPMonitor).uri };
   if (kind === "dns") {
@@ -176,6 +179,9 @@ export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>
     public: config.public,
     description: config.description,
     openTelemetry: openTelemetryOut(config.openTelemetry),
+    alertQuorum: config.alertQuorum,
+    confirmations: BigInt(config.confirmations),
+    recoveryConfirmations: BigInt(config.recoveryConfirmations),
     externalId: record.externalId ?? "",
     status: monitorStatusCodec.encode(record.status),
     createdAt: timestampOf(record.createdAt),

@@ -300,6 +300,36 @@ function Timing() {
   );
 }
 
+/** When the monitor fails and recovers, overriding the deployment's defaults (docs/alerting.md). */
+function Alerting() {
+  const range = `${LIMITS.confirmations.min} to ${LIMITS.confirmations.max}`;
+  return (
+    <fieldset>
+      <legend>Alerting</legend>
+      <TextInput
+        name="alertQuorum"
+        label="Alert quorum"
+        hint="Regions that must fail before the monitor does: half, majority, all, or a number up to its regions. Empty: the deployment's ALERT_QUORUM."
+        autoComplete="off"
+      />
+      <TextInput
+        name="confirmations"
+        label="Confirmations"
+        hint={`${range}: failing checks in a row before a region counts as failing.`}
+        inputMode="numeric"
+        options={numberOptions}
+      />
+      <TextInput
+        name="recoveryConfirmations"
+        label="Recovery confirmations"
+        hint={`${range}: good checks in a row before a failing region counts as recovered.`}
+        inputMode="numeric"
+        options={numberOptions}
+      />
+    </fieldset>
+  );
+}
+
 function OpenTelemetry() {
   const { watch } = useFormContext<MonitorFormValues>();
   return (
@@ -376,6 +406,7 @@ export function MonitorForm<K extends MonitorKind>({
         )}
         <Timing />
         <Regions />
+        <Alerting />
         {kind === "http" && <HttpAssertions />}
         {kind === "dns" && <RecordAssertions />}
         <fieldset>

@@ -34,6 +34,9 @@ export interface MonitorFormValues {
   retry: number | undefined;
   degradedAt: number | undefined;
   regions: string[];
+  alertQuorum: string;
+  confirmations: number | undefined;
+  recoveryConfirmations: number | undefined;
   active: boolean;
   public: boolean;
   statusCodeAssertions: { target: number | undefined; comparator: string }[];
@@ -63,6 +66,9 @@ export const NEW_MONITOR: MonitorFormValues = {
   retry: DEFAULTS.retry,
   degradedAt: undefined,
   regions: [],
+  alertQuorum: DEFAULTS.alertQuorum,
+  confirmations: DEFAULTS.confirmations,
+  recoveryConfirmations: DEFAULTS.confirmations,
   active: DEFAULTS.active,
   public: DEFAULTS.public,
   statusCodeAssertions: [],
