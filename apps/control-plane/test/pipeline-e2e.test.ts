@@ -93,6 +93,16 @@ describe("the check pipeline end to end", () => {
   });
 
   const storedResults = (monitorId: string) => db.prisma.checkResult.findMany({ where: { monitorId } });
+  /** Triggers a check of a monitor of one region and answers its result, as ListCheckResults does. */
+  const checkedOnce = async (id: string) => {
+    await client.triggerMonitor({ id });
+    const [result] = await eventually(async () => {
+      const { results } = await client.listCheckResults({ id });
+      expect(results).toHaveLength(1);
+      return results;
+    });
+    return result!;
+  };
 
   it("checks an active monitor on schedule in each of its regions, and status and summary reflect the results", async () => {
     const { monitor } = await client.createHTTPMonitor({
@@ -135,17 +145,12 @@ describe("the check pipeline end to end", () => {
         },
       });
       expect(monitor!.traceHeader).toBe(true);
-      await client.triggerMonitor({ id: monitor!.id });
-      const [result] = await eventually(async () => {
-        const { results } = await client.listCheckResults({ id: monitor!.id });
-        expect(results).toHaveLength(1);
-        return results;
-      });
+      const result = await checkedOnce(monitor!.id);
       const seen = traceparents.filter((request) => request.url === "/health?traced");
       expect(seen).toHaveLength(1);
       expect(seen[0]!.traceparent).toHaveLength(1);
       const [, traceId, spanId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(seen[0]!.traceparent![0]!) ?? [];
-      expect(result!.traceId).toBe(traceId);
+      expect(result.traceId).toBe(traceId);
 
       const span = await eventually(() => {
         const found = spansIn(collector.exports).find((candidate) => candidate.spanId === spanId);
@@ -170,14 +175,9 @@ describe("the check pipeline end to end", () => {
       monitor: { name: "untraced", url: `${targetUrl}?untraced`, periodicity: Periodicity.PERIODICITY_1H, regions: [Region.HOSTA_AMS], traceHeader: false },
     });
     expect(monitor!.traceHeader).toBe(false);
-    await client.triggerMonitor({ id: monitor!.id });
-    const [result] = await eventually(async () => {
-      const { results } = await client.listCheckResults({ id: monitor!.id });
-      expect(results).toHaveLength(1);
-      return results;
-    });
+    const result = await checkedOnce(monitor!.id);
     expect(traceparents.filter((request) => request.url === "/health?untraced")).toEqual([{ url: "/health?untraced", traceparent: undefined }]);
-    expect(result!.traceId).toBe("");
+    expect(result.traceId).toBe("");
   });
 
   it("runs a check on demand in every configured region, marked manual", async () => {
