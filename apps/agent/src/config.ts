@@ -2,6 +2,7 @@ import { z } from "zod";
 import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
 import { ADDRESS_POLICY_SETTING_NAMES, AddressPolicy, REGION_IDS, isRegionId, type RegionId, parseEnv } from "@vigil/domain";
 import type { OtlpProtocol } from "./metrics-export";
+import type { SpanQueueSettings } from "./span-export";
 import { MAX_IN_FLIGHT } from "./in-flight-limit";
 import { MAX_CHECK_THREADS, defaultCheckThreads } from "./check-threads";
 
@@ -64,6 +65,10 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
   OTEL_METRIC_EXPORT_INTERVAL: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(100).default(15_000)),
   OTEL_METRIC_EXPORT_TIMEOUT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(100).default(10_000)),
+  // Check spans (span-export.ts), batched as the SDK's batch span processor is, with its variables and defaults.
+  OTEL_BSP_SCHEDULE_DELAY: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).default(5_000)),
+  OTEL_BSP_EXPORT_TIMEOUT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(100).default(30_000)),
+  OTEL_BSP_MAX_QUEUE_SIZE: z.preprocess(unsetIfEmpty, wholeNumber(1, 1_000_000).default(2_048)),
   // Advanced: how fast a job whose agent died runs again elsewhere (BullMQ's
   // lockDuration and stalledInterval, both 30 s by default). Shorter values
   // recover sooner but cost more Redis traffic; tests use them.
@@ -82,6 +87,8 @@ export const AGENT_SETTING_NAMES: readonly string[] = [
   "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
   "OTEL_EXPORTER_OTLP_HEADERS",
   "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
 ];
 
 export interface AgentConfig {
@@ -99,7 +106,7 @@ export interface AgentConfig {
   logLevel: z.output<typeof envSchema>["LOG_LEVEL"];
   lockDurationMs: number | undefined;
   stalledIntervalMs: number | undefined;
-  otlp: { protocol: OtlpProtocol; intervalMs: number; timeoutMs: number };
+  otlp: { protocol: OtlpProtocol; intervalMs: number; timeoutMs: number; spans: SpanQueueSettings };
   /** Which addresses checks and per-monitor OTLP exports may connect to (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS). */
   addressPolicy: AddressPolicy;
 }
@@ -124,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AgentConfig {
       intervalMs: e.OTEL_METRIC_EXPORT_INTERVAL,
       // The SDK refuses a timeout longer than the interval.
       timeoutMs: Math.min(e.OTEL_METRIC_EXPORT_TIMEOUT, e.OTEL_METRIC_EXPORT_INTERVAL),
+      spans: { scheduledDelayMs: e.OTEL_BSP_SCHEDULE_DELAY, timeoutMs: e.OTEL_BSP_EXPORT_TIMEOUT, maxQueueSize: e.OTEL_BSP_MAX_QUEUE_SIZE },
     },
     addressPolicy: AddressPolicy.fromEnv(env),
   };

@@ -2,22 +2,29 @@
  * OpenTelemetry export: the checks of a monitor that sets `openTelemetry` are
  * recorded as OTLP metrics and pushed over HTTP to the monitor's endpoint, or
  * to the agent's own OTEL_EXPORTER_OTLP_* settings when that endpoint is empty.
+ * HTTP checks that sent a traceparent go to the same collector as spans
+ * (span-export.ts).
  *
- * One MeterProvider per destination (endpoint and headers), so monitors that
- * share a collector share its exports. A destination no check has used for
- * IDLE_MS is shut down, which sends what it still holds; so does the agent's
- * shutdown. Export failures are logged and never touch the check's result.
+ * One MeterProvider and span queue per destination (endpoint and headers), so
+ * monitors that share a collector share its exports. A destination no check
+ * has used for IDLE_MS is shut down, which sends what it still holds; so does
+ * the agent's shutdown. Export failures are logged and never touch the
+ * check's result.
  */
 import { isIP } from "node:net";
 import { diag, DiagLogLevel, type Attributes, type Histogram } from "@opentelemetry/api";
 import { OTLPMetricExporter as JsonExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import { OTLPMetricExporter as ProtobufExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
-import { resourceFromAttributes } from "@opentelemetry/resources";
+import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+import { resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import type { CheckOutcome, Timing } from "@vigil/checks";
 import type { AddressPolicy, OpenTelemetryConfig, RegionId } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 import type { CheckJobData } from "@vigil/queue";
+import { countDroppedSpans } from "./metrics";
+import { SpanQueue, checkSpans, type SpanQueueSettings } from "./span-export";
 
 /** OTLP over HTTP, encoded as protobuf (the OTLP default) or JSON. */
 export type OtlpProtocol = "http/protobuf" | "http/json";
@@ -39,6 +46,8 @@ export interface MetricExportSettings {
    * operator's and is not guarded.
    */
   addressPolicy: AddressPolicy;
+  /** How check spans are batched (OTEL_BSP_*); they go with `protocol` too. */
+  spans: SpanQueueSettings;
 }
 
 const IDLE_MS = 10 * 60_000;
@@ -59,6 +68,8 @@ interface Destination {
   provider: MeterProvider;
   duration: Histogram;
   phaseDuration: Histogram;
+  spans: SpanQueue;
+  resource: Resource;
   lastUsed: number;
 }
 
@@ -104,6 +115,7 @@ export class MetricExports {
       const ms = outcome.timing[field];
       if (ms !== null) destination.phaseDuration.record(ms / 1000, { ...attributes, "vigil.check.phase": phase });
     }
+    if (job.kind === "http") destination.spans.add(checkSpans(job.config, outcome, { resource: destination.resource, scope: SCOPE, attributes }));
   }
 
   /** Sends what every destination holds and stops them all. */
@@ -128,7 +140,7 @@ export class MetricExports {
   private start(target: OpenTelemetryConfig): Destination {
     const { protocol, intervalMs, timeoutMs, instanceId, addressPolicy } = this.settings;
     const monitorsOwn = target.endpoint !== "";
-    const url = monitorsOwn ? metricsUrl(target.endpoint) : undefined;
+    const url = monitorsOwn ? otlpUrl(target.endpoint, "metrics") : undefined;
     // A host name is checked by the lookup on every connection; an IP address never reaches a lookup.
     const host = url === undefined ? "" : new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
     if (isIP(host) !== 0) addressPolicy.assertAllowed(host);
@@ -140,8 +152,12 @@ export class MetricExports {
       ...(monitorsOwn && { httpAgentOptions: { keepAlive: true, lookup: addressPolicy.lookup() } }),
     };
     const exporter = protocol === "http/json" ? new JsonExporter(options) : new ProtobufExporter(options);
+    // Without a url the trace exporter takes OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, else localhost:4318.
+    const traceOptions = { ...options, url: monitorsOwn ? otlpUrl(target.endpoint, "traces") : undefined, timeoutMillis: this.settings.spans.timeoutMs };
+    const traceExporter = protocol === "http/json" ? new JsonTraceExporter(traceOptions) : new ProtobufTraceExporter(traceOptions);
+    const resource = resourceFromAttributes({ "service.name": "vigil-agent", "service.instance.id": instanceId });
     const provider = new MeterProvider({
-      resource: resourceFromAttributes({ "service.name": "vigil-agent", "service.instance.id": instanceId }),
+      resource,
       readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: intervalMs, exportTimeoutMillis: timeoutMs })],
     });
     const meter = provider.getMeter("vigil-agent");
@@ -158,6 +174,8 @@ export class MetricExports {
         description: "Time a check's final attempt spent in one phase (dns, connect, tls, first_byte, transfer)",
         advice,
       }),
+      spans: new SpanQueue(traceExporter, this.settings.spans, countDroppedSpans),
+      resource,
       lastUsed: performance.now(),
     };
   }
@@ -172,23 +190,25 @@ export class MetricExports {
   }
 
   private async stop(destination: Destination): Promise<void> {
-    try {
-      await destination.provider.shutdown();
-    } catch (error) {
-      this.logger.warn({ err: error }, "OpenTelemetry export: sending the last metrics failed");
-    }
+    const [metrics, spans] = await Promise.allSettled([destination.provider.shutdown(), destination.spans.shutdown()]);
+    if (metrics.status === "rejected") this.logger.warn({ err: metrics.reason }, "OpenTelemetry export: sending the last metrics failed");
+    if (spans.status === "rejected") this.logger.warn({ err: spans.reason }, "OpenTelemetry export: sending the last spans failed");
   }
 }
 
+/** The instrumentation scope of the check spans. */
+const SCOPE = { name: "vigil-agent" };
+
 /**
- * The URL metrics are posted to. An endpoint that already ends in /v1/metrics
- * is used as it is; any other is a base URL that /v1/metrics is appended to,
- * as OTEL_EXPORTER_OTLP_ENDPOINT is, so "https://collector:4318" and
- * "https://gateway.example/otlp" both work.
+ * The URL a signal (metrics, traces) is posted to. The endpoint is a base URL
+ * that /v1/<signal> is appended to, as OTEL_EXPORTER_OTLP_ENDPOINT is, so
+ * "https://collector:4318" and "https://gateway.example/otlp" both work; one
+ * that already ends in /v1/metrics or /v1/traces names that base too.
  */
-export function metricsUrl(endpoint: string): string {
+export function otlpUrl(endpoint: string, signal: "metrics" | "traces"): string {
   const url = new URL(endpoint);
-  if (!url.pathname.endsWith("/v1/metrics")) url.pathname = `${url.pathname.replace(/\/+$/, "")}/v1/metrics`;
+  const base = url.pathname.replace(/\/+$/, "").replace(/\/v1\/(metrics|traces)$/, "");
+  url.pathname = `${base}/v1/${signal}`;
   return url.toString();
 }
 

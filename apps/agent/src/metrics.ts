@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { CheckStatus } from "@vigil/checks";
 import { EVENT_LOOP_SAMPLE_MS, type MonitorKind } from "@vigil/domain";
 import type { InFlightLimit } from "./in-flight-limit";
+import { SPAN_DROP_REASONS, type SpanDropReason } from "./span-export";
 
 /**
  * The agent's one Prometheus registry, served at /metrics on the health port.
@@ -70,4 +71,17 @@ new Gauge({
 export function exportInFlight(chosen: InFlightLimit, running: () => number): void {
   inFlightLimit.set({ bound_by: chosen.boundBy }, chosen.limit);
   checksInFlight = running;
+}
+
+const spansDropped = new Counter({
+  name: "vigil_agent_spans_dropped_total",
+  help: "Check spans not delivered to an OpenTelemetry collector, by reason: queue_full (the spans held for it reached OTEL_BSP_MAX_QUEUE_SIZE) or export_failed.",
+  labelNames: ["reason"] as const,
+  registers,
+});
+for (const reason of SPAN_DROP_REASONS) spansDropped.inc({ reason }, 0);
+
+/** Counts spans the OTLP export gave up on. */
+export function countDroppedSpans(spans: number, reason: SpanDropReason): void {
+  spansDropped.inc({ reason }, spans);
 }

@@ -2,9 +2,10 @@ import type { CheckOutcome } from "@vigil/checks";
 import { AddressPolicy, parseMonitorConfig, type OpenTelemetryConfig } from "@vigil/domain";
 import { createLogger } from "@vigil/logging";
 import type { CheckJobData } from "@vigil/queue";
-import { MetricExports, metricsUrl, type OtlpProtocol } from "../src/metrics-export";
+import { MetricExports, otlpUrl, type OtlpProtocol } from "../src/metrics-export";
 import { startCollector, type Collector, type Export } from "./support/collector";
-import { decodeMetricsRequest, type MetricsRequest } from "./support/otlp";
+import { registry } from "../src/metrics";
+import { decodeMetricsRequest, spansIn, type MetricsRequest } from "./support/otlp";
 
 const logger = createLogger("silent", "agent");
 const collectors: Collector[] = [];
@@ -20,9 +21,12 @@ afterAll(() => Promise.all(collectors.map((c) => c.close())));
 /** The collectors are on loopback, which the SSRF guard refuses by default. */
 const LOOPBACK_OPEN = new AddressPolicy({ allowPrivateTargets: true, allowedTargetCidrs: [] });
 
-function exports(protocol: OtlpProtocol = "http/json", idleMs?: number, addressPolicy = LOOPBACK_OPEN): MetricExports {
+/** Spans wait for the shutdown too. */
+const SPANS = { scheduledDelayMs: 60_000, timeoutMs: 2_000, maxQueueSize: 2_048 };
+
+function exports(protocol: OtlpProtocol = "http/json", idleMs?: number, addressPolicy = LOOPBACK_OPEN, spans = SPANS): MetricExports {
   // A long interval: every test sends by shutting the exports down (or letting them idle), which flushes them.
-  const settings = { protocol, intervalMs: 60_000, timeoutMs: 2_000, instanceId: "agent@test", region: "hostB-fra" as const, idleMs, addressPolicy };
+  const settings = { protocol, intervalMs: 60_000, timeoutMs: 2_000, instanceId: "agent@test", region: "hostB-fra" as const, idleMs, addressPolicy, spans };
   return new MetricExports(settings, logger);
 }
 
@@ -42,6 +46,8 @@ const outcome: CheckOutcome = {
   error: null,
   reason: null,
   attempts: 1,
+  trace: null,
+  durationMs: 1234.5,
 };
 
 /** Every data point of `name` in the exports, with its attributes as a plain object. */
@@ -109,10 +115,12 @@ describe("OTLP metric export", () => {
     expect(duration!.attributes).not.toHaveProperty("http.response.status_code");
   });
 
-  it("appends /v1/metrics to a base endpoint, as OTEL_EXPORTER_OTLP_ENDPOINT does", () => {
-    expect(metricsUrl("http://collector:4318")).toBe("http://collector:4318/v1/metrics");
-    expect(metricsUrl("https://gateway.example/otlp/")).toBe("https://gateway.example/otlp/v1/metrics");
-    expect(metricsUrl("https://gateway.example/otlp/v1/metrics")).toBe("https://gateway.example/otlp/v1/metrics");
+  it("appends /v1/metrics (and /v1/traces for spans) to a base endpoint, as OTEL_EXPORTER_OTLP_ENDPOINT does", () => {
+    expect(otlpUrl("http://collector:4318", "metrics")).toBe("http://collector:4318/v1/metrics");
+    expect(otlpUrl("https://gateway.example/otlp/", "metrics")).toBe("https://gateway.example/otlp/v1/metrics");
+    expect(otlpUrl("https://gateway.example/otlp/v1/metrics", "metrics")).toBe("https://gateway.example/otlp/v1/metrics");
+    expect(otlpUrl("http://collector:4318", "traces")).toBe("http://collector:4318/v1/traces");
+    expect(otlpUrl("https://gateway.example/otlp/v1/metrics", "traces")).toBe("https://gateway.example/otlp/v1/traces");
   });
 
   it("sends monitors of one destination together, and monitors with other headers separately", async () => {
@@ -188,5 +196,78 @@ describe("OTLP metric export", () => {
     const metrics = exports();
     metrics.record(httpJob("m1", { endpoint: gone.origin, headers: [] }), outcome);
     await expect(metrics.shutdown()).resolves.toBeUndefined();
+  });
+});
+
+describe("OTLP span export", () => {
+  const trace = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7" };
+  const traced: CheckOutcome = { ...outcome, trace };
+  const tracedJob = (monitorId: string, endpoint: string): CheckJobData => {
+    const job = httpJob(monitorId, { endpoint, headers: [] });
+    return { ...job, config: { ...job.config, url: "http://user:secret@127.0.0.1:8080/health?x=1", method: "POST" } } as CheckJobData;
+  };
+
+  it.each<OtlpProtocol>(["http/json", "http/protobuf"])(
+    "sends an HTTP check as a client span with the traceparent's ids, HTTP semantic conventions and its phases as child spans (%s)",
+    async (protocol) => {
+      const target = await collector();
+      const metrics = exports(protocol);
+      metrics.record(tracedJob("m1", target.origin), traced);
+      await metrics.shutdown();
+
+      const spans = spansIn(target.exports);
+      const check = spans.find((span) => span.spanId === trace.spanId);
+      expect(check).toMatchObject({ traceId: trace.traceId, name: "POST", kind: 3 });
+      expect(check!.parentSpanId).toBeUndefined();
+      expect(check!.attributes).toMatchObject({
+        "http.request.method": "POST",
+        "url.full": "http://REDACTED:REDACTED@127.0.0.1:8080/health?x=1",
+        "server.address": "127.0.0.1",
+        "server.port": 8080,
+        "http.response.status_code": 200,
+        "vigil.monitor.id": "m1",
+        "vigil.check.status": "degraded",
+        "vigil.check.attempts": 1,
+      });
+      expect(check!.attributes).not.toHaveProperty("error.type");
+      const phases = spans.filter((span) => span !== check);
+      expect(phases.map((span) => span.name)).toEqual(["connect", "first_byte", "transfer"]);
+      for (const phase of phases) expect(phase).toMatchObject({ traceId: trace.traceId, parentSpanId: trace.spanId, kind: 1 });
+      expect(new Set(phases.map((span) => span.spanId)).size).toBe(3);
+    },
+  );
+
+  it("marks a failed check's span as an error, with error.type", async () => {
+    const target = await collector();
+    const metrics = exports();
+    const failed: CheckOutcome = { ...traced, status: "error", statusCode: null, error: "connection refused", reason: "connect" };
+    metrics.record(tracedJob("m1", target.origin), failed);
+    await metrics.shutdown();
+    const check = spansIn(target.exports).find((span) => span.spanId === trace.spanId);
+    expect(check!.attributes).toMatchObject({ "error.type": "connect" });
+    expect(check!.attributes).not.toHaveProperty("http.response.status_code");
+    expect(check!.status).toMatchObject({ code: 2, message: "connection refused" });
+  });
+
+  it("sends no span for a check that sent no traceparent of its own", async () => {
+    const target = await collector();
+    const metrics = exports();
+    metrics.record(tracedJob("m1", target.origin), outcome);
+    await metrics.shutdown();
+    expect(target.exports.map((sent) => sent.path)).toEqual(["/v1/metrics"]);
+  });
+
+  it("holds no more spans than its queue while the collector is away: the rest are dropped and counted", async () => {
+    const gone = await startCollector();
+    await gone.close();
+    const dropped = async (reason: string) =>
+      (await registry.getSingleMetric("vigil_agent_spans_dropped_total")!.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+    const [queueFull, exportFailed] = [await dropped("queue_full"), await dropped("export_failed")];
+    // Each check is 4 spans (the check and 3 phases): the first fills the queue, the other two find no room.
+    const metrics = exports("http/json", undefined, LOOPBACK_OPEN, { scheduledDelayMs: 60_000, timeoutMs: 2_000, maxQueueSize: 4 });
+    for (let i = 0; i < 3; i += 1) metrics.record(tracedJob("m1", gone.origin), traced);
+    expect(await dropped("queue_full")).toBe(queueFull + 8);
+    await expect(metrics.shutdown()).resolves.toBeUndefined();
+    expect(await dropped("export_failed")).toBe(exportFailed + 4);
   });
 });

@@ -59,7 +59,7 @@ describe("vigil commands", () => {
     let dnsId: string;
 
     it("create http|tcp|dns take the fields as flags", async () => {
-      const table = await ok(["monitors", "create", "http", "--name", "Homepage", "--url", "https://example.com", "--periodicity", "1m", "--region", "hostA-ams", "--region", "hostB-fra", "--header", "accept: text/html", "--expect-status", "200", "--no-follow-redirects"]);
+      const table = await ok(["monitors", "create", "http", "--name", "Homepage", "--url", "https://example.com", "--periodicity", "1m", "--region", "hostA-ams", "--region", "hostB-fra", "--header", "accept: text/html", "--expect-status", "200", "--no-follow-redirects", "--no-trace-header"]);
       expect(table).toMatch(/^type\s+http$/m);
       expect(table).toMatch(/^url\s+https:\/\/example\.com$/m);
       httpId = /^id\s+(\S+)$/m.exec(table)![1]!;
@@ -76,6 +76,7 @@ describe("vigil commands", () => {
         headers: [{ key: "accept", value: "text/html" }],
         statusCodeAssertions: [{ target: "200", comparator: "NUMBER_COMPARATOR_EQUAL" }],
         followRedirects: false,
+        traceHeader: false,
       });
     });
 
@@ -134,6 +135,8 @@ describe("vigil commands", () => {
       expect(monitor.regions).toBeUndefined();
       const tcp = await okJson(["monitors", "update", tcpId, "--no-active"]);
       expect(tcp.monitor).toMatchObject({ uri: "127.0.0.1:5432", active: false });
+      expect((await okJson(["monitors", "update", httpId, "--trace-header"])).monitor).toMatchObject({ traceHeader: true, followRedirects: false });
+      expect((await okJson(["monitors", "update", httpId, "--no-trace-header"])).monitor).toMatchObject({ traceHeader: false, name: "Home" });
     });
 
     it("trigger, status and summary", async () => {

@@ -20,6 +20,7 @@ monitors:
     name: Storefront
     url: https://shop.example.com/health
     periodicity: 1m
+    traceHeader: false
     regions: [hostA-ams, hostA-iad]
     statusCodeAssertions:
       - { comparator: eq, target: 200 }
@@ -126,7 +127,7 @@ describe("vigil plan, apply and export", () => {
 
     const monitors = await monitorsByExternalId();
     expect([...monitors.keys()].sort()).toEqual(["shop/db", "shop/dns", "shop/web"]);
-    expect(monitors.get("shop/web")).toMatchObject({ name: "Storefront", url: "https://shop.example.com/health", regions: [expect.any(Number), expect.any(Number)] });
+    expect(monitors.get("shop/web")).toMatchObject({ name: "Storefront", url: "https://shop.example.com/health", traceHeader: false, regions: [expect.any(Number), expect.any(Number)] });
 
     const { notifications } = await client().notifications.listNotifications({});
     const ops = notifications.find((n) => n.externalId === "shop/ops")!;
@@ -236,6 +237,9 @@ describe("vigil plan, apply and export", () => {
     expect(Object.keys(parsed.monitors).sort()).toEqual(["db", "made-by-hand", "web"]);
     expect(parsed.monitors["made-by-hand"].id).toEqual(expect.any(String));
     expect(parsed.monitors.web.id).toBeUndefined();
+    // A field at its default is left out; one that differs is written.
+    expect(parsed.monitors.web.traceHeader).toBe(false);
+    expect(parsed.monitors["made-by-hand"]).not.toHaveProperty("traceHeader");
     expect(exported).toContain("webhookUrl: sensitive, kept as stored while left out");
 
     const schema = JSON.parse((await ok(["schema"])).stdout);

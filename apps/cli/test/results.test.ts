@@ -6,6 +6,8 @@ import { startVigil, vigil } from "./support/cli.js";
 
 const MINUTE = 60_000;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+/** The trace id of the traceparent the newest check sent; the others sent none. */
+const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 
 /** `vigil monitors results`, `vigil monitors chart` and `vigil regions` against a real API server with stored results. */
 describe("vigil result commands", () => {
@@ -24,7 +26,7 @@ describe("vigil result commands", () => {
       api.db.prisma,
       [
         ...Array.from({ length: 30 }, (_, i) => checkResult(id, "hostA-ams", ago((i + 2) * MINUTE), "success", { latencyMs: 50 + 10 * i })),
-        checkResult(id, "hostB-fra", ago(MINUTE), "error"),
+        checkResult(id, "hostB-fra", ago(MINUTE), "error", { traceId: TRACE_ID }),
       ],
       STATUS_RULES,
     );
@@ -67,15 +69,15 @@ describe("vigil result commands", () => {
 
   it("results: newest first, filtered by region, paged with the cursor it prints", async () => {
     const lines = (await ok(["monitors", "results", id, "--limit", "2"])).split("\n");
-    expect(lines[0]!.split(/\s{2,}/)).toEqual(["TIME", "REGION", "STATUS", "CODE", "LATENCY", "FAILURE"]);
-    expect(lines[1]).toMatch(/^\S+\s+hostB-fra\s+error\s+503\s+80ms\s+http_status: HTTP 503$/);
+    expect(lines[0]!.split(/\s{2,}/)).toEqual(["TIME", "REGION", "STATUS", "CODE", "LATENCY", "TRACE", "FAILURE"]);
+    expect(lines[1]).toMatch(new RegExp(`^\\S+\\s+hostB-fra\\s+error\\s+503\\s+80ms\\s+${TRACE_ID}\\s+http_status: HTTP 503$`));
     expect(lines[2]).toMatch(/\s+hostA-ams\s+active\s+200\s+50ms$/);
     const cursor = lines.find((line) => line.startsWith("more: --cursor "))!.slice("more: --cursor ".length);
     expect((await ok(["monitors", "results", id, "--limit", "1", "--cursor", cursor])).split("\n")[1]).toMatch(/\s60ms$/);
 
     const json = JSON.parse(await ok(["monitors", "results", id, "--region", "hostB-fra", "-o", "json"]));
     expect(json.results).toHaveLength(1);
-    expect(json.results[0]).toMatchObject({ region: "REGION_HOSTB_FRA", status: "MONITOR_STATUS_ERROR", statusCode: 503, failureReason: "http_status" });
+    expect(json.results[0]).toMatchObject({ region: "REGION_HOSTB_FRA", status: "MONITOR_STATUS_ERROR", statusCode: 503, failureReason: "http_status", traceId: TRACE_ID });
     expect(json.nextCursor).toBeUndefined();
 
     const tooMany = await vigil(["monitors", "results", id, "--limit", "101"], env());

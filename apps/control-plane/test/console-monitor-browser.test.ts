@@ -19,7 +19,11 @@ import { sessionClient, signedInPerson } from "./support/people";
 const env = consoleTestEnvironment("https://vigil.example.com");
 const REGIONS = ["hostA-ams", "hostB-fra"] as const;
 const agents: AgentProcess[] = [];
+/** The trace ids of the traceparent headers the target received, by path. */
+const traceIdsSeen = new Map<string, string[]>();
 const target = http.createServer((req, res) => {
+  const traceId = /^00-([0-9a-f]{32})-/.exec(String(req.headers.traceparent))?.[1];
+  if (traceId) traceIdsSeen.set(req.url ?? "", [...(traceIdsSeen.get(req.url ?? "") ?? []), traceId]);
   if (req.url === "/fail") res.statusCode = 503;
   res.end(req.url === "/fail" ? "down" : "ok");
 });
@@ -116,9 +120,13 @@ describe("the console's monitor page", () => {
     await expect(client.getMonitor({ id })).rejects.toMatchObject({ code: Code.NotFound });
   }, 90_000);
 
-  it("shows a viewer no write control, and the API refuses the viewer's session", async () => {
-    const { slug, id, client, person, page } = await monitorPageAs("viewer");
+  it("shows a viewer no write control, and the API refuses the viewer's session; the log shows each check's trace id as the target got it", async () => {
+    const { slug, id, client, person, page } = await monitorPageAs("viewer", { path: "/traced" });
     await shows(page.getByTestId("check-row"));
+    const seen = traceIdsSeen.get("/traced") ?? [];
+    expect(seen).toHaveLength(2);
+    const log = page.getByRole("region", { name: "Recent checks" });
+    for (const traceId of seen) await shows(log.getByRole("cell", { name: traceId }));
     for (const name of ["Check now", "Pause", "Resume", "Delete"]) expect(await page.getByRole("button", { name }).count()).toBe(0);
     expect(await page.getByRole("link", { name: "Edit", exact: true }).count()).toBe(0);
     await expectAccessible(page, "monitor page of a viewer");

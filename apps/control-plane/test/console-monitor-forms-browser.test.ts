@@ -64,6 +64,7 @@ describe("the console's monitor forms", () => {
     expect(await label(page, "Retries").inputValue()).toBe(String(DEFAULTS.retry));
     expect(await label(page, "Method").inputValue()).toBe(DEFAULTS.method);
     expect(await label(page, "Follow redirects").isChecked()).toBe(DEFAULTS.followRedirects);
+    expect(await label(page, "Send a trace header").isChecked()).toBe(DEFAULTS.traceHeader);
 
     await label(page, "Name").fill("Shop health");
     await label(page, "URL").fill("https://shop.example.com/health?deep=1");
@@ -75,6 +76,7 @@ describe("the console's monitor forms", () => {
       ["value", "Bearer s3cret"],
     ]);
     await label(page, "Follow redirects").uncheck();
+    await label(page, "Send a trace header").uncheck();
     await label(page, "Timeout (ms)").fill("10000");
     await label(page, "Retries").fill("2");
     await label(page, "Degraded after (ms)").fill("4000");
@@ -119,6 +121,7 @@ describe("the console's monitor forms", () => {
       body: '{"probe":true}',
       headers: [{ key: "Authorization", value: "Bearer s3cret" }],
       followRedirects: false,
+      traceHeader: false,
       timeout: 10000n,
       retry: 2n,
       degradedAt: 4000n,
@@ -210,6 +213,7 @@ describe("the console's monitor forms", () => {
       body: "old",
       headers: [{ key: "x-old", value: "1" }, { key: "x-kept", value: "2" }],
       followRedirects: true,
+      traceHeader: false,
       timeout: 30000,
       retry: 5,
       degradedAt: 7000,
@@ -232,6 +236,7 @@ describe("the console's monitor forms", () => {
     expect(await label(page, "Header 2 value").inputValue()).toBe("2");
     expect(await region(page, "hostC", "europe-west4").isChecked()).toBe(true);
     expect(await label(page, "OTLP endpoint").inputValue()).toBe("https://otel.example.com");
+    expect(await label(page, "Send a trace header").isChecked()).toBe(false);
     await expectAccessible(page, "edit HTTP monitor");
     await screenshotBoth(page, "monitor-form-edit");
 
@@ -243,6 +248,7 @@ describe("the console's monitor forms", () => {
     await page.getByRole("button", { name: "Remove header 1", exact: true }).click();
     await label(page, "Header 1 value").fill("3");
     await label(page, "Follow redirects").uncheck();
+    await label(page, "Send a trace header").check();
     await label(page, "Timeout (ms)").fill("20000");
     await label(page, "Retries").fill("0");
     await label(page, "Degraded after (ms)").fill("");
@@ -268,6 +274,7 @@ describe("the console's monitor forms", () => {
       body: "",
       headers: [{ key: "x-kept", value: "3" }],
       followRedirects: false,
+      traceHeader: true,
       timeout: 20000n,
       retry: 0n,
       degradedAt: BigInt(defaultDegradedAt(20000)),

@@ -104,6 +104,8 @@ describe("CreateHTTPMonitor", () => {
     ["distinct regions", { regions: [Region.HOSTA_AMS, Region.HOSTB_FRA, Region.HOSTC_ASIA_SOUTHEAST1] }],
     ["an http OTLP endpoint", { openTelemetry: { endpoint: "http://127.0.0.1:4318/v1/metrics", headers: [{ key: "Authorization", value: "Bearer t" }] } }],
     ["an https OTLP endpoint", { openTelemetry: { endpoint: "https://otlp.example.com/v1/metrics", headers: [] } }],
+    ["traceHeader off", { traceHeader: false }],
+    ["a traceparent header of its own", { headers: [{ key: "traceparent", value: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" }] }],
     ["OTLP headers without an endpoint (the agent's OTLP defaults apply)", { openTelemetry: { endpoint: "", headers: [{ key: "x-tenant", value: "a" }] } }],
   ])("accepts %s and stores it", async (_, patch) => {
     const { monitor } = await acceptingClient().createHTTPMonitor({ monitor: withPatch(VALID_HTTP, patch) });
@@ -156,6 +158,18 @@ describe("CreateHTTPMonitor", () => {
 
   it("rejects a request without a monitor", async () => {
     await expectInvalid(rejectingClient().createHTTPMonitor({}), "monitor", "is required");
+  });
+
+  it("rejects a traceHeader that is not a boolean, naming it, over the Connect JSON protocol", async () => {
+    const res = await api.fetch("/monitor.v1.MonitorService/CreateHTTPMonitor", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-key": rejecting.write.key },
+      body: JSON.stringify({ monitor: { name: "m", url: "https://example.com", periodicity: "PERIODICITY_1M", traceHeader: "yes" } }),
+    });
+    const body = (await res.json()) as { code: string; message: string };
+    expect([res.status, body.code]).toEqual([400, "invalid_argument"]);
+    // protobuf-es's JSON decoder names the field as the proto spells it, as it does for every field.
+    expect(body.message).toMatch(/trace_header.*expected boolean/);
   });
 });
 

@@ -41,6 +41,7 @@ describe.each(BACKENDS)("monitors on %s", (backend) => {
         timeout: 45000n,
         retry: 3n,
         followRedirects: true,
+        traceHeader: true,
         regions: [],
         active: false,
         public: false,
@@ -58,9 +59,9 @@ describe.each(BACKENDS)("monitors on %s", (backend) => {
 
     it("keeps zero values that differ from the defaults", async () => {
       const { monitor } = await client.createHTTPMonitor({
-        monitor: { name: "z", url: "http://127.0.0.1:1/", periodicity, timeout: 0n, retry: 0n, followRedirects: false },
+        monitor: { name: "z", url: "http://127.0.0.1:1/", periodicity, timeout: 0n, retry: 0n, followRedirects: false, traceHeader: false },
       });
-      expect(monitor).toMatchObject({ timeout: 0n, retry: 0n, followRedirects: false, degradedAt: 60000n });
+      expect(monitor).toMatchObject({ timeout: 0n, retry: 0n, followRedirects: false, traceHeader: false, degradedAt: 60000n });
     });
 
     it("computes degradedAt from the timeout and keeps one that is given", async () => {
@@ -81,6 +82,7 @@ describe.each(BACKENDS)("monitors on %s", (backend) => {
         timeout: 1000n,
         retry: 2n,
         followRedirects: false,
+        traceHeader: false,
         regions: [Region.HOSTA_AMS, Region.HOSTC_US_EAST4],
         active: true,
         public: true,
@@ -137,6 +139,16 @@ describe.each(BACKENDS)("monitors on %s", (backend) => {
       const before = await newMonitor();
       const { monitor } = await client.updateHTTPMonitor({ id: before.id, monitor: { active: false, retry: 0n, description: "" } });
       expect(monitor).toMatchObject({ active: false, retry: 0n, description: "", name: "before" });
+    });
+
+    it("turns traceHeader off and, named in update_mask without a value, back to its default (on)", async () => {
+      const before = await newMonitor();
+      expect(before.traceHeader).toBe(true);
+      const off = await client.updateHTTPMonitor({ id: before.id, monitor: { traceHeader: false } });
+      expect(off.monitor).toMatchObject({ traceHeader: false, name: "before", retry: 5n });
+      expect((await client.getMonitor({ id: before.id })).monitor!.config.value).toMatchObject({ traceHeader: false });
+      const reset = await client.updateHTTPMonitor({ id: before.id, monitor: {}, updateMask: mask("trace_header") });
+      expect(reset.monitor).toMatchObject({ traceHeader: true, name: "before" });
     });
 
     it("replaces a list that is sent and keeps the others", async () => {

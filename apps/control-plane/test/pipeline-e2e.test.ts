@@ -7,6 +7,8 @@ import { MonitorService, MonitorStatus, Periodicity, Region, TimeRange } from "@
 import { connectRedis, type CheckJobData } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
+import { startCollector } from "../../agent/test/support/collector";
+import { spansIn } from "../../agent/test/support/otlp";
 import { Administration } from "../src/admin/operations";
 import { MonitorRepository } from "../src/monitors/repository";
 import { CheckScheduler } from "../src/scheduling/scheduler";
@@ -32,8 +34,11 @@ describe("the check pipeline end to end", () => {
   let client: Client<typeof MonitorService>;
   const agents: AgentProcess[] = [];
   let hits = 0;
-  const target = http.createServer((_req, res) => {
+  /** The traceparent headers of each request the target saw (each one sent, repeated or not), by path and query. */
+  const traceparents: { url: string; traceparent: string[] | undefined }[] = [];
+  const target = http.createServer((req, res) => {
     hits++;
+    traceparents.push({ url: req.url ?? "", traceparent: req.headersDistinct.traceparent });
     res.end("ok");
   });
   let targetUrl: string;
@@ -75,7 +80,8 @@ describe("the check pipeline end to end", () => {
       }),
     );
     for (const region of ["hostA-ams", "hostB-fra"]) {
-      agents.push(await startAgent({ REGION: region, REDIS_URL: redisUrl, REDIS_PREFIX: prefix }));
+      // Check spans go out a moment after their check rather than after the default 5 s.
+      agents.push(await startAgent({ REGION: region, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, OTEL_BSP_SCHEDULE_DELAY: "100" }));
     }
   });
   afterAll(async () => {
@@ -87,6 +93,16 @@ describe("the check pipeline end to end", () => {
   });
 
   const storedResults = (monitorId: string) => db.prisma.checkResult.findMany({ where: { monitorId } });
+  /** Triggers a check of a monitor of one region and answers its result, as ListCheckResults does. */
+  const checkedOnce = async (id: string) => {
+    await client.triggerMonitor({ id });
+    const [result] = await eventually(async () => {
+      const { results } = await client.listCheckResults({ id });
+      expect(results).toHaveLength(1);
+      return results;
+    });
+    return result!;
+  };
 
   it("checks an active monitor on schedule in each of its regions, and status and summary reflect the results", async () => {
     const { monitor } = await client.createHTTPMonitor({
@@ -115,6 +131,54 @@ describe("the check pipeline end to end", () => {
     expect(ams.totalSuccessful).toBeLessThan(summary.totalSuccessful);
     expect((await client.getMonitor({ id })).monitor!.config.value!.status).toBe(MonitorStatus.ACTIVE);
   }, 60_000);
+
+  it("stores the trace id of the traceparent the target saw, answers it as traceId, and exports the check's span with it", async () => {
+    const collector = await startCollector();
+    try {
+      const { monitor } = await client.createHTTPMonitor({
+        monitor: {
+          name: "traced",
+          url: `${targetUrl}?traced`,
+          periodicity: Periodicity.PERIODICITY_1H,
+          regions: [Region.HOSTA_AMS],
+          openTelemetry: { endpoint: collector.origin },
+        },
+      });
+      expect(monitor!.traceHeader).toBe(true);
+      const result = await checkedOnce(monitor!.id);
+      const seen = traceparents.filter((request) => request.url === "/health?traced");
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!.traceparent).toHaveLength(1);
+      const [, traceId, spanId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(seen[0]!.traceparent![0]!) ?? [];
+      expect(result.traceId).toBe(traceId);
+
+      const span = await eventually(() => {
+        const found = spansIn(collector.exports).find((candidate) => candidate.spanId === spanId);
+        expect(found).toBeDefined();
+        return found!;
+      });
+      expect(span).toMatchObject({ traceId, name: "GET" });
+      expect(span.attributes).toMatchObject({
+        "http.request.method": "GET",
+        "url.full": `${targetUrl}?traced`,
+        "server.address": "127.0.0.1",
+        "http.response.status_code": 200,
+        "vigil.monitor.id": monitor!.id,
+      });
+    } finally {
+      await collector.close();
+    }
+  });
+
+  it("sends no traceparent for a monitor with traceHeader off, and its results carry no trace id", async () => {
+    const { monitor } = await client.createHTTPMonitor({
+      monitor: { name: "untraced", url: `${targetUrl}?untraced`, periodicity: Periodicity.PERIODICITY_1H, regions: [Region.HOSTA_AMS], traceHeader: false },
+    });
+    expect(monitor!.traceHeader).toBe(false);
+    const result = await checkedOnce(monitor!.id);
+    expect(traceparents.filter((request) => request.url === "/health?untraced")).toEqual([{ url: "/health?untraced", traceparent: undefined }]);
+    expect(result.traceId).toBe("");
+  });
 
   it("runs a check on demand in every configured region, marked manual", async () => {
     const { monitor } = await client.createTCPMonitor({

@@ -112,7 +112,11 @@ describe.each(BACKENDS)("result reads on %s", (backend) => {
   describe("ListCheckResults", () => {
     it("pages newest first with every field, and a cursor that results stored later do not move", async () => {
       const id = await newMonitor();
-      const results = Array.from({ length: 5 }, (_, i) => checkResult(id, i % 2 ? "hostB-fra" : "hostA-ams", ago((10 - i) * MINUTE), i === 4 ? "error" : "success"));
+      const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+      // The newest as an HTTP check that sent a traceparent reports it; the others as checks (or agents older than traces) without one.
+      const results = Array.from({ length: 5 }, (_, i) =>
+        checkResult(id, i % 2 ? "hostB-fra" : "hostA-ams", ago((10 - i) * MINUTE), i === 4 ? "error" : "success", i === 4 ? { traceId } : {}),
+      );
       await store(results);
       const first = await readClient.listCheckResults({ id, limit: 2 });
       expect(first.results.map((r) => r.id)).toEqual([results[4]!.id, results[3]!.id]);
@@ -126,10 +130,11 @@ describe.each(BACKENDS)("result reads on %s", (backend) => {
         trigger: "scheduled",
         attempts: 4,
         timing: { connectMs: 1.5, firstByteMs: 70, transferMs: 8.5 },
+        traceId,
       });
       expect(first.results[0]!.timing!.dnsMs).toBeUndefined();
       expect(timestampDate(first.results[0]!.time!).toISOString()).toBe(results[4]!.startedAt);
-      expect(first.results[1]).toMatchObject({ region: FRA, status: MonitorStatus.ACTIVE, failureReason: "", error: "" });
+      expect(first.results[1]).toMatchObject({ region: FRA, status: MonitorStatus.ACTIVE, failureReason: "", error: "", traceId: "" });
 
       // Newer results arrive between pages; the next page goes on where the first ended.
       await store([checkResult(id, "hostA-ams", ago(MINUTE)), checkResult(id, "hostA-ams", ago(2 * MINUTE))]);

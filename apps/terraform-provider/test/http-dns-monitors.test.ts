@@ -87,6 +87,7 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
       method: "GET",
       body: "",
       followRedirects: true,
+      traceHeader: true,
       timeout: 45000,
       retry: 3,
       degradedAt: 22500,
@@ -111,6 +112,7 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
       method: "GET",
       body: "",
       follow_redirects: true,
+      trace_header: true,
       timeout: 45000,
       retry: 3,
       degraded_at: 22500,
@@ -125,7 +127,7 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
 
   it("updates in place, keeping the ids", async () => {
     await write({
-      site: `\n  method = "POST"\n  body = "{}"\n  follow_redirects = false\n  status_code_assertions {\n    target = 300\n    comparator = "lt"\n  }`,
+      site: `\n  method = "POST"\n  body = "{}"\n  follow_redirects = false\n  trace_header = false\n  status_code_assertions {\n    target = 300\n    comparator = "lt"\n  }`,
       comparator: "neq",
       domain: `\n  description = "apex"`,
     });
@@ -141,6 +143,7 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
       method: "POST",
       body: "{}",
       followRedirects: false,
+      traceHeader: false,
       statusCodeAssertions: [
         { target: 200, comparator: "eq" },
         { target: 300, comparator: "lt" },
@@ -155,13 +158,14 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
 
   it("shows fields changed outside Terraform as drift, and puts them back", async () => {
     const client = fx.client();
-    await client.updateHTTPMonitor({ id: ids.site, monitor: { followRedirects: true }, updateMask: { paths: ["followRedirects"] } });
+    await client.updateHTTPMonitor({ id: ids.site, monitor: { followRedirects: true, traceHeader: true }, updateMask: { paths: ["followRedirects", "traceHeader"] } });
     await client.updateDNSMonitor({ id: ids.domain, monitor: { uri: "example.org" }, updateMask: { paths: ["uri"] } });
     const plan = await tf.plan(2);
     expect(plan.stdout).toMatch(/~ follow_redirects\s+= true -> false/);
+    expect(plan.stdout).toMatch(/~ trace_header\s+= true -> false/);
     expect(plan.stdout).toMatch(/~ uri\s+= "example.org" -> "example.com"/);
     await tf.apply();
-    expect(await stored("http", ids.site)).toMatchObject({ followRedirects: false });
+    expect(await stored("http", ids.site)).toMatchObject({ followRedirects: false, traceHeader: false });
     expect(await stored("dns", ids.domain)).toMatchObject({ uri: "example.com" });
   });
 

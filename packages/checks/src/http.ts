@@ -16,7 +16,18 @@ import { isIP, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { connect as connectTls } from "node:tls";
 import * as zlib from "node:zlib";
-import { AddressPolicy, CHECK_RULES, effectiveTimeoutMs, failedHttpAssertions, type FailureReason, type Header, type HttpMonitorConfig } from "@vigil/domain";
+import {
+  AddressPolicy,
+  CHECK_RULES,
+  TRACEPARENT_HEADER,
+  effectiveTimeoutMs,
+  failedHttpAssertions,
+  traceparent,
+  type FailureReason,
+  type Header,
+  type HttpMonitorConfig,
+  type TraceContext,
+} from "@vigil/domain";
 import { Deadline } from "./deadline";
 import { TargetFailure, codeOf, isErrorLike, messageOf } from "./errors";
 import { connectToAny, ready, resolveHost } from "./network";
@@ -52,7 +63,7 @@ const PAYLOAD_METHODS = new Set(["POST", "PUT", "PATCH"]);
  * them), bounded as a whole by the monitor's timeout. Resolves to a failed
  * Attempt for anything the target does; rejects only on a bug here.
  */
-export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironment): Promise<Attempt> {
+export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironment, trace: TraceContext | null = null): Promise<Attempt> {
   const timeoutMs = effectiveTimeoutMs(config.timeout);
   const deadline = new Deadline(timeoutMs, env.signal);
   const origin: AttemptOrigin = { began: undefined };
@@ -69,7 +80,7 @@ export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironme
   });
 
   try {
-    const first = firstRequest(config);
+    const first = firstRequest(config, trace);
     const response = await fetchFollowingRedirects(first, state, {
       deadline,
       dnsServers: env.dnsServers,
@@ -147,7 +158,8 @@ interface Received {
   location?: string;
 }
 
-function firstRequest(config: HttpMonitorConfig): HopRequest {
+/** The first hop's request; `trace` (runCheck leaves it null when the monitor sets its own traceparent) adds the check's traceparent. */
+function firstRequest(config: HttpMonitorConfig, trace: TraceContext | null): HopRequest {
   let url: URL;
   try {
     url = new URL(config.url);
@@ -158,6 +170,8 @@ function firstRequest(config: HttpMonitorConfig): HopRequest {
   url.hash = "";
   const headers = [...config.headers];
   if (!headers.some((h) => h.key.toLowerCase() === "user-agent")) headers.push({ key: "user-agent", value: USER_AGENT });
+  // Kept on redirects, to other origins too: it names the check's trace, not a credential.
+  if (trace !== null) headers.push({ key: TRACEPARENT_HEADER, value: traceparent(trace) });
   return { url, method: config.method, headers, body: config.body };
 }
 

@@ -1,4 +1,14 @@
-import { PERIODICITY_MS, effectiveTimeoutMs, mayRetry, retryBackoffMs, type MonitorConfigByKind, type MonitorKind } from "@vigil/domain";
+import {
+  PERIODICITY_MS,
+  effectiveTimeoutMs,
+  hasOwnTraceparent,
+  mayRetry,
+  newTraceContext,
+  retryBackoffMs,
+  type MonitorConfigByKind,
+  type MonitorKind,
+  type TraceContext,
+} from "@vigil/domain";
 import { dnsAttempt } from "./dns";
 import { httpAttempt } from "./http";
 import { tcpAttempt } from "./tcp";
@@ -12,10 +22,10 @@ export interface RunOptions {
   backoffMs?: (retryNumber: number) => number;
 }
 
-function attempt(job: CheckJob, env: CheckEnvironment): Promise<Attempt> {
+function attempt(job: CheckJob, env: CheckEnvironment, trace: TraceContext | null): Promise<Attempt> {
   switch (job.kind) {
     case "http":
-      return httpAttempt(job.config, env);
+      return httpAttempt(job.config, env, trace);
     case "tcp":
       return tcpAttempt(job.config, env);
     case "dns":
@@ -37,15 +47,18 @@ export async function runCheck(job: CheckJob, env: CheckEnvironment, options: Ru
   const periodMs = PERIODICITY_MS[config.periodicity];
   const startedAt = new Date();
   const started = performance.now();
+  // One trace per check, not per attempt: a retry is the same check asking again, and the result (and its
+  // span) is the check's. A traceparent of the monitor's own is sent instead, and identifies no one check.
+  const trace = job.kind === "http" && job.config.traceHeader && !hasOwnTraceparent(job.config.headers) ? newTraceContext() : null;
 
-  let last = await attempt(job, env);
+  let last = await attempt(job, env, trace);
   let attempts = 1;
   while (!last.ok && attempts <= config.retry) {
     env.signal?.throwIfAborted();
     const wait = backoffMs(attempts);
     if (!mayRetry(performance.now() - started, wait, timeoutMs, periodMs)) break;
     await sleep(wait, env.signal);
-    last = await attempt(job, env);
+    last = await attempt(job, env, trace);
     attempts += 1;
   }
   // An attempt may report an abort as a failure; it must not become the monitor's verdict.
@@ -60,6 +73,8 @@ export async function runCheck(job: CheckJob, env: CheckEnvironment, options: Ru
     error: last.error,
     reason: last.reason,
     attempts,
+    trace,
+    durationMs: performance.now() - started,
   };
 }
 

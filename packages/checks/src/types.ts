@@ -1,4 +1,4 @@
-import type { AddressPolicy, FailureReason } from "@vigil/domain";
+import type { AddressPolicy, FailureReason, TraceContext } from "@vigil/domain";
 
 /** Final verdict of a check: the last attempt decides. */
 export type CheckStatus = "success" | "degraded" | "error";
@@ -41,6 +41,10 @@ export interface CheckOutcome {
   reason: FailureReason | null;
   /** Attempts made, 1 to retry + 1. */
   attempts: number;
+  /** The traceparent ids every request of an HTTP check carried; null when it sent none of its own. */
+  trace: TraceContext | null;
+  /** From the start of the first attempt to the end of the last, retries and their waits included. */
+  durationMs: number;
 }
 
 /** How this agent runs checks; the same for every monitor it checks. */

@@ -1,9 +1,10 @@
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type Server } from "node:net";
-import { parseMonitorConfig, type DnsMonitorConfig, type TcpMonitorConfig } from "@vigil/domain";
+import { parseMonitorConfig, type DnsMonitorConfig, type HttpMonitorConfig, type TcpMonitorConfig } from "@vigil/domain";
 import { mayRetry, retryBackoffMs } from "@vigil/domain";
 import { runCheck } from "../src/run";
 import { startDnsServer, type TestDnsServer } from "./support/dns-server";
+import { closedPort, startHttpTarget, type HttpTarget } from "./support/http-targets";
 import { loopback } from "./support/loopback";
 
 /** No real waiting between attempts in tests. */
@@ -190,5 +191,74 @@ describe("runCheck HTTP", () => {
     } finally {
       await close(server);
     }
+  });
+});
+
+describe("trace context of HTTP checks", () => {
+  const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
+  let target: HttpTarget;
+  /** /flaky answers 500 to its first request of each round, then 200; /moved redirects to /ok. */
+  let flakyRound = 0;
+
+  beforeAll(async () => {
+    target = await startHttpTarget((req, res) => {
+      if (req.url === "/moved") return res.writeHead(302, { location: "/ok" }).end();
+      if (req.url === "/flaky") return res.writeHead(flakyRound++ === 0 ? 500 : 200).end();
+      res.end("ok");
+    });
+  });
+  afterAll(() => target.close());
+
+  const httpJob = (path: string, fields: Record<string, unknown> = {}) => ({
+    kind: "http" as const,
+    config: parseMonitorConfig("http", { name: "http", periodicity: "1m", url: `${target.origin}${path}`, timeout: 5000, ...fields }) as HttpMonitorConfig,
+  });
+  const seenBy = async (job: ReturnType<typeof httpJob>) => {
+    const before = target.requests.length;
+    const outcome = await runCheck(job, loopback, fast);
+    return { outcome, seen: target.requests.slice(before) };
+  };
+
+  it("sends a sampled W3C traceparent whose ids the outcome reports, a new trace for every check", async () => {
+    const first = await seenBy(httpJob("/ok"));
+    const second = await seenBy(httpJob("/ok"));
+    for (const { outcome, seen } of [first, second]) {
+      expect(seen).toHaveLength(1);
+      const [, traceId, spanId] = TRACEPARENT.exec(String(seen[0]!.headers.traceparent)) ?? [];
+      expect(outcome.trace).toEqual({ traceId, spanId });
+    }
+    expect(second.outcome.trace!.traceId).not.toBe(first.outcome.trace!.traceId);
+    expect(second.outcome.trace!.spanId).not.toBe(first.outcome.trace!.spanId);
+  });
+
+  it("sends the check's one traceparent on every attempt and every redirect hop", async () => {
+    flakyRound = 0;
+    const retried = await seenBy(httpJob("/flaky", { retry: 1 }));
+    expect(retried.outcome).toMatchObject({ status: "success", attempts: 2 });
+    const redirected = await seenBy(httpJob("/moved"));
+    expect(redirected.seen.map((r) => r.url)).toEqual(["/moved", "/ok"]);
+    for (const { outcome, seen } of [retried, redirected]) {
+      expect(seen).toHaveLength(2);
+      const sent = `00-${outcome.trace!.traceId}-${outcome.trace!.spanId}-01`;
+      expect(seen.map((r) => r.headers.traceparent)).toEqual([sent, sent]);
+    }
+  });
+
+  it("sends none when the monitor turns traceHeader off", async () => {
+    const { outcome, seen } = await seenBy(httpJob("/ok", { traceHeader: false }));
+    expect(seen[0]!.headers.traceparent).toBeUndefined();
+    expect(outcome.trace).toBeNull();
+  });
+
+  it("sends a traceparent the monitor sets itself as it is, once, and reports no trace of its own", async () => {
+    const own = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const { outcome, seen } = await seenBy(httpJob("/ok", { headers: [{ key: "TraceParent", value: own }] }));
+    expect(seen[0]!.headers.traceparent).toBe(own);
+    expect(outcome.trace).toBeNull();
+  });
+
+  it("is only for HTTP checks", async () => {
+    const refused = await runCheck(tcpJob(`127.0.0.1:${await closedPort()}`, { retry: 0 }), loopback, fast);
+    expect(refused.trace).toBeNull();
   });
 });

@@ -38,6 +38,8 @@ export const DEFAULTS = {
   timeoutMs: 45_000,
   retry: 3,
   followRedirects: true,
+  /** HTTP checks send a W3C traceparent header unless the monitor turns it off (docs/checks.md "Traces"). */
+  traceHeader: true,
   active: false,
   public: false,
   description: "",

@@ -96,6 +96,7 @@ export const httpMonitorSchema = z
     body: text(LIMITS.httpBodyMaxChars).default(DEFAULTS.body),
     headers: list(header, LIMITS.headersPerMonitor).default([]),
     followRedirects: boolean().default(DEFAULTS.followRedirects),
+    traceHeader: boolean().default(DEFAULTS.traceHeader),
     statusCodeAssertions: list(statusCodeAssertion, LIMITS.assertionsPerList).default([]),
     bodyAssertions: list(bodyAssertion, LIMITS.assertionsPerList).default([]),
     headerAssertions: list(headerAssertion, LIMITS.assertionsPerList).default([]),

@@ -1,5 +1,5 @@
 import type { CheckOutcome, CheckStatus, Timing } from "@vigil/checks";
-import { isFailureReason, type FailureReason, type MonitorConfigByKind, type MonitorKind, type RegionId } from "@vigil/domain";
+import { isFailureReason, isTraceId, type FailureReason, type MonitorConfigByKind, type MonitorKind, type RegionId } from "@vigil/domain";
 
 export type Trigger = "scheduled" | "manual";
 
@@ -23,6 +23,8 @@ export interface ResultMessage {
   error: string | null;
   /** The error's kind; null on success. */
   reason: FailureReason | null;
+  /** The trace id of the traceparent an HTTP check sent; null (or absent, from agents older than traces) when none. */
+  traceId?: string | null;
   attempts: number;
 }
 
@@ -39,6 +41,7 @@ export function resultMessage(id: string, job: CheckJobData, region: RegionId, o
     status: outcome.status,
     error: outcome.error,
     reason: outcome.reason,
+    traceId: outcome.trace?.traceId ?? null,
     attempts: outcome.attempts,
   };
 }
@@ -53,6 +56,8 @@ export function decodeResult(fields: string[]): ResultMessage | null {
     const message = JSON.parse(fields[index + 1]!) as ResultMessage;
     // Agents older than failure reasons send none, and a newer one may send a reason this version does not know.
     if (!isFailureReason(message.reason)) message.reason = null;
+    // Older agents send no trace id; anything but a valid one is stored as none.
+    if (!isTraceId(message.traceId)) message.traceId = null;
     return message;
   } catch {
     return null;

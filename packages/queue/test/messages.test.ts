@@ -18,6 +18,13 @@ const refused: CheckOutcome = {
   error: "connection refused (127.0.0.1:9)",
   reason: "connect",
   attempts: 1,
+  trace: null,
+  durationMs: 1.5,
+};
+
+const traced: CheckOutcome = {
+  ...refused,
+  trace: { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7" },
 };
 
 /** The stream fields of a message as an agent of another version would write it. */
@@ -33,6 +40,21 @@ describe("result messages", () => {
   it("read a message from an agent that sends no reason as having none", () => {
     const { reason: _, ...older } = resultMessage("hostA-ams:2", job, "hostA-ams", refused);
     expect(decodeResult(fieldsOf(older))).toEqual({ ...older, reason: null });
+  });
+
+  it("carry the trace id of the traceparent an HTTP check sent", () => {
+    const message = resultMessage("hostA-ams:4", job, "hostA-ams", traced);
+    expect(message.traceId).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(decodeResult(encodeResult(message))).toEqual(message);
+    expect(resultMessage("hostA-ams:5", job, "hostA-ams", refused).traceId).toBeNull();
+  });
+
+  it("read a message from an agent older than traces, or with a malformed trace id, as having none", () => {
+    const { traceId: _, ...older } = resultMessage("hostA-ams:6", job, "hostA-ams", traced);
+    expect(decodeResult(fieldsOf(older))).toEqual({ ...older, traceId: null });
+    for (const traceId of ["00000000000000000000000000000000", "4BF92F3577B34DA6A3CE929D0E0E4736", "not hex", 42]) {
+      expect(decodeResult(fieldsOf({ ...older, traceId }))?.traceId).toBeNull();
+    }
   });
 
   it("read a reason this version does not know as none", () => {

@@ -48,6 +48,7 @@ const httpFields = (): FieldFlag[] => [
   fields.text("--body <text>", "body", "request body"),
   fields.each("--header <name: value>", "headers", "a request header", parseHeader),
   ...fields.toggle("follow-redirects", "followRedirects", "follow redirects"),
+  ...fields.toggle("trace-header", "traceHeader", "send a W3C traceparent header (a new trace per check)"),
   fields.each("--expect-status <code>", "statusCodeAssertions", "the status code must equal this", (value) => ({
     target: parseInteger(value),
     comparator: numberComparatorCodec.encode("eq"),

@@ -30,9 +30,10 @@ export function addResultCommands(monitors: Command): void {
             statusText(ctx.out.colors, word(monitorStatusCodec, result.status)),
             result.statusCode ? String(result.statusCode) : "",
             `${Math.round(result.latencyMs)}ms`,
+            result.traceId,
             result.failureReason ? `${result.failureReason}: ${result.error}` : "",
           ]);
-          const page = table(ctx.out.colors, ["TIME", "REGION", "STATUS", "CODE", "LATENCY", "FAILURE"], rows);
+          const page = table(ctx.out.colors, ["TIME", "REGION", "STATUS", "CODE", "LATENCY", "TRACE", "FAILURE"], rows);
           return r.nextCursor ? `${page}\n\nmore: --cursor ${r.nextCursor}` : page;
         });
       }),

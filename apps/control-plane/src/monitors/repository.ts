@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import DataLoader from "dataloader";
 import { Prisma, driverRows, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
-import type { MonitorConfigByKind, MonitorKind, MonitorRecord, MonitorStatus } from "@vigil/domain";
+import { DEFAULTS, type MonitorConfigByKind, type MonitorKind, type MonitorRecord, type MonitorStatus } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
 import { deleteResultsOf } from "../results/delete";
 
@@ -31,6 +31,7 @@ export function recordOfRow(row: MonitorRow): MonitorRecord {
           body: row.body ?? "",
           headers: row.headers,
           followRedirects: row.followRedirects ?? true,
+          traceHeader: row.traceHeader ?? DEFAULTS.traceHeader,
           statusCodeAssertions: row.statusCodeAssertions,
           bodyAssertions: row.bodyAssertions,
           headerAssertions: row.headerAssertions,
@@ -73,6 +74,7 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
     method: http?.method ?? null,
     body: http?.body ?? null,
     followRedirects: http?.followRedirects ?? null,
+    traceHeader: http?.traceHeader ?? null,
     headers: json(http?.headers ?? []),
     statusCodeAssertions: json(http?.statusCodeAssertions ?? []),
     bodyAssertions: json(http?.bodyAssertions ?? []),
@@ -89,7 +91,7 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
  * query itself. Timestamps are timestamptz, whose JSON carries its offset.
  */
 const MONITOR_COLUMNS = `id, workspace_id AS "workspaceId", kind::text AS kind, name, target, periodicity, method, body, headers,
-  timeout_ms AS "timeoutMs", retry, follow_redirects AS "followRedirects", regions, active, public, degraded_at_ms AS "degradedAtMs",
+  timeout_ms AS "timeoutMs", retry, follow_redirects AS "followRedirects", trace_header AS "traceHeader", regions, active, public, degraded_at_ms AS "degradedAtMs",
   description, status_code_assertions AS "statusCodeAssertions", body_assertions AS "bodyAssertions",
   header_assertions AS "headerAssertions", record_assertions AS "recordAssertions", open_telemetry AS "openTelemetry", status,
   alert_quorum AS "alertQuorum", confirmations, recovery_confirmations AS "recoveryConfirmations",

@@ -349,6 +349,7 @@ export function monitorService(
           error: r.error ?? "",
           trigger: r.trigger,
           attempts: r.attempts,
+          traceId: r.traceId ?? "",
         })),
       };
     },

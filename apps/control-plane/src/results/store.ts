@@ -51,18 +51,18 @@ const NOTHING_STORED: Stored = { stored: 0, eventIds: [], workspaceIds: [] };
 async function insertAndCount(tx: Tx, results: ResultMessage[]): Promise<ResultMessage[]> {
   const batch = results.map((r) => ({
     id: r.id, monitor_id: r.monitorId, region: r.region, trigger: r.trigger, started_at: r.startedAt, latency_ms: r.latencyMs,
-    timing: r.timing, status_code: r.statusCode, status: r.status, error: r.error, reason: r.reason ?? null, attempts: r.attempts,
+    timing: r.timing, status_code: r.statusCode, status: r.status, error: r.error, reason: r.reason ?? null, trace_id: r.traceId ?? null, attempts: r.attempts,
     bucket: latencyBucket(r.latencyMs),
   }));
   const rows = await tx.$queryRaw<{ id: string }[]>`
     WITH batch AS MATERIALIZED (
       SELECT * FROM json_to_recordset(${JSON.stringify(batch)}::json) AS r(
         id text, monitor_id text, region text, trigger text, started_at timestamp(3), latency_ms float8, timing jsonb,
-        status_code int, status text, error text, reason text, attempts int, bucket int)
+        status_code int, status text, error text, reason text, trace_id text, attempts int, bucket int)
     ),
     stored AS (
-      INSERT INTO check_results (id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, attempts)
-      SELECT id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, attempts FROM batch
+      INSERT INTO check_results (id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, trace_id, attempts)
+      SELECT id, monitor_id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, trace_id, attempts FROM batch
       -- In place of a foreign key (results/delete.ts): the monitors are locked by this transaction.
       WHERE EXISTS (SELECT 1 FROM monitors m WHERE m.id = batch.monitor_id)
       ON CONFLICT (id) DO NOTHING

@@ -20,6 +20,11 @@ export const httpMonitor = monitorResource({
     method: withDefault("string", `HTTP method: ${HTTP_METHODS.join(", ")}.`, DEFAULTS.method),
     body: withDefault("string", "Request body.", DEFAULTS.body),
     follow_redirects: withDefault("bool", "Whether redirects are followed.", DEFAULTS.followRedirects),
+    trace_header: withDefault(
+      "bool",
+      "Whether each check sends a W3C traceparent header (a new trace per check, whose id each result records). A traceparent among headers is sent instead.",
+      DEFAULTS.traceHeader,
+    ),
   },
   blocks: {
     headers: headerBlock(`Request headers, at most ${LIMITS.headersPerMonitor}.`),

@@ -98,6 +98,7 @@ export function monitorInputFromMessage<K extends MonitorKind>(kind: K, message:
     body: http.body,
     headers: headersIn(http.headers),
     followRedirects: http.followRedirects,
+    traceHeader: http.traceHeader,
     statusCodeAssertions: http.statusCodeAssertions.map((a) => ({
       target: Number(a.target),
       comparator: numberComparatorCodec.decode(a.comparator),
@@ -215,6 +216,7 @@ export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>
     body: http.body,
     headers: headersOut(http.headers),
     followRedirects: http.followRedirects,
+    traceHeader: http.traceHeader,
     statusCodeAssertions: http.statusCodeAssertions.map(({ target, comparator }) => ({
       $typeName: "monitor.v1.StatusCodeAssertion",
       target: BigInt(target),

@@ -11,7 +11,7 @@ export function CheckLog({ results, more, loadingMore, onOlder }: { results: rea
       {results.length === 0 ? (
         <p>No check has run yet.</p>
       ) : (
-        <Table caption="Recent checks" head={["Time", "Region", "Status", "Code", "Latency", "Failure", "Error"]}>
+        <Table caption="Recent checks" head={["Time", "Region", "Status", "Code", "Latency", "Trace", "Failure", "Error"]}>
           {results.map((r) => (
             <tr key={r.id} data-testid="check-row">
               <td>{when(r.time)}</td>
@@ -21,6 +21,7 @@ export function CheckLog({ results, more, loadingMore, onOlder }: { results: rea
               </td>
               <td>{r.statusCode || "—"}</td>
               <td>{formatLatency(r.latencyMs)}</td>
+              <td>{r.traceId ? <code className="trace-id">{r.traceId}</code> : "—"}</td>
               <td>{r.failureReason || "—"}</td>
               <td>{r.error || "—"}</td>
             </tr>

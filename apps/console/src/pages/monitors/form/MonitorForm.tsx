@@ -402,6 +402,11 @@ export function MonitorForm<K extends MonitorKind>({
             <TextInput name="body" label="Body" multiline hint={`At most ${LIMITS.httpBodyMaxChars} characters.`} />
             <Headers name="headers" legend="Request headers" noun="Header" />
             <Check name="followRedirects" label="Follow redirects" />
+            <Check
+              name="traceHeader"
+              label="Send a trace header"
+              hint="Each check sends a W3C traceparent header starting a new trace, whose id the check log shows. A traceparent among the headers is sent instead."
+            />
           </fieldset>
         )}
         <Timing />

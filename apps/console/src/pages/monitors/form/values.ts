@@ -30,6 +30,7 @@ export interface MonitorFormValues {
   body: string;
   headers: { key: string; value: string }[];
   followRedirects: boolean;
+  traceHeader: boolean;
   timeout: number | undefined;
   retry: number | undefined;
   degradedAt: number | undefined;
@@ -62,6 +63,7 @@ export const NEW_MONITOR: MonitorFormValues = {
   body: DEFAULTS.body,
   headers: [],
   followRedirects: DEFAULTS.followRedirects,
+  traceHeader: DEFAULTS.traceHeader,
   timeout: DEFAULTS.timeoutMs,
   retry: DEFAULTS.retry,
   degradedAt: undefined,
