@@ -4,6 +4,10 @@ const shown = (value: string) => JSON.stringify(excerpt(value));
 /** A selected node in an error: its JSON text (strings quoted, so "1" and 1 differ). */
 const nodeText = (value: unknown) => excerpt(JSON.stringify(value));
 
+/** What an assertion asks, as its error says it: `eq "ok"`, `not_exists`. */
+const wantedOf = (a: JsonBodyAssertion) => (a.comparator === "exists" || a.comparator === "not_exists" ? a.comparator : `${a.comparator} ${shown(a.target)}`);
+const describe = (a: JsonBodyAssertion) => `${a.path} ${wantedOf(a)}`;
+
 /**
  * The JSON body assertions that fail, as sentences for the result's error.
  * The body is parsed once for all of them, and not at all for a monitor
@@ -15,9 +19,14 @@ export function failedJsonAssertions(body: string, assertions: readonly JsonBody
   try {
     document = JSON.parse(body);
   } catch (error) {
-    const why = body.length === 0 ? "it is empty" : (error as Error).message;
     // The reader stops at maxBodyBytes, and a JSON document cut there does not parse either.
-    return assertions.map((a) => `body is not JSON (${why}; at most ${CHECK_RULES.maxBodyBytes} bytes are read), so ${a.path} ${a.comparator} cannot be judged`);
+    const why =
+      body.length === 0
+        ? "it is empty"
+        : Buffer.byteLength(body) >= CHECK_RULES.maxBodyBytes
+          ? `only its first ${CHECK_RULES.maxBodyBytes} bytes are read`
+          : (error as Error).message;
+    return [`body is not JSON (${why}), so every JSON assertion fails: ${assertions.map(describe).join(", ")}`];
   }
   const failures: string[] = [];
   for (const a of assertions) {
@@ -30,7 +39,7 @@ export function failedJsonAssertions(body: string, assertions: readonly JsonBody
       continue;
     }
     if (jsonNodesSatisfy(values, a.comparator, a.target)) continue;
-    const wanted = a.comparator === "exists" || a.comparator === "not_exists" ? a.comparator : `${a.comparator} ${shown(a.target)}`;
+    const wanted = wantedOf(a);
     if (values.length === 0) failures.push(`${a.path} selects nothing, which does not satisfy ${wanted}`);
     else if (values.length === 1) failures.push(`${a.path} ${nodeText(values[0])} does not satisfy ${wanted}`);
     else failures.push(`${a.path} selects ${values.length} values (${values.slice(0, 3).map(nodeText).join(", ")}${values.length > 3 ? ", ..." : ""}); every one must satisfy ${wanted}`);

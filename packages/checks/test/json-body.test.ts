@@ -1,4 +1,4 @@
-import { parseMonitorConfig, type HttpMonitorConfig, type MonitorInput } from "@vigil/domain";
+import { CHECK_RULES, parseMonitorConfig, type HttpMonitorConfig, type MonitorInput } from "@vigil/domain";
 import { httpAttempt } from "../src/http";
 import { loopback } from "./support/loopback";
 import { startHttpTarget, type HttpTarget } from "./support/http-targets";
@@ -17,18 +17,21 @@ const HEALTH = {
   ],
 };
 
-/** Every route answers 200, so only the JSON assertions can fail a check. */
+/** These routes answer 200, so only the JSON assertions can fail a check (/down answers 503). */
 const BODIES: Record<string, string> = {
   "/health": JSON.stringify(HEALTH),
   "/html": "<html><body>ok</body></html>",
   "/empty": "",
   "/truncated": '{"status": "ok", "services": [',
+  // Valid JSON, but longer than the part of a body a check reads.
+  "/huge": JSON.stringify({ status: "ok", padding: "x".repeat(CHECK_RULES.maxBodyBytes) }),
 };
 
 let target: HttpTarget;
 beforeAll(async () => {
   target = await startHttpTarget((_req, res, seen) => {
     const body = BODIES[seen.url];
+    if (seen.url === "/down") return res.writeHead(503, { "content-type": "application/json" }).end('{"status":"down"}');
     if (body === undefined) return res.writeHead(404).end();
     res.setHeader("content-type", seen.url === "/html" ? "text/html" : "application/json");
     res.end(body);
@@ -74,6 +77,11 @@ describe("JSON body assertions against a target answering JSON", () => {
     expect(attempt).toMatchObject({ ok: false, reason: "assertion", error: '$.state selects nothing, which does not satisfy neq "down"' });
   });
 
+  it("names a refused status as the reason when JSON assertions fail too, as for body assertions", async () => {
+    const attempt = await check("/down", [{ path: "$.status", comparator: "eq", target: "ok" }]);
+    expect(attempt).toMatchObject({ ok: false, statusCode: 503, reason: "http_status", error: 'status 503 is not 2xx; $.status "down" does not satisfy eq "ok"' });
+  });
+
   it("does not order a value that is not a number", async () => {
     const attempt = await check("/health", [{ path: "$.status", comparator: "gt", target: "1" }]);
     expect(attempt).toMatchObject({ ok: false, reason: "assertion", error: '$.status "ok" does not satisfy gt "1"' });
@@ -99,20 +107,18 @@ describe("a path selecting several nodes", () => {
 
 describe("a body that is not JSON", () => {
   it.each([
-    ["/html", "Unexpected token"],
+    ["/html", `Unexpected token '<'`],
     ["/empty", "it is empty"],
     ["/truncated", "JSON"],
-  ])("%s fails every JSON assertion with reason assertion", async (path, why) => {
+    ["/huge", `only its first ${CHECK_RULES.maxBodyBytes} bytes are read`],
+  ])("%s fails every JSON assertion with reason assertion, saying why", async (path, why) => {
     const attempt = await check(path, [
       { path: "$.status", comparator: "eq", target: "ok" },
       { path: "$.missing", comparator: "not_exists" },
     ]);
     expect(attempt).toMatchObject({ ok: false, statusCode: 200, reason: "assertion" });
-    const failures = attempt.error!.split("; body is not JSON");
-    expect(failures).toHaveLength(2);
-    expect(attempt.error).toMatch(/^body is not JSON \(/);
+    expect(attempt.error).toMatch(/^body is not JSON \(.+\), so every JSON assertion fails: \$\.status eq "ok", \$\.missing not_exists$/);
     expect(attempt.error).toContain(why);
-    expect(attempt.error).toContain("$.missing not_exists cannot be judged");
   });
 
   it("costs nothing for a monitor without JSON assertions: an HTML body passes as before", async () => {
