@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { text as readStream } from "node:stream/consumers";
 import { fromJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { InvalidArgumentError, Option, type Command } from "commander";
-import type { EnumCodec } from "@vigil/domain";
+import { JSON_COMPARATORS, jsonComparatorCodec, jsonPathProblem, type EnumCodec, type JsonComparator } from "@vigil/domain";
 import { CliError } from "./failures.js";
 
 /**
@@ -43,6 +43,23 @@ export function parseHeader(value: string): { key: string; value: string } {
   const at = value.indexOf(":");
   if (at <= 0) throw new InvalidArgumentError('must be "name: value"');
   return { key: value.slice(0, at).trim(), value: value.slice(at + 1).trim() };
+}
+
+/**
+ * `--expect-json '<path> <comparator> [<target>]'`: the comparator is the
+ * first word after which the text before it is a JSONPath query, so a query
+ * with spaces (`$[?@.name == 'db']`) needs no quoting of its own; the target is
+ * the rest, as it is.
+ */
+export function parseJsonAssertion(value: string): { path: string; comparator: number; target: string } {
+  for (const word of value.matchAll(/\S+/g)) {
+    if (word.index === 0 || !(JSON_COMPARATORS as readonly string[]).includes(word[0])) continue;
+    const path = value.slice(0, word.index).trim();
+    if (jsonPathProblem(path) !== undefined) continue;
+    const target = value.slice(word.index + word[0].length).trim();
+    return { path, comparator: jsonComparatorCodec.encode(word[0] as JsonComparator), target };
+  }
+  throw new InvalidArgumentError(`must be "<JSONPath> <comparator> [<target>]", such as "$.status eq ok", with a comparator of ${JSON_COMPARATORS.join(", ")}`);
 }
 
 export const fields = {

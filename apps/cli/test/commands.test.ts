@@ -103,6 +103,37 @@ describe("vigil commands", () => {
       await ok(["monitors", "delete", id]);
     });
 
+    it("create and update take JSON body assertions as --expect-json, and refuse one that does not parse", async () => {
+      const created = await okJson([
+        "monitors", "create", "http", "--name", "JSON API", "--url", "https://example.com/health", "--periodicity", "1m",
+        "--expect-json", "$.status eq ok",
+        "--expect-json", "$.services[?@.name == 'db'].latencyMs lt 250",
+        "--expect-json", "$.error not_exists",
+        "--expect-json", "$.motd contains all systems go",
+      ]);
+      expect(created.monitor.jsonBodyAssertions).toEqual([
+        { path: "$.status", comparator: "JSON_COMPARATOR_EQUAL", target: "ok" },
+        { path: "$.services[?@.name == 'db'].latencyMs", comparator: "JSON_COMPARATOR_LESS_THAN", target: "250" },
+        { path: "$.error", comparator: "JSON_COMPARATOR_NOT_EXISTS" },
+        { path: "$.motd", comparator: "JSON_COMPARATOR_CONTAINS", target: "all systems go" },
+      ]);
+      const id = created.monitor.id;
+      expect(await ok(["monitors", "get", id])).toMatch(/^jsonBodyAssertions\[1\]\.comparator\s+lt$/m);
+
+      const updated = await okJson(["monitors", "update", id, "--expect-json", "$.version exists"]);
+      expect(updated.monitor.jsonBodyAssertions).toEqual([{ path: "$.version", comparator: "JSON_COMPARATOR_EXISTS" }]);
+      const cleared = await okJson(["monitors", "update", id, "--clear", "jsonBodyAssertions"]);
+      expect(cleared.monitor.jsonBodyAssertions ?? []).toEqual([]);
+
+      const noComparator = await vigil(["monitors", "update", id, "--expect-json", "$.status is ok"], env());
+      expect(noComparator.code).not.toBe(0);
+      expect(noComparator.stderr).toContain('must be "<JSONPath> <comparator> [<target>]"');
+      const badTarget = await vigil(["monitors", "update", id, "--expect-json", "$.uptime gt high"], env());
+      expect(badTarget.code).not.toBe(0);
+      expect(badTarget.stderr).toContain("monitor.jsonBodyAssertions[0].target: must be a number: gt compares numbers");
+      await ok(["monitors", "delete", id]);
+    });
+
     it("create --from-json takes what flags do not cover, and flags win over it", async () => {
       const file = join(home, "monitor.json");
       await writeFile(file, JSON.stringify({ name: "from file", url: "https://example.org", periodicity: "PERIODICITY_10M", bodyAssertions: [{ target: "ok", comparator: "STRING_COMPARATOR_CONTAINS" }] }));

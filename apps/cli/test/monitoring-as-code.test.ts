@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "yaml";
-import { ENTRY_KEY_MAX_CHARS } from "@vigil/domain";
+import { ENTRY_KEY_MAX_CHARS, jsonComparatorCodec } from "@vigil/domain";
 import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
 import { vigil, type Run } from "./support/cli.js";
 
@@ -24,6 +24,9 @@ monitors:
     regions: [hostA-ams, hostA-iad]
     statusCodeAssertions:
       - { comparator: eq, target: 200 }
+    jsonBodyAssertions:
+      - { path: $.status, comparator: eq, target: ok }
+      - { path: "$..error", comparator: not_exists }
   db:
     type: tcp
     name: Database
@@ -167,6 +170,28 @@ describe("vigil plan, apply and export", () => {
     expect(after.get("shop/db")).toMatchObject({ id: before.get("shop/db")!.id, name: "Primary database" });
     expect(after.get("shop/web")!.id).toBe(before.get("shop/web")!.id);
     expect((await planJson()).summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0 });
+  });
+
+  it("plans and applies a changed JSON body assertion, and refuses a query that does not parse, naming its line", async () => {
+    // As the test before left the workspace.
+    const applied = text.replace("periodicity: 1m", "periodicity: 5m").replace("name: Database\n", "name: Primary database\n");
+    await write(applied.replace("target: ok }", "target: up }"));
+    const plan = (await ok(["plan", "-f", file])).stdout;
+    expect(plan).toContain("~ monitors.web\n      jsonBodyAssertions:");
+    expect(plan).toContain("Plan: 0 to create, 1 to change, 0 to replace, 0 to delete.");
+    await ok(["apply", "-f", file]);
+    const web = (await monitorsByExternalId()).get("shop/web") as unknown as { jsonBodyAssertions: unknown };
+    expect(web.jsonBodyAssertions).toMatchObject([
+      { path: "$.status", comparator: jsonComparatorCodec.encode("eq"), target: "up" },
+      { path: "$..error", comparator: jsonComparatorCodec.encode("not_exists"), target: "" },
+    ]);
+
+    await write(applied.replace('path: "$..error"', 'path: "error"'));
+    const bad = await run(["plan", "-f", file]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(new RegExp(`${file.replace(/[.*+?^\${}()|[\]\\]/g, "\\$&")}:\\d+:\\d+: monitors\\.web\\.jsonBodyAssertions\\[1\\]\\.path: must be a JSONPath query \\(RFC 9535\\)`));
+    await write(applied);
+    await ok(["apply", "-f", file]);
   });
 
   it("compares secrets through their fingerprints: the same value is no change, another one is", async () => {

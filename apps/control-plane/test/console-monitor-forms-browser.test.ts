@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { DEFAULTS, defaultDegradedAt, monitorConfigToMessage, parseMonitorConfig, regionCodec, type RegionId, type Role } from "@vigil/domain";
-import { MonitorService, type HTTPMonitor } from "@vigil/proto";
+import { JsonComparator, MonitorService, type HTTPMonitor } from "@vigil/proto";
 import { consoleTestEnvironment, expectAccessible, focused, heading, shows, signInWith, screenshotBoth, type ConsolePage } from "./support/console";
 import { sessionClient, signedInPerson, type Person } from "./support/people";
 
@@ -96,6 +96,15 @@ describe("the console's monitor forms", () => {
       ["comparator", "eq", "select"],
       ["text", "application/json"],
     ]);
+    await addRow(page, "JSON body assertion", [
+      ["JSONPath", "$.checks[*].status"],
+      ["comparator", "eq", "select"],
+      ["value", "pass"],
+    ]);
+    await addRow(page, "JSON body assertion", [
+      ["JSONPath", "$.error"],
+      ["comparator", "not_exists", "select"],
+    ]);
     await label(page, "Active").check();
     await label(page, "Public").check();
     await label(page, "Export check metrics over OTLP").check();
@@ -129,6 +138,10 @@ describe("the console's monitor forms", () => {
       statusCodeAssertions: [{ target: 400n, comparator: 5 }],
       bodyAssertions: [{ target: "error", comparator: 2 }],
       headerAssertions: [{ key: "content-type", target: "application/json", comparator: 3 }],
+      jsonBodyAssertions: [
+        { path: "$.checks[*].status", comparator: JsonComparator.EQUAL, target: "pass" },
+        { path: "$.error", comparator: JsonComparator.NOT_EXISTS, target: "" },
+      ],
       active: true,
       public: true,
       openTelemetry: { endpoint: "https://otel.example.com/v1/metrics", headers: [{ key: "x-otlp-key", value: "k3y" }] },
@@ -224,6 +237,10 @@ describe("the console's monitor forms", () => {
       statusCodeAssertions: [{ target: 200, comparator: "eq" }],
       bodyAssertions: [{ target: "ok", comparator: "contains" }],
       headerAssertions: [{ key: "server", target: "nginx", comparator: "eq" }],
+      jsonBodyAssertions: [
+        { path: "$.status", comparator: "eq", target: "ok" },
+        { path: "$.version", comparator: "exists", target: "" },
+      ],
       openTelemetry: { endpoint: "https://otel.example.com", headers: [{ key: "k", value: "v" }] },
     });
     const created = await client.createHTTPMonitor({ monitor: monitorConfigToMessage("http", config, "before") as HTTPMonitor });
@@ -236,6 +253,8 @@ describe("the console's monitor forms", () => {
     expect(await label(page, "Header 2 value").inputValue()).toBe("2");
     expect(await region(page, "hostC", "europe-west4").isChecked()).toBe(true);
     expect(await label(page, "OTLP endpoint").inputValue()).toBe("https://otel.example.com");
+    expect(await label(page, "JSON body assertion 2 JSONPath").inputValue()).toBe("$.version");
+    expect(await label(page, "JSON body assertion 2 comparator").inputValue()).toBe("exists");
     expect(await label(page, "Send a trace header").isChecked()).toBe(false);
     await expectAccessible(page, "edit HTTP monitor");
     await screenshotBoth(page, "monitor-form-edit");
@@ -256,6 +275,8 @@ describe("the console's monitor forms", () => {
     await region(page, "hostA", "syd").check();
     await page.getByRole("button", { name: "Remove status code assertion 1" }).click();
     await page.getByRole("button", { name: "Remove body assertion 1" }).click();
+    await page.getByRole("button", { name: "Remove JSON body assertion 2" }).click();
+    await label(page, "JSON body assertion 1 value").fill("healthy");
     await label(page, "Header assertion 1 text").fill("caddy");
     await label(page, "Header assertion 1 comparator").selectOption("neq");
     await label(page, "Active").uncheck();
@@ -282,6 +303,7 @@ describe("the console's monitor forms", () => {
       statusCodeAssertions: [],
       bodyAssertions: [],
       headerAssertions: [{ key: "server", target: "caddy", comparator: 4 }],
+      jsonBodyAssertions: [{ path: "$.status", comparator: JsonComparator.EQUAL, target: "healthy" }],
       active: false,
       public: true,
       description: "",
@@ -302,6 +324,11 @@ describe("the console's monitor forms", () => {
       ["value", "x"],
     ]);
     await addRow(page, "Status code assertion", [["status code", "700"]]);
+    await addRow(page, "JSON body assertion", [
+      ["JSONPath", "$.items["],
+      ["comparator", "gt", "select"],
+      ["value", "many"],
+    ]);
     await page.getByRole("button", { name: "Create HTTP monitor" }).click();
     await shows(page.getByText("Name: must not be empty"));
     await shows(page.getByText("URL: must be an absolute http:// or https:// URL"));
@@ -310,6 +337,8 @@ describe("the console's monitor forms", () => {
     await shows(page.getByText("Retries: must be an integer from 0 to 10"));
     await shows(page.getByText("Header 1 name: must be a valid HTTP header name"));
     await shows(page.getByText("Status code assertion 1 status code: must be an integer from 100 to 599"));
+    await shows(page.getByText("JSON body assertion 1 JSONPath: must be a JSONPath query (RFC 9535) such as $.status: unclosed bracketed selection at offset 8"));
+    await shows(page.getByText("JSON body assertion 1 value: must be a number: gt compares numbers"));
     expect(await focused(page)).toBe("name");
     expect(await label(page, "URL").getAttribute("aria-invalid")).toBe("true");
     await expectAccessible(page, "new monitor with the browser's errors");
@@ -331,6 +360,7 @@ describe("the console's monitor forms", () => {
       ["value", "fingerprint:0123456789abcdef"],
     ]);
     await label(page, "Status code assertion 1 status code").fill("200");
+    await page.getByRole("button", { name: "Remove JSON body assertion 1" }).click();
     await label(page, "Export check metrics over OTLP").check();
     await label(page, "OTLP endpoint").fill("http://169.254.169.254:4318");
     await page.getByRole("button", { name: "Create HTTP monitor" }).click();

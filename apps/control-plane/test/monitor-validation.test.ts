@@ -6,6 +6,7 @@
 import { Code } from "@connectrpc/connect";
 import {
   HTTPMethod,
+  JsonComparator,
   NumberComparator,
   Periodicity,
   RecordComparator,
@@ -45,6 +46,7 @@ const times = <T>(n: number, make: (i: number) => T): T[] => Array.from({ length
 const headers = (n: number) => times(n, (i) => ({ key: `X-Header-${i}`, value: `v${i}` }));
 const statusCodeAssertions = (n: number) => times(n, (i) => ({ target: BigInt(200 + i), comparator: NumberComparator.EQUAL }));
 const bodyAssertions = (n: number) => times(n, (i) => ({ target: `ok${i}`, comparator: StringComparator.CONTAINS }));
+const jsonBodyAssertions = (n: number) => times(n, (i) => ({ path: `$.checks[${i}].ok`, comparator: JsonComparator.EQUAL, target: "true" }));
 const headerAssertions = (n: number) => times(n, (i) => ({ key: `X-Check-${i}`, target: "1", comparator: StringComparator.CONTAINS }));
 const recordAssertions = (n: number) => times(n, (i) => ({ record: "A", target: `192.0.2.${i}`, comparator: RecordComparator.EQUAL }));
 /** An enum number the proto does not define. */
@@ -98,6 +100,8 @@ describe("CreateHTTPMonitor", () => {
     ["10 status code assertions", { statusCodeAssertions: statusCodeAssertions(10) }],
     ["10 body assertions", { bodyAssertions: bodyAssertions(10) }],
     ["10 header assertions", { headerAssertions: headerAssertions(10) }],
+    ["10 JSON body assertions", { jsonBodyAssertions: jsonBodyAssertions(10) }],
+    ["a JSON body assertion with a filter and exists", { jsonBodyAssertions: [{ path: "$.services[?@.critical == true]", comparator: JsonComparator.EXISTS, target: "" }] }],
     ["status code target 100", { statusCodeAssertions: [{ target: 100n, comparator: NumberComparator.EQUAL }] }],
     ["status code target 599", { statusCodeAssertions: [{ target: 599n, comparator: NumberComparator.EQUAL }] }],
     ["a method", { method: HTTPMethod.HTTP_METHOD_POST }],
@@ -136,6 +140,12 @@ describe("CreateHTTPMonitor", () => {
     ["11 status code assertions", { statusCodeAssertions: statusCodeAssertions(11) }, "monitor.statusCodeAssertions", "must have at most 10 entries"],
     ["11 body assertions", { bodyAssertions: bodyAssertions(11) }, "monitor.bodyAssertions", "must have at most 10 entries"],
     ["11 header assertions", { headerAssertions: headerAssertions(11) }, "monitor.headerAssertions", "must have at most 10 entries"],
+    ["11 JSON body assertions", { jsonBodyAssertions: jsonBodyAssertions(11) }, "monitor.jsonBodyAssertions", "must have at most 10 entries"],
+    ["a JSONPath query that does not parse", { jsonBodyAssertions: [...jsonBodyAssertions(2), { path: "$.items[", comparator: JsonComparator.EXISTS }] }, "monitor.jsonBodyAssertions[2].path", "must be a JSONPath query (RFC 9535)"],
+    ["a JSONPath query without $", { jsonBodyAssertions: [{ path: "status", comparator: JsonComparator.EQUAL, target: "ok" }] }, "monitor.jsonBodyAssertions[0].path", "must be a JSONPath query (RFC 9535)"],
+    ["a JSON body assertion without comparator", { jsonBodyAssertions: [{ path: "$.a", target: "1", comparator: JsonComparator.UNSPECIFIED }] }, "monitor.jsonBodyAssertions[0].comparator", "is required"],
+    ["a target for not_exists", { jsonBodyAssertions: [{ path: "$.a", target: "1", comparator: JsonComparator.NOT_EXISTS }] }, "monitor.jsonBodyAssertions[0].target", "must be empty: not_exists takes no target"],
+    ["a target that is not a number for gt", { jsonBodyAssertions: [{ path: "$.a", target: "high", comparator: JsonComparator.GREATER_THAN }] }, "monitor.jsonBodyAssertions[0].target", "must be a number: gt compares numbers"],
     ["status code target 99", { statusCodeAssertions: [{ target: 99n, comparator: NumberComparator.EQUAL }] }, "monitor.statusCodeAssertions[0].target", "must be an integer from 100 to 599"],
     ["status code target 600", { statusCodeAssertions: [{ target: 600n, comparator: NumberComparator.EQUAL }] }, "monitor.statusCodeAssertions[0].target", "must be an integer from 100 to 599"],
     ["a status code assertion without comparator", { statusCodeAssertions: [{ target: 200n, comparator: NumberComparator.UNSPECIFIED }] }, "monitor.statusCodeAssertions[0].comparator", "is required"],
@@ -265,6 +275,7 @@ describe("plain HTTP to CreateHTTPMonitor", () => {
     ["method name HTTP_METHOD_BREW", { method: "HTTP_METHOD_BREW" }, 'monitor.v1.HTTPMethod from JSON: "HTTP_METHOD_BREW"'],
     ["region name REGION_NOPE", { regions: ["REGION_HOSTA_AMS", "REGION_NOPE"] }, 'monitor.v1.Region from JSON: "REGION_NOPE"'],
     ["comparator name NUMBER_COMPARATOR_NOPE", { statusCodeAssertions: [{ target: "200", comparator: "NUMBER_COMPARATOR_NOPE" }] }, 'monitor.v1.NumberComparator from JSON: "NUMBER_COMPARATOR_NOPE"'],
+    ["comparator name JSON_COMPARATOR_NOPE", { jsonBodyAssertions: [{ path: "$.a", comparator: "JSON_COMPARATOR_NOPE" }] }, 'monitor.v1.JsonComparator from JSON: "JSON_COMPARATOR_NOPE"'],
     ["a misspelt field name", { nmae: "typo" }, 'key "nmae" is unknown'],
     ["periodicity 99", { periodicity: 99 }, "monitor.periodicity: must be one of"],
     ["method 99", { method: 99 }, "monitor.method: must be one of"],
@@ -345,6 +356,12 @@ describe("no partial write", () => {
     ["a valid name with a non-http url", { name: "renamed", url: "ftp://example.com" }, "monitor.url", "must be an absolute http:// or https:// URL"],
     ["a valid name with 21 headers", { name: "renamed", headers: headers(21) }, "monitor.headers", "must have at most 20 entries"],
     ["a valid name with periodicity 99", { name: "renamed", periodicity: unknown<Periodicity>(99) }, "monitor.periodicity", "must be one of"],
+    [
+      "a valid JSON body assertion beside one that does not parse",
+      { name: "renamed", jsonBodyAssertions: [{ path: "$.ok", comparator: JsonComparator.EXISTS }, { path: "$.[", comparator: JsonComparator.EXISTS }] },
+      "monitor.jsonBodyAssertions[1].path",
+      "must be a JSONPath query (RFC 9535)",
+    ],
   ])("a rejected update (%s) leaves the stored monitor unchanged", async (_, patch, field, rule) => {
     const client = acceptingClient();
     const { monitor: created } = await client.createHTTPMonitor({ monitor: { ...VALID_HTTP, headers: headers(2), timeout: 1000n } });

@@ -3,6 +3,7 @@ import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import {
   HTTPMethod,
+  JsonComparator,
   MonitorService,
   MonitorStatus,
   NumberComparator,
@@ -50,6 +51,7 @@ describe.each(BACKENDS)("monitors on %s", (backend) => {
         statusCodeAssertions: [],
         bodyAssertions: [],
         headerAssertions: [],
+        jsonBodyAssertions: [],
         status: MonitorStatus.UNKNOWN,
       });
       expect(monitor!.id).toMatch(/\S/);
@@ -91,6 +93,10 @@ describe.each(BACKENDS)("monitors on %s", (backend) => {
         statusCodeAssertions: [{ target: 200n, comparator: NumberComparator.EQUAL }],
         bodyAssertions: [{ target: "ok", comparator: StringComparator.CONTAINS }],
         headerAssertions: [{ key: "content-type", target: "json", comparator: StringComparator.CONTAINS }],
+        jsonBodyAssertions: [
+          { path: "$.status", comparator: JsonComparator.EQUAL, target: "ok" },
+          { path: "$..error", comparator: JsonComparator.NOT_EXISTS, target: "" },
+        ],
         openTelemetry: { endpoint: "http://127.0.0.1:4318/v1/metrics", headers: [{ key: "x-tenant", value: "a" }] },
       };
       const { monitor } = await client.createHTTPMonitor({ monitor: full });
@@ -170,6 +176,27 @@ describe.each(BACKENDS)("monitors on %s", (backend) => {
         updateMask: mask("regions", "status_code_assertions", "retry"),
       });
       expect(monitor).toMatchObject({ regions: [], statusCodeAssertions: [], retry: 3n, headers: before.headers, name: "before" });
+    });
+
+    it("sets, replaces, keeps and clears JSON body assertions, and lists them", async () => {
+      const before = await newMonitor();
+      expect(before.jsonBodyAssertions).toEqual([]);
+      const status = { path: "$.status", comparator: JsonComparator.EQUAL, target: "ok" };
+      const healthy = { path: "$.services[*].healthy", comparator: JsonComparator.EQUAL, target: "true" };
+      const set = await client.updateHTTPMonitor({ id: before.id, monitor: { jsonBodyAssertions: [status, healthy] } });
+      expect(set.monitor!.jsonBodyAssertions).toMatchObject([status, healthy]);
+      expect(set.monitor!.statusCodeAssertions).toEqual(before.statusCodeAssertions);
+
+      const kept = await client.updateHTTPMonitor({ id: before.id, monitor: { name: "renamed" } });
+      expect(kept.monitor!.jsonBodyAssertions).toMatchObject([status, healthy]);
+      const masked = await client.updateHTTPMonitor({ id: before.id, monitor: { jsonBodyAssertions: [healthy], name: "ignored" }, updateMask: mask("json_body_assertions") });
+      expect(masked.monitor).toMatchObject({ name: "renamed", jsonBodyAssertions: [healthy] });
+      const listed = await client.listMonitors({});
+      expect(listed.httpMonitors.find((m) => m.id === before.id)!.jsonBodyAssertions).toMatchObject([healthy]);
+
+      const cleared = await client.updateHTTPMonitor({ id: before.id, monitor: {}, updateMask: mask("jsonBodyAssertions") });
+      expect(cleared.monitor).toMatchObject({ jsonBodyAssertions: [], statusCodeAssertions: before.statusCodeAssertions });
+      expect((await client.getMonitor({ id: before.id })).monitor!.config.value).toMatchObject({ jsonBodyAssertions: [] });
     });
 
     it("accepts JSON field names in update_mask over the Connect JSON protocol", async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { REGION_IDS } from "@vigil/domain";
-import { MonitorService, MonitorStatus, Periodicity, Region, TimeRange } from "@vigil/proto";
+import { JsonComparator, MonitorService, MonitorStatus, Periodicity, Region, TimeRange } from "@vigil/proto";
 import { connectRedis, type CheckJobData } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { startAgent, type AgentProcess } from "../../agent/test/support/processes";
@@ -39,6 +39,7 @@ describe("the check pipeline end to end", () => {
   const target = http.createServer((req, res) => {
     hits++;
     traceparents.push({ url: req.url ?? "", traceparent: req.headersDistinct.traceparent });
+    if (req.url === "/status.json") return res.setHeader("content-type", "application/json").end('{"status":"degraded","services":[{"ok":true},{"ok":false}]}');
     res.end("ok");
   });
   let targetUrl: string;
@@ -208,6 +209,35 @@ describe("the check pipeline end to end", () => {
     );
     const [row] = await storedResults(monitor!.id);
     expect(row).toMatchObject({ status: "error", attempts: 1, error: expect.stringContaining("refused") });
+  });
+
+  it("fails a check whose JSON body assertion does not hold with reason assertion, read back through ListCheckResults", async () => {
+    const url = new URL("/status.json", targetUrl).href;
+    const create = (name: string, jsonBodyAssertions: { path: string; comparator: JsonComparator; target?: string }[]) =>
+      client.createHTTPMonitor({ monitor: { name, url, periodicity: Periodicity.PERIODICITY_1H, retry: 0n, regions: [Region.HOSTA_AMS], jsonBodyAssertions } });
+    const failing = await create("json failing", [
+      { path: "$.status", comparator: JsonComparator.EXISTS },
+      { path: "$.services[*].ok", comparator: JsonComparator.EQUAL, target: "true" },
+    ]);
+    const passing = await create("json passing", [
+      { path: "$.status", comparator: JsonComparator.NOT_EQUAL, target: "down" },
+      { path: "$.services[?@.ok == false]", comparator: JsonComparator.EXISTS },
+    ]);
+    for (const monitor of [failing, passing]) await client.triggerMonitor({ id: monitor.monitor!.id });
+
+    const resultOf = (id: string) =>
+      eventually(async () => {
+        const { results } = await client.listCheckResults({ id });
+        expect(results).toHaveLength(1);
+        return results[0]!;
+      });
+    expect(await resultOf(failing.monitor!.id)).toMatchObject({
+      status: MonitorStatus.ERROR,
+      statusCode: 200,
+      failureReason: "assertion",
+      error: '$.services[*].ok selects 2 values (true, false); every one must satisfy eq "true"',
+    });
+    expect(await resultOf(passing.monitor!.id)).toMatchObject({ status: MonitorStatus.ACTIVE, statusCode: 200, failureReason: "", error: "" });
   });
 
   it("stops checking a deleted monitor", async () => {

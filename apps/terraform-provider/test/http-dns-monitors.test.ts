@@ -1,4 +1,4 @@
-import { monitorInputFromMessage, type MonitorKind, type MonitorMessageByKind } from "@vigil/domain";
+import { jsonComparatorCodec, monitorInputFromMessage, type MonitorKind, type MonitorMessageByKind } from "@vigil/domain";
 import { terraformTests } from "./support/terraform.js";
 
 const SITE = `
@@ -23,6 +23,15 @@ resource "service_http_monitor" "site" {
     key        = "content-type"
     target     = "json"
     comparator = "contains"
+  }
+  json_body_assertions {
+    path       = "$.status"
+    comparator = "eq"
+    target     = "ok"
+  }
+  json_body_assertions {
+    path       = "$..error"
+    comparator = "not_exists"
   }%EXTRA%
 }
 `;
@@ -97,8 +106,12 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
       statusCodeAssertions: [{ target: 200, comparator: "eq" }],
       bodyAssertions: [{ target: "ok", comparator: "contains" }],
       headerAssertions: [{ key: "content-type", target: "json", comparator: "contains" }],
+      jsonBodyAssertions: [
+        { path: "$.status", comparator: "eq", target: "ok" },
+        { path: "$..error", comparator: "not_exists", target: "" },
+      ],
     });
-    expect(await stored("http", ids.landing)).toMatchObject({ url: "https://example.com/", method: "GET", headers: [], statusCodeAssertions: [] });
+    expect(await stored("http", ids.landing)).toMatchObject({ url: "https://example.com/", method: "GET", headers: [], statusCodeAssertions: [], jsonBodyAssertions: [] });
     expect(await stored("dns", ids.domain)).toMatchObject({
       name: "Domain",
       uri: "example.com",
@@ -119,6 +132,7 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
       regions: [],
       headers: [],
       status_code_assertions: [],
+      json_body_assertions: [],
       open_telemetry: null,
       status: "unknown",
     });
@@ -152,6 +166,25 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
     expect(await stored("dns", ids.domain)).toMatchObject({
       description: "apex",
       recordAssertions: [{ comparator: "neq" }, { comparator: "contains" }],
+    });
+    await tf.plan(0);
+  });
+
+  it("shows JSON body assertions changed outside Terraform as drift, and puts them back", async () => {
+    await fx.client().updateHTTPMonitor({
+      id: ids.site,
+      monitor: { jsonBodyAssertions: [{ path: "$.status", comparator: jsonComparatorCodec.encode("eq"), target: "degraded" }] },
+      updateMask: { paths: ["jsonBodyAssertions"] },
+    });
+    const plan = await tf.plan(2);
+    expect(plan.stdout).toMatch(/~ target\s+= "degraded" -> "ok"/);
+    expect(plan.stdout).toContain("+ json_body_assertions {");
+    await tf.apply();
+    expect(await stored("http", ids.site)).toMatchObject({
+      jsonBodyAssertions: [
+        { path: "$.status", comparator: "eq", target: "ok" },
+        { path: "$..error", comparator: "not_exists", target: "" },
+      ],
     });
     await tf.plan(0);
   });
@@ -220,6 +253,13 @@ describe("service_http_monitor and service_dns_monitor plan-time errors", () => 
     expect(stderr).toContain('comparator = "like"');
     expect(stderr).toContain("record_assertions.comparator must be one of eq, neq, contains, not_contains");
     expect(stderr).toContain('comparator = "matches"');
+  });
+
+  it("names the rule of a JSONPath query that does not parse, and of a target an ordering comparator cannot compare", async () => {
+    const stderr = await planErrors(config().replace('path       = "$..error"', 'path       = "$.items["').replace('comparator = "eq"\n    target     = "ok"', 'comparator = "gt"\n    target     = "ok"'));
+    expect(stderr).toContain("json_body_assertions.path must be a JSONPath query (RFC 9535)");
+    expect(stderr).toContain('path = "$.items["');
+    expect(stderr).toContain("json_body_assertions.target must be a number: gt compares numbers");
   });
 
   it("refuses bare location codes, naming the region ids they may stand for", async () => {

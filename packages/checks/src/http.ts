@@ -29,6 +29,7 @@ import {
   type TraceContext,
 } from "@vigil/domain";
 import { Deadline } from "./deadline";
+import { failedJsonAssertions } from "./json-body";
 import { TargetFailure, codeOf, isErrorLike, messageOf } from "./errors";
 import { connectToAny, ready, resolveHost } from "./network";
 import { NO_TIMING, type Attempt, type CheckEnvironment, type Timing } from "./types";
@@ -90,7 +91,8 @@ export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironme
     // Without status code assertions only 2xx passes (failedHttpAssertions'
     // rule), so with followRedirects off a 3xx fails unless an assertion
     // accepts it: a documented decision, the redirect itself is the answer.
-    const failures = failedHttpAssertions(response, config);
+    // Jobs queued by a control plane older than JSON body assertions carry none.
+    const failures = [...failedHttpAssertions(response, config), ...failedJsonAssertions(response.body, config.jsonBodyAssertions ?? [])];
     if (failures.length === 0) return result(null, null);
     return result(failures.join("; "), refusesStatus(response.statusCode, config) ? "http_status" : "assertion");
   } catch (error) {

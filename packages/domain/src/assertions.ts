@@ -1,4 +1,5 @@
-import type { NumberComparator, RecordComparator, RecordType, StringComparator } from "./comparators";
+import type { JsonComparator, NumberComparator, RecordComparator, RecordType, StringComparator } from "./comparators";
+import { isNumericText } from "./rules";
 import type { BodyAssertion, HeaderAssertion, RecordAssertion, StatusCodeAssertion } from "./monitor-config";
 
 /**
@@ -23,14 +24,12 @@ export function compareNumber(actual: number, comparator: NumberComparator, targ
   }
 }
 
-const NUMERIC = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
-
 /**
  * Orders two strings for gt/gte/lt/lte: numerically when both are numbers
  * ("10" > "9"), otherwise by Unicode code points ("b" > "a").
  */
 function order(actual: string, target: string): number {
-  if (NUMERIC.test(actual) && NUMERIC.test(target)) return Math.sign(Number(actual) - Number(target));
+  if (isNumericText(actual) && isNumericText(target)) return Math.sign(Number(actual) - Number(target));
   return actual < target ? -1 : actual > target ? 1 : 0;
 }
 
@@ -61,6 +60,65 @@ export function compareString(actual: string | undefined, comparator: StringComp
     case "lte":
       return order(actual, target) <= 0;
   }
+}
+
+/** A JSON value as the text comparators read it: a string as it is, anything else as its JSON text (`42`, `true`, `null`, `{"a":1}`). */
+const jsonText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
+
+/** null, "", [] and {}: what an API sends for "nothing here". */
+function isEmptyJson(value: unknown): boolean {
+  if (value === null || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === "object" && Object.keys(value as object).length === 0;
+}
+
+/** A number, or a string holding one (APIs often send amounts as strings); anything else cannot be ordered. */
+function jsonNumber(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  return typeof value === "string" && isNumericText(value) ? Number(value) : undefined;
+}
+
+/**
+ * Compares one node a JSONPath query selected with an assertion's target:
+ * gt/gte/lt/lte compare numbers (the target is one; a node that is not
+ * fails); eq/neq compare a number node numerically when the target is a
+ * number (1 eq "1.0"), anything else as text; contains/not_contains read the
+ * node's text; empty holds for null, "", [] and {}.
+ */
+export function compareJsonValue(value: unknown, comparator: Exclude<JsonComparator, "exists" | "not_exists">, target: string): boolean {
+  switch (comparator) {
+    case "empty":
+      return isEmptyJson(value);
+    case "not_empty":
+      return !isEmptyJson(value);
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte": {
+      const actual = jsonNumber(value);
+      return actual !== undefined && isNumericText(target) && compareNumber(actual, comparator, Number(target));
+    }
+    case "eq":
+    case "neq":
+      if (typeof value === "number" && isNumericText(target)) return compareNumber(value, comparator, Number(target));
+      return compareString(jsonText(value), comparator, target);
+    case "contains":
+    case "not_contains":
+      return compareString(jsonText(value), comparator, target);
+  }
+}
+
+/**
+ * Whether the nodes a query selected satisfy a comparator: exists and
+ * not_exists ask whether there are any; every other comparator must hold for
+ * every node (`$.services[*].status eq "up"`: all services up), and fails when
+ * there is none, so a query that no longer matches (a renamed field) fails
+ * rather than passing on nothing.
+ */
+export function jsonNodesSatisfy(values: readonly unknown[], comparator: JsonComparator, target: string): boolean {
+  if (comparator === "exists") return values.length > 0;
+  if (comparator === "not_exists") return values.length === 0;
+  return values.length > 0 && values.every((value) => compareJsonValue(value, comparator, target));
 }
 
 /** Host names compare without case and without the trailing root dot. */
@@ -94,7 +152,9 @@ export function compareRecords(records: readonly string[], type: RecordType, com
   }
 }
 
-const quote = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+/** What a check saw or wanted, as its error shows it: cut to 80 characters, so that a huge body makes no huge error. */
+export const excerpt = (text: string): string => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
+const quote = (value: string) => JSON.stringify(excerpt(value));
 
 /** What an HTTP response showed, for assertions. Header names are lower case. */
 export interface HttpObservation {

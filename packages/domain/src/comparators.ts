@@ -4,12 +4,15 @@
  */
 export const NUMBER_COMPARATORS = ["eq", "neq", "gt", "gte", "lt", "lte"] as const;
 export const STRING_COMPARATORS = ["contains", "not_contains", "eq", "neq", "empty", "not_empty", "gt", "gte", "lt", "lte"] as const;
+/** What a JSON body assertion compares the selected nodes by: the string comparators, plus whether the query selects anything. */
+export const JSON_COMPARATORS = [...STRING_COMPARATORS, "exists", "not_exists"] as const;
 export const RECORD_COMPARATORS = ["eq", "neq", "contains", "not_contains"] as const;
 export const RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT"] as const;
 export const HTTP_METHODS = ["GET", "POST", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
 export type NumberComparator = (typeof NUMBER_COMPARATORS)[number];
 export type StringComparator = (typeof STRING_COMPARATORS)[number];
+export type JsonComparator = (typeof JSON_COMPARATORS)[number];
 export type RecordComparator = (typeof RECORD_COMPARATORS)[number];
 export type RecordType = (typeof RECORD_TYPES)[number];
 export type HttpMethod = (typeof HTTP_METHODS)[number];

@@ -11,6 +11,7 @@ export * from "./external-id";
 export * from "./fingerprint";
 export * from "./credentials";
 export * from "./assertions";
+export * from "./json-path";
 export * from "./comparators";
 export * from "./latency-histogram";
 export * from "./status";

@@ -14,6 +14,8 @@ export const LIMITS = {
   headerValueMaxChars: 8 * 1024,
   assertionTargetMaxChars: 1024,
   assertionsPerList: 10,
+  /** A JSON body assertion's JSONPath query. */
+  jsonPathMaxChars: 1024,
   statusCode: { min: 100, max: 599 },
   listLimit: { min: 1, max: 100 },
   /** Notification channels: keys and tokens, e-mail addresses, Telegram chat ids, webhook headers. */

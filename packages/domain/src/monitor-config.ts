@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HTTP_METHODS, NUMBER_COMPARATORS, RECORD_COMPARATORS, RECORD_TYPES, STRING_COMPARATORS } from "./comparators";
+import { HTTP_METHODS, JSON_COMPARATORS, NUMBER_COMPARATORS, RECORD_COMPARATORS, RECORD_TYPES, STRING_COMPARATORS } from "./comparators";
 import { DEFAULTS, LIMITS, defaultDegradedAt } from "./limits";
 import { PERIODICITIES, type Periodicity } from "./periodicity";
 import { REGION_IDS, type RegionId } from "./regions";
@@ -10,6 +10,7 @@ import {
   httpUrl,
   integer,
   isHttpUrl,
+  isNumericText,
   list,
   oneOf,
   requiredLine,
@@ -18,6 +19,7 @@ import {
   text,
 } from "./rules";
 import { domainName, hostPort } from "./hosts";
+import { jsonPathProblem } from "./json-path";
 import { parseOrThrow } from "./validation";
 import { ALERT_QUORUM_RULE, parseAlertQuorum } from "./status";
 
@@ -30,6 +32,25 @@ const statusCodeAssertion = z.object({
 const assertionTarget = () => text(LIMITS.assertionTargetMaxChars);
 const bodyAssertion = z.object({ target: assertionTarget(), comparator: oneOf(STRING_COMPARATORS) });
 const headerAssertion = z.object({ key: headerName(), target: assertionTarget(), comparator: oneOf(STRING_COMPARATORS) });
+const JSON_ORDERINGS: readonly string[] = ["gt", "gte", "lt", "lte"];
+const jsonBodyAssertion = z
+  .object({
+    path: text(LIMITS.jsonPathMaxChars).superRefine((path, ctx) => {
+      const problem = jsonPathProblem(path);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+    comparator: oneOf(JSON_COMPARATORS),
+    target: assertionTarget().default(""),
+  })
+  .superRefine(({ comparator, target }, ctx) => {
+    // A target that cannot matter, or cannot be ordered, is a mistake to say at once rather than a check that never passes.
+    if ((comparator === "exists" || comparator === "not_exists") && target !== "") {
+      ctx.addIssue({ code: "custom", path: ["target"], message: `must be empty: ${comparator} takes no target` });
+    }
+    if (JSON_ORDERINGS.includes(comparator) && !isNumericText(target)) {
+      ctx.addIssue({ code: "custom", path: ["target"], message: `must be a number: ${comparator} compares numbers` });
+    }
+  });
 const recordAssertion = z.object({
   record: oneOf(RECORD_TYPES),
   target: assertionTarget(),
@@ -100,6 +121,7 @@ export const httpMonitorSchema = z
     statusCodeAssertions: list(statusCodeAssertion, LIMITS.assertionsPerList).default([]),
     bodyAssertions: list(bodyAssertion, LIMITS.assertionsPerList).default([]),
     headerAssertions: list(headerAssertion, LIMITS.assertionsPerList).default([]),
+    jsonBodyAssertions: list(jsonBodyAssertion, LIMITS.assertionsPerList).default([]),
   })
   .superRefine(quorumWithinRegions)
   .transform(withDegradedAt);
@@ -123,6 +145,7 @@ export type OpenTelemetryConfig = z.output<typeof openTelemetry>;
 export type StatusCodeAssertion = z.output<typeof statusCodeAssertion>;
 export type BodyAssertion = z.output<typeof bodyAssertion>;
 export type HeaderAssertion = z.output<typeof headerAssertion>;
+export type JsonBodyAssertion = z.output<typeof jsonBodyAssertion>;
 export type RecordAssertion = z.output<typeof recordAssertion>;
 
 export type MonitorKind = "http" | "tcp" | "dns";

@@ -8,4 +8,4 @@ export { externalIdRule } from "./external-id";
 export { DEFAULTS, LIMITS, defaultDegradedAt } from "./limits";
 export { PERIODICITIES } from "./periodicity";
 export { REGION_GROUPS } from "./regions";
-export { HTTP_METHODS, NUMBER_COMPARATORS, RECORD_COMPARATORS, RECORD_TYPES, STRING_COMPARATORS } from "./comparators";
+export { HTTP_METHODS, JSON_COMPARATORS, NUMBER_COMPARATORS, RECORD_COMPARATORS, RECORD_TYPES, STRING_COMPARATORS } from "./comparators";

@@ -45,6 +45,11 @@ export const requiredLine = (maxChars: number) => readableLine(maxChars).min(1, 
 export const readableText = (maxChars: number) =>
   text(maxChars).refine((value) => !UNREADABLE_IN_PARAGRAPHS.test(value), "must not contain control characters other than tabs and line breaks, or noncharacters (U+FFFE, U+FFFF)");
 
+const NUMERIC = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/** Whether text reads as a decimal number ("10", "-2.5", "1e3"), as the ordering comparators take it. */
+export const isNumericText = (value: string): boolean => NUMERIC.test(value);
+
 export const integer = (range: { min: number; max: number }) => {
   const rule = `must be an integer from ${range.min} to ${range.max}`;
   return z.number(typed("an integer")).int(rule).min(range.min, rule).max(range.max, rule);

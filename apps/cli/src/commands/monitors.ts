@@ -18,7 +18,7 @@ import {
 import type { VigilClient } from "@vigil/client";
 import { Command, Option } from "commander";
 import { action, send, type Context } from "../context.js";
-import { updateMaskOf, bodyOf, enumParser, fields, parseHeader, parseInteger, withFields, withPaging, type FieldFlag } from "../fields.js";
+import { updateMaskOf, bodyOf, enumParser, fields, parseHeader, parseInteger, parseJsonAssertion, withFields, withPaging, type FieldFlag } from "../fields.js";
 import { messageDetails, statusText, table, word } from "../output.js";
 import { addCommands, call } from "../resource.js";
 import { parseSeconds, showScreens, watch } from "../watch.js";
@@ -53,6 +53,12 @@ const httpFields = (): FieldFlag[] => [
     target: parseInteger(value),
     comparator: numberComparatorCodec.encode("eq"),
   })),
+  fields.each(
+    "--expect-json <assertion>",
+    "jsonBodyAssertions",
+    'the JSON body must satisfy "<JSONPath> <comparator> [<target>]", e.g. "$.status eq ok" or "$.error not_exists"',
+    parseJsonAssertion,
+  ),
 ];
 
 const uriField = (example: string) => fields.text("--uri <target>", "uri", `what to check (${example})`);

@@ -35,6 +35,7 @@ export function recordOfRow(row: MonitorRow): MonitorRecord {
           statusCodeAssertions: row.statusCodeAssertions,
           bodyAssertions: row.bodyAssertions,
           headerAssertions: row.headerAssertions,
+          jsonBodyAssertions: row.jsonBodyAssertions,
         }
       : row.kind === "tcp"
         ? { ...common, uri: row.target }
@@ -80,6 +81,7 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
     bodyAssertions: json(http?.bodyAssertions ?? []),
     headerAssertions: json(http?.headerAssertions ?? []),
     recordAssertions: json(dns?.recordAssertions ?? []),
+    jsonBodyAssertions: json(http?.jsonBodyAssertions ?? []),
   };
 }
 
@@ -93,7 +95,8 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
 const MONITOR_COLUMNS = `id, workspace_id AS "workspaceId", kind::text AS kind, name, target, periodicity, method, body, headers,
   timeout_ms AS "timeoutMs", retry, follow_redirects AS "followRedirects", trace_header AS "traceHeader", regions, active, public, degraded_at_ms AS "degradedAtMs",
   description, status_code_assertions AS "statusCodeAssertions", body_assertions AS "bodyAssertions",
-  header_assertions AS "headerAssertions", record_assertions AS "recordAssertions", open_telemetry AS "openTelemetry", status,
+  header_assertions AS "headerAssertions", record_assertions AS "recordAssertions",
+  json_body_assertions AS "jsonBodyAssertions", open_telemetry AS "openTelemetry", status,
   alert_quorum AS "alertQuorum", confirmations, recovery_confirmations AS "recoveryConfirmations",
   external_id AS "externalId", created_at AT TIME ZONE 'UTC' AS "createdAt", updated_at AT TIME ZONE 'UTC' AS "updatedAt"`;
 

@@ -1,4 +1,4 @@
-import { DEFAULTS, HTTP_METHODS, LIMITS, NUMBER_COMPARATORS, STRING_COMPARATORS } from "@vigil/domain";
+import { DEFAULTS, HTTP_METHODS, JSON_COMPARATORS, LIMITS, NUMBER_COMPARATORS, STRING_COMPARATORS } from "@vigil/domain";
 import { required, withDefault, type AttributeSpec, type NestedBlockSpec } from "../schema/index.js";
 import { headerBlock, monitorResource } from "./monitor.js";
 
@@ -40,6 +40,11 @@ export const httpMonitor = monitorResource({
       key: required("string", "Header name."),
       target: required("string", "Value the header is compared with."),
       comparator: stringComparator,
+    }),
+    json_body_assertions: assertionBlock("Checks of the values a JSONPath query selects in the response body, which must be JSON; every value selected must satisfy the comparator.", {
+      path: required("string", `JSONPath query (RFC 9535) such as $.status, at most ${LIMITS.jsonPathMaxChars} characters.`),
+      comparator: required("string", `How the selected values compare with target: ${JSON_COMPARATORS.join(", ")}.`),
+      target: withDefault("string", "Value compared with; a number for gt, gte, lt and lte; none for exists and not_exists.", ""),
     }),
   },
 });

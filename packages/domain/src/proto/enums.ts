@@ -1,6 +1,7 @@
 import type { DescEnum } from "@bufbuild/protobuf";
 import {
   HTTPMethodSchema,
+  JsonComparatorSchema,
   MonitorStatusSchema,
   NumberComparatorSchema,
   PeriodicitySchema,
@@ -11,12 +12,14 @@ import {
 } from "@vigil/proto";
 import {
   HTTP_METHODS,
+  JSON_COMPARATORS,
   MONITOR_STATUSES,
   NUMBER_COMPARATORS,
   RECORD_COMPARATORS,
   STRING_COMPARATORS,
   TIME_RANGES,
   type HttpMethod,
+  type JsonComparator,
   type MonitorStatus,
   type NumberComparator,
   type RecordComparator,
@@ -78,6 +81,8 @@ const COMPARATOR_NAMES: Record<string, string> = {
   NOT_CONTAINS: "not_contains",
   EMPTY: "empty",
   NOT_EMPTY: "not_empty",
+  EXISTS: "exists",
+  NOT_EXISTS: "not_exists",
 };
 const comparatorText = (suffix: string) => COMPARATOR_NAMES[suffix] ?? suffix;
 
@@ -91,6 +96,7 @@ export const periodicityCodec = enumCodec<Periodicity>(PeriodicitySchema, "PERIO
 export const httpMethodCodec = enumCodec<HttpMethod>(HTTPMethodSchema, "HTTP_METHOD_", HTTP_METHODS, (s) => s);
 export const numberComparatorCodec = enumCodec<NumberComparator>(NumberComparatorSchema, "NUMBER_COMPARATOR_", NUMBER_COMPARATORS, comparatorText);
 export const stringComparatorCodec = enumCodec<StringComparator>(StringComparatorSchema, "STRING_COMPARATOR_", STRING_COMPARATORS, comparatorText);
+export const jsonComparatorCodec = enumCodec<JsonComparator>(JsonComparatorSchema, "JSON_COMPARATOR_", JSON_COMPARATORS, comparatorText);
 export const recordComparatorCodec = enumCodec<RecordComparator>(RecordComparatorSchema, "RECORD_COMPARATOR_", RECORD_COMPARATORS, comparatorText);
 export const regionCodec = enumCodec<RegionId>(RegionSchema, "REGION_", REGION_IDS, regionIdFromEnumName);
 export const monitorStatusCodec = enumCodec<MonitorStatus>(MonitorStatusSchema, "MONITOR_STATUS_", MONITOR_STATUSES, (s) => s.toLowerCase());

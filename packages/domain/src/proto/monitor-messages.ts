@@ -22,6 +22,7 @@ import {
 import { fieldsOfMask } from "./update-mask";
 import {
   httpMethodCodec,
+  jsonComparatorCodec,
   monitorStatusCodec,
   numberComparatorCodec,
   periodicityCodec,
@@ -108,6 +109,11 @@ export function monitorInputFromMessage<K extends MonitorKind>(kind: K, message:
       key: a.key,
       target: a.target,
       comparator: stringComparatorCodec.decode(a.comparator),
+    })),
+    jsonBodyAssertions: http.jsonBodyAssertions.map((a) => ({
+      path: a.path,
+      comparator: jsonComparatorCodec.decode(a.comparator),
+      target: a.target,
     })),
   };
 }
@@ -232,6 +238,12 @@ export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>
       key,
       target,
       comparator: stringComparatorCodec.encode(comparator),
+    })),
+    jsonBodyAssertions: http.jsonBodyAssertions.map(({ path, comparator, target }) => ({
+      $typeName: "monitor.v1.JsonBodyAssertion",
+      path,
+      comparator: jsonComparatorCodec.encode(comparator),
+      target,
     })),
   };
   return message as MonitorMessageByKind[K];

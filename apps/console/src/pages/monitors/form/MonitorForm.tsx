@@ -1,5 +1,6 @@
 import {
   HTTP_METHODS,
+  JSON_COMPARATORS,
   LIMITS,
   NUMBER_COMPARATORS,
   PERIODICITIES,
@@ -47,6 +48,8 @@ const COMPARATOR_WORDS: Record<string, string> = {
   not_contains: "does not contain",
   empty: "is empty",
   not_empty: "is not empty",
+  exists: "exists",
+  not_exists: "does not exist",
 };
 
 type Name = Path<MonitorFormValues>;
@@ -250,6 +253,21 @@ function HttpAssertions() {
             <TextInput name={`${prefix}.key`} label={label("header name")} autoComplete="off" />
             <Select name={`${prefix}.comparator`} label={label("comparator")} values={STRING_COMPARATORS} words={COMPARATOR_WORDS} />
             <TextInput name={`${prefix}.target`} label={label("text")} />
+          </>
+        )}
+      />
+      <Rows
+        name="jsonBodyAssertions"
+        legend="JSON body assertions"
+        noun="JSON body assertion"
+        blank={{ path: "", comparator: JSON_COMPARATORS[0], target: "" }}
+        max={max}
+        hint={`The values a JSONPath query (RFC 9535, e.g. $.status) selects in a JSON body; every value selected must match. A number for greater/less; no value for exists. At most ${max}.`}
+        row={(prefix, label) => (
+          <>
+            <TextInput name={`${prefix}.path`} label={label("JSONPath")} autoComplete="off" />
+            <Select name={`${prefix}.comparator`} label={label("comparator")} values={JSON_COMPARATORS} words={COMPARATOR_WORDS} />
+            <TextInput name={`${prefix}.target`} label={label("value")} />
           </>
         )}
       />

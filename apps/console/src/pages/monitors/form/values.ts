@@ -43,6 +43,7 @@ export interface MonitorFormValues {
   statusCodeAssertions: { target: number | undefined; comparator: string }[];
   bodyAssertions: { target: string; comparator: string }[];
   headerAssertions: { key: string; target: string; comparator: string }[];
+  jsonBodyAssertions: { path: string; comparator: string; target: string }[];
   recordAssertions: { record: string; target: string; comparator: string }[];
   exportsMetrics: boolean;
   openTelemetry: { endpoint: string; headers: { key: string; value: string }[] };
@@ -76,6 +77,7 @@ export const NEW_MONITOR: MonitorFormValues = {
   statusCodeAssertions: [],
   bodyAssertions: [],
   headerAssertions: [],
+  jsonBodyAssertions: [],
   recordAssertions: [],
   exportsMetrics: false,
   openTelemetry: { endpoint: "", headers: [] },
