@@ -15,6 +15,7 @@ export interface ChannelRecord {
   /** Linked monitors, by id. */
   monitorIds: string[];
   externalId: string | null;
+  reminderMinutes: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -26,6 +27,7 @@ export interface ChannelWrite {
   signingSecret: string | null;
   monitorIds?: string[];
   externalId?: string | null;
+  reminderMinutes: number;
 }
 
 /** A monitor as a test message names it. */
@@ -81,6 +83,7 @@ export class NotificationRepository {
       secrets: sensitive.length > 0 ? this.box.seal(JSON.stringify(secrets)) : null,
       signingSecret: write.signingSecret === null ? null : this.box.seal(write.signingSecret),
       externalId: write.externalId,
+      reminderMinutes: write.reminderMinutes,
     };
   }
 
@@ -101,6 +104,7 @@ export class NotificationRepository {
       signingSecret: signingSecret ?? null,
       monitorIds: row.monitors.map((link) => link.monitorId),
       externalId: row.externalId,
+      reminderMinutes: row.reminderMinutes,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
     };
