@@ -114,7 +114,8 @@ describe.each(BACKENDS)("acknowledging incidents and reminders on %s", (backend)
 
     const [acked, ...more] = await eventually(() => {
       const events = monitor.received().filter((e) => e.type === "incident.acknowledged");
-      return events.length > 0 && events;
+      if (events.length === 0) throw new Error("not told yet");
+      return events;
     });
     expect(more).toEqual([]);
     expect(acked!.data).toMatchObject({ incident: { id: incidentId }, acknowledgement: { by: `api_key:${writeKey.id}` }, ackLink: null });
@@ -204,7 +205,8 @@ describe.each(BACKENDS)("acknowledging incidents and reminders on %s", (backend)
       expect(await deliveredReminders(monitor.channelId)).toEqual([]);
 
       await sweepAt(after(10));
-      const [first] = await eventually(() => reminders(monitor).length === 1 && reminders(monitor));
+      await eventually(() => reminders(monitor).length === 1);
+      const [first] = reminders(monitor);
       expect(first!.type).toBe("monitor.failed");
       expect(first!.data).toMatchObject({ reminder: 1, durationMs: 10 * MINUTE, incident: { id: incidentId } });
       expect(first!.data.text).toMatch(/is still down in hostA-ams for 10m/);

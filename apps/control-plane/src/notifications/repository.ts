@@ -27,7 +27,8 @@ export interface ChannelWrite {
   signingSecret: string | null;
   monitorIds?: string[];
   externalId?: string | null;
-  reminderMinutes: number;
+  /** Undefined: 0 on a create, unchanged on an update. */
+  reminderMinutes?: number;
 }
 
 /** A monitor as a test message names it. */
