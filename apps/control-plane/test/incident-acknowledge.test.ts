@@ -169,6 +169,16 @@ describe.each(BACKENDS)("acknowledging incidents and reminders on %s", (backend)
     for (const method of ["GET", "POST"]) expect(await fetch(forged, { method }).then((r) => r.status)).toBe(404);
   });
 
+  it("acknowledges once when the link is posted twice at the same time", async () => {
+    const monitor = await monitorWithWebhook();
+    const { incidentId, alert } = await fail(monitor);
+    const link = local(alert.data.ackLink!);
+    const statuses = await Promise.all([fetch(link, { method: "POST" }), fetch(link, { method: "POST" })].map((r) => r.then((answer) => answer.status)));
+    expect(statuses.sort()).toEqual([200, 410]);
+    const { timeline } = await incidents.getIncident({ id: incidentId });
+    expect(timeline.filter((e) => e.type === "incident.acknowledged")).toHaveLength(1);
+  });
+
   it("refuses a link after its days are over, and once its incident is resolved", async () => {
     const monitor = await monitorWithWebhook();
     const { incidentId, startedAt, alert } = await fail(monitor);
