@@ -225,7 +225,7 @@ describe("vigil commands", () => {
       });
 
       const table = await ok(["incidents", "list", "--open"]);
-      expect(headerOf(table)).toEqual(["ID", "MONITOR", "SEVERITY", "STARTED", "RESOLVED", "REGIONS", "REASON"]);
+      expect(headerOf(table)).toEqual(["ID", "MONITOR", "SEVERITY", "STARTED", "RESOLVED", "ACKNOWLEDGED", "REGIONS", "REASON"]);
       expect(table).toMatch(new RegExp(`^${incident.id}\\s+${monitor.id}\\s+error\\s+\\S+\\s+open\\s+hostA-ams\\s+connection refused$`, "m"));
       expect((await okJson(["incidents", "list", "--monitor", monitor.id])).incidents).toEqual([
         expect.objectContaining({ id: incident.id, monitorId: monitor.id, severity: "MONITOR_STATUS_ERROR" }),
@@ -242,6 +242,16 @@ describe("vigil commands", () => {
       expect((await okJson(["incidents", "get", incident.id])).incident).toMatchObject({ id: incident.id, regions: ["REGION_HOSTA_AMS"] });
       const missing = await fails(["incidents", "get", "00000000-0000-0000-0000-000000000000"]);
       expect(missing).toMatchObject({ code: 1, stderr: expect.stringContaining("not found") });
+
+      const key = await api.db.prisma.apiKey.findFirstOrThrow({ where: { workspace: { slug: ws.slug }, scopes: { has: "write" } } });
+      expect(await ok(["incidents", "ack", incident.id])).toMatch(new RegExp(`^acknowledged incident ${incident.id} \\(\\S+ by api_key:${key.id}\\)$`, "m"));
+      const first = (await okJson(["incidents", "get", incident.id])).incident;
+      expect(first).toMatchObject({ acknowledgedBy: `api_key:${key.id}`, acknowledgedAt: expect.any(String) });
+      // Acknowledging again keeps the first acknowledgement.
+      expect((await okJson(["incidents", "ack", incident.id])).incident).toMatchObject({ acknowledgedAt: first.acknowledgedAt });
+      expect(await ok(["incidents", "list", "--monitor", monitor.id])).toMatch(new RegExp(`\\sopen\\s+api_key:${key.id}\\s+hostA-ams`));
+      await api.db.prisma.incident.update({ where: { id: incident.id }, data: { resolvedAt: new Date(), acknowledgedAt: null } });
+      expect(await fails(["incidents", "ack", incident.id])).toMatchObject({ code: 1, stderr: expect.stringContaining("resolved") });
     });
   });
 
@@ -269,6 +279,10 @@ describe("vigil commands", () => {
       expect(await ok(["notifications", "update", id, "--name", "Webhook"])).toMatch(/^name\s+Webhook$/m);
       const updated = await okJson(["notifications", "update", id, "--set", `endpoint=${hookUrl}?v=2`]);
       expect(updated.notification).toMatchObject({ name: "Webhook", webhook: { endpoint: `${hookUrl}?v=2` } });
+      expect(await ok(["notifications", "update", id, "--reminder-minutes", "30"])).toMatch(/^reminderMinutes\s+30$/m);
+      expect((await okJson(["notifications", "get", id])).notification).toMatchObject({ name: "Webhook", reminderMinutes: 30 });
+      const tooOften = await fails(["notifications", "update", id, "--reminder-minutes", "1441"]);
+      expect(tooOften).toMatchObject({ code: 1, stderr: expect.stringContaining("notification.reminderMinutes: must be an integer from 0 to 1440") });
     });
 
     it("test and deliveries", async () => {

@@ -42,6 +42,7 @@ monitors:
 notifications:
   ops:
     name: Ops room
+    reminderMinutes: 30
     slack:
       webhookUrl: \${SLACK_WEBHOOK}
     monitors: [web, db]
@@ -135,6 +136,7 @@ describe("vigil plan, apply and export", () => {
     const { notifications } = await client().notifications.listNotifications({});
     const ops = notifications.find((n) => n.externalId === "shop/ops")!;
     expect(ops.provider.case).toBe("slack");
+    expect(ops.reminderMinutes).toBe(30);
     expect(new Set(ops.monitorIds)).toEqual(new Set([monitors.get("shop/web")!.id, monitors.get("shop/db")!.id]));
 
     const { statusPages } = await client().statusPages.listStatusPages({});

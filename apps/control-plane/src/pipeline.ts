@@ -5,6 +5,8 @@ import { closeProviderConnections, type ProviderSettings } from "@vigil/notifica
 import { closeRedis, connectRedis, watchRedis, type RedisConnection } from "@vigil/queue";
 import { Deliveries } from "./alerting/deliveries";
 import { recordTransitions } from "./alerting/record";
+import { Acknowledgements } from "./alerting/acknowledgements";
+import { Reminders } from "./alerting/reminders";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
 import type { Logger } from "@vigil/logging";
@@ -31,12 +33,17 @@ export type PipelineConfig = Pick<
 export interface NotificationSetup {
   settings: ProviderSettings;
   loadChannels: ChannelLoader;
+  /** The time reminders are due by and acknowledgement links expire by; tests run them on a clock of their own. */
+  clock?: () => Date;
 }
 
 export interface Pipeline {
   scheduler: CheckScheduler;
   statuses: Statuses;
   deliveries: Deliveries;
+  /** Acknowledging incidents (API calls and links in alerts), and the reminders of those not acknowledged. */
+  acknowledgements: Acknowledgements;
+  reminders: Reminders;
   /** Status page changes (by page id), shared with the deployment's other control planes. */
   pageChanges: Changes;
   /** Monitors changed or checked (by workspace id: stored results, API writes), shared likewise. */
@@ -68,12 +75,16 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   const redis = connectRedis(config.redis, "vigil-control-plane");
   watchRedis(redis, logger, "main connection");
   const scheduler = new CheckScheduler(redis, config.redisPrefix, config.defaultRegions);
-  const deliveries = new Deliveries(redis, prisma, logger, {
+  const deliveries: Deliveries = new Deliveries(redis, prisma, logger, {
     prefix: config.redisPrefix,
     concurrency: config.notificationConcurrency,
     retryDelaysMs: config.retryDelaysMs,
     ...notifications,
+    ackLinkFor: (incidentId): Promise<string | null> => acknowledgements.newLink(incidentId),
   });
+  const enqueueEvents = (ids: readonly string[]): Promise<void> => deliveries.enqueue(ids);
+  const acknowledgements: Acknowledgements = new Acknowledgements(prisma, enqueueEvents, notifications.settings.publicUrl, notifications.clock);
+  const reminders = new Reminders(prisma, enqueueEvents, logger, notifications.clock);
   const statuses = new Statuses(
     prisma,
     { defaultRegions: config.defaultRegions, quorum: config.quorum },
@@ -127,6 +138,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   resetWatch.start();
   consumer.start();
   deliveries.start();
+  reminders.start();
   const pruneData = safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays));
   const pruneAudit = safely("pruning the audit log", () => new AuditStore(prisma).prune(config.auditRetentionDays));
   const prune = () => Promise.all([pruneData(), pruneAudit()]);
@@ -137,6 +149,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     scheduler,
     statuses,
     deliveries,
+    acknowledgements,
+    reminders,
     pageChanges,
     monitorChanges,
     verifiedKeys,
@@ -148,6 +162,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
       resetWatch.stop();
       reconcileLoop.stop();
       clearInterval(pruneTimer);
+      reminders.stop();
       await consumer.stop();
       await deliveries.close();
       await closeProviderConnections();

@@ -48,6 +48,7 @@ import type { Pipeline } from "./pipeline";
 import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
+import type { Acknowledgements } from "./alerting/acknowledgements";
 import { readableQuery, REQUEST_COMPRESSIONS } from "./readable-requests";
 import { strictRoutes } from "./rpc-requests";
 import { DEFAULT_CONSOLE_DIR, loadConsoleFiles } from "./console/files";
@@ -60,6 +61,8 @@ export interface ApiServerOptions {
   /** What notification channels need: the providers' deployment settings and the key their secrets are encrypted with. */
   notifications: { settings: ProviderSettings; secrets: SecretBox };
   statuses: Statuses;
+  /** Acknowledging incidents, by the API and by the links in alert messages. */
+  acknowledgements: Acknowledgements;
   /** What tells the public pages (here and on the other control planes) that a page changed. */
   pageChanges: Changes;
   /** What tells the overview watches (here and on the other control planes) that a workspace's monitors changed or were checked. */
@@ -93,8 +96,12 @@ export interface ApiServerOptions {
 }
 
 /** What the API server takes from the check pipeline of the same process. */
-export const apiPartsOf = (pipeline: Pipeline, redisPrefix: string): Pick<ApiServerOptions, "scheduler" | "statuses" | "pageChanges" | "monitorChanges" | "verifiedKeys" | "verifiedSessions" | "revocations" | "redis"> => ({
+export const apiPartsOf = (
+  pipeline: Pipeline,
+  redisPrefix: string,
+): Pick<ApiServerOptions, "scheduler" | "statuses" | "acknowledgements" | "pageChanges" | "monitorChanges" | "verifiedKeys" | "verifiedSessions" | "revocations" | "redis"> => ({
   scheduler: pipeline.scheduler,
+  acknowledgements: pipeline.acknowledgements,
   statuses: pipeline.statuses,
   pageChanges: pipeline.pageChanges,
   monitorChanges: pipeline.monitorChanges,
@@ -144,7 +151,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       const quota = options.monitorsPerWorkspace ?? DEFAULTS.monitorsPerWorkspace;
       const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy, quota, wakes, options.monitorChanges);
       router.service(MonitorService, monitors, authenticated);
-      router.service(IncidentService, incidentService(prisma), authenticated);
+      router.service(IncidentService, incidentService(prisma, options.acknowledgements), authenticated);
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
       router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);
       router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges, reservedDomains), authenticated);
@@ -167,7 +174,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
     }),
-    fallback: httpRoutes(prisma, { callers, sessions, revocations: options.revocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource, consoleSite) as never,
+    fallback: httpRoutes(prisma, { callers, sessions, revocations: options.revocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource, consoleSite, options.acknowledgements) as never,
   });
   const listener = await listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });
   return {

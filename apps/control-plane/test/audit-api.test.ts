@@ -86,6 +86,10 @@ describe.each(BACKENDS)("audit log of the API on %s", (backend) => {
       monitors.createDNSMonitor({ monitor: { name: "dns", uri: "example.com", periodicity } }), (a) => a.monitor!.id);
     await made(M, "UpdateDNSMonitor", "DNSMonitor", () => monitors.updateDNSMonitor({ id: dns.monitor!.id, monitor: { name: "dns2" } }), (a) => a.monitor!.id);
     await made(M, "TriggerMonitor", "Monitor", () => monitors.triggerMonitor({ id: httpId }), () => httpId);
+    // Incidents come from check results; one written directly stands for what alerting records.
+    const { id: workspaceId } = await api.db.prisma.workspace.findUniqueOrThrow({ where: { slug: ws.slug } });
+    const incident = await api.db.prisma.incident.create({ data: { workspaceId, monitorId: httpId, severity: "error", startedAt: new Date(), regions: [] } });
+    await made(IncidentService, "AcknowledgeIncident", "Incident", () => api.incidents(writer.key).acknowledgeIncident({ id: incident.id }), (a) => a.incident!.id);
     await made(M, "DeleteMonitor", "Monitor", () => monitors.deleteMonitor({ id: tcp.monitor!.id }), () => tcp.monitor!.id);
 
     const slack = await made(N, "CreateNotification", "Notification", () =>

@@ -223,4 +223,47 @@ describe("the console's Incidents and Channels", () => {
     await shows(viewerPage.getByText("Your role (viewer) may not add channels."));
     expect(await viewerPage.getByRole("main").getByRole("button").count()).toBe(0);
   });
+
+  it("an editor sets a channel's reminders and acknowledges an open incident with its button; a viewer sees who did, without the button", async () => {
+    const { ws, slug, monitor, page, channels } = await signedInAt("editor", "Incidents");
+    await addChannel(page, "Webhook", "Ack hook", { "Endpoint URL": `${provider.url}/ack-${slug}`, "Remind every (minutes)": "30" }, monitor.name!);
+    await shows(page.getByTestId("signing-secret"));
+    const [hook] = (await channels.listNotifications({})).notifications;
+    expect(hook).toMatchObject({ name: "Ack hook", reminderMinutes: 30 });
+
+    // The form checks the rule before sending, as the API would.
+    await page.goto(`${env.api.baseUrl}/app/channels/${hook!.id}`);
+    await shows(heading(page), "Channel Ack hook");
+    expect(await page.getByLabel("Remind every (minutes)").inputValue()).toBe("30");
+    await page.getByLabel("Remind every (minutes)").fill("2000");
+    await page.getByRole("button", { name: "Save the channel" }).click();
+    await shows(page.getByText("must be an integer from 0 to 1440"));
+    await page.getByLabel("Remind every (minutes)").fill("15");
+    await page.getByRole("button", { name: "Save the channel" }).click();
+    await shows(page.getByText("Saved."));
+    expect((await channels.getNotification({ id: hook!.id })).notification!.reminderMinutes).toBe(15);
+
+    await publishResults(env.api.redisPrefix, [checkResult(monitor.id, "hostA-ams", secondsAgo(20), "success")]);
+    await eventually(async () => expect(await env.api.db.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).toMatchObject({ status: "active" }));
+    await publishResults(env.api.redisPrefix, [checkResult(monitor.id, "hostA-ams", secondsAgo(15), "error")]);
+    await eventually(() => expect(sentTo(`/ack-${slug}`)).toHaveLength(1));
+
+    await page.getByRole("navigation").getByRole("link", { name: "Incidents" }).click();
+    await page.getByRole("link", { name: monitor.name! }).click();
+    await shows(heading(page), `Incident of ${monitor.name}`);
+    await shows(page.getByText("not yet"));
+    await page.getByRole("button", { name: "Acknowledge" }).click();
+    const timeline = page.getByRole("region", { name: "Timeline of the incident" });
+    await shows(timeline.getByRole("row").nth(2), "Acknowledged");
+    expect(await timeline.getByRole("row").nth(2).innerText()).toMatch(/Acknowledged\s+by user:editor-\d+@people\.test/);
+    expect(await page.getByRole("button", { name: "Acknowledge" }).count()).toBe(0);
+    await eventually(() => expect(sentTo(`/ack-${slug}`).map((r) => (r.json as { type: string }).type)).toEqual(["monitor.failed", "incident.acknowledged"]));
+    await expectAccessible(page, "incident, acknowledged");
+
+    const { page: viewerPage } = await env.signedInAt("viewer", "Incidents", ws);
+    await viewerPage.getByRole("link", { name: monitor.name! }).click();
+    await shows(heading(viewerPage), `Incident of ${monitor.name}`);
+    await shows(viewerPage.getByText(/ by user:editor-\d+@people\.test$/));
+    expect(await viewerPage.getByRole("main").getByRole("button").count()).toBe(0);
+  });
 });

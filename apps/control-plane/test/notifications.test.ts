@@ -59,6 +59,34 @@ describe.each(BACKENDS)("notification channels on %s", (backend) => {
   /** The channel as the delivery worker reads it, secrets decrypted. */
   const storedChannel = async (id: string) => (await api.notifications.repository.findForDelivery([id])).get(id);
 
+  describe("reminderMinutes", () => {
+    it("is 0 by default, takes 0 to 1440, refuses anything else naming the field, and changes only when sent or masked", async () => {
+      const plain = await createChannel(channel("slack"));
+      expect(plain.reminderMinutes).toBe(0);
+      const reminding = await createChannel(channel("slack", VALID_BLOCKS.slack, { reminderMinutes: 1440 }));
+      expect((await client.getNotification({ id: reminding.id })).notification!.reminderMinutes).toBe(1440);
+      for (const bad of [1441, -1]) {
+        await refused(
+          () => client.createNotification({ notification: channel("slack", VALID_BLOCKS.slack, { reminderMinutes: bad }) }),
+          Code.InvalidArgument,
+          "notification.reminderMinutes: must be an integer from 0 to 1440",
+        );
+        await refused(
+          () => client.updateNotification({ id: reminding.id, notification: { reminderMinutes: bad } }),
+          Code.InvalidArgument,
+          "notification.reminderMinutes: must be an integer from 0 to 1440",
+        );
+      }
+      // Renaming alone keeps the reminders; a mask naming reminder_minutes sets what is sent, 0 when left out.
+      await client.updateNotification({ id: reminding.id, notification: { name: "renamed" } });
+      expect((await client.getNotification({ id: reminding.id })).notification).toMatchObject({ name: "renamed", reminderMinutes: 1440 });
+      await client.updateNotification({ id: reminding.id, notification: { reminderMinutes: 15 } });
+      expect((await client.getNotification({ id: reminding.id })).notification!.reminderMinutes).toBe(15);
+      await client.updateNotification({ id: reminding.id, notification: {}, updateMask: mask("reminder_minutes") });
+      expect((await client.listNotifications({})).notifications.find((n) => n.id === reminding.id)).toMatchObject({ name: "renamed", reminderMinutes: 0 });
+    });
+  });
+
   describe("create", () => {
     it.each(PROVIDER_TYPES)("stores a %s channel and answers it with its provider type, block and links", async (type) => {
       const created = await createChannel(channel(type, VALID_BLOCKS[type], { name: `a ${type} channel`, monitorIds }));
@@ -415,7 +443,7 @@ describe.each(BACKENDS)("notification channels on %s", (backend) => {
       await refused(
         () => client.updateNotification({ id: created.id, notification: {}, updateMask: mask("secret_fingerprints") }),
         Code.InvalidArgument,
-        "updateMask: names secret_fingerprints, which is not name, monitor_ids, external_id or a provider block",
+        "updateMask: names secret_fingerprints, which is not name, monitor_ids, external_id, reminder_minutes or a provider block",
       );
     });
 

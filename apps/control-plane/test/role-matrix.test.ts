@@ -67,7 +67,7 @@ const MATRIX = [
     ListMonitorOverviews: READ,
     WatchMonitorOverviews: READ,
   }),
-  rows(IncidentService, { ListIncidents: READ, GetIncident: READ }),
+  rows(IncidentService, { ListIncidents: READ, GetIncident: READ, AcknowledgeIncident: WRITE }),
   rows(NotificationService, {
     CreateNotification: WRITE,
     GetNotification: READ,

@@ -79,9 +79,10 @@ resource "service_notification" "pager" {
 }
 
 resource "service_notification" "email" {
-  name          = "On call"
-  provider_type = "email"
-  monitor_ids   = [service_tcp_monitor.db.id]
+  name             = "On call"
+  provider_type    = "email"
+  monitor_ids      = [service_tcp_monitor.db.id]
+  reminder_minutes = 30
   email {
     email = "oncall@example.com"
   }
@@ -124,7 +125,9 @@ describe("service_notification with terraform", () => {
     expect(ntfy.provider.value).toMatchObject({ topic: "vigil-alerts", serverUrl: "" });
     expect(ntfy.secretFingerprints).toEqual({ token: secretFingerprint(ids.ntfy!, NTFY_TOKEN) });
     expect((await getChannel(ids.pager!)).provider.value).toMatchObject({ region: "eu" });
-    expect(await getChannel(ids.email!)).toMatchObject({ name: "On call", providerType: "email", monitorIds: [monitorId] });
+    expect(await getChannel(ids.email!)).toMatchObject({ name: "On call", providerType: "email", monitorIds: [monitorId], reminderMinutes: 30 });
+    expect(await stateOf("email")).toMatchObject({ reminder_minutes: 30 });
+    expect(await stateOf("slack")).toMatchObject({ reminder_minutes: 0 });
 
     const state = await stateOf("slack");
     expect(state).toMatchObject({ name: "Ops Slack", provider_type: "slack", monitor_ids: [monitorId], slack: { webhook_url: SLACK_URL }, webhook: null });
@@ -138,6 +141,7 @@ describe("service_notification with terraform", () => {
       name: "Ops Slack",
       provider_type: "slack",
       monitor_ids: [monitorId],
+      reminder_minutes: 0,
       created_at: state?.created_at,
       updated_at: state?.updated_at,
     });

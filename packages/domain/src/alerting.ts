@@ -3,8 +3,37 @@ import type { MonitorStatus } from "./comparators";
 /** The events a monitor's status transitions produce, as channels and webhooks name them. */
 export const ALERT_EVENTS = ["monitor.failed", "monitor.degraded", "monitor.recovered"] as const;
 export type AlertEventType = (typeof ALERT_EVENTS)[number];
-/** What a delivery carries: an alert event, or a message sent by SendTestNotification. */
-export type DeliveryEvent = AlertEventType | "test";
+/**
+ * What a delivery carries: an alert event, an incident's acknowledgement
+ * (webhook channels only), or a message sent by SendTestNotification.
+ */
+export type DeliveryEvent = AlertEventType | "incident.acknowledged" | "test";
+
+/** Incident events recorded beside the transitions: an acknowledgement, and a channel's reminder (not in the timeline). */
+export const ACKNOWLEDGED_EVENT = "incident.acknowledged";
+export const REMINDER_EVENT = "incident.reminder";
+
+/** How long a link in an alert message can acknowledge its incident, unless the incident resolves first. */
+export const ACK_LINK_VALID_HOURS = 7 * 24;
+
+/**
+ * The providers told of an acknowledgement: the webhook (a program may act on
+ * it), and PagerDuty and Opsgenie, which acknowledge their own alert. Chat,
+ * mail and phone channels are not: whoever acknowledged has seen the alert,
+ * and a second message to everyone would be the noise acknowledging stops.
+ */
+export const ACKNOWLEDGEMENT_PROVIDERS: readonly string[] = ["webhook", "pagerduty", "opsgenie"];
+
+/**
+ * The reminder due now for an incident open since `startedAt`, from a channel
+ * reminding every `minutes`: 1 after the first period, 2 after the second…;
+ * 0 when none is due yet or the channel sends none. Only the latest is due:
+ * a control plane that was down sends one reminder, not the ones it missed.
+ */
+export function reminderDue(startedAt: Date, minutes: number, now: Date): number {
+  if (minutes <= 0) return 0;
+  return Math.max(0, Math.floor((now.getTime() - startedAt.getTime()) / (minutes * 60_000)));
+}
 
 /**
  * The event a transition of the monitor-level status produces, if any: into

@@ -23,6 +23,8 @@ export const LIMITS = {
   emailMaxChars: 254,
   chatIdMaxChars: 256,
   webhookHeaders: 20,
+  /** A channel's reminders of an open incident: 0 (none) to a day apart. */
+  reminderMinutes: { min: 0, max: 1440 },
   /** Ids the API takes (monitor_ids of a channel). */
   idMaxChars: 64,
   /** Status pages: e-mail domains allowed to sign in, a page password (hashed; its length only bounds the work). */

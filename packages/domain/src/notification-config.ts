@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits";
-import { headerName, headerValue, httpUrl, list, nonEmptyText, oneOf, readableLine, set, text, typed } from "./rules";
+import { headerName, headerValue, httpUrl, integer, list, nonEmptyText, oneOf, readableLine, set, text, typed } from "./rules";
 import { parseId } from "./resource-id";
 import { ValidationError, parseOrThrow } from "./validation";
 
@@ -88,11 +88,12 @@ export function parseProviderConfig<T extends ProviderType>(type: T, input: unkn
 export const channelSchema = z.object({
   name: readableLine(LIMITS.nameMaxChars).default(""),
   monitorIds: set(nonEmptyText(LIMITS.idMaxChars)).default([]),
+  reminderMinutes: integer(LIMITS.reminderMinutes).default(0),
 });
 export type ChannelCommon = z.output<typeof channelSchema>;
 
-/** Validates the fields every channel has (name, monitorIds). */
-export function parseChannelCommon(input: { name?: unknown; monitorIds?: unknown }, prefix = "notification"): ChannelCommon {
+/** Validates the fields every channel has (name, monitorIds, reminderMinutes). */
+export function parseChannelCommon(input: { name?: unknown; monitorIds?: unknown; reminderMinutes?: unknown }, prefix = "notification"): ChannelCommon {
   return parseOrThrow(channelSchema, input, prefix);
 }
 

@@ -12,6 +12,7 @@ const HEADLINE = {
   "monitor.failed": "DOWN",
   "monitor.degraded": "DEGRADED",
   "monitor.recovered": "RECOVERED",
+  "incident.acknowledged": "ACKNOWLEDGED",
   test: "TEST",
 } as const;
 
@@ -31,18 +32,25 @@ const WHAT = {
   "monitor.failed": "is down",
   "monitor.degraded": "is degraded (slower than its degraded threshold)",
   "monitor.recovered": "has recovered",
+  "incident.acknowledged": "has an acknowledged incident",
   test: "is a test: Vigil can reach this channel",
 } as const;
+const STILL = { "monitor.failed": "is still down", "monitor.degraded": "is still degraded" } as const;
 const WHAT_REFUSED = "cannot be checked: this deployment refuses to connect to its address";
 
-const what = (message: AlertMessage): string => (isRefusedTarget(message) ? WHAT_REFUSED : WHAT[message.event]);
+function what(message: AlertMessage): string {
+  if (isRefusedTarget(message)) return WHAT_REFUSED;
+  if (message.reminder && (message.event === "monitor.failed" || message.event === "monitor.degraded")) return STILL[message.event];
+  if (message.acknowledgement) return `${WHAT[message.event]} (by ${message.acknowledgement.by})`;
+  return WHAT[message.event];
+}
 
 /** "Homepage (https://example.com) is down in hostA-ams, hostB-fra: HTTP 503 (http_status)" */
 export function summary(message: AlertMessage): string {
   const { monitor } = message;
   const where = message.regions.length > 0 && message.event !== "test" ? ` in ${regionList(message.regions)}` : "";
-  const cause = message.event === "monitor.recovered" || message.event === "test" ? "" : causeOf(message);
-  const lasted = message.durationMs !== null ? ` after ${formatDuration(message.durationMs)}` : "";
+  const cause = message.event === "monitor.failed" || message.event === "monitor.degraded" ? causeOf(message) : "";
+  const lasted = message.durationMs === null ? "" : message.reminder ? ` for ${formatDuration(message.durationMs)}` : ` after ${formatDuration(message.durationMs)}`;
   return `${monitor.name} (${monitor.target}) ${what(message)}${where}${lasted}${cause ? `: ${cause}` : ""}`;
 }
 
@@ -69,7 +77,10 @@ export function facts(message: AlertMessage): { label: string; value: string }[]
   if (message.latencyMs !== null) out.push({ label: "Latency", value: `${Math.round(message.latencyMs)} ms` });
   if (message.incident) out.push({ label: "Started", value: formatTime(message.incident.startedAt) });
   if (message.durationMs !== null) out.push({ label: "Duration", value: formatDuration(message.durationMs) });
+  if (message.reminder) out.push({ label: "Reminder", value: `#${message.reminder}, until the incident is acknowledged or resolved` });
+  if (message.acknowledgement) out.push({ label: "Acknowledged", value: `${formatTime(message.acknowledgement.at)} by ${message.acknowledgement.by}` });
   out.push({ label: "Link", value: message.link });
+  if (message.ackLink) out.push({ label: "Acknowledge", value: message.ackLink });
   return out;
 }
 
@@ -95,6 +106,7 @@ export const COLOURS = {
   "monitor.failed": 0xe01e5a,
   "monitor.degraded": 0xecb22e,
   "monitor.recovered": 0x2eb67d,
+  "incident.acknowledged": 0x36c5f0,
   test: 0x36c5f0,
 } as const;
 export const colourOf = (message: AlertMessage): number => COLOURS[message.event];

@@ -38,6 +38,15 @@ export interface AlertMessage {
   durationMs: number | null;
   /** Where to look, built from PUBLIC_URL. */
   link: string;
+  /**
+   * A reminder of an open incident (the channel's reminderMinutes): its number,
+   * 1 for the first; durationMs then says how long the incident has lasted.
+   */
+  reminder?: number | null;
+  /** The single-use link that acknowledges the open incident (alerts and reminders). */
+  ackLink?: string | null;
+  /** incident.acknowledged: who acknowledged the incident ("user:<email>", "api_key:<id>" or "link") and when. */
+  acknowledgement?: { by: string; at: Date } | null;
 }
 
 /** A channel as providers see it: its validated block, secrets decrypted. */

@@ -37,6 +37,7 @@ const COLOURS: Record<DeliveryEvent, number> = {
   "monitor.failed": 0xe01e5a,
   "monitor.degraded": 0xecb22e,
   "monitor.recovered": 0x2eb67d,
+  "incident.acknowledged": 0x36c5f0,
   test: 0x36c5f0,
 };
 

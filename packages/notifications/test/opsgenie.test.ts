@@ -63,6 +63,16 @@ describe("opsgenie", () => {
     expectFullWording(close.note, "monitor.recovered");
   });
 
+  it("acknowledges the incident's alert by alias when the incident is acknowledged in Vigil", async () => {
+    const acknowledgement = { by: "api_key:key1", at: new Date("2026-05-01T10:05:00.000Z") };
+    expect(await opsgenie.send(sampleMessage("incident.acknowledged", { acknowledgement }), channelIn("us"), { settings: settingsFor(server.url) })).toEqual({
+      statusCode: 202,
+    });
+    const [request] = server.received;
+    expectOpsgenieRequest(request!, "/v2/alerts/vigil-incident-0194f3b2-inc1/acknowledge?identifierType=alias");
+    expect(request!.json).toMatchObject({ source: "Vigil", note: expect.stringContaining("by api_key:key1") });
+  });
+
   it("URL-encodes the alias in the close path", async () => {
     const recovered = sampleMessage("monitor.recovered");
     const message = sampleMessage("monitor.recovered", { incident: { ...recovered.incident!, id: "a/b c?d" } });

@@ -47,6 +47,12 @@ const shownText = (event: PagerDutyEvent) =>
   [event.payload!.summary, ...Object.entries(event.payload!.custom_details).map(([label, value]) => `${label}: ${value}`)].join("\n");
 
 describe("pagerduty", () => {
+  it("acknowledges the incident's dedup_key when the incident is acknowledged in Vigil", async () => {
+    const acknowledgement = { by: "link", at: new Date("2026-05-01T10:05:00.000Z") };
+    expect(await pagerduty.send(sampleMessage("incident.acknowledged", { acknowledgement }), channel, { settings: settingsFor(server.url) })).toEqual({ statusCode: 202 });
+    expect(eventOf(0)).toEqual({ routing_key: KEY, event_action: "acknowledge", dedup_key: "vigil-incident-0194f3b2-inc1" });
+  });
+
   it("triggers a failure as critical, a degradation as warning under the same dedup_key, and resolves that key on recovery", async () => {
     const settings = settingsFor(server.url);
     for (const event of ["monitor.failed", "monitor.degraded", "monitor.recovered"] as const) {

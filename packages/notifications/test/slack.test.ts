@@ -33,6 +33,7 @@ const COLOURS: Record<DeliveryEvent, string> = {
   "monitor.failed": "#e01e5a",
   "monitor.degraded": "#ecb22e",
   "monitor.recovered": "#2eb67d",
+  "incident.acknowledged": "#36c5f0",
   test: "#36c5f0",
 };
 

@@ -83,7 +83,28 @@ describe("webhook", () => {
       latencyMs: 120,
       durationMs: null,
       link: "https://vigil.example/monitors/0194f3b2-mon1",
+      ackLink: null,
+      reminder: null,
+      acknowledgement: null,
     });
+  });
+
+  it("carries an alert's acknowledgement link, a reminder's number and how long the incident lasted, and who acknowledged it", async () => {
+    const settings = settingsFor(server.url);
+    const ackLink = "https://vigil.example/v1/incidents/ack/token-of-this-message";
+    await webhook.send(sampleMessage("monitor.failed", { id: "evt-reminder", reminder: 2, durationMs: 1_200_000, ackLink }), channel, { settings });
+    const at = new Date("2026-05-01T10:25:00.000Z");
+    await webhook.send(sampleMessage("incident.acknowledged", { acknowledgement: { by: "user:ops@example.com", at } }), channel, { settings });
+
+    const [reminder, acknowledged] = (await server.waitFor(2)).map((r) => r.json as Envelope & { data: Record<string, unknown> });
+    expect(reminder).toMatchObject({ type: "monitor.failed", data: { reminder: 2, durationMs: 1_200_000, ackLink } });
+    expect(reminder!.data.text).toContain("Homepage (https://api.example.com/health) is still down in hostA-ams, hostB-fra for 20m: HTTP 503 (http_status)");
+    expect(reminder!.data.text).toContain(`Acknowledge: ${ackLink}`);
+    expect(acknowledged).toMatchObject({
+      type: "incident.acknowledged",
+      data: { incident: { id: "0194f3b2-inc1" }, acknowledgement: { by: "user:ops@example.com", at: at.toISOString() }, ackLink: null },
+    });
+    expect(acknowledged!.data.text).toContain("Acknowledged: 2026-05-01 10:25:00 UTC by user:ops@example.com");
   });
 
   it("tells the recovery's end and duration, and a test message's missing incident", async () => {

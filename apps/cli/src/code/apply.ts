@@ -141,12 +141,18 @@ async function applyNotification(client: VigilClient, step: Step<NotificationDes
   const current = step.remote;
   // A sensitive field the file leaves out is sent back in its redacted form, which keeps the stored value.
   const block = current && current.type === desired.type ? { ...current.block, ...desired.block } : desired.block;
-  const notification = { name: desired.name, monitorIds: desired.monitors.map(ids.monitor), provider: { case: blockKey, value: block } } as never;
+  const notification = {
+    name: desired.name,
+    monitorIds: desired.monitors.map(ids.monitor),
+    reminderMinutes: desired.reminderMinutes,
+    provider: { case: blockKey, value: block },
+  } as never;
   if (step.action === "create") {
     await client.notifications.createNotification({ notification: { ...(notification as object), externalId: step.externalId } as never });
     return;
   }
-  const paths = [...new Set(step.fields.map((f) => (f.field === "name" ? "name" : f.field === "monitors" ? "monitor_ids" : blockKey)))];
+  const maskPath: Record<string, string> = { name: "name", monitors: "monitor_ids", reminderMinutes: "reminder_minutes" };
+  const paths = [...new Set(step.fields.map((f) => maskPath[f.field] ?? blockKey))];
   await client.notifications.updateNotification({ id: current!.id, notification, updateMask: { paths } });
 }
 

@@ -95,7 +95,8 @@ export function exportWorkspace(workspace: Workspace, project: string): string {
         const secrets = SENSITIVE_FIELDS[remote.type] as readonly string[];
         const block = Object.fromEntries(Object.entries(remote.block).filter(([field, value]) => !secrets.includes(field) && !isEmpty(value)));
         const monitorsOf = remote.monitorIds.map((monitorId) => monitorKeys.get(monitorId)!);
-        return [key, { ...id, ...withoutEmpty({ name: remote.name, monitors: monitorsOf }), [blockName(remote.type)]: block }];
+        const reminders = remote.reminderMinutes > 0 ? { reminderMinutes: remote.reminderMinutes } : {};
+        return [key, { ...id, ...withoutEmpty({ name: remote.name, monitors: monitorsOf }), ...reminders, [blockName(remote.type)]: block }];
       }),
     ),
     statusPages: Object.fromEntries(pages.map(({ key, remote, id }) => [key, { ...id, ...pageEntry(remote, monitorKeys, project) }])),

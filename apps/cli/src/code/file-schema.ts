@@ -59,6 +59,9 @@ export const notificationEntrySchema = z
     id: adoptedId().optional(),
     name: withoutDefault(channelSchema.shape.name).optional(),
     monitors: set(entryKey()).describe("keys of the file's monitors whose alerts it sends").optional(),
+    reminderMinutes: withoutDefault(channelSchema.shape.reminderMinutes)
+      .describe("resend the alert of an open, unacknowledged incident every this many minutes; 0 or left out: never")
+      .optional(),
     ...Object.fromEntries(PROVIDER_TYPES.map((type) => [blockName(type), fileBlock(type)])),
   })
   .superRefine((entry, ctx) => {

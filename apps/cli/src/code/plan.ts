@@ -50,6 +50,7 @@ export interface NotificationDesired {
   /** The block as the file gives it: a sensitive field left out keeps the stored value. */
   block: Record<string, unknown>;
   monitors: string[];
+  reminderMinutes: number;
 }
 
 export type PageDesired = Omit<StatusPageEntry, "id" | "groups" | "components">;
@@ -147,7 +148,7 @@ function notificationSteps(project: string, file: VigilFile, remote: Workspace, 
     const blockKey = BLOCK_NAMES.find((name) => entry[name] !== undefined)!;
     const type = PROVIDER_TYPES.find((t) => blockName(t) === blockKey)!;
     const block = entry[blockKey] as Record<string, unknown>;
-    const desired: NotificationDesired = { name: match.entry.name ?? "", type, block, monitors: match.entry.monitors ?? [] };
+    const desired: NotificationDesired = { name: match.entry.name ?? "", type, block, monitors: match.entry.monitors ?? [], reminderMinutes: match.entry.reminderMinutes ?? 0 };
     const secrets = SENSITIVE_FIELDS[type] as readonly string[];
     const leftOut = secrets.filter((field) => block[field] === undefined);
     if (leftOut.length > 0 && (!match.remote || match.remote.type !== type)) {
@@ -156,9 +157,9 @@ function notificationSteps(project: string, file: VigilFile, remote: Workspace, 
     const current = match.remote?.type === type ? { id: match.remote.id, value: { [blockKey]: match.remote.block } } : undefined;
     problems.push(...unmatchedFingerprints(`notifications.${match.key}`, { [blockKey]: block }, current));
     return stepOf("notifications", match, desired, (current) => {
-      const now = { name: current.name, type: blockName(current.type), monitors: current.monitorIds.map((id) => monitorNames.of(id)) };
-      const wanted = { name: desired.name, type: blockKey, monitors: desired.monitors };
-      const changes = diffFields(now, wanted, ["name", "type", "monitors"], ["monitors"]);
+      const now = { name: current.name, type: blockName(current.type), monitors: current.monitorIds.map((id) => monitorNames.of(id)), reminderMinutes: current.reminderMinutes };
+      const wanted = { name: desired.name, type: blockKey, monitors: desired.monitors, reminderMinutes: desired.reminderMinutes };
+      const changes = diffFields(now, wanted, ["name", "type", "monitors", "reminderMinutes"], ["monitors"]);
       const plain = Object.keys(block).filter((field) => !secrets.includes(field));
       const shown = (fields: Record<string, unknown>) => redactCredentials({ [blockKey]: fields }, current.id)[blockKey]!;
       changes.push(...diffFields(shown(current.type === type ? current.block : {}), shown(block), plain).map((c) => ({ ...c, field: `${blockKey}.${c.field}` })));

@@ -25,6 +25,7 @@ export interface RemoteNotification {
   /** The block in its JSON form; sensitive fields are redacted (`secretFingerprints` tells them apart). */
   block: Record<string, unknown>;
   monitorIds: string[];
+  reminderMinutes: number;
   secretFingerprints: Record<string, string>;
 }
 
@@ -113,6 +114,7 @@ async function readNotifications(client: VigilClient): Promise<RemoteNotificatio
       type: input.block!.type,
       block: input.block!.fields as Record<string, unknown>,
       monitorIds: input.monitorIds,
+      reminderMinutes: message.reminderMinutes ?? 0,
       secretFingerprints: { ...message.secretFingerprints },
     };
   });

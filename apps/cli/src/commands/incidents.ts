@@ -20,13 +20,14 @@ export function incidentsCommand(): Command {
         await send(ctx, IncidentService.method.listIncidents, ctx.client.incidents.listIncidents, request, (r) =>
           table(
             ctx.out.colors,
-            ["ID", "MONITOR", "SEVERITY", "STARTED", "RESOLVED", "REGIONS", "REASON"],
+            ["ID", "MONITOR", "SEVERITY", "STARTED", "RESOLVED", "ACKNOWLEDGED", "REGIONS", "REASON"],
             r.incidents.map((i) => [
               i.id,
               i.monitorId,
               statusText(ctx.out.colors, word(monitorStatusCodec, i.severity)),
               date(i.startedAt),
               date(i.resolvedAt) || "open",
+              i.acknowledgedBy,
               i.regions.map((region) => word(regionCodec, region)).join(","),
               i.reason || i.error,
             ]),
@@ -59,6 +60,18 @@ export function incidentsCommand(): Command {
               ),
             ),
           ].join("\n"),
+        );
+      }),
+    );
+
+  incidents
+    .command("ack")
+    .description("acknowledge an open incident: its reminders stop and its webhook channels are told (again: the first acknowledgement is kept)")
+    .argument("<id>", "incident id")
+    .action(
+      action(async (ctx, id: string) => {
+        await send(ctx, IncidentService.method.acknowledgeIncident, ctx.client.incidents.acknowledgeIncident, { id }, (r) =>
+          `acknowledged incident ${id} (${date(r.incident?.acknowledgedAt)} by ${r.incident?.acknowledgedBy ?? ""})`,
         );
       }),
     );

@@ -27,6 +27,7 @@ function parseSetting(value: string): [string, string] {
 const notificationFields = (): FieldFlag[] => [
   fields.text("--name <name>", "name", "display name"),
   fields.texts("--monitor <id>", "monitorIds", "a monitor whose alerts it sends; the list replaces the current one"),
+  fields.integer("--reminder-minutes <n>", "reminderMinutes", "resend the alert of an open, unacknowledged incident every n minutes (0: never, at most 1440)"),
 ];
 
 function withProviderSettings(command: Command): Command {

@@ -5,7 +5,7 @@ import { DeliveryError, providerOf, type ProviderSettings } from "@vigil/notific
 import { NOTIFICATION_QUEUE, closeRedis, closeWorker, logWorkerErrors, watchRedis, type RedisConnection } from "@vigil/queue";
 import { DeliveryStore, type ChannelLoader, type PendingDelivery } from "./delivery-store";
 import { startDelivery } from "../metrics/record";
-import { messageOfEvent } from "./message";
+import { messageOfEvent, offersAcknowledgement, type StoredEvent } from "./message";
 import { retryDelayMs } from "./retry-schedule";
 
 export interface DeliveryOptions {
@@ -17,6 +17,8 @@ export interface DeliveryOptions {
   loadChannels: ChannelLoader;
   /** How often pending deliveries that never reached the queue are queued again. */
   sweepIntervalMs?: number;
+  /** A new link that acknowledges an open incident, for one alert (Acknowledgements.newLink); none when not given. */
+  ackLinkFor?: (incidentId: string) => Promise<string | null>;
 }
 
 /** The first attempt at every delivery of an event, or a later attempt at one delivery. */
@@ -157,6 +159,13 @@ export class Deliveries {
     }
   }
 
+  /** Alerts and reminders of an incident still open and unacknowledged carry a link of their own that acknowledges it. */
+  private async ackLinkOf(event: StoredEvent): Promise<string | null> {
+    const incidentId = (event.details as { incident?: { id: string } }).incident?.id;
+    if (!this.options.ackLinkFor || !incidentId || !offersAcknowledgement(event)) return null;
+    return this.options.ackLinkFor(incidentId);
+  }
+
   private async sendAndRecord(delivery: PendingDelivery): Promise<number | null> {
     const { id, channel, event } = delivery;
     const attempts = delivery.attempts + 1;
@@ -165,7 +174,8 @@ export class Deliveries {
     let statusCode: number | null = null;
     const answered = startDelivery(channel.type);
     try {
-      ({ statusCode } = await providerOf(channel.type).send(messageOfEvent(event, this.options.settings), channel as never, {
+      const ackLink = await this.ackLinkOf(event);
+      ({ statusCode } = await providerOf(channel.type).send(messageOfEvent(event, this.options.settings, ackLink), channel as never, {
         settings: this.options.settings,
       }));
     } catch (error) {

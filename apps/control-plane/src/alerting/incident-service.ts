@@ -1,13 +1,12 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@vigil/db";
-import { isRegionId, monitorStatusCodec, parseId, parsePage, regionCodec, type MonitorStatus, type RegionReport } from "@vigil/domain";
+import { REMINDER_EVENT, isRegionId, monitorStatusCodec, parseId, parsePage, regionCodec, type MonitorStatus, type RegionReport } from "@vigil/domain";
 import type { IncidentService } from "@vigil/proto";
 import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
 import type { EventDetails, StoredEvent } from "./message";
-
-type IncidentRow = NonNullable<Awaited<ReturnType<PrismaClient["incident"]["findFirst"]>>>;
+import type { Acknowledgements, IncidentRow } from "./acknowledgements";
 
 function incidentToMessage(row: IncidentRow) {
   return {
@@ -21,8 +20,16 @@ function incidentToMessage(row: IncidentRow) {
     error: row.error ?? "",
     reason: row.reason ?? "",
     statusCode: row.statusCode ?? 0,
+    acknowledgedAt: row.acknowledgedAt ? timestampFromDate(row.acknowledgedAt) : undefined,
+    acknowledgedBy: row.acknowledgedBy ?? "",
   };
 }
+
+/** Who made a call, as the audit log names actors: the person by address, the key by id. */
+const acknowledgerOf = (ctx: HandlerContext): string => {
+  const actor = actorOf(ctx);
+  return actor.type === "apiKey" ? `api_key:${actor.keyId}` : `user:${actor.email}`;
+};
 
 /** A timeline entry: the event and the regions its messages named, as they were then. */
 function eventToMessage(row: StoredEvent & { toStatus: string }) {
@@ -43,8 +50,8 @@ function eventToMessage(row: StoredEvent & { toStatus: string }) {
   };
 }
 
-/** Reads the incidents alerting records: newest first, of the caller's workspace only. */
-export function incidentService(prisma: PrismaClient): ServiceImpl<typeof IncidentService> {
+/** The incidents alerting records, newest first, of the caller's workspace only; and their acknowledgement. */
+export function incidentService(prisma: PrismaClient, acknowledgements: Acknowledgements): ServiceImpl<typeof IncidentService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
   return {
     async listIncidents(req, ctx) {
@@ -64,10 +71,16 @@ export function incidentService(prisma: PrismaClient): ServiceImpl<typeof Incide
     async getIncident(req, ctx) {
       const row = await prisma.incident.findFirst({
         where: { id: parseId(req.id), workspaceId: workspaceOf(ctx) },
-        include: { events: { orderBy: [{ occurredAt: "asc" }, { id: "asc" }] } },
+        // Reminders are deliveries to one channel each (ListNotificationDeliveries), not steps of the incident.
+        include: { events: { where: { type: { not: REMINDER_EVENT } }, orderBy: [{ occurredAt: "asc" }, { id: "asc" }] } },
       });
       if (!row) throw notFound(`incident ${req.id}`);
       return { incident: incidentToMessage(row), timeline: row.events.map(eventToMessage) };
+    },
+
+    async acknowledgeIncident(req, ctx) {
+      const incident = await acknowledgements.acknowledge(parseId(req.id), workspaceOf(ctx), acknowledgerOf(ctx));
+      return { incident: incidentToMessage(incident) };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { AlertEventType } from "@vigil/domain";
+import { REMINDER_EVENT, type DeliveryEvent } from "@vigil/domain";
 import { monitorLink, type AlertMessage, type ProviderSettings } from "@vigil/notifications";
 
 /**
@@ -6,9 +6,10 @@ import { monitorLink, type AlertMessage, type ProviderSettings } from "@vigil/no
  * when it happens: messages describe the monitor and its regions as they were
  * then, however late a retry sends them.
  */
-export type EventDetails = Omit<AlertMessage, "id" | "event" | "occurredAt" | "link" | "incident"> & {
+export type EventDetails = Omit<AlertMessage, "id" | "event" | "occurredAt" | "link" | "incident" | "ackLink" | "acknowledgement"> & {
   /** Dates as JSON keeps them. */
   incident: { id: string; startedAt: string; resolvedAt: string | null };
+  acknowledgement?: { by: string; at: string } | null;
 };
 
 export interface StoredEvent {
@@ -18,13 +19,17 @@ export interface StoredEvent {
   details: unknown;
 }
 
-/** The message of a stored event, with its link built from PUBLIC_URL. */
-export function messageOfEvent(event: StoredEvent, settings: Pick<ProviderSettings, "publicUrl">): AlertMessage {
+/** A reminder is sent as the alert it repeats: the incident's failure, or its degradation. */
+const sentAs = (event: StoredEvent, details: EventDetails): DeliveryEvent =>
+  event.type === REMINDER_EVENT ? (details.status === "degraded" ? "monitor.degraded" : "monitor.failed") : (event.type as DeliveryEvent);
+
+/** The message of a stored event, with its link built from PUBLIC_URL and, for an open incident, the link that acknowledges it. */
+export function messageOfEvent(event: StoredEvent, settings: Pick<ProviderSettings, "publicUrl">, ackLink: string | null = null): AlertMessage {
   const details = event.details as EventDetails;
   return {
     ...details,
     id: event.id,
-    event: event.type as AlertEventType,
+    event: sentAs(event, details),
     occurredAt: event.occurredAt,
     incident: {
       id: details.incident.id,
@@ -32,5 +37,11 @@ export function messageOfEvent(event: StoredEvent, settings: Pick<ProviderSettin
       resolvedAt: details.incident.resolvedAt ? new Date(details.incident.resolvedAt) : null,
     },
     link: monitorLink(settings, details.monitor.id),
+    ackLink,
+    acknowledgement: details.acknowledgement ? { by: details.acknowledgement.by, at: new Date(details.acknowledgement.at) } : null,
   };
 }
+
+/** Whether an event's messages carry a link that acknowledges its incident: the alerts of an open incident and their reminders. */
+export const offersAcknowledgement = (event: StoredEvent): boolean =>
+  event.type === "monitor.failed" || event.type === "monitor.degraded" || event.type === REMINDER_EVENT;

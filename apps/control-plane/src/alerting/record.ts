@@ -1,18 +1,18 @@
 import { v7 as uuidv7 } from "uuid";
 import type { Prisma } from "@vigil/db";
-import { eventOfTransition, worseStatus, type AlertEventType, type RegionReport } from "@vigil/domain";
+import { eventOfTransition, worseStatus, type ACKNOWLEDGED_EVENT, type AlertEventType, type REMINDER_EVENT, type RegionReport } from "@vigil/domain";
 import type { Transition } from "../status/evaluate";
 import type { EventDetails } from "./message";
 
 type Tx = Prisma.TransactionClient;
 
 /** An alert_events row. */
-interface EventRow {
+export interface EventRow {
   id: string;
   workspaceId: string;
   monitorId: string;
   incidentId: string;
-  type: AlertEventType;
+  type: AlertEventType | typeof ACKNOWLEDGED_EVENT | typeof REMINDER_EVENT;
   fromStatus: string;
   toStatus: string;
   occurredAt: Date;
@@ -167,14 +167,22 @@ async function saveIncidents(tx: Tx, incidents: OpenIncident[]): Promise<void> {
   }
 }
 
-async function insertEvents(tx: Tx, events: EventRow[]): Promise<void> {
-  await tx.$executeRaw`
+/**
+ * Inserts events; returns the ids of those inserted. An event whose id exists
+ * already is left out: a reminder's id is the same on every control plane, so
+ * the one that inserts it first is the one that sends it.
+ */
+export async function insertEvents(tx: Tx, events: EventRow[]): Promise<Set<string>> {
+  const inserted = await tx.$queryRaw<{ id: string }[]>`
     INSERT INTO alert_events (id, workspace_id, monitor_id, incident_id, type, from_status, to_status, occurred_at, details)
     SELECT * FROM unnest(
       ${events.map((e) => e.id)}::text[], ${events.map((e) => e.workspaceId)}::text[], ${events.map((e) => e.monitorId)}::text[],
       ${events.map((e) => e.incidentId)}::text[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.fromStatus)}::text[],
       ${events.map((e) => e.toStatus)}::text[], ${events.map((e) => e.occurredAt)}::timestamp(3)[],
-      ${events.map((e) => JSON.stringify(e.details))}::jsonb[])`;
+      ${events.map((e) => JSON.stringify(e.details))}::jsonb[])
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id`;
+  return new Set(inserted.map((row) => row.id));
 }
 
 async function createDeliveries(tx: Tx, events: EventRow[]): Promise<string[]> {
@@ -184,9 +192,12 @@ async function createDeliveries(tx: Tx, events: EventRow[]): Promise<string[]> {
   });
   const channelsOf = new Map<string, string[]>();
   for (const link of links) channelsOf.set(link.monitorId, [...(channelsOf.get(link.monitorId) ?? []), link.notificationId]);
-  const deliveries = events.flatMap((event) =>
-    (channelsOf.get(event.monitorId) ?? []).map((notificationId) => ({ id: uuidv7(), notificationId, event })),
-  );
+  return insertDeliveries(tx, events.flatMap((event) => (channelsOf.get(event.monitorId) ?? []).map((notificationId) => ({ notificationId, event }))));
+}
+
+/** Writes one pending delivery per (event, channel) pair; returns the ids of the events that have any. */
+export async function insertDeliveries(tx: Tx, pairs: readonly { notificationId: string; event: EventRow }[]): Promise<string[]> {
+  const deliveries = pairs.map((pair) => ({ id: uuidv7(), ...pair }));
   if (deliveries.length === 0) return [];
   await tx.$executeRaw`
     INSERT INTO notification_deliveries (id, notification_id, event_id, event, monitor_id, incident_id, event_at)

@@ -31,6 +31,8 @@ import type { SharedRedis } from "../limits/shared-rate-limiter";
 import { scrape } from "../metrics/endpoint";
 import type { PipelineSource } from "../metrics/pipeline-gauges";
 import { consoleRoutes, type ConsoleFiles } from "../console/files";
+import { registerAckRoutes } from "../alerting/ack-routes";
+import type { Acknowledgements } from "../alerting/acknowledgements";
 
 type Handler = (req: Request, res: Response, params: Record<string, string | undefined>) => Promise<void>;
 
@@ -47,6 +49,7 @@ export function httpRoutes(
   publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges" | "rates">,
   metrics: PipelineSource | null,
   consoleSite: ConsoleFiles,
+  acknowledgements: Acknowledgements,
 ): (req: Request, res: Response) => void {
   const router = FindMyWay<HTTPVersion.V1>({
     ignoreTrailingSlash: true,
@@ -145,6 +148,7 @@ export function httpRoutes(
   registerPageSignInRoutes(router, { prisma, logger, sessions, attempts: pageAttempts, hosts, settings: pageAccess.settings });
   const access = new PageAccessControl(sessions, hosts);
   publicStatusPageRoutes(router, { prisma, logger, access, hosts, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
+  registerAckRoutes(router, acknowledgements, logger);
   consoleRoutes(router, consoleSite, (req) => hosts.isOwnAddress(req));
 
   return (req, res) => {

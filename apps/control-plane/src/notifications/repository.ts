@@ -15,6 +15,7 @@ export interface ChannelRecord {
   /** Linked monitors, by id. */
   monitorIds: string[];
   externalId: string | null;
+  reminderMinutes: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -26,6 +27,8 @@ export interface ChannelWrite {
   signingSecret: string | null;
   monitorIds?: string[];
   externalId?: string | null;
+  /** Undefined: 0 on a create, unchanged on an update. */
+  reminderMinutes?: number;
 }
 
 /** A monitor as a test message names it. */
@@ -81,6 +84,7 @@ export class NotificationRepository {
       secrets: sensitive.length > 0 ? this.box.seal(JSON.stringify(secrets)) : null,
       signingSecret: write.signingSecret === null ? null : this.box.seal(write.signingSecret),
       externalId: write.externalId,
+      reminderMinutes: write.reminderMinutes,
     };
   }
 
@@ -101,6 +105,7 @@ export class NotificationRepository {
       signingSecret: signingSecret ?? null,
       monitorIds: row.monitors.map((link) => link.monitorId),
       externalId: row.externalId,
+      reminderMinutes: row.reminderMinutes,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
     };

@@ -51,6 +51,7 @@ const toMessage = (record: ChannelRecord, readKey = false) =>
     provider: redactConfig(record.provider, record.id, readKey),
     monitorIds: record.monitorIds,
     externalId: record.externalId,
+    reminderMinutes: record.reminderMinutes,
     secretFingerprints: secretFingerprints(record.id, record.provider),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
@@ -161,6 +162,7 @@ export function notificationService(repo: NotificationRepository, settings: Prov
           parseChannelCommon({
             name: changes.name ? (input.name ?? "") : current.name,
             monitorIds: changes.monitorIds ? input.monitorIds : current.monitorIds,
+            reminderMinutes: changes.reminderMinutes ? (input.reminderMinutes ?? 0) : current.reminderMinutes,
           }),
         );
         const provider = collect(violations, () => blockOfUpdate(input, changes.block, current));
@@ -173,7 +175,7 @@ export function notificationService(repo: NotificationRepository, settings: Prov
           settings.addressPolicy.assertTargetsAllowed(channelTargets(provider));
           requireConfigured(provider.type);
         }
-        if (!changes.name && !changes.monitorIds && !changes.block && !changes.externalId) {
+        if (!changes.name && !changes.monitorIds && !changes.block && !changes.externalId && !changes.reminderMinutes) {
           return { notification: toMessage(current), signingSecret: "" };
         }
 
@@ -185,6 +187,7 @@ export function notificationService(repo: NotificationRepository, settings: Prov
           signingSecret: provider.type === "webhook" ? (newSecret ?? current.signingSecret) : null,
           monitorIds: changes.monitorIds ? common.monitorIds : undefined,
           externalId,
+          reminderMinutes: common.reminderMinutes,
         });
         if (saved) return { notification: toMessage(saved), signingSecret: newSecret ?? "" };
       }

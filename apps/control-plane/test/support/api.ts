@@ -50,6 +50,8 @@ export interface TestApiOptions {
   reservedDomains?: string[];
   /** CONSOLE_DIR; default: the console built in apps/console/dist. */
   consoleDir?: string;
+  /** The clock reminders and acknowledgement links go by (replicas share it); default the real one. */
+  clock?: () => Date;
 }
 
 /**
@@ -76,7 +78,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
   const db = await openTestDatabase(backend);
   const logger = options.logger ?? createLogger("silent", "test");
   const redisPrefix = testPrefix();
-  const notifications = testNotifications(db.prisma, options.providerEnv);
+  const notifications = testNotifications(db.prisma, options.providerEnv, undefined, options.clock);
   const pipeline = await startPipeline(db.prisma, testPipelineConfig(redisPrefix, options.pipeline), logger, notifications.setup);
   const serve = (on: Pipeline, limits = options.limits, prisma = db.prisma) =>
     startApiServer({

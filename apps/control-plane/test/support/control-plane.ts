@@ -36,13 +36,13 @@ export function testPipelineConfig(redisPrefix: string, overrides: Partial<Pipel
  * `env` (the variables a deployment sets; PUBLIC_URL defaults to
  * https://vigil.test). Replicas of one deployment share `box`.
  */
-export function testNotifications(prisma: PrismaClient, env: NodeJS.ProcessEnv = {}, box = new SecretBox(randomBytes(32))) {
+export function testNotifications(prisma: PrismaClient, env: NodeJS.ProcessEnv = {}, box = new SecretBox(randomBytes(32)), clock?: () => Date) {
   const repository = new NotificationRepository(prisma, box);
   const settings = providerSettingsFromEnv(
     // Channels' endpoints are local doubles on loopback, which the SSRF guard refuses by default.
     { PUBLIC_URL: "https://vigil.test", NOTIFICATION_TIMEOUT_SECONDS: "2", ALLOW_PRIVATE_TARGETS: "true", ...env },
     "http://localhost",
   );
-  const setup: NotificationSetup = { settings, loadChannels: (ids) => repository.findForDelivery(ids) };
+  const setup: NotificationSetup = { settings, loadChannels: (ids) => repository.findForDelivery(ids), clock };
   return { box, repository, settings, setup };
 }

@@ -9,6 +9,7 @@ const schema: BlockSpec = {
     name: computed("string", "Name of the channel."),
     provider_type: computed("string", `The provider: ${PROVIDER_TYPES.join(", ")}.`),
     monitor_ids: computed(["set", "string"], "Ids of the monitors whose events the channel receives."),
+    reminder_minutes: computed("number", "Minutes between reminders of an open, unacknowledged incident; 0: none."),
     created_at: computed("string", "When the channel was created (RFC 3339)."),
     updated_at: computed("string", "When the channel was last changed (RFC 3339)."),
   },

@@ -83,6 +83,11 @@ const schema: BlockSpec = {
     name: withDefault("string", `Name of the channel, at most ${LIMITS.nameMaxChars} characters.`, ""),
     provider_type: required("string", `The provider: ${PROVIDER_TYPES.join(", ")}; the block of the same name configures it.`),
     monitor_ids: withDefault(["set", "string"], "Ids of the monitors whose events the channel receives.", []),
+    reminder_minutes: withDefault(
+      "number",
+      `Resend the alert of an open, unacknowledged incident every this many minutes, ${LIMITS.reminderMinutes.min} (never) to ${LIMITS.reminderMinutes.max}.`,
+      0,
+    ),
     ...timestampAttributes("channel"),
   },
   blocks: PROVIDER_BLOCKS,
@@ -158,6 +163,7 @@ export function answeredChannel(notification: NotificationMessage | undefined) {
     name: input.name ?? "",
     providerType: type,
     monitorIds: input.monitorIds,
+    reminderMinutes: notification.reminderMinutes ?? 0,
     createdAt: timestampText(notification.createdAt),
     updatedAt: timestampText(notification.updatedAt),
     [blockName(type)]: fields,
@@ -211,7 +217,7 @@ export const notificationResource: ResourceDefinition = {
   async update(ctx, planned, prior) {
     const type = planned.provider_type as ProviderType;
     // Every field the resource manages, so that a monitor list emptied in the configuration is emptied (see UpdateNotificationRequest).
-    const updateMask = { paths: ["name", "monitor_ids", type] };
+    const updateMask = { paths: ["name", "monitor_ids", "reminder_minutes", type] };
     const request = { id: String(prior.id), notification: message(planned), updateMask };
     const { notification } = await ctx.client.notifications.updateNotification(request, { signal: ctx.signal });
     return stateOf(notification, planned);

@@ -29,6 +29,7 @@ export interface NotificationInput {
   block: ProviderBlockInput | undefined;
   /** Unvalidated (parseExternalId). */
   externalId: string | undefined;
+  reminderMinutes: number | undefined;
 }
 
 export function notificationInputFromMessage(message: Notification): NotificationInput {
@@ -39,27 +40,28 @@ export function notificationInputFromMessage(message: Notification): Notificatio
     providerType: message.providerType,
     monitorIds: [...message.monitorIds],
     externalId: message.externalId,
+    reminderMinutes: message.reminderMinutes,
     // Every field written, zero values included, so a missing required field is reported as empty.
     block: type && value && { type, fields: toJson(blockDescriptor(type), value, { alwaysEmitImplicit: true }) as JsonObject },
   };
 }
 
-/** The fields an update mask may name: the name, the monitors, the external id and the provider blocks. */
-const UPDATABLE = NotificationSchema.fields.filter((field) => ["name", "monitorIds", "externalId"].includes(field.localName) || field.oneof?.name === "provider");
+/** The fields of a channel an update mask may name besides its provider block. */
+const PLAIN_FIELDS = ["name", "monitorIds", "externalId", "reminderMinutes"] as const;
+type PlainField = (typeof PLAIN_FIELDS)[number];
 
-/** What an update changes: the name, the set of monitors, the external id, and the provider block of the given type. */
-export interface NotificationChanges {
-  name: boolean;
-  monitorIds: boolean;
-  externalId: boolean;
-  block: ProviderType | null;
-}
+/** The fields an update mask may name: the plain fields and the provider blocks. */
+const UPDATABLE = NotificationSchema.fields.filter((field) => PLAIN_FIELDS.includes(field.localName as PlainField) || field.oneof?.name === "provider");
+
+/** What an update changes: the name, the set of monitors, the external id, the reminders, and the provider block of the given type. */
+export type NotificationChanges = Record<PlainField, boolean> & { block: ProviderType | null };
 
 /**
  * The fields an update changes. With an update mask, exactly the fields it
- * names: name, monitor_ids, external_id, or a block by its proto or JSON name
- * (google_chat or googleChat). Without one, the fields the message carries: a
- * name or external id that is present, a non-empty monitor_ids and a set block.
+ * names: name, monitor_ids, external_id, reminder_minutes, or a block by its
+ * proto or JSON name (google_chat or googleChat). Without one, the fields the
+ * message carries: a name, external id or reminder_minutes that is present, a
+ * non-empty monitor_ids and a set block.
  */
 export function notificationChanges(message: Notification, mask: FieldMask | undefined): NotificationChanges {
   if (!mask || mask.paths.length === 0) {
@@ -67,13 +69,14 @@ export function notificationChanges(message: Notification, mask: FieldMask | und
       name: message.name !== undefined,
       monitorIds: message.monitorIds.length > 0,
       externalId: message.externalId !== undefined,
+      reminderMinutes: message.reminderMinutes !== undefined,
       block: message.provider.case === undefined ? null : (typeOfBlock(message.provider.case) ?? null),
     };
   }
-  const changes: NotificationChanges = { name: false, monitorIds: false, externalId: false, block: null };
-  for (const field of fieldsOfMask(UPDATABLE, mask, "name, monitor_ids, external_id or a provider block")) {
+  const changes: NotificationChanges = { name: false, monitorIds: false, externalId: false, reminderMinutes: false, block: null };
+  for (const field of fieldsOfMask(UPDATABLE, mask, "name, monitor_ids, external_id, reminder_minutes or a provider block")) {
     const type = field.oneof ? typeOfBlock(field.localName)! : null;
-    if (type === null) changes[field.localName as "name" | "monitorIds" | "externalId"] = true;
+    if (type === null) changes[field.localName as PlainField] = true;
     else if (changes.block === null || changes.block === type) changes.block = type;
     else throw ValidationError.of("updateMask", "names two provider blocks; a channel has one");
   }
@@ -90,6 +93,7 @@ export interface NotificationView {
   provider: ProviderConfig;
   monitorIds: string[];
   externalId: string | null;
+  reminderMinutes: number;
   secretFingerprints: Record<string, string>;
   createdAt: Date;
   updatedAt: Date;
@@ -102,6 +106,7 @@ export function notificationToMessage(view: NotificationView): Notification {
     providerType: view.provider.type,
     monitorIds: view.monitorIds,
     externalId: view.externalId ?? "",
+    reminderMinutes: view.reminderMinutes,
     // The block's fields are named as the proto's (camelCase), so the config initialises the block message.
     provider: { case: blockName(view.provider.type), value: view.provider.config } as Notification["provider"],
     secretFingerprints: view.secretFingerprints,

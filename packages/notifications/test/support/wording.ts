@@ -23,6 +23,7 @@ export const MUST_SAY: Record<DeliveryEvent, string[]> = {
   ],
   "monitor.degraded": ["Homepage", "https://api.example.com/health", "is degraded", "hostA-ams", "Status code: 200", "4200 ms", STARTED, LINK],
   "monitor.recovered": ["Homepage", "https://api.example.com/health", "has recovered", "hostA-ams", "hostB-fra", "80 ms", STARTED, "4m 10s", LINK],
+  "incident.acknowledged": ["Homepage", "has an acknowledged incident", STARTED, LINK],
   test: ["Homepage", "is a test", LINK],
 };
 

@@ -23,7 +23,7 @@ function valuesOf(channel: Notification, type: ProviderType): ChannelValues {
       f.name === "headers" ? ((block.headers ?? []) as { key: string; value: string }[]).map(({ key, value }) => ({ key, value })) : (block[f.name] ?? ""),
     ]),
   );
-  return { name: channel.name ?? "", monitorIds: channel.monitorIds, config };
+  return { name: channel.name ?? "", monitorIds: channel.monitorIds, reminderMinutes: channel.reminderMinutes ?? 0, config };
 }
 
 /** One channel: edit (who may write), send a test and see the answer, delete, and its delivery history. */
@@ -73,6 +73,8 @@ function Details({ channel, type }: { channel: Notification; type: ProviderType 
       ))}
       <dt>Monitors it covers</dt>
       <dd>{channel.monitorIds.map((m) => monitors.get(m) ?? m).join(", ") || "none"}</dd>
+      <dt>Reminders</dt>
+      <dd>{channel.reminderMinutes ? `every ${channel.reminderMinutes} minutes until acknowledged` : "none"}</dd>
     </dl>
   );
 }
@@ -83,14 +85,19 @@ function Edit({ channel, type }: { channel: Notification; type: ProviderType }) 
   const [saved, setSaved] = useState<string | null>(null);
   const save = async (values: ChannelValues, changed: ChangedParts) => {
     // Only what changed is sent: the block (with its untouched secrets as answered, which the API keeps) only when one of its fields did.
-    const paths = [...(changed.name ? ["name"] : []), ...(changed.monitorIds ? ["monitor_ids"] : []), ...(changed.block ? [type] : [])];
+    const paths = [
+      ...(changed.name ? ["name"] : []),
+      ...(changed.monitorIds ? ["monitor_ids"] : []),
+      ...(changed.reminderMinutes ? ["reminder_minutes"] : []),
+      ...(changed.block ? [type] : []),
+    ];
     if (paths.length === 0) {
       setSaved("Nothing changed.");
       return;
     }
     await client.updateNotification({
       id: channel.id,
-      notification: { name: values.name, monitorIds: values.monitorIds, ...(changed.block ? { provider: providerOf(type, values.config) } : {}) },
+      notification: { name: values.name, monitorIds: values.monitorIds, reminderMinutes: values.reminderMinutes, ...(changed.block ? { provider: providerOf(type, values.config) } : {}) },
       updateMask: { paths },
     });
     await queries.invalidateQueries();

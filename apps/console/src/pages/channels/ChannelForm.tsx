@@ -12,6 +12,7 @@ import { fieldsOf, type BlockField } from "./providers";
 export interface ChannelValues {
   name: string;
   monitorIds: string[];
+  reminderMinutes: number;
   config: Record<string, unknown>;
 }
 
@@ -19,6 +20,7 @@ export interface ChannelValues {
 export interface ChangedParts {
   name: boolean;
   monitorIds: boolean;
+  reminderMinutes: boolean;
   block: boolean;
 }
 
@@ -40,7 +42,13 @@ export function ChannelForm({
 }) {
   const fields = useMemo(() => fieldsOf(type), [type]);
   const schema = useMemo(
-    () => z.object({ name: channelSchema.shape.name, monitorIds: z.array(z.string()), config: PROVIDER_BLOCK_SCHEMAS[type] }),
+    () =>
+      z.object({
+        name: channelSchema.shape.name,
+        monitorIds: z.array(z.string()),
+        reminderMinutes: channelSchema.shape.reminderMinutes,
+        config: PROVIDER_BLOCK_SCHEMAS[type],
+      }),
     [type],
   );
   // The fields depend on the type: the form is typed by its paths (config.webhookUrl), the schema checks the values.
@@ -55,6 +63,7 @@ export function ChannelForm({
     const changed = {
       name: values.name !== initial.name,
       monitorIds: !same([...values.monitorIds].sort(), [...initial.monitorIds].sort()),
+      reminderMinutes: values.reminderMinutes !== initial.reminderMinutes,
       block: !same(values.config, initial.config),
     };
     try {
@@ -64,7 +73,8 @@ export function ChannelForm({
       const refusal = refusalOfError(error);
       // The API names a block's field by its path (notification.slack.webhookUrl): its last part is the field.
       const named = Object.entries(refusal.fields).flatMap(([field, rule]) => {
-        const path = field.startsWith("monitorIds") ? "monitorIds" : fields.some((f) => f.name === field) ? `config.${field}` : field === "name" ? "name" : null;
+        const plain = field === "name" || field === "reminderMinutes";
+        const path = field.startsWith("monitorIds") ? "monitorIds" : fields.some((f) => f.name === field) ? `config.${field}` : plain ? field : null;
         return path ? [[path, rule] as const] : [];
       });
       for (const [path, rule] of named) setError(path, { type: "server", message: rule });
@@ -85,6 +95,14 @@ export function ChannelForm({
         ),
       )}
       <MonitorChoice register={register} />
+      <Field
+        label="Remind every (minutes)"
+        hint="While an incident is open and nobody acknowledged it, send the alert again this often; 0: never."
+        type="number"
+        min={0}
+        error={errorAt(errors, "reminderMinutes")}
+        {...register("reminderMinutes", { valueAsNumber: true })}
+      />
       <button type="submit" disabled={formState.isSubmitting}>
         {submitLabel}
       </button>

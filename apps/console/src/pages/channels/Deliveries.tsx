@@ -5,6 +5,8 @@ const EVENTS: Record<string, string> = {
   "monitor.failed": "Failed",
   "monitor.degraded": "Degraded",
   "monitor.recovered": "Recovered",
+  "incident.acknowledged": "Acknowledged",
+  "incident.reminder": "Reminder",
   test: "Test",
 };
 

@@ -14,6 +14,7 @@ import { blockName, fieldsOf, PROVIDER_LABELS } from "./providers";
 const emptyValues = (type: ProviderType): ChannelValues => ({
   name: "",
   monitorIds: [],
+  reminderMinutes: 0,
   config: Object.fromEntries(fieldsOf(type).map((f) => [f.name, f.name === "headers" ? [] : (f.options?.[0] ?? "")])),
 });
 
@@ -32,7 +33,13 @@ export default function NewChannel() {
 
   const create = async (values: ChannelValues) => {
     const answer = await client.createNotification({
-      notification: { name: values.name, providerType: type, monitorIds: values.monitorIds, provider: providerOf(type, values.config) },
+      notification: {
+        name: values.name,
+        providerType: type,
+        monitorIds: values.monitorIds,
+        reminderMinutes: values.reminderMinutes,
+        provider: providerOf(type, values.config),
+      },
     });
     await queries.invalidateQueries();
     const created = answer.notification!.id;

@@ -6,11 +6,18 @@ import { StatusBadge, formatLatency } from "../../monitors/status";
 import { useMonitorNames } from "../../monitors/names";
 import { FormMessage, Page } from "../../ui";
 import { Deliveries } from "../channels/Deliveries";
-import { Table, when } from "../../controls";
+import { Table, useAction, useClient, when } from "../../controls";
+import { roleCan } from "@vigil/domain/accounts";
+import { useRole } from "../../SignedIn";
 import { lasted } from "./Incidents";
 import { regionName, regionsText } from "../../monitors/regions";
 
-const EVENTS: Record<string, string> = { "monitor.failed": "Failed", "monitor.degraded": "Degraded", "monitor.recovered": "Recovered" };
+const EVENTS: Record<string, string> = {
+  "monitor.failed": "Failed",
+  "monitor.degraded": "Degraded",
+  "monitor.recovered": "Recovered",
+  "incident.acknowledged": "Acknowledged",
+};
 
 /** One incident: what it was, its timeline region by region, and what each channel was told. */
 export default function Incident() {
@@ -22,6 +29,10 @@ export default function Incident() {
   const i = incident.data?.incident;
   const channelName = new Map(channels.data?.notifications.map((c) => [c.id, c.name || c.id]));
   const monitorName = i ? (monitors.get(i.monitorId) ?? i.monitorId) : "";
+  const role = useRole();
+  const client = useClient(IncidentService);
+  const action = useAction();
+  const mayAcknowledge = !!i && !i.resolvedAt && !i.acknowledgedAt && !!role && roleCan(role, "write");
 
   return (
     <Page title={i ? `Incident of ${monitorName}` : "Incident"} wide>
@@ -42,13 +53,27 @@ export default function Incident() {
           <dd>{regionsText(i.regions)}</dd>
           <dt>First error</dt>
           <dd>{[i.statusCode ? `HTTP ${i.statusCode}` : "", i.reason, i.error].filter(Boolean).join(" · ") || "—"}</dd>
+          <dt>Acknowledged</dt>
+          <dd>{i.acknowledgedAt ? `${when(i.acknowledgedAt)} by ${i.acknowledgedBy}` : "not yet"}</dd>
         </dl>
+      )}
+      {action.message}
+      {mayAcknowledge && (
+        <button type="button" onClick={() => void action.run(() => client.acknowledgeIncident({ id }))}>
+          Acknowledge
+        </button>
       )}
       <h2>Timeline</h2>
       {incident.data && (
         <Table caption="Timeline of the incident" head={["Time", "Event", "Region", "Status", "Answer", "Latency"]}>
           {incident.data.timeline.flatMap((event) =>
-            event.regions.map((r, index) => (
+            event.type === "incident.acknowledged" ? (
+              <tr key={event.id}>
+                <td>{when(event.occurredAt)}</td>
+                <td>{EVENTS[event.type]}</td>
+                <td colSpan={4}>{i?.acknowledgedBy ? `by ${i.acknowledgedBy}` : ""}</td>
+              </tr>
+            ) : event.regions.map((r, index) => (
               <tr key={`${event.id}-${r.region}`}>
                 <td>{index === 0 ? when(event.occurredAt) : ""}</td>
                 <td>{index === 0 ? (EVENTS[event.type] ?? event.type) : ""}</td>

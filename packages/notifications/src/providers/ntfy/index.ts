@@ -10,6 +10,7 @@ const PRIORITY: Record<DeliveryEvent, number> = {
   "monitor.failed": 5,
   "monitor.degraded": 4,
   "monitor.recovered": 3,
+  "incident.acknowledged": 3,
   test: 3,
 };
 
@@ -18,6 +19,7 @@ const TAGS: Record<DeliveryEvent, string[]> = {
   "monitor.failed": ["rotating_light"],
   "monitor.degraded": ["warning"],
   "monitor.recovered": ["white_check_mark"],
+  "incident.acknowledged": ["eyes"],
   test: ["test_tube"],
 };
 

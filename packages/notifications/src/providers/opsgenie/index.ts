@@ -27,6 +27,13 @@ function requestOf(message: AlertMessage, base: string): { url: string; json: ob
       json: { source: "Vigil", note: truncate(plainText(message), NOTE_MAX) },
     };
   }
+  // Opsgenie's own acknowledgement of the alert, which stops its escalations as Vigil's reminders stop.
+  if (message.event === "incident.acknowledged") {
+    return {
+      url: `${base}/v2/alerts/${encodeURIComponent(alias)}/acknowledge?identifierType=alias`,
+      json: { source: "Vigil", note: truncate(plainText(message), NOTE_MAX) },
+    };
+  }
   return {
     url: `${base}/v2/alerts`,
     json: {

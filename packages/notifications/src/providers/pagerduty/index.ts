@@ -22,6 +22,8 @@ const SEVERITY = { "monitor.failed": "critical", "monitor.degraded": "warning", 
 function eventOf(message: AlertMessage, routingKey: string, publicUrl: string) {
   const dedupKey = incidentKey(message);
   if (message.event === "monitor.recovered") return { routing_key: routingKey, event_action: "resolve", dedup_key: dedupKey };
+  // PagerDuty's own acknowledgement of the alert: it stops escalating, as Vigil's reminders stop.
+  if (message.event === "incident.acknowledged") return { routing_key: routingKey, event_action: "acknowledge", dedup_key: dedupKey };
   return {
     routing_key: routingKey,
     event_action: "trigger",

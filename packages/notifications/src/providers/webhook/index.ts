@@ -43,6 +43,12 @@ function webhookEnvelope(message: AlertMessage) {
       latencyMs: message.latencyMs,
       durationMs: message.durationMs,
       link: message.link,
+      // Alerts and reminders of an open incident: the single-use link that acknowledges it.
+      ackLink: message.ackLink ?? null,
+      // Reminders: their number (1 for the first); durationMs is then how long the incident has lasted.
+      reminder: message.reminder ?? null,
+      // incident.acknowledged: who acknowledged the incident and when.
+      acknowledgement: message.acknowledgement ? { by: message.acknowledgement.by, at: message.acknowledgement.at.toISOString() } : null,
       text: plainText(message),
     },
   };
