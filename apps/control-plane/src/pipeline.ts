@@ -106,8 +106,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   const repo = new MonitorRepository(prisma);
   const pageChanges = new Changes();
   const stopRelays = [
-    relayChanges(pageChanges, "status-page-changes", redis, config.redisPrefix, logger),
-    relayChanges(monitorChanges, "monitor-changes", redis, config.redisPrefix, logger),
+    relayChanges(pageChanges, { name: "status-page-changes", component: "status page relay" }, redis, config.redisPrefix, logger),
+    relayChanges(monitorChanges, { name: "monitor-changes", component: "monitor change relay" }, redis, config.redisPrefix, logger),
   ];
   const verifiedKeys = new VerifiedKeys(prisma);
   const verifiedSessions = new VerifiedSessions(prisma);
