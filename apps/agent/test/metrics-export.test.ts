@@ -48,6 +48,7 @@ const outcome: CheckOutcome = {
   attempts: 1,
   trace: null,
   durationMs: 1234.5,
+  certificate: null,
 };
 
 /** Every data point of `name` in the exports, with its attributes as a plain object. */

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
+import { checkResult, publishResults } from "../../control-plane/test/support/results.js";
 import { startVigil, vigil } from "./support/cli.js";
 
 /** Every command of `vigil`, run as a subprocess against a real API server, in table, JSON and YAML output. */
@@ -174,7 +175,7 @@ describe("vigil commands", () => {
       expect(await ok(["monitors", "trigger", httpId])).toBe(`triggered a check of monitor ${httpId}\n`);
       expect(await okJson(["monitors", "trigger", httpId])).toEqual({ success: true });
 
-      expect(headerOf(await ok(["monitors", "status", tcpId]))).toEqual(["REGION", "STATUS"]);
+      expect(headerOf(await ok(["monitors", "status", tcpId]))).toEqual(["REGION", "STATUS", "CERT EXPIRES", "DAYS LEFT", "ISSUER"]);
       expect(await okJson(["monitors", "status", tcpId])).toMatchObject({ id: tcpId });
 
       const summary = await ok(["monitors", "summary", httpId]);
@@ -182,6 +183,23 @@ describe("vigil commands", () => {
       expect(summary.split("\n")[1]).toMatch(/^1d\s+0\s+0\s+0\s/);
       expect(await okJson(["monitors", "summary", httpId, "--range", "7d", "--region", "hostA-ams"])).toMatchObject({ id: httpId, timeRange: "TIME_RANGE_7D" });
       expect(await ok(["monitors", "summary", httpId, "--range", "14d", "-o", "yaml"])).toContain("timeRange: TIME_RANGE_14D");
+    });
+
+    it("create and update take --certificate-expiry-days; status shows each region's certificate", async () => {
+      const { monitor } = await okJson(["monitors", "create", "http", "--name", "tls", "--url", "https://example.com", "--periodicity", "1h", "--region", "hostA-ams", "--certificate-expiry-days", "30"]);
+      expect(monitor.certificateExpiryDays).toBe("30");
+      expect((await okJson(["monitors", "update", monitor.id, "--certificate-expiry-days", "0"])).monitor).toMatchObject({ certificateExpiryDays: "0", name: "tls" });
+      expect((await fails(["monitors", "update", monitor.id, "--certificate-expiry-days", "3651"])).stderr).toContain("monitor.certificateExpiryDays: must be an integer from 0 to 3650");
+
+      const chainNotAfter = new Date(Date.now() + 20 * 86_400_000 + 3_600_000).toISOString();
+      const certificate = { notAfter: chainNotAfter, chainNotAfter, issuer: "CN=R11, O=Let's Encrypt, C=US", subjectAltNames: ["DNS:example.com"] };
+      await publishResults(api.redisPrefix, [checkResult(monitor.id, "hostA-ams", new Date(Date.now() - 1_000).toISOString(), "success", { certificate })]);
+      let shown = "";
+      while (!shown.includes("Let's Encrypt")) shown = await ok(["monitors", "status", monitor.id]);
+      expect(shown.split("\n")[1]).toMatch(new RegExp(`^hostA-ams\\s+active\\s+${chainNotAfter.slice(0, 10)}\\s+20\\s+CN=R11, O=Let's Encrypt, C=US$`));
+      const json = await okJson(["monitors", "status", monitor.id]);
+      expect(json.regions[0].certificate).toMatchObject({ issuer: certificate.issuer, subjectAltNames: ["DNS:example.com"], daysLeft: "20" });
+      expect(Date.parse(json.regions[0].certificate.chainNotAfter)).toBe(Date.parse(chainNotAfter));
     });
 
     it("status --watch prints once per interval when stdout is not a terminal, and Ctrl-C ends it", async () => {

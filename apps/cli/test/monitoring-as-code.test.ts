@@ -21,6 +21,7 @@ monitors:
     url: https://shop.example.com/health
     periodicity: 1m
     traceHeader: false
+    certificateExpiryDays: 30
     regions: [hostA-ams, hostA-iad]
     statusCodeAssertions:
       - { comparator: eq, target: 200 }
@@ -131,7 +132,7 @@ describe("vigil plan, apply and export", () => {
 
     const monitors = await monitorsByExternalId();
     expect([...monitors.keys()].sort()).toEqual(["shop/db", "shop/dns", "shop/web"]);
-    expect(monitors.get("shop/web")).toMatchObject({ name: "Storefront", url: "https://shop.example.com/health", traceHeader: false, regions: [expect.any(Number), expect.any(Number)] });
+    expect(monitors.get("shop/web")).toMatchObject({ name: "Storefront", url: "https://shop.example.com/health", traceHeader: false, certificateExpiryDays: 30n, regions: [expect.any(Number), expect.any(Number)] });
 
     const { notifications } = await client().notifications.listNotifications({});
     const ops = notifications.find((n) => n.externalId === "shop/ops")!;
@@ -267,6 +268,8 @@ describe("vigil plan, apply and export", () => {
     // A field at its default is left out; one that differs is written.
     expect(parsed.monitors.web.traceHeader).toBe(false);
     expect(parsed.monitors["made-by-hand"]).not.toHaveProperty("traceHeader");
+    expect(parsed.monitors.web.certificateExpiryDays).toBe(30);
+    expect(parsed.monitors["made-by-hand"]).not.toHaveProperty("certificateExpiryDays");
     expect(exported).toContain("webhookUrl: sensitive, kept as stored while left out");
 
     const schema = JSON.parse((await ok(["schema"])).stdout);

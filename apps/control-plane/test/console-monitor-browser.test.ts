@@ -140,6 +140,22 @@ describe("the console's monitor page", () => {
     expect((await client.getMonitor({ id })).monitor?.config.value?.active).toBe(true);
   }, 60_000);
 
+  it("shows the certificate each region's newest check saw, with its expiry, days left and issuer, and none where no check saw one", async () => {
+    const { id, page } = await monitorPageAs("viewer");
+    const regions = page.getByRole("region", { name: "Regions" });
+    // The target is plain HTTP: the agents' checks saw no certificate.
+    await shows(regions.getByTestId("region-certificate").first(), "—");
+    const chainNotAfter = new Date(Date.now() + 20 * 86_400_000 + 3_600_000).toISOString();
+    const certificate = { notAfter: chainNotAfter, chainNotAfter, issuer: "CN=R11, O=Let's Encrypt, C=US", subjectAltNames: ["DNS:shop.example.com"] };
+    await publishResults(env.api.redisPrefix, [checkResult(id, "hostA-ams", new Date().toISOString(), "success", { certificate })]);
+    await eventually(async () => expect((await env.api.db.prisma.monitorRegionStatus.findFirst({ where: { monitorId: id, region: "hostA-ams" } }))?.certificate).not.toBeNull());
+    await page.reload();
+    const text = `${chainNotAfter.slice(0, 10)}, 20 days left (CN=R11, O=Let's Encrypt, C=US)`;
+    await shows(regions.getByRole("row", { name: /hostA-ams/ }).getByTestId("region-certificate"), text);
+    expect(await regions.getByTestId("region-certificate").allTextContents()).toEqual([text, "—"]);
+    await expectAccessible(page, "monitor page with a certificate");
+  }, 60_000);
+
   it("lists a failing monitor's incident with its link, the failure in the log, and older checks page by page", async () => {
     const { id, incidents, page } = await monitorPageAs("viewer", { path: "/fail", earlier: 25 });
     // The failed checks opened it in the same transaction that stored them, before the page was opened.

@@ -65,6 +65,7 @@ describe("the console's monitor forms", () => {
     expect(await label(page, "Method").inputValue()).toBe(DEFAULTS.method);
     expect(await label(page, "Follow redirects").isChecked()).toBe(DEFAULTS.followRedirects);
     expect(await label(page, "Send a trace header").isChecked()).toBe(DEFAULTS.traceHeader);
+    expect(await label(page, "Certificate warning (days)").inputValue()).toBe(String(DEFAULTS.certificateExpiryDays));
 
     await label(page, "Name").fill("Shop health");
     await label(page, "URL").fill("https://shop.example.com/health?deep=1");
@@ -77,6 +78,7 @@ describe("the console's monitor forms", () => {
     ]);
     await label(page, "Follow redirects").uncheck();
     await label(page, "Send a trace header").uncheck();
+    await label(page, "Certificate warning (days)").fill("30");
     await label(page, "Timeout (ms)").fill("10000");
     await label(page, "Retries").fill("2");
     await label(page, "Degraded after (ms)").fill("4000");
@@ -131,6 +133,7 @@ describe("the console's monitor forms", () => {
       headers: [{ key: "Authorization", value: "Bearer s3cret" }],
       followRedirects: false,
       traceHeader: false,
+      certificateExpiryDays: 30n,
       timeout: 10000n,
       retry: 2n,
       degradedAt: 4000n,
@@ -227,6 +230,7 @@ describe("the console's monitor forms", () => {
       headers: [{ key: "x-old", value: "1" }, { key: "x-kept", value: "2" }],
       followRedirects: true,
       traceHeader: false,
+      certificateExpiryDays: 0,
       timeout: 30000,
       retry: 5,
       degradedAt: 7000,
@@ -256,6 +260,7 @@ describe("the console's monitor forms", () => {
     expect(await label(page, "JSON body assertion 2 JSONPath").inputValue()).toBe("$.version");
     expect(await label(page, "JSON body assertion 2 comparator").inputValue()).toBe("exists");
     expect(await label(page, "Send a trace header").isChecked()).toBe(false);
+    expect(await label(page, "Certificate warning (days)").inputValue()).toBe("0");
     await expectAccessible(page, "edit HTTP monitor");
     await screenshotBoth(page, "monitor-form-edit");
 
@@ -268,6 +273,7 @@ describe("the console's monitor forms", () => {
     await label(page, "Header 1 value").fill("3");
     await label(page, "Follow redirects").uncheck();
     await label(page, "Send a trace header").check();
+    await label(page, "Certificate warning (days)").fill("7");
     await label(page, "Timeout (ms)").fill("20000");
     await label(page, "Retries").fill("0");
     await label(page, "Degraded after (ms)").fill("");
@@ -296,6 +302,7 @@ describe("the console's monitor forms", () => {
       headers: [{ key: "x-kept", value: "3" }],
       followRedirects: false,
       traceHeader: true,
+      certificateExpiryDays: 7n,
       timeout: 20000n,
       retry: 0n,
       degradedAt: BigInt(defaultDegradedAt(20000)),
@@ -319,6 +326,7 @@ describe("the console's monitor forms", () => {
     await label(page, "URL").fill("ftp://files.example.com");
     await label(page, "Timeout (ms)").fill("120001");
     await label(page, "Retries").fill("1.5");
+    await label(page, "Certificate warning (days)").fill("3651");
     await addRow(page, "Header", [
       ["name", "bad header"],
       ["value", "x"],
@@ -335,6 +343,7 @@ describe("the console's monitor forms", () => {
     await shows(page.getByText("Check every: is required"));
     await shows(page.getByText("Timeout (ms): must be an integer from 0 to 120000"));
     await shows(page.getByText("Retries: must be an integer from 0 to 10"));
+    await shows(page.getByText("Certificate warning (days): must be an integer from 0 to 3650"));
     await shows(page.getByText("Header 1 name: must be a valid HTTP header name"));
     await shows(page.getByText("Status code assertion 1 status code: must be an integer from 100 to 599"));
     await shows(page.getByText("JSON body assertion 1 JSONPath: must be a JSONPath query (RFC 9535) such as $.status: unclosed bracketed selection at offset 8"));
@@ -350,6 +359,7 @@ describe("the console's monitor forms", () => {
     // Valid for the browser; the API's own rules refuse, beside the fields: first a credential's fingerprint as a
     // header value (what read keys are answered in its place)...
     await label(page, "Name").fill("Metadata");
+    await label(page, "Certificate warning (days)").fill("3650");
     await label(page, "URL").fill("http://169.254.169.254/latest");
     await label(page, "Check every").selectOption("1m");
     await label(page, "Timeout (ms)").fill("1000");

@@ -109,6 +109,8 @@ describe("CreateHTTPMonitor", () => {
     ["an http OTLP endpoint", { openTelemetry: { endpoint: "http://127.0.0.1:4318/v1/metrics", headers: [{ key: "Authorization", value: "Bearer t" }] } }],
     ["an https OTLP endpoint", { openTelemetry: { endpoint: "https://otlp.example.com/v1/metrics", headers: [] } }],
     ["traceHeader off", { traceHeader: false }],
+    ["certificate warnings off (certificateExpiryDays 0)", { certificateExpiryDays: 0n }],
+    ["certificateExpiryDays at its maximum", { certificateExpiryDays: 3650n }],
     ["a traceparent header of its own", { headers: [{ key: "traceparent", value: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" }] }],
     ["OTLP headers without an endpoint (the agent's OTLP defaults apply)", { openTelemetry: { endpoint: "", headers: [{ key: "x-tenant", value: "a" }] } }],
   ])("accepts %s and stores it", async (_, patch) => {
@@ -132,6 +134,8 @@ describe("CreateHTTPMonitor", () => {
     ["retry -1", { retry: -1n }, "monitor.retry", "must be an integer from 0 to 10"],
     ["retry 11", { retry: 11n }, "monitor.retry", "must be an integer from 0 to 10"],
     ["degradedAt -1", { degradedAt: -1n }, "monitor.degradedAt", "must be an integer from 0 to 120000"],
+    ["certificateExpiryDays -1", { certificateExpiryDays: -1n }, "monitor.certificateExpiryDays", "must be an integer from 0 to 3650"],
+    ["certificateExpiryDays 3651", { certificateExpiryDays: 3651n }, "monitor.certificateExpiryDays", "must be an integer from 0 to 3650"],
     ["a description of 1025 characters", { description: chars(1025) }, "monitor.description", "must be at most 1024 characters"],
     ["21 headers", { headers: headers(21) }, "monitor.headers", "must have at most 20 entries"],
     ["a header name with a space", { headers: [{ key: "Bad Header", value: "x" }] }, "monitor.headers[0].key", "must be a valid HTTP header name"],
@@ -355,6 +359,7 @@ describe("no partial write", () => {
     ["a valid name with an out-of-range timeout", { name: "renamed", timeout: 120_001n }, "monitor.timeout", "must be an integer from 0 to 120000"],
     ["a valid name with a non-http url", { name: "renamed", url: "ftp://example.com" }, "monitor.url", "must be an absolute http:// or https:// URL"],
     ["a valid name with 21 headers", { name: "renamed", headers: headers(21) }, "monitor.headers", "must have at most 20 entries"],
+    ["a valid name with certificateExpiryDays 3651", { name: "renamed", certificateExpiryDays: 3651n }, "monitor.certificateExpiryDays", "must be an integer from 0 to 3650"],
     ["a valid name with periodicity 99", { name: "renamed", periodicity: unknown<Periodicity>(99) }, "monitor.periodicity", "must be one of"],
     [
       "a valid JSON body assertion beside one that does not parse",

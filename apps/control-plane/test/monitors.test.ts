@@ -43,6 +43,7 @@ describe.each(BACKENDS)("monitors on %s", (backend) => {
         retry: 3n,
         followRedirects: true,
         traceHeader: true,
+        certificateExpiryDays: 14n,
         regions: [],
         active: false,
         public: false,
@@ -155,6 +156,17 @@ describe.each(BACKENDS)("monitors on %s", (backend) => {
       expect((await client.getMonitor({ id: before.id })).monitor!.config.value).toMatchObject({ traceHeader: false });
       const reset = await client.updateHTTPMonitor({ id: before.id, monitor: {}, updateMask: mask("trace_header") });
       expect(reset.monitor).toMatchObject({ traceHeader: true, name: "before" });
+    });
+
+    it("sets certificateExpiryDays and, named in update_mask without a value, puts back its default (14)", async () => {
+      const before = await newMonitor();
+      const off = await client.updateHTTPMonitor({ id: before.id, monitor: { certificateExpiryDays: 0n } });
+      expect(off.monitor).toMatchObject({ certificateExpiryDays: 0n, name: "before", retry: 5n });
+      const thirty = await client.updateHTTPMonitor({ id: before.id, monitor: { certificateExpiryDays: 30n } });
+      expect((await client.getMonitor({ id: before.id })).monitor!.config.value).toMatchObject({ certificateExpiryDays: 30n });
+      expect(thirty.monitor!.traceHeader).toBe(true);
+      const reset = await client.updateHTTPMonitor({ id: before.id, monitor: {}, updateMask: mask("certificate_expiry_days") });
+      expect(reset.monitor).toMatchObject({ certificateExpiryDays: 14n, name: "before" });
     });
 
     it("replaces a list that is sent and keeps the others", async () => {

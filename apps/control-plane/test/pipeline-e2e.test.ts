@@ -1,5 +1,10 @@
 import http from "node:http";
+import https from "node:https";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { REGION_IDS } from "@vigil/domain";
@@ -18,6 +23,7 @@ import { apiPartsOf, startApiServer } from "../src/server";
 import { openTestDatabase } from "./support/api";
 import { testNotifications, testPipelineConfig } from "./support/control-plane";
 import { eventually } from "../../../test/eventually";
+import { createTestPki, type TestPki } from "../../../test/certificates";
 import type { Listener } from "../src/http/listener";
 
 /**
@@ -43,6 +49,10 @@ describe("the check pipeline end to end", () => {
     res.end("ok");
   });
   let targetUrl: string;
+  /** An HTTPS target whose certificate a test changes; the agents trust the test PKI's root (NODE_EXTRA_CA_CERTS). */
+  let pki: TestPki;
+  let secure: https.Server;
+  let caDir: string;
 
   const startControlPlane = async () => {
     const logger = createLogger("silent", "test");
@@ -80,9 +90,16 @@ describe("the check pipeline end to end", () => {
         interceptors: [(next) => (req) => (req.header.set("x-service-key", key), next(req))],
       }),
     );
+    pki = await createTestPki();
+    caDir = mkdtempSync(join(tmpdir(), "vigil-ca-"));
+    writeFileSync(join(caDir, "root.pem"), pki.rootPem);
+    secure = https.createServer(await pki.leaf(90), (_req, res) => res.end("ok"));
+    await new Promise<void>((resolve) => secure.listen(0, "127.0.0.1", resolve));
     for (const region of ["hostA-ams", "hostB-fra"]) {
       // Check spans go out a moment after their check rather than after the default 5 s.
-      agents.push(await startAgent({ REGION: region, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, OTEL_BSP_SCHEDULE_DELAY: "100" }));
+      agents.push(
+        await startAgent({ REGION: region, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, OTEL_BSP_SCHEDULE_DELAY: "100", NODE_EXTRA_CA_CERTS: join(caDir, "root.pem") }),
+      );
     }
   });
   afterAll(async () => {
@@ -91,6 +108,8 @@ describe("the check pipeline end to end", () => {
     await deletePrefix(prefix);
     await db.dispose();
     target.close();
+    secure.close();
+    rmSync(caDir, { recursive: true, force: true });
   });
 
   const storedResults = (monitorId: string) => db.prisma.checkResult.findMany({ where: { monitorId } });
@@ -179,6 +198,40 @@ describe("the check pipeline end to end", () => {
     const result = await checkedOnce(monitor!.id);
     expect(traceparents.filter((request) => request.url === "/health?untraced")).toEqual([{ url: "/health?untraced", traceparent: undefined }]);
     expect(result.traceId).toBe("");
+  });
+
+  it("records an HTTPS target's certificate per region, counts an intermediate expiring first, warns once, and still fails an expired one as tls", async () => {
+    // The leaf has 60 days, its intermediate 10: the chain stops being trusted in 10 days, which is what counts.
+    const served = await pki.leaf(60, { intermediateDays: 10 });
+    secure.setSecureContext(served);
+    const { monitor } = await client.createHTTPMonitor({
+      monitor: { name: "tls", url: `https://127.0.0.1:${(secure.address() as AddressInfo).port}/`, periodicity: Periodicity.PERIODICITY_1H, regions: [Region.HOSTA_AMS], retry: 0n },
+    });
+    const id = monitor!.id;
+    expect(monitor!.certificateExpiryDays).toBe(14n);
+    expect(await checkedOnce(id)).toMatchObject({ status: MonitorStatus.ACTIVE, failureReason: "" });
+
+    const [region] = (await client.getMonitorStatus({ id })).regions;
+    const certificate = region!.certificate!;
+    expect(timestampDate(certificate.notAfter!)).toEqual(served.notAfter);
+    expect(timestampDate(certificate.chainNotAfter!)).toEqual(served.chainNotAfter);
+    expect(certificate).toMatchObject({ issuer: "CN=Vigil Test Intermediate, O=Vigil Tests", subjectAltNames: ["DNS:localhost", "IP Address:127.0.0.1"] });
+    expect(certificate.daysLeft).toBe(9n);
+    const warnings = await db.prisma.alertEvent.findMany({ where: { monitorId: id, type: "monitor.certificate_expiring" } });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ incidentId: null, details: { certificate: { region: "hostA-ams", daysLeft: 9, chainNotAfter: served.chainNotAfter.toISOString() } } });
+
+    secure.setSecureContext(await pki.leaf(-1));
+    await client.triggerMonitor({ id });
+    const failed = await eventually(async () => {
+      const { results } = await client.listCheckResults({ id });
+      expect(results).toHaveLength(2);
+      return results[0]!;
+    });
+    expect(failed).toMatchObject({ status: MonitorStatus.ERROR, failureReason: "tls" });
+    expect(failed.error).toMatch(/certificate has expired/);
+    // A failed handshake says nothing new: the region still shows the last certificate seen.
+    expect((await client.getMonitorStatus({ id })).regions[0]!.certificate!.chainNotAfter).toEqual(certificate.chainNotAfter);
   });
 
   it("runs a check on demand in every configured region, marked manual", async () => {

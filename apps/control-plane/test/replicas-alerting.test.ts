@@ -18,7 +18,8 @@ import { checkResult, publishResults } from "./support/results";
 
 /**
  * Two built control planes (`node dist/main.js`) sharing PostgreSQL, Redis and ENCRYPTION_KEY, as
- * behind a load balancer: results redelivered and spread over both yield one message per transition.
+ * behind a load balancer: results redelivered and spread over both yield one message per transition,
+ * and one warning per certificate that expires soon.
  */
 describe("alerting with two control-plane processes", () => {
   const prefix = testPrefix();
@@ -46,7 +47,7 @@ describe("alerting with two control-plane processes", () => {
     dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
   });
 
-  it("sends exactly one message per transition", async () => {
+  it("sends exactly one message per transition and per expiring certificate", async () => {
     const db = await openDatabase({ kind: "postgres", url: database.url });
     const admin = new Administration(db.prisma);
     await admin.createWorkspace({ name: "Replicas", slug: "replicas" });
@@ -74,24 +75,27 @@ describe("alerting with two control-plane processes", () => {
 
     const now = Date.now();
     const at = (secondsAgo: number) => new Date(now - secondsAgo * 1000).toISOString();
+    // Every successful check sees a certificate with 10 days left: each monitor's is warned about once.
+    const tenDays = new Date(now + 10 * 86_400_000 + 3_600_000).toISOString();
+    const certificate = { notAfter: tenDays, chainNotAfter: tenDays, issuer: "CN=Test CA", subjectAltNames: ["DNS:example.com"] };
     const results = ids.flatMap((id) => [
-      checkResult(id, "hostA-ams", at(40), "success"),
-      checkResult(id, "hostB-fra", at(40), "success"),
+      checkResult(id, "hostA-ams", at(40), "success", { certificate }),
+      checkResult(id, "hostB-fra", at(40), "success", { certificate }),
       checkResult(id, "hostA-ams", at(30), "error"),
       checkResult(id, "hostB-fra", at(30), "error"),
-      checkResult(id, "hostA-ams", at(20), "success"),
-      checkResult(id, "hostB-fra", at(10), "success"),
+      checkResult(id, "hostA-ams", at(20), "success", { certificate }),
+      checkResult(id, "hostB-fra", at(10), "success", { certificate }),
     ]);
     // Every result twice, in separate appends, so both processes take a share of each.
     for (let i = 0; i < results.length; i += 3) await publishResults(prefix, results.slice(i, i + 3));
     await publishResults(prefix, results);
 
-    await eventually(() => expect(provider.received).toHaveLength(8), 30_000);
+    await eventually(() => expect(provider.received).toHaveLength(12), 30_000);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const seen = provider.received.map((r) => {
       const body = r.json as { type: string; data: { monitor: { id: string } } };
       return `${body.data.monitor.id}:${body.type}`;
     });
-    expect(seen.sort()).toEqual(ids.flatMap((id) => [`${id}:monitor.failed`, `${id}:monitor.recovered`]).sort());
+    expect(seen.sort()).toEqual(ids.flatMap((id) => [`${id}:monitor.failed`, `${id}:monitor.recovered`, `${id}:monitor.certificate_expiring`]).sort());
   });
 });

@@ -97,6 +97,7 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
       body: "",
       followRedirects: true,
       traceHeader: true,
+      certificateExpiryDays: 14,
       timeout: 45000,
       retry: 3,
       degradedAt: 22500,
@@ -126,6 +127,7 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
       body: "",
       follow_redirects: true,
       trace_header: true,
+      certificate_expiry_days: 14,
       timeout: 45000,
       retry: 3,
       degraded_at: 22500,
@@ -141,7 +143,7 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
 
   it("updates in place, keeping the ids", async () => {
     await write({
-      site: `\n  method = "POST"\n  body = "{}"\n  follow_redirects = false\n  trace_header = false\n  status_code_assertions {\n    target = 300\n    comparator = "lt"\n  }`,
+      site: `\n  method = "POST"\n  body = "{}"\n  follow_redirects = false\n  trace_header = false\n  certificate_expiry_days = 30\n  status_code_assertions {\n    target = 300\n    comparator = "lt"\n  }`,
       comparator: "neq",
       domain: `\n  description = "apex"`,
     });
@@ -158,6 +160,7 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
       body: "{}",
       followRedirects: false,
       traceHeader: false,
+      certificateExpiryDays: 30,
       statusCodeAssertions: [
         { target: 200, comparator: "eq" },
         { target: 300, comparator: "lt" },
@@ -191,14 +194,15 @@ describe("service_http_monitor and service_dns_monitor with terraform", () => {
 
   it("shows fields changed outside Terraform as drift, and puts them back", async () => {
     const client = fx.client();
-    await client.updateHTTPMonitor({ id: ids.site, monitor: { followRedirects: true, traceHeader: true }, updateMask: { paths: ["followRedirects", "traceHeader"] } });
+    await client.updateHTTPMonitor({ id: ids.site, monitor: { followRedirects: true, traceHeader: true, certificateExpiryDays: 0n }, updateMask: { paths: ["followRedirects", "traceHeader", "certificateExpiryDays"] } });
     await client.updateDNSMonitor({ id: ids.domain, monitor: { uri: "example.org" }, updateMask: { paths: ["uri"] } });
     const plan = await tf.plan(2);
     expect(plan.stdout).toMatch(/~ follow_redirects\s+= true -> false/);
     expect(plan.stdout).toMatch(/~ trace_header\s+= true -> false/);
+    expect(plan.stdout).toMatch(/~ certificate_expiry_days\s+= 0 -> 30/);
     expect(plan.stdout).toMatch(/~ uri\s+= "example.org" -> "example.com"/);
     await tf.apply();
-    expect(await stored("http", ids.site)).toMatchObject({ followRedirects: false, traceHeader: false });
+    expect(await stored("http", ids.site)).toMatchObject({ followRedirects: false, traceHeader: false, certificateExpiryDays: 30 });
     expect(await stored("dns", ids.domain)).toMatchObject({ uri: "example.com" });
   });
 
@@ -260,6 +264,12 @@ describe("service_http_monitor and service_dns_monitor plan-time errors", () => 
     expect(stderr).toContain("json_body_assertions.path must be a JSONPath query (RFC 9535)");
     expect(stderr).toContain('path = "$.items["');
     expect(stderr).toContain("json_body_assertions.target must be a number: gt compares numbers");
+  });
+
+  it("names the rule of a certificate_expiry_days out of range", async () => {
+    const stderr = await planErrors(config({ site: "\n  certificate_expiry_days = 3651" }));
+    expect(stderr).toContain("certificate_expiry_days must be an integer from 0 to 3650");
+    expect(stderr).toContain("certificate_expiry_days = 3651");
   });
 
   it("refuses bare location codes, naming the region ids they may stand for", async () => {

@@ -13,8 +13,9 @@
  */
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { isIP, type Socket } from "node:net";
+import { X509Certificate } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { connect as connectTls } from "node:tls";
+import { connect as connectTls, TLSSocket, type DetailedPeerCertificate } from "node:tls";
 import * as zlib from "node:zlib";
 import {
   AddressPolicy,
@@ -23,6 +24,7 @@ import {
   effectiveTimeoutMs,
   failedHttpAssertions,
   traceparent,
+  type CertificateInfo,
   type FailureReason,
   type Header,
   type HttpMonitorConfig,
@@ -68,7 +70,7 @@ export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironme
   const timeoutMs = effectiveTimeoutMs(config.timeout);
   const deadline = new Deadline(timeoutMs, env.signal);
   const origin: AttemptOrigin = { began: undefined };
-  const state: AttemptState = { clock: new PhaseClock(origin), statusCode: null, origin };
+  const state: AttemptState = { clock: new PhaseClock(origin), statusCode: null, origin, certificate: null };
   // The attempt's time is the target's: from its first phase (not from setting up our client, which the
   // target has no part in) to its last byte or failure (not until its connection has finished closing).
   const result = (error: string | null, reason: FailureReason | null): Attempt => ({
@@ -78,6 +80,7 @@ export async function httpAttempt(config: HttpMonitorConfig, env: CheckEnvironme
     statusCode: state.statusCode,
     error,
     reason,
+    certificate: state.certificate,
   });
 
   try {
@@ -143,6 +146,8 @@ interface AttemptState {
   clock: PhaseClock;
   statusCode: number | null;
   origin: AttemptOrigin;
+  /** The certificate of the first hop over TLS: the monitor's own URL's, not that of a site it redirects to. */
+  certificate: CertificateInfo | null;
 }
 
 /** When the first phase of the attempt's first hop began (performance.now()); undefined before. */
@@ -228,6 +233,7 @@ async function send(request: HopRequest, state: AttemptState, context: HopContex
   try {
     const connection = await openConnection(request.url, state.clock, context);
     socket = connection;
+    if (connection instanceof TLSSocket) state.certificate ??= certificateOf(connection);
     const response = await new Promise<Received>((resolve, reject) => {
       const receiver = new ResponseReceiver(state, { body: request.method !== "HEAD", followRedirects: context.followRedirects }, resolve, reject);
       outgoing = httpRequest({ method: request.method, path: request.url.pathname + request.url.search, headers, createConnection: () => connection });
@@ -511,6 +517,31 @@ async function openConnection(url: URL, clock: PhaseClock, context: HopContext):
     // A reset during the handshake is a TLS failure too: it is how many servers refuse a TLS version or name.
     throw new TargetFailure(describeTlsError(error, host), "tls");
   }
+}
+
+/**
+ * The verified certificate's facts: the leaf's expiry, issuer and names, and
+ * the earliest expiry of the chain as the handshake built it (what the server
+ * sent, completed from the trusted CAs), each certificate once. (Only the
+ * detailed peer certificate is asked for: in Node 20, asking
+ * getPeerX509Certificate() first leaves getPeerCertificate() answering {}.)
+ */
+function certificateOf(socket: TLSSocket): CertificateInfo | null {
+  const detailed = socket.getPeerCertificate(true);
+  if (!detailed?.raw) return null;
+  const leaf = new X509Certificate(detailed.raw);
+  let chainNotAfter = Date.parse(leaf.validTo);
+  const seen = new Set<string>();
+  for (let c: DetailedPeerCertificate | undefined = detailed; c?.valid_to && !seen.has(c.fingerprint256); c = c.issuerCertificate) {
+    seen.add(c.fingerprint256);
+    chainNotAfter = Math.min(chainNotAfter, Date.parse(c.valid_to));
+  }
+  return {
+    notAfter: new Date(leaf.validTo).toISOString(),
+    issuer: leaf.issuer.split("\n").join(", "),
+    subjectAltNames: leaf.subjectAltName ? leaf.subjectAltName.split(", ") : [],
+    chainNotAfter: new Date(chainNotAfter).toISOString(),
+  };
 }
 
 // ---------------------------------------------------------------------------

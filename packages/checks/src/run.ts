@@ -75,6 +75,7 @@ export async function runCheck(job: CheckJob, env: CheckEnvironment, options: Ru
     attempts,
     trace,
     durationMs: performance.now() - started,
+    certificate: last.certificate ?? null,
   };
 }
 

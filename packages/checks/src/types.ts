@@ -1,4 +1,4 @@
-import type { AddressPolicy, FailureReason, TraceContext } from "@vigil/domain";
+import type { AddressPolicy, CertificateInfo, FailureReason, TraceContext } from "@vigil/domain";
 
 /** Final verdict of a check: the last attempt decides. */
 export type CheckStatus = "success" | "degraded" | "error";
@@ -28,6 +28,8 @@ export interface Attempt {
   error: string | null;
   /** The error's kind, named; null when ok. */
   reason: FailureReason | null;
+  /** HTTPS checks: the certificate the handshake verified; null or absent when there was none (a failed handshake too). */
+  certificate?: CertificateInfo | null;
 }
 
 /** The outcome of a check, after retries. */
@@ -45,6 +47,8 @@ export interface CheckOutcome {
   trace: TraceContext | null;
   /** From the start of the first attempt to the end of the last, retries and their waits included. */
   durationMs: number;
+  /** The last attempt's certificate (HTTPS checks); null when it saw none. */
+  certificate: CertificateInfo | null;
 }
 
 /** How this agent runs checks; the same for every monitor it checks. */

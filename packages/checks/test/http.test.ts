@@ -8,6 +8,7 @@ import { httpAttempt } from "../src/http";
 const { maxBodyBytes: MAX_BODY_BYTES, maxRedirects: MAX_REDIRECTS } = CHECK_RULES;
 import type { CheckEnvironment } from "../src/types";
 import { loopback } from "./support/loopback";
+import { createTestPki, type TestPki } from "../../../test/certificates";
 import { startDnsServer, type TestDnsServer } from "./support/dns-server";
 import {
   closedPort,
@@ -556,5 +557,60 @@ describe("TLS", () => {
     expect(attempt.timing.connectMs).toBeGreaterThan(0);
     expect(attempt.timing.tlsMs).toBeGreaterThan(0);
     expect(attempt.timing.firstByteMs).toBeGreaterThan(0);
+  });
+});
+
+describe("certificates", () => {
+  let pki: TestPki;
+  const targets: HttpTarget[] = [];
+  beforeAll(async () => {
+    pki = await createTestPki();
+    // The check trusts the system's CAs only; here it is made to trust the test's root as well.
+    const connect = tls.connect;
+    jest.spyOn(tls, "connect").mockImplementation(((options: tls.ConnectionOptions) => connect({ ...options, ca: pki.rootPem })) as typeof tls.connect);
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await Promise.all(targets.map((target) => target.close()));
+  });
+  const serving = async (served: { cert: string; key: string }) => {
+    const target = await startHttpsTarget(served, (_req, res) => res.end("ok"));
+    targets.push(target);
+    return target;
+  };
+
+  it("records the leaf's expiry, issuer and names of a verified certificate", async () => {
+    const served = await pki.leaf(10);
+    const target = await serving(served);
+    const attempt = await httpAttempt(monitor(`https://localhost:${target.port}/`), loopback);
+    expect(attempt).toMatchObject({ ok: true, reason: null });
+    expect(attempt.certificate).toEqual({
+      notAfter: served.notAfter.toISOString(),
+      issuer: "CN=Vigil Test Intermediate, O=Vigil Tests",
+      subjectAltNames: ["DNS:localhost", "IP Address:127.0.0.1"],
+      chainNotAfter: served.notAfter.toISOString(),
+    });
+  });
+
+  it("counts the chain's earliest expiry when an intermediate expires before the leaf", async () => {
+    const served = await pki.leaf(60, { intermediateDays: 5 });
+    const target = await serving(served);
+    const attempt = await httpAttempt(monitor(`https://localhost:${target.port}/`), loopback);
+    expect(attempt.ok).toBe(true);
+    expect(attempt.certificate).toMatchObject({ notAfter: served.notAfter.toISOString(), chainNotAfter: served.chainNotAfter.toISOString() });
+    expect(served.chainNotAfter.getTime()).toBeLessThan(served.notAfter.getTime());
+  });
+
+  it("keeps failing an expired certificate with reason tls and no certificate", async () => {
+    const expired = await serving(await pki.leaf(-1));
+    const attempt = await httpAttempt(monitor(`https://localhost:${expired.port}/`), loopback);
+    expect(attempt).toMatchObject({ ok: false, reason: "tls", certificate: null });
+    expect(attempt.error).toMatch(/certificate has expired/);
+  });
+
+  it("records no certificate for plain HTTP", async () => {
+    const target = await startHttpTarget((_req, res) => res.end("ok"));
+    targets.push(target);
+    expect((await httpAttempt(monitor(`${target.origin}/`), loopback)).certificate).toBeNull();
   });
 });

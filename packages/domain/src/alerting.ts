@@ -7,7 +7,14 @@ export type AlertEventType = (typeof ALERT_EVENTS)[number];
  * What a delivery carries: an alert event, an incident's acknowledgement
  * (webhook channels only), or a message sent by SendTestNotification.
  */
-export type DeliveryEvent = AlertEventType | "incident.acknowledged" | "test";
+export type DeliveryEvent = AlertEventType | "incident.acknowledged" | typeof CERTIFICATE_EXPIRING_EVENT | "test";
+
+/**
+ * A monitor's TLS certificate expires within its certificateExpiryDays (and
+ * again at 7 and 1 days): sent to every channel of the monitor, outside any
+ * incident, since the monitor is not failing.
+ */
+export const CERTIFICATE_EXPIRING_EVENT = "monitor.certificate_expiring";
 
 /** Incident events recorded beside the transitions: an acknowledgement, and a channel's reminder (not in the timeline). */
 export const ACKNOWLEDGED_EVENT = "incident.acknowledged";

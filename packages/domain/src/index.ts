@@ -24,6 +24,7 @@ export * from "./periodicity";
 export * from "./regions";
 export * from "./summary-request";
 export * from "./trace-context";
+export * from "./certificates";
 export * from "./result-reads";
 export * from "./audit-log";
 export { NOT_STORABLE_RULE, isHttpUrl, isReadableLine, isStorableText, set } from "./rules";

@@ -8,6 +8,8 @@ export const LIMITS = {
   degradedAtMs: { min: 0, max: 120_000 },
   /** Consecutive checks that move a region to failing (confirmations) or back (recoveryConfirmations). */
   confirmations: { min: 1, max: 10 },
+  /** An HTTP monitor's certificateExpiryDays: 0 (off) to ten years, beyond any certificate a public CA issues. */
+  certificateExpiryDays: { min: 0, max: 3650 },
   headersPerMonitor: 20,
   /** An HTTP monitor's request body, a header value (of a monitor, its OTLP export or a webhook), an assertion's target. */
   httpBodyMaxChars: 64 * 1024,
@@ -44,6 +46,8 @@ export const DEFAULTS = {
   followRedirects: true,
   /** HTTP checks send a W3C traceparent header unless the monitor turns it off (docs/checks.md "Traces"). */
   traceHeader: true,
+  /** Days before a certificate's expiry that monitor.certificate_expiring is first sent (docs/checks.md "Certificates"). */
+  certificateExpiryDays: 14,
   active: false,
   public: false,
   description: "",

@@ -118,6 +118,7 @@ export const httpMonitorSchema = z
     headers: list(header, LIMITS.headersPerMonitor).default([]),
     followRedirects: boolean().default(DEFAULTS.followRedirects),
     traceHeader: boolean().default(DEFAULTS.traceHeader),
+    certificateExpiryDays: integer(LIMITS.certificateExpiryDays).default(DEFAULTS.certificateExpiryDays),
     statusCodeAssertions: list(statusCodeAssertion, LIMITS.assertionsPerList).default([]),
     bodyAssertions: list(bodyAssertion, LIMITS.assertionsPerList).default([]),
     headerAssertions: list(headerAssertion, LIMITS.assertionsPerList).default([]),

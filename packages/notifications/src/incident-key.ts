@@ -4,7 +4,12 @@ import type { AlertMessage } from "./types";
  * The key that ties the messages of one incident together at a provider
  * (PagerDuty dedup_key, Opsgenie alias, the e-mail thread): failure,
  * degradation and recovery of one outage share it. A test message has no
- * incident and gets a key of its own, so it never touches a real alert.
+ * incident and gets a key of its own, so it never touches a real alert;
+ * certificate warnings have no incident and share a key per certificate.
  */
-export const incidentKey = (message: AlertMessage): string =>
-  message.incident ? `vigil-incident-${message.incident.id}` : `vigil-${message.id}`;
+export const incidentKey = (message: AlertMessage): string => {
+  if (message.incident) return `vigil-incident-${message.incident.id}`;
+  // The warnings about one certificate (below the monitor's days, then at 7 and 1) are one alert there.
+  if (message.certificate) return `vigil-certificate-${message.monitor.id}-${Date.parse(message.certificate.chainNotAfter)}`;
+  return `vigil-${message.id}`;
+};

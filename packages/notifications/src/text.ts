@@ -13,6 +13,7 @@ const HEADLINE = {
   "monitor.degraded": "DEGRADED",
   "monitor.recovered": "RECOVERED",
   "incident.acknowledged": "ACKNOWLEDGED",
+  "monitor.certificate_expiring": "CERTIFICATE EXPIRING",
   test: "TEST",
 } as const;
 
@@ -33,6 +34,7 @@ const WHAT = {
   "monitor.degraded": "is degraded (slower than its degraded threshold)",
   "monitor.recovered": "has recovered",
   "incident.acknowledged": "has an acknowledged incident",
+  "monitor.certificate_expiring": "has a TLS certificate that expires soon",
   test: "is a test: Vigil can reach this channel",
 } as const;
 const STILL = { "monitor.failed": "is still down", "monitor.degraded": "is still degraded" } as const;
@@ -42,13 +44,17 @@ function what(message: AlertMessage): string {
   if (isRefusedTarget(message)) return WHAT_REFUSED;
   if (message.reminder && (message.event === "monitor.failed" || message.event === "monitor.degraded")) return STILL[message.event];
   if (message.acknowledgement) return `${WHAT[message.event]} (by ${message.acknowledgement.by})`;
+  if (message.certificate) return `has a TLS certificate that expires in ${daysWord(message.certificate.daysLeft)}`;
   return WHAT[message.event];
 }
+
+const daysWord = (days: number) => (days === 1 ? "1 day" : `${days} days`);
 
 /** "Homepage (https://example.com) is down in hostA-ams, hostB-fra: HTTP 503 (http_status)" */
 export function summary(message: AlertMessage): string {
   const { monitor } = message;
   const where = message.regions.length > 0 && message.event !== "test" ? ` in ${regionList(message.regions)}` : "";
+  if (message.certificate) return `${monitor.name} (${monitor.target}) ${what(message)}, on ${formatTime(new Date(message.certificate.chainNotAfter))}`;
   const cause = message.event === "monitor.failed" || message.event === "monitor.degraded" ? causeOf(message) : "";
   const lasted = message.durationMs === null ? "" : message.reminder ? ` for ${formatDuration(message.durationMs)}` : ` after ${formatDuration(message.durationMs)}`;
   return `${monitor.name} (${monitor.target}) ${what(message)}${where}${lasted}${cause ? `: ${cause}` : ""}`;
@@ -78,9 +84,20 @@ export function facts(message: AlertMessage): { label: string; value: string }[]
   if (message.incident) out.push({ label: "Started", value: formatTime(message.incident.startedAt) });
   if (message.durationMs !== null) out.push({ label: "Duration", value: formatDuration(message.durationMs) });
   if (message.reminder) out.push({ label: "Reminder", value: `#${message.reminder}, until the incident is acknowledged or resolved` });
+  if (message.certificate) out.push(...certificateFacts(message.certificate));
   if (message.acknowledgement) out.push({ label: "Acknowledged", value: `${formatTime(message.acknowledgement.at)} by ${message.acknowledgement.by}` });
   out.push({ label: "Link", value: message.link });
   if (message.ackLink) out.push({ label: "Acknowledge", value: message.ackLink });
+  return out;
+}
+
+/** The certificate's expiry (the chain's earliest, saying so when an intermediate's comes first), issuer and names. */
+function certificateFacts(certificate: NonNullable<AlertMessage["certificate"]>): { label: string; value: string }[] {
+  const expires = `${formatTime(new Date(certificate.chainNotAfter))} (${daysWord(certificate.daysLeft)} left)`;
+  const out = [{ label: "Expires", value: certificate.chainNotAfter === certificate.notAfter ? expires : `${expires}: an issuing certificate of the chain expires before the server certificate (${formatTime(new Date(certificate.notAfter))})` }];
+  out.push({ label: "Issuer", value: certificate.issuer });
+  if (certificate.subjectAltNames.length > 0) out.push({ label: "Names", value: certificate.subjectAltNames.join(", ") });
+  out.push({ label: "Seen in", value: certificate.region });
   return out;
 }
 
@@ -101,12 +118,13 @@ export function plainText(message: AlertMessage): string {
 /** "2026-05-01 10:00:00 UTC" */
 export const formatTime = (date: Date): string => `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
 
-/** The colour of the event: red for down, amber for degraded, green for recovered, blue for a test. */
+/** The colour of the event: red for down, amber for degraded, orange for an expiring certificate, green for recovered, blue for a test. */
 export const COLOURS = {
   "monitor.failed": 0xe01e5a,
   "monitor.degraded": 0xecb22e,
   "monitor.recovered": 0x2eb67d,
   "incident.acknowledged": 0x36c5f0,
+  "monitor.certificate_expiring": 0xf2994a,
   test: 0x36c5f0,
 } as const;
 export const colourOf = (message: AlertMessage): number => COLOURS[message.event];

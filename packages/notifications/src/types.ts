@@ -1,10 +1,12 @@
 import type {
+  CertificateInfo,
   DeliveryEvent,
   FailureReason,
   MonitorKind,
   MonitorStatus,
   ProviderConfigByType,
   ProviderType,
+  RegionId,
   RegionReport,
 } from "@vigil/domain";
 import type { ProviderSettings } from "./settings";
@@ -45,6 +47,11 @@ export interface AlertMessage {
   reminder?: number | null;
   /** The single-use link that acknowledges the open incident (alerts and reminders). */
   ackLink?: string | null;
+  /**
+   * monitor.certificate_expiring: the certificate, the region whose check saw it, and the whole
+   * days left until the chain's earliest expiry when it was seen.
+   */
+  certificate?: (CertificateInfo & { region: RegionId; daysLeft: number }) | null;
   /** incident.acknowledged: who acknowledged the incident ("user:<email>", "api_key:<id>" or "link") and when. */
   acknowledgement?: { by: string; at: Date } | null;
 }

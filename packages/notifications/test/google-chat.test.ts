@@ -54,6 +54,19 @@ describe("google chat", () => {
     expect(recovery).toBe(alert);
   });
 
+  it("threads the warnings about one certificate together", async () => {
+    const settings = settingsFor(server.url);
+    const message = sampleMessage("monitor.certificate_expiring");
+    await googleChat.send(message, channel, { settings });
+    await googleChat.send({ ...message, id: "evt-7", certificate: { ...message.certificate!, daysLeft: 7 } }, channel, { settings });
+
+    const [first, second] = await server.waitFor(2);
+    expect(queryOf(first!).messageReplyOption).toBe("REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD");
+    expect((first!.json as ChatBody).thread?.threadKey).toMatch(/^vigil-certificate-0194f3b2-mon1-/);
+    expect((second!.json as ChatBody).thread).toEqual((first!.json as ChatBody).thread);
+    expectFullWording(shown((first!.json as ChatBody).text), "monitor.certificate_expiring");
+  });
+
   it("sends a test message without a thread", async () => {
     const settings = settingsFor(server.url);
     await googleChat.send(sampleMessage("test"), channel, { settings });

@@ -29,6 +29,7 @@ describe("grafana oncall", () => {
     ["monitor.failed", "alerting"],
     ["monitor.degraded", "alerting"],
     ["monitor.recovered", "ok"],
+    ["monitor.certificate_expiring", "alerting"],
     ["test", "ok"],
   ] as const)("posts a %s message to the formatted webhook with state %s", async (event, state) => {
     const message = sampleMessage(event);

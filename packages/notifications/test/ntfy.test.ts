@@ -36,6 +36,7 @@ describe("ntfy", () => {
     ["monitor.failed", 5, "rotating_light"],
     ["monitor.degraded", 4, "warning"],
     ["monitor.recovered", 3, "white_check_mark"],
+    ["monitor.certificate_expiring", 4, "lock"],
     ["test", 3, "test_tube"],
   ] as const)("publishes a %s message as JSON to the server root with priority %i and tag %s", async (event, priority, tag) => {
     const message = sampleMessage(event);

@@ -92,6 +92,15 @@ describe("opsgenie", () => {
     expectOpsgenieRequest(server.received[1]!, "/eu/v2/alerts/vigil-incident-0194f3b2-inc1/close?identifierType=alias");
   });
 
+  it("creates an expiring certificate's warning as a P3 alert under the certificate's alias", async () => {
+    await opsgenie.send(sampleMessage("monitor.certificate_expiring"), channelIn("us"), { settings: settingsFor(server.url) });
+
+    expectOpsgenieRequest(server.received[0]!, "/v2/alerts");
+    const alert = server.received[0]!.json as OpsgenieAlert;
+    expect(alert).toMatchObject({ alias: `vigil-certificate-0194f3b2-mon1-${Date.parse("2026-05-11T10:00:00.000Z")}`, priority: "P3" });
+    expectFullWording(alert.description, "monitor.certificate_expiring");
+  });
+
   it("creates a test as a P5 alert under an alias of its own", async () => {
     const message = sampleMessage("test");
 

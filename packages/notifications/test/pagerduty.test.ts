@@ -92,6 +92,20 @@ describe("pagerduty", () => {
     expectFullWording(shownText(test), "test");
   });
 
+  it("triggers the warnings about one certificate as warning under one dedup_key of that certificate", async () => {
+    const tenDays = sampleMessage("monitor.certificate_expiring");
+    const sevenDays = sampleMessage("monitor.certificate_expiring", { id: "evt-7", certificate: { ...tenDays.certificate!, daysLeft: 7 } });
+
+    await pagerduty.send(tenDays, channel, { settings: settingsFor(server.url) });
+    await pagerduty.send(sevenDays, channel, { settings: settingsFor(server.url) });
+
+    const [first, second] = [eventOf(0), eventOf(1)];
+    expect(first).toMatchObject({ event_action: "trigger", payload: { severity: "warning" } });
+    expect(first.dedup_key).toBe(`vigil-certificate-0194f3b2-mon1-${Date.parse("2026-05-11T10:00:00.000Z")}`);
+    expect(second.dedup_key).toBe(first.dedup_key);
+    expectFullWording(shownText(first), "monitor.certificate_expiring");
+  });
+
   it("cuts the summary to PagerDuty's 1024 characters", async () => {
     const message = sampleMessage("monitor.failed", { error: "x".repeat(3000) });
 

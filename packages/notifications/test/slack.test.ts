@@ -34,11 +34,12 @@ const COLOURS: Record<DeliveryEvent, string> = {
   "monitor.degraded": "#ecb22e",
   "monitor.recovered": "#2eb67d",
   "incident.acknowledged": "#36c5f0",
+  "monitor.certificate_expiring": "#f2994a",
   test: "#36c5f0",
 };
 
 describe("slack", () => {
-  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "test"] as const)(
+  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "test"] as const)(
     "posts a %s message to the webhook as JSON with a fallback text and a coloured attachment",
     async (event) => {
       const message = sampleMessage(event);

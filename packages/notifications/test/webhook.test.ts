@@ -41,7 +41,7 @@ afterEach(() => server.close());
 const verifyAs = (secret: string, request: Received) => new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
 
 describe("webhook", () => {
-  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "test"] as const)(
+  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "test"] as const)(
     "posts a %s message as a signed Standard Webhooks envelope with the channel's headers",
     async (event) => {
       const message = sampleMessage(event);
@@ -86,6 +86,23 @@ describe("webhook", () => {
       ackLink: null,
       reminder: null,
       acknowledgement: null,
+      certificate: null,
+    });
+  });
+
+  it("carries an expiring certificate's dates, issuer, names, region and days left, outside any incident", async () => {
+    await webhook.send(sampleMessage("monitor.certificate_expiring"), channel, { settings: settingsFor(server.url) });
+
+    const envelope = (await server.waitFor(1))[0]!.json as Envelope & { data: Record<string, unknown> };
+    expect(envelope.type).toBe("monitor.certificate_expiring");
+    expect(envelope.data.incident).toBeNull();
+    expect(envelope.data.certificate).toEqual({
+      notAfter: "2026-06-01T00:00:00.000Z",
+      chainNotAfter: "2026-05-11T10:00:00.000Z",
+      issuer: "C=US, O=Test CA, CN=Test Intermediate",
+      subjectAltNames: ["DNS:api.example.com", "DNS:www.example.com"],
+      daysLeft: 10,
+      region: "hostA-ams",
     });
   });
 

@@ -1,5 +1,5 @@
 import type { CheckOutcome, CheckStatus, Timing } from "@vigil/checks";
-import { isFailureReason, isTraceId, type FailureReason, type MonitorConfigByKind, type MonitorKind, type RegionId } from "@vigil/domain";
+import { isCertificateInfo, isFailureReason, isTraceId, type CertificateInfo, type FailureReason, type MonitorConfigByKind, type MonitorKind, type RegionId } from "@vigil/domain";
 
 export type Trigger = "scheduled" | "manual";
 
@@ -25,6 +25,8 @@ export interface ResultMessage {
   reason: FailureReason | null;
   /** The trace id of the traceparent an HTTP check sent; null (or absent, from agents older than traces) when none. */
   traceId?: string | null;
+  /** The certificate an HTTPS check saw; null (or absent, from agents older than certificates) when none. */
+  certificate?: CertificateInfo | null;
   attempts: number;
 }
 
@@ -42,6 +44,7 @@ export function resultMessage(id: string, job: CheckJobData, region: RegionId, o
     error: outcome.error,
     reason: outcome.reason,
     traceId: outcome.trace?.traceId ?? null,
+    certificate: outcome.certificate,
     attempts: outcome.attempts,
   };
 }
@@ -58,6 +61,8 @@ export function decodeResult(fields: string[]): ResultMessage | null {
     if (!isFailureReason(message.reason)) message.reason = null;
     // Older agents send no trace id; anything but a valid one is stored as none.
     if (!isTraceId(message.traceId)) message.traceId = null;
+    // Likewise a certificate: older agents send none, and one this version cannot read is none.
+    if (!isCertificateInfo(message.certificate)) message.certificate = null;
     return message;
   } catch {
     return null;

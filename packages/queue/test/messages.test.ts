@@ -20,6 +20,7 @@ const refused: CheckOutcome = {
   attempts: 1,
   trace: null,
   durationMs: 1.5,
+  certificate: null,
 };
 
 const traced: CheckOutcome = {
@@ -54,6 +55,22 @@ describe("result messages", () => {
     expect(decodeResult(fieldsOf(older))).toEqual({ ...older, traceId: null });
     for (const traceId of ["00000000000000000000000000000000", "4BF92F3577B34DA6A3CE929D0E0E4736", "not hex", 42]) {
       expect(decodeResult(fieldsOf({ ...older, traceId }))?.traceId).toBeNull();
+    }
+  });
+
+  it("carry the certificate an HTTPS check saw, and read none from older agents or one this version cannot read", () => {
+    const certificate = {
+      notAfter: "2026-12-09T00:00:00.000Z",
+      issuer: "CN=Vigil Test CA",
+      subjectAltNames: ["DNS:localhost"],
+      chainNotAfter: "2026-12-05T00:00:00.000Z",
+    };
+    const message = resultMessage("hostA-ams:7", job, "hostA-ams", { ...refused, status: "success", error: null, reason: null, certificate });
+    expect(decodeResult(encodeResult(message))?.certificate).toEqual(certificate);
+    const { certificate: _, ...older } = message;
+    expect(decodeResult(fieldsOf(older))?.certificate).toBeNull();
+    for (const bad of [{ ...certificate, notAfter: "soon" }, { ...certificate, subjectAltNames: "DNS:localhost" }, "cert"]) {
+      expect(decodeResult(fieldsOf({ ...older, certificate: bad }))?.certificate).toBeNull();
     }
   });
 

@@ -4,6 +4,7 @@ import { SUMMARY_TIME_RANGES, httpMethodCodec, monitorStatusCodec, numberCompara
 import {
   DNSMonitorSchema,
   GetMonitorStatusResponseSchema,
+  type GetMonitorStatusResponse,
   HTTPMonitorSchema,
   ListMonitorOverviewsResponseSchema,
   MonitorSchema,
@@ -49,6 +50,7 @@ const httpFields = (): FieldFlag[] => [
   fields.each("--header <name: value>", "headers", "a request header", parseHeader),
   ...fields.toggle("follow-redirects", "followRedirects", "follow redirects"),
   ...fields.toggle("trace-header", "traceHeader", "send a W3C traceparent header (a new trace per check)"),
+  fields.integer("--certificate-expiry-days <days>", "certificateExpiryDays", "warn this many days before the TLS certificate expires, again at 7 and 1 (0: never; default 14)"),
   fields.each("--expect-status <code>", "statusCodeAssertions", "the status code must equal this", (value) => ({
     target: parseInteger(value),
     comparator: numberComparatorCodec.encode("eq"),
@@ -134,9 +136,16 @@ const sparkline = (values: number[]) => {
   return values.map((v) => (v > 0 ? BLOCKS[Math.min(BLOCKS.length - 1, Math.floor((v / highest) * BLOCKS.length))] : " ")).join("");
 };
 
-function statusTable(ctx: Context, regions: { region: number; status: number }[]): string {
-  const rows = regions.map(({ region, status }) => [word(regionCodec, region), statusText(ctx.out.colors, word(monitorStatusCodec, status))]);
-  return table(ctx.out.colors, ["REGION", "STATUS"], rows);
+/** Each region's status and, for HTTPS monitors, the certificate its newest check saw: when the chain expires, days left, issuer. */
+function statusTable(ctx: Context, regions: GetMonitorStatusResponse["regions"]): string {
+  const rows = regions.map(({ region, status, certificate }) => [
+    word(regionCodec, region),
+    statusText(ctx.out.colors, word(monitorStatusCodec, status)),
+    certificate?.chainNotAfter ? timestampDate(certificate.chainNotAfter).toISOString().slice(0, 10) : "-",
+    certificate ? String(certificate.daysLeft) : "-",
+    certificate?.issuer || "-",
+  ]);
+  return table(ctx.out.colors, ["REGION", "STATUS", "CERT EXPIRES", "DAYS LEFT", "ISSUER"], rows);
 }
 
 export function monitorsCommand(): Command {

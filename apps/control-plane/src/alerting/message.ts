@@ -7,8 +7,8 @@ import { monitorLink, type AlertMessage, type ProviderSettings } from "@vigil/no
  * then, however late a retry sends them.
  */
 export type EventDetails = Omit<AlertMessage, "id" | "event" | "occurredAt" | "link" | "incident" | "ackLink" | "acknowledgement"> & {
-  /** Dates as JSON keeps them. */
-  incident: { id: string; startedAt: string; resolvedAt: string | null };
+  /** Dates as JSON keeps them; null for monitor.certificate_expiring, which belongs to no incident. */
+  incident: { id: string; startedAt: string; resolvedAt: string | null } | null;
   acknowledgement?: { by: string; at: string } | null;
 };
 
@@ -31,7 +31,7 @@ export function messageOfEvent(event: StoredEvent, settings: Pick<ProviderSettin
     id: event.id,
     event: sentAs(event, details),
     occurredAt: event.occurredAt,
-    incident: {
+    incident: details.incident && {
       id: details.incident.id,
       startedAt: new Date(details.incident.startedAt),
       resolvedAt: details.incident.resolvedAt ? new Date(details.incident.resolvedAt) : null,

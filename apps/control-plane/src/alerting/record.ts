@@ -1,6 +1,14 @@
 import { v7 as uuidv7 } from "uuid";
 import type { Prisma } from "@vigil/db";
-import { eventOfTransition, worseStatus, type ACKNOWLEDGED_EVENT, type AlertEventType, type REMINDER_EVENT, type RegionReport } from "@vigil/domain";
+import {
+  eventOfTransition,
+  worseStatus,
+  type ACKNOWLEDGED_EVENT,
+  type AlertEventType,
+  type CERTIFICATE_EXPIRING_EVENT,
+  type REMINDER_EVENT,
+  type RegionReport,
+} from "@vigil/domain";
 import type { Transition } from "../status/evaluate";
 import type { EventDetails } from "./message";
 
@@ -11,8 +19,9 @@ export interface EventRow {
   id: string;
   workspaceId: string;
   monitorId: string;
-  incidentId: string;
-  type: AlertEventType | typeof ACKNOWLEDGED_EVENT | typeof REMINDER_EVENT;
+  /** Null for monitor.certificate_expiring, which belongs to no incident. */
+  incidentId: string | null;
+  type: AlertEventType | typeof ACKNOWLEDGED_EVENT | typeof REMINDER_EVENT | typeof CERTIFICATE_EXPIRING_EVENT;
   fromStatus: string;
   toStatus: string;
   occurredAt: Date;
@@ -185,7 +194,7 @@ export async function insertEvents(tx: Tx, events: EventRow[]): Promise<Set<stri
   return new Set(inserted.map((row) => row.id));
 }
 
-async function createDeliveries(tx: Tx, events: EventRow[]): Promise<string[]> {
+export async function createDeliveries(tx: Tx, events: EventRow[]): Promise<string[]> {
   const links = await tx.notificationMonitor.findMany({
     where: { monitorId: { in: [...new Set(events.map((e) => e.monitorId))] } },
     select: { monitorId: true, notificationId: true },

@@ -32,6 +32,7 @@ export function recordOfRow(row: MonitorRow): MonitorRecord {
           headers: row.headers,
           followRedirects: row.followRedirects ?? true,
           traceHeader: row.traceHeader ?? DEFAULTS.traceHeader,
+          certificateExpiryDays: row.certificateExpiryDays ?? DEFAULTS.certificateExpiryDays,
           statusCodeAssertions: row.statusCodeAssertions,
           bodyAssertions: row.bodyAssertions,
           headerAssertions: row.headerAssertions,
@@ -76,6 +77,7 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
     body: http?.body ?? null,
     followRedirects: http?.followRedirects ?? null,
     traceHeader: http?.traceHeader ?? null,
+    certificateExpiryDays: http?.certificateExpiryDays ?? null,
     headers: json(http?.headers ?? []),
     statusCodeAssertions: json(http?.statusCodeAssertions ?? []),
     bodyAssertions: json(http?.bodyAssertions ?? []),
@@ -93,7 +95,7 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
  * query itself. Timestamps are timestamptz, whose JSON carries its offset.
  */
 const MONITOR_COLUMNS = `id, workspace_id AS "workspaceId", kind::text AS kind, name, target, periodicity, method, body, headers,
-  timeout_ms AS "timeoutMs", retry, follow_redirects AS "followRedirects", trace_header AS "traceHeader", regions, active, public, degraded_at_ms AS "degradedAtMs",
+  timeout_ms AS "timeoutMs", retry, follow_redirects AS "followRedirects", trace_header AS "traceHeader", certificate_expiry_days AS "certificateExpiryDays", regions, active, public, degraded_at_ms AS "degradedAtMs",
   description, status_code_assertions AS "statusCodeAssertions", body_assertions AS "bodyAssertions",
   header_assertions AS "headerAssertions", record_assertions AS "recordAssertions",
   json_body_assertions AS "jsonBodyAssertions", open_telemetry AS "openTelemetry", status,

@@ -2,6 +2,7 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, type FieldMask } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import {
+  certificateDaysLeft,
   ValidationError,
   fieldsToUpdate,
   monitorTargets,
@@ -29,6 +30,7 @@ import {
 } from "@vigil/domain";
 import type { PrismaClient } from "@vigil/db";
 import { MonitorService, type ListMonitorOverviewsResponseSchema, type WatchMonitorOverviewsResponseSchema } from "@vigil/proto";
+import { regionCertificates } from "../alerting/certificates";
 import { actorOf, readsOnly } from "../auth/context";
 import type { Changes } from "../changes/changes";
 import { notFound } from "../errors";
@@ -280,10 +282,25 @@ export function monitorService(
 
     async getMonitorStatus(req, ctx) {
       const record = await findMonitor(ctx, req.id);
-      const regions = await statuses.regions(record.id);
+      const [regions, certificates] = await Promise.all([statuses.regions(record.id), regionCertificates(prisma, record.id)]);
+      const now = new Date();
       return {
         id: record.id,
-        regions: regions.map((s) => ({ region: regionCodec.encode(s.region), status: monitorStatusCodec.encode(s.status) })),
+        regions: regions.map((s) => {
+          const certificate = certificates.get(s.region);
+          return {
+            region: regionCodec.encode(s.region),
+            status: monitorStatusCodec.encode(s.status),
+            certificate: certificate && {
+              notAfter: timestampFromDate(new Date(certificate.notAfter)),
+              issuer: certificate.issuer,
+              subjectAltNames: certificate.subjectAltNames,
+              chainNotAfter: timestampFromDate(new Date(certificate.chainNotAfter)),
+              daysLeft: BigInt(certificateDaysLeft(certificate, now)),
+              checkedAt: timestampFromDate(certificate.checkedAt),
+            },
+          };
+        }),
       };
     },
 

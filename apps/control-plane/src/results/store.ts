@@ -1,6 +1,7 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
 import { latencyBucket } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
+import { recordCertificates } from "../alerting/certificates";
 import { recordTransitions } from "../alerting/record";
 import { AGGREGATES, type AggregateTable } from "./aggregates";
 import { lockMonitors, moveStatuses } from "../status/store";
@@ -36,7 +37,8 @@ export async function storeResults(prisma: PrismaClient, results: ResultMessage[
     if (inserted.length === 0) return NOTHING_STORED;
     const transitions = await moveStatuses(tx, monitors, inserted);
     const workspaceIds = [...new Set(inserted.map((r) => monitors.get(r.monitorId)!.workspaceId))];
-    return { stored: inserted.length, eventIds: await recordTransitions(tx, transitions), workspaceIds };
+    const eventIds = [...(await recordTransitions(tx, transitions)), ...(await recordCertificates(tx, monitors, inserted))];
+    return { stored: inserted.length, eventIds, workspaceIds };
   });
 }
 

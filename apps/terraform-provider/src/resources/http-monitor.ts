@@ -25,6 +25,11 @@ export const httpMonitor = monitorResource({
       "Whether each check sends a W3C traceparent header (a new trace per check, whose id each result records). A traceparent among headers is sent instead.",
       DEFAULTS.traceHeader,
     ),
+    certificate_expiry_days: withDefault(
+      "number",
+      `Days before the TLS certificate chain's earliest expiry that monitor.certificate_expiring is sent (again at 7 and 1 days left), ${LIMITS.certificateExpiryDays.min} to ${LIMITS.certificateExpiryDays.max}; 0 sends none.`,
+      DEFAULTS.certificateExpiryDays,
+    ),
   },
   blocks: {
     headers: headerBlock(`Request headers, at most ${LIMITS.headersPerMonitor}.`),

@@ -100,6 +100,7 @@ export function monitorInputFromMessage<K extends MonitorKind>(kind: K, message:
     headers: headersIn(http.headers),
     followRedirects: http.followRedirects,
     traceHeader: http.traceHeader,
+    certificateExpiryDays: int(http.certificateExpiryDays),
     statusCodeAssertions: http.statusCodeAssertions.map((a) => ({
       target: Number(a.target),
       comparator: numberComparatorCodec.decode(a.comparator),
@@ -223,6 +224,7 @@ export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>
     headers: headersOut(http.headers),
     followRedirects: http.followRedirects,
     traceHeader: http.traceHeader,
+    certificateExpiryDays: BigInt(http.certificateExpiryDays),
     statusCodeAssertions: http.statusCodeAssertions.map(({ target, comparator }) => ({
       $typeName: "monitor.v1.StatusCodeAssertion",
       target: BigInt(target),

@@ -24,6 +24,17 @@ export const MUST_SAY: Record<DeliveryEvent, string[]> = {
   "monitor.degraded": ["Homepage", "https://api.example.com/health", "is degraded", "hostA-ams", "Status code: 200", "4200 ms", STARTED, LINK],
   "monitor.recovered": ["Homepage", "https://api.example.com/health", "has recovered", "hostA-ams", "hostB-fra", "80 ms", STARTED, "4m 10s", LINK],
   "incident.acknowledged": ["Homepage", "has an acknowledged incident", STARTED, LINK],
+  "monitor.certificate_expiring": [
+    "Homepage",
+    "https://api.example.com/health",
+    "expires in 10 days",
+    "2026-05-11 10:00:00 UTC",
+    "2026-06-01 00:00:00 UTC",
+    "Test Intermediate",
+    "DNS:api.example.com",
+    "hostA-ams",
+    LINK,
+  ],
   test: ["Homepage", "is a test", LINK],
 };
 

@@ -7,6 +7,7 @@ const EVENTS: Record<string, string> = {
   "monitor.recovered": "Recovered",
   "incident.acknowledged": "Acknowledged",
   "incident.reminder": "Reminder",
+  "monitor.certificate_expiring": "Certificate expiring",
   test: "Test",
 };
 

@@ -2,7 +2,8 @@ import { useInfiniteQuery, useQuery } from "@connectrpc/connect-query";
 import { useQuery as useTanstackQuery } from "@tanstack/react-query";
 import { roleCan } from "@vigil/domain/accounts";
 import { uptimePercent } from "@vigil/domain/status-page-status";
-import { IncidentService, MonitorService, MonitorStatus, TimeRange, type Region } from "@vigil/proto";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { IncidentService, MonitorService, MonitorStatus, TimeRange, type Region, type RegionStatus } from "@vigil/proto";
 import { useEffect, useMemo, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { StatusBadge, formatLatency, formatPercent } from "../../monitors/status";
@@ -132,8 +133,16 @@ function Controls({ id, kind, monitor, run, onChecked }: ControlsProps) {
   );
 }
 
-/** Each region's status now and its uptime and p95 over 24 hours (GetMonitorSummary per region). */
-function RegionsTable({ id, regions, statuses }: { id: string; regions: readonly Region[]; statuses: readonly { region: Region; status: MonitorStatus }[] }) {
+/** "2026-12-09, 9 days left (CN=R11, O=Let's Encrypt, C=US)": when the chain the region's newest check saw expires first. */
+function certificateText(certificate: RegionStatus["certificate"]): string {
+  if (!certificate?.chainNotAfter) return "—";
+  const days = Number(certificate.daysLeft);
+  const left = days < 0 ? "expired" : `${days} ${days === 1 ? "day" : "days"} left`;
+  return `${timestampDate(certificate.chainNotAfter).toISOString().slice(0, 10)}, ${left} (${certificate.issuer})`;
+}
+
+/** Each region's status now, its uptime and p95 over 24 hours (GetMonitorSummary per region), and the certificate it saw. */
+function RegionsTable({ id, regions, statuses }: { id: string; regions: readonly Region[]; statuses: readonly RegionStatus[] }) {
   const client = useClient(MonitorService);
   const summaries = useTanstackQuery({
     queryKey: ["monitor-region-summaries", id, regions],
@@ -142,7 +151,7 @@ function RegionsTable({ id, regions, statuses }: { id: string; regions: readonly
   return (
     <section aria-labelledby="regions-heading">
       <h2 id="regions-heading">Regions</h2>
-      <Table caption="Status and uptime per region" head={["Region", "Status", "Uptime 24 h", "p95 24 h", "Last check"]}>
+      <Table caption="Status and uptime per region" head={["Region", "Status", "Uptime 24 h", "p95 24 h", "Last check", "Certificate"]}>
         {regions.map((region, i) => {
           const summary = summaries.data?.[i];
           const uptime = summary
@@ -157,6 +166,7 @@ function RegionsTable({ id, regions, statuses }: { id: string; regions: readonly
               <td>{formatPercent(uptime === null ? null : uptime / 100)}</td>
               <td>{formatLatency(summary?.lastPingAt ? summary.p95 : undefined)}</td>
               <td>{when(summary?.lastPingAt)}</td>
+              <td data-testid="region-certificate">{certificateText(statuses.find((s) => s.region === region)?.certificate)}</td>
             </tr>
           );
         })}

@@ -36,19 +36,22 @@ const escapeChatText = (text: string): string =>
 /**
  * A text message (Chat's *bold* title, then the summary and the facts);
  * messages of one incident share a thread, so the recovery lands under
- * the alert. A test message has no incident and starts a thread of its own.
+ * the alert; the warnings about one certificate share one too. A test
+ * message has neither and starts a thread of its own.
  */
 function payloadOf(message: AlertMessage) {
   const text = `*${escapeChatText(title(message))}*\n${escapeChatText(plainText(message))}`;
-  return message.incident ? { text, thread: { threadKey: incidentKey(message) } } : { text };
+  return threaded(message) ? { text, thread: { threadKey: incidentKey(message) } } : { text };
 }
+
+const threaded = (message: AlertMessage) => message.incident !== null || Boolean(message.certificate);
 
 export const googleChat: Provider<"google_chat"> = {
   type: "google_chat",
   missingSettings: () => [],
   async send(message, channel, context) {
     const webhookUrl = channel.config.webhookUrl;
-    const url = message.incident ? threadedUrl(webhookUrl) : webhookUrl;
+    const url = threaded(message) ? threadedUrl(webhookUrl) : webhookUrl;
     const answer = await post(url, { json: payloadOf(message), contentType: "application/json; charset=UTF-8" }, context);
     return { statusCode: answer.status };
   },

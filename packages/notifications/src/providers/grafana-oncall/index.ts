@@ -12,7 +12,7 @@ import type { AlertMessage, Provider } from "../../types";
  */
 function payloadOf(message: AlertMessage) {
   const alertUid = incidentKey(message);
-  const alerting = message.event === "monitor.failed" || message.event === "monitor.degraded";
+  const alerting = message.event === "monitor.failed" || message.event === "monitor.degraded" || message.event === "monitor.certificate_expiring";
   return {
     alert_uid: alertUid,
     title: title(message),

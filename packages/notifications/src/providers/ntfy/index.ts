@@ -11,6 +11,7 @@ const PRIORITY: Record<DeliveryEvent, number> = {
   "monitor.degraded": 4,
   "monitor.recovered": 3,
   "incident.acknowledged": 3,
+  "monitor.certificate_expiring": 4,
   test: 3,
 };
 
@@ -20,6 +21,7 @@ const TAGS: Record<DeliveryEvent, string[]> = {
   "monitor.degraded": ["warning"],
   "monitor.recovered": ["white_check_mark"],
   "incident.acknowledged": ["eyes"],
+  "monitor.certificate_expiring": ["lock"],
   test: ["test_tube"],
 };
 

@@ -9,8 +9,8 @@ const MESSAGE_MAX = 130;
 const DESCRIPTION_MAX = 15_000;
 const NOTE_MAX = 25_000;
 
-/** Down is P1, degraded P3 (Opsgenie's default), a test P5 (informational). */
-const PRIORITY = { "monitor.failed": "P1", "monitor.degraded": "P3", test: "P5" } as const;
+/** Down is P1, degraded and an expiring certificate P3 (Opsgenie's default), a test P5 (informational). */
+const PRIORITY = { "monitor.failed": "P1", "monitor.degraded": "P3", "monitor.certificate_expiring": "P3", test: "P5" } as const;
 
 /**
  * Alerts go under the incident's alias: Opsgenie takes a second alert with

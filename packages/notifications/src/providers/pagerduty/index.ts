@@ -7,10 +7,10 @@ import type { AlertMessage, Provider } from "../../types";
 const SUMMARY_MAX = 1024;
 
 /**
- * Down pages (critical), degraded warns, a test is informational: with
+ * Down pages (critical), degraded and an expiring certificate warn, a test is informational: with
  * PagerDuty's severity-based urgency a test never wakes anyone.
  */
-const SEVERITY = { "monitor.failed": "critical", "monitor.degraded": "warning", test: "info" } as const;
+const SEVERITY = { "monitor.failed": "critical", "monitor.degraded": "warning", "monitor.certificate_expiring": "warning", test: "info" } as const;
 
 /**
  * An Events API v2 event. Failure and degradation trigger under the

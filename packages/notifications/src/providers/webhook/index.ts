@@ -49,6 +49,17 @@ function webhookEnvelope(message: AlertMessage) {
       reminder: message.reminder ?? null,
       // incident.acknowledged: who acknowledged the incident and when.
       acknowledgement: message.acknowledgement ? { by: message.acknowledgement.by, at: message.acknowledgement.at.toISOString() } : null,
+      // monitor.certificate_expiring: the certificate, the region that saw it and the whole days left then.
+      certificate: message.certificate
+        ? {
+            notAfter: message.certificate.notAfter,
+            chainNotAfter: message.certificate.chainNotAfter,
+            issuer: message.certificate.issuer,
+            subjectAltNames: message.certificate.subjectAltNames,
+            daysLeft: message.certificate.daysLeft,
+            region: message.certificate.region,
+          }
+        : null,
       text: plainText(message),
     },
   };

@@ -425,6 +425,13 @@ export function MonitorForm<K extends MonitorKind>({
               label="Send a trace header"
               hint="Each check sends a W3C traceparent header starting a new trace, whose id the check log shows. A traceparent among the headers is sent instead."
             />
+            <TextInput
+              name="certificateExpiryDays"
+              label="Certificate warning (days)"
+              hint={`${LIMITS.certificateExpiryDays.min} to ${LIMITS.certificateExpiryDays.max}: warn the monitor's channels this many days before the TLS certificate (or one that issued it) expires, and again at 7 and 1 days. 0: never.`}
+              inputMode="numeric"
+              options={numberOptions}
+            />
           </fieldset>
         )}
         <Timing />

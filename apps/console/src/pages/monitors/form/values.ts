@@ -31,6 +31,7 @@ export interface MonitorFormValues {
   headers: { key: string; value: string }[];
   followRedirects: boolean;
   traceHeader: boolean;
+  certificateExpiryDays: number | undefined;
   timeout: number | undefined;
   retry: number | undefined;
   degradedAt: number | undefined;
@@ -65,6 +66,7 @@ export const NEW_MONITOR: MonitorFormValues = {
   headers: [],
   followRedirects: DEFAULTS.followRedirects,
   traceHeader: DEFAULTS.traceHeader,
+  certificateExpiryDays: DEFAULTS.certificateExpiryDays,
   timeout: DEFAULTS.timeoutMs,
   retry: DEFAULTS.retry,
   degradedAt: undefined,

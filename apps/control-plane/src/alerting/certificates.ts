@@ -1,0 +1,133 @@
+import { v7 as uuidv7 } from "uuid";
+import { Prisma, type PrismaClient } from "@vigil/db";
+import {
+  CERTIFICATE_EXPIRING_EVENT,
+  DEFAULTS,
+  certificateDaysLeft,
+  certificateWarningStage,
+  isCertificateInfo,
+  type CertificateInfo,
+  type RegionId,
+} from "@vigil/domain";
+import type { ResultMessage } from "@vigil/queue";
+import type { MonitorState } from "../status/evaluate";
+import type { EventDetails } from "./message";
+import { createDeliveries, insertEvents, type EventRow } from "./record";
+
+type Tx = Prisma.TransactionClient;
+
+/** A certificate as GetMonitorStatus answers it, per region. */
+export interface RegionCertificate extends CertificateInfo {
+  checkedAt: Date;
+}
+
+/** The newest result of each (monitor, region) in a batch, and the newest carrying a certificate of each monitor. */
+function newest(results: readonly ResultMessage[]) {
+  const perRegion = new Map<string, ResultMessage>();
+  const withCertificate = new Map<string, ResultMessage & { certificate: CertificateInfo }>();
+  for (const r of results) {
+    const key = `${r.monitorId}\u0000${r.region}`;
+    if ((perRegion.get(key)?.startedAt ?? "") < r.startedAt) perRegion.set(key, r);
+    if (r.certificate && (withCertificate.get(r.monitorId)?.startedAt ?? "") < r.startedAt) withCertificate.set(r.monitorId, r as ResultMessage & { certificate: CertificateInfo });
+  }
+  return { perRegion: [...perRegion.values()], withCertificate };
+}
+
+/**
+ * Records what newly stored results say of certificates, in the transaction
+ * that stores them (its monitors locked, so each warning is decided once
+ * whichever control plane stores the result): each region keeps the newest
+ * certificate seen, and a monitor whose certificate crossed a warning stage
+ * gets a monitor.certificate_expiring event with its deliveries (the outbox).
+ * A check that failed without a handshake says nothing of the certificate
+ * and leaves it; one that succeeded without one (not HTTPS) clears it.
+ * Returns the ids of the events that have deliveries.
+ */
+export async function recordCertificates(tx: Tx, monitors: Map<string, MonitorState>, results: readonly ResultMessage[]): Promise<string[]> {
+  const { perRegion, withCertificate } = newest(results);
+  const changed = perRegion.filter((r) => r.certificate || r.status !== "error");
+  if (changed.length > 0) {
+    await tx.$executeRaw`
+      UPDATE monitor_region_statuses AS s SET certificate = c.certificate
+      FROM unnest(${changed.map((r) => r.monitorId)}::text[], ${changed.map((r) => r.region)}::text[],
+        ${changed.map((r) => (r.certificate ? JSON.stringify({ ...r.certificate, checkedAt: r.startedAt }) : null))}::jsonb[],
+        ${changed.map((r) => r.startedAt)}::timestamp(3)[]) AS c(monitor_id, region, certificate, started_at)
+      WHERE s.monitor_id = c.monitor_id AND s.region = c.region AND s.last_result_at <= c.started_at`;
+  }
+  if (withCertificate.size === 0) return [];
+  return warn(tx, monitors, withCertificate);
+}
+
+async function warn(tx: Tx, monitors: Map<string, MonitorState>, seen: Map<string, ResultMessage & { certificate: CertificateInfo }>): Promise<string[]> {
+  const ids = [...seen.keys()];
+  const settings = await tx.$queryRaw<{ id: string; days: number | null; chain_not_after: Date | null; stage: number | null }[]>`
+    SELECT m.id, m.certificate_expiry_days AS days, w.chain_not_after, w.stage
+    FROM monitors m LEFT JOIN certificate_warnings w ON w.monitor_id = m.id
+    WHERE m.id = ANY(${ids}::text[]) AND m.kind = 'http'`;
+  const events: EventRow[] = [];
+  const saved: { monitorId: string; chainNotAfter: Date; stage: number }[] = [];
+  const ended: string[] = [];
+  for (const row of settings) {
+    const monitor = monitors.get(row.id);
+    const result = seen.get(row.id)!;
+    if (!monitor) continue;
+    const { certificate } = result;
+    const chainNotAfter = new Date(certificate.chainNotAfter);
+    const at = new Date(result.startedAt);
+    const daysLeft = certificateDaysLeft(certificate, at);
+    const stage = certificateWarningStage(daysLeft, row.days ?? DEFAULTS.certificateExpiryDays);
+    // A certificate that expires later than the one warned about is a renewed one: its warnings start afresh.
+    const renewed = row.chain_not_after !== null && chainNotAfter > row.chain_not_after;
+    const sent = renewed ? 0 : (row.stage ?? 0);
+    if (stage <= sent) {
+      // Renewed and far from expiry: the warning has ended.
+      if (renewed) ended.push(row.id);
+      continue;
+    }
+    saved.push({ monitorId: row.id, chainNotAfter, stage });
+    const details: EventDetails = {
+      monitor: { id: monitor.id, name: monitor.name, kind: monitor.kind, target: monitor.target },
+      status: monitor.status,
+      incident: null,
+      regions: [],
+      error: null,
+      reason: null,
+      statusCode: null,
+      latencyMs: null,
+      durationMs: null,
+      certificate: { ...certificate, region: result.region as RegionId, daysLeft },
+    };
+    events.push({
+      id: uuidv7(),
+      workspaceId: monitor.workspaceId,
+      monitorId: monitor.id,
+      incidentId: null,
+      type: CERTIFICATE_EXPIRING_EVENT,
+      fromStatus: monitor.status,
+      toStatus: monitor.status,
+      occurredAt: at,
+      details,
+    });
+  }
+  if (ended.length > 0) await tx.$executeRaw`DELETE FROM certificate_warnings WHERE monitor_id = ANY(${ended}::text[])`;
+  if (saved.length > 0) {
+    await tx.$executeRaw`
+      INSERT INTO certificate_warnings (monitor_id, chain_not_after, stage)
+      SELECT * FROM unnest(${saved.map((s) => s.monitorId)}::text[], ${saved.map((s) => s.chainNotAfter)}::timestamp(3)[], ${saved.map((s) => s.stage)}::int[])
+      ON CONFLICT (monitor_id) DO UPDATE SET chain_not_after = EXCLUDED.chain_not_after, stage = EXCLUDED.stage`;
+  }
+  if (events.length === 0) return [];
+  await insertEvents(tx, events);
+  return createDeliveries(tx, events);
+}
+
+/** The newest certificate each region of a monitor saw (GetMonitorStatus). */
+export async function regionCertificates(prisma: PrismaClient, monitorId: string): Promise<Map<RegionId, RegionCertificate>> {
+  const rows = await prisma.monitorRegionStatus.findMany({ where: { monitorId, certificate: { not: Prisma.DbNull } }, select: { region: true, certificate: true } });
+  const out = new Map<RegionId, RegionCertificate>();
+  for (const row of rows) {
+    const stored = row.certificate as (CertificateInfo & { checkedAt?: string }) | null;
+    if (isCertificateInfo(stored) && stored.checkedAt) out.set(row.region as RegionId, { ...stored, checkedAt: new Date(stored.checkedAt) });
+  }
+  return out;
+}
