@@ -149,7 +149,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       // The deployment has one address policy, read with the providers' settings (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS).
       const { addressPolicy } = options.notifications.settings;
       const quota = options.monitorsPerWorkspace ?? DEFAULTS.monitorsPerWorkspace;
-      const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy, quota, wakes, options.monitorChanges);
+      const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy, quota, wakes, options.monitorChanges, options.notifications.settings.publicUrl);
       router.service(MonitorService, monitors, authenticated);
       router.service(IncidentService, incidentService(prisma, options.acknowledgements), authenticated);
       const channels = new NotificationRepository(prisma, options.notifications.secrets);

@@ -55,6 +55,8 @@ const MATRIX = [
     UpdateTCPMonitor: WRITE,
     CreateDNSMonitor: WRITE,
     UpdateDNSMonitor: WRITE,
+    CreateHeartbeatMonitor: WRITE,
+    UpdateHeartbeatMonitor: WRITE,
     ListMonitors: READ,
     GetMonitor: READ,
     TriggerMonitor: WRITE,

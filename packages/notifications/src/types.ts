@@ -1,7 +1,7 @@
 import type {
   DeliveryEvent,
   FailureReason,
-  MonitorKind,
+  StoredMonitorKind,
   MonitorStatus,
   ProviderConfigByType,
   ProviderType,
@@ -18,7 +18,7 @@ export interface AlertMessage {
   id: string;
   event: DeliveryEvent;
   occurredAt: Date;
-  monitor: { id: string; name: string; kind: MonitorKind; target: string };
+  monitor: { id: string; name: string; kind: StoredMonitorKind; target: string };
   /** The monitor-level status after the event; for a test, the monitor's status now. */
   status: MonitorStatus;
   /**

@@ -118,7 +118,7 @@ function monitorRow(ctx: Context, kind: Kind, monitor: AnyMonitor): string[] {
 async function kindOf(ctx: Context, id: string): Promise<Kind> {
   const { monitor } = await ctx.client.monitors.getMonitor({ id });
   const kind = monitor?.config.case;
-  if (!kind) throw new Error(`monitor ${id} has no configuration the CLI knows`);
+  if (!kind || kind === "heartbeat") throw new Error(`monitor ${id} has no configuration the CLI knows`);
   return kind;
 }
 
@@ -189,6 +189,7 @@ export function monitorsCommand(): Command {
       action(async (ctx, id: string) => {
         await send(ctx, MonitorService.method.getMonitor, ctx.client.monitors.getMonitor, { id }, ({ monitor }) => {
           const config = monitor?.config;
+          if (config?.case === "heartbeat") throw new Error(`monitor ${id} is a heartbeat monitor, which the CLI does not show yet`);
           return config?.case ? monitorDetails(ctx, config.case, config.value) : "";
         });
       }),

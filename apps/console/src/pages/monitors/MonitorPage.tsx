@@ -64,7 +64,7 @@ function MonitorView({ id, kind, monitor }: { id: string; kind: Kind; monitor: A
   const status = useQuery(MonitorService.method.getMonitorStatus, { id }, { refetchInterval });
   // The configured regions, and any that still report (a region dropped from the monitor keeps its last status);
   // the same list while the same regions, so the chart is not drawn again for each answer of the status.
-  const regionList = [...new Set([...monitor.regions, ...(status.data?.regions.map((r) => r.region) ?? [])])].sort((a, b) => a - b);
+  const regionList = [...new Set([...("regions" in monitor ? monitor.regions : []), ...(status.data?.regions.map((r) => r.region) ?? [])])].sort((a, b) => a - b);
   const regionKey = regionList.join(",");
   const regions = useMemo(() => regionList, [regionKey]);
   const log = useInfiniteQuery(

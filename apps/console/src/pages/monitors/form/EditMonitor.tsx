@@ -19,6 +19,13 @@ export default function EditMonitor() {
     return <Page title="Edit monitor">{answer.error ? <FormMessage message={answer.error.rawMessage} /> : <p role="status">Loading…</p>}</Page>;
   }
   const kind = config.case;
+  if (kind === "heartbeat") {
+    return (
+      <Page title="Edit monitor">
+        <p>Heartbeat monitors are edited with the API for now.</p>
+      </Page>
+    );
+  }
   return (
     <Page title={`Edit ${config.value.name}`} wide>
       <p>{KIND_LABELS[kind]} monitor</p>
