@@ -6,6 +6,7 @@ import { closeRedis, connectRedis, watchRedis, type RedisConnection } from "@vig
 import { Deliveries } from "./alerting/deliveries";
 import { recordTransitions } from "./alerting/record";
 import { Acknowledgements } from "./alerting/acknowledgements";
+import { HeartbeatPings } from "./heartbeats/pings";
 import { Reminders } from "./alerting/reminders";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
@@ -44,6 +45,8 @@ export interface Pipeline {
   /** Acknowledging incidents (API calls and links in alerts), and the reminders of those not acknowledged. */
   acknowledgements: Acknowledgements;
   reminders: Reminders;
+  /** Heartbeat monitors' pings, on the same clock as reminders. */
+  pings: HeartbeatPings;
   /** Status page changes (by page id), shared with the deployment's other control planes. */
   pageChanges: Changes;
   /** Monitors changed or checked (by workspace id: stored results, API writes), shared likewise. */
@@ -150,6 +153,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     statuses,
     deliveries,
     acknowledgements,
+    pings: new HeartbeatPings(prisma, notifications.clock),
     reminders,
     pageChanges,
     monitorChanges,

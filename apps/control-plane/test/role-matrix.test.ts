@@ -57,6 +57,7 @@ const MATRIX = [
     UpdateDNSMonitor: WRITE,
     CreateHeartbeatMonitor: WRITE,
     UpdateHeartbeatMonitor: WRITE,
+    ListHeartbeatPings: READ,
     ListMonitors: READ,
     GetMonitor: READ,
     TriggerMonitor: WRITE,

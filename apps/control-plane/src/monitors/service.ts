@@ -55,6 +55,7 @@ import type { CheckScheduler } from "../scheduling/scheduler";
 import type { Statuses } from "../status/statuses";
 import { MonitorMessages, heartbeatMessage, kindAndMessage, type KindAndMessage } from "./messages";
 import type { MonitorRepository } from "./repository";
+import type { HeartbeatPings } from "../heartbeats/pings";
 import type { OverviewWakes } from "./overview-wakes";
 
 const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS", heartbeat: "Heartbeat" } as const;
@@ -98,6 +99,7 @@ export function monitorService(
   monitorChanges: Changes,
   /** The deployment's PUBLIC_URL: heartbeats' ping URLs are under it. */
   publicUrl: string,
+  pings: HeartbeatPings,
 ): ServiceImpl<typeof MonitorService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
   const messages = new MonitorMessages(repo, publicUrl);
@@ -413,6 +415,28 @@ export function monitorService(
           trigger: r.trigger,
           attempts: r.attempts,
           traceId: r.traceId ?? "",
+        })),
+      };
+    },
+
+    async listHeartbeatPings(req, ctx) {
+      const { limit } = parsePage({ limit: req.limit });
+      const record = await findMonitor(ctx, req.id);
+      if (record.kind !== "heartbeat") {
+        throw new ConnectError(`monitor ${req.id} is a ${METHOD_KIND[record.kind]} monitor, which has checks, not pings: read them with ListCheckResults`, Code.FailedPrecondition);
+      }
+      const pinged = await pings.list(record.id, limit);
+      return {
+        pings: pinged.map((p) => ({
+          id: p.id,
+          time: timestampFromDate(p.receivedAt),
+          kind: p.kind,
+          exitCode: p.exitCode ?? undefined,
+          durationMs: p.durationMs === null ? undefined : BigInt(p.durationMs),
+          body: p.body,
+          method: p.method,
+          address: p.address,
+          userAgent: p.userAgent,
         })),
       };
     },
