@@ -1,5 +1,8 @@
 import type { PrismaClient } from "@vigil/db";
-import { LIMITS, type PingKind } from "@vigil/domain";
+import { LIMITS, type MonitorStatus, type PingKind } from "@vigil/domain";
+import type { Transition } from "../status/evaluate";
+import type { TransitionSink } from "../status/statuses";
+import { moveHeartbeat, type HeartbeatRow } from "./silence";
 
 /** Pings kept per monitor: enough to read a job's recent runs, bounded whatever it sends. */
 export const PINGS_KEPT = 100;
@@ -29,15 +32,17 @@ export interface StoredPing extends PingRequest {
 export class HeartbeatPings {
   constructor(
     private readonly prisma: PrismaClient,
+    /** Where a success that recovers a monitor, or a failure that fails it, goes: alerting, as for every kind. */
+    private readonly transitions: TransitionSink,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
   /** Stores a ping of the monitor whose token it is; null when no heartbeat monitor has the token. */
   async record(token: string, ping: PingRequest): Promise<StoredPing | null> {
     const now = this.clock();
-    return this.prisma.$transaction(async (tx) => {
-      const [monitor] = await tx.$queryRaw<{ id: string; last_start_at: Date | null }[]>`
-        SELECT id, last_start_at FROM monitors WHERE ping_token = ${token} AND kind = 'heartbeat' FOR NO KEY UPDATE`;
+    const recorded = await this.prisma.$transaction(async (tx) => {
+      const [monitor] = await tx.$queryRaw<(HeartbeatRow & { last_start_at: Date | null })[]>`
+        SELECT id, workspace_id, name, status, last_start_at FROM monitors WHERE ping_token = ${token} AND kind = 'heartbeat' FOR NO KEY UPDATE`;
       if (!monitor) return null;
       const started = monitor.last_start_at;
       const durationMs = ping.kind !== "start" && started ? Math.max(0, now.getTime() - started.getTime()) : null;
@@ -52,8 +57,16 @@ export class HeartbeatPings {
       await tx.$executeRaw`
         DELETE FROM heartbeat_pings WHERE monitor_id = ${monitor.id} AND id NOT IN (
           SELECT id FROM heartbeat_pings WHERE monitor_id = ${monitor.id} ORDER BY received_at DESC, id DESC LIMIT ${PINGS_KEPT})`;
-      return { ...ping, id: stored.id, monitorId: monitor.id, durationMs, receivedAt: now };
+      // A start says nothing of the job's health; a success recovers the monitor, a failure fails it at once.
+      const to: MonitorStatus | null = ping.kind === "success" ? "active" : ping.kind === "fail" ? "error" : null;
+      const moved: Transition | null = to && (await moveHeartbeat(tx, monitor, to, now));
+      const eventIds = moved ? await this.transitions.record(tx, [moved]) : [];
+      return { ping: { ...ping, id: stored.id, monitorId: monitor.id, durationMs, receivedAt: now }, eventIds };
     });
+    if (!recorded) return null;
+    // The events are stored; what fails to queue now, the deliveries' sweep queues.
+    await this.transitions.enqueue(recorded.eventIds).catch(() => undefined);
+    return recorded.ping;
   }
 
   /** A monitor's newest pings, newest first. */
