@@ -10,6 +10,7 @@ import { useRole } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
 import { Table, useAction, useClient, when } from "../../controls";
 import { CheckLog } from "./CheckLog";
+import { HeartbeatView } from "./HeartbeatView";
 import { LatencyChart } from "./LatencyChart";
 import { PhaseBars } from "./PhaseBars";
 import { regionName } from "../../monitors/regions";
@@ -42,6 +43,7 @@ export default function MonitorPage() {
       </Page>
     );
   }
+  if (config.case === "heartbeat") return <HeartbeatView id={id} monitor={config.value} />;
   return <MonitorView id={id} kind={config.case} monitor={config.value} />;
 }
 
