@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { Command } from "commander";
 import { loginCommand, logoutCommand, whoamiCommand } from "./commands/auth.js";
+import { pingCommand } from "./commands/ping.js";
 import { auditCommand } from "./commands/audit.js";
 import { applyCommand, exportCommand, planCommand, schemaCommand } from "./commands/code.js";
 import { incidentsCommand } from "./commands/incidents.js";
@@ -47,6 +48,7 @@ export function createProgram(): Command {
     logoutCommand(),
     whoamiCommand(),
     monitorsCommand(),
+    pingCommand(),
     regionsCommand(),
     incidentsCommand(),
     notificationsCommand(),

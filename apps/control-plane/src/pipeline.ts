@@ -6,6 +6,8 @@ import { closeRedis, connectRedis, watchRedis, type RedisConnection } from "@vig
 import { Deliveries } from "./alerting/deliveries";
 import { recordTransitions } from "./alerting/record";
 import { Acknowledgements } from "./alerting/acknowledgements";
+import { HeartbeatPings } from "./heartbeats/pings";
+import { HeartbeatSilence } from "./heartbeats/silence";
 import { Reminders } from "./alerting/reminders";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
@@ -44,6 +46,10 @@ export interface Pipeline {
   /** Acknowledging incidents (API calls and links in alerts), and the reminders of those not acknowledged. */
   acknowledgements: Acknowledgements;
   reminders: Reminders;
+  /** Heartbeat monitors' pings, on the same clock as reminders. */
+  pings: HeartbeatPings;
+  /** Fails heartbeat monitors that fell silent. */
+  silence: HeartbeatSilence;
   /** Status page changes (by page id), shared with the deployment's other control planes. */
   pageChanges: Changes;
   /** Monitors changed or checked (by workspace id: stored results, API writes), shared likewise. */
@@ -85,11 +91,10 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   const enqueueEvents = (ids: readonly string[]): Promise<void> => deliveries.enqueue(ids);
   const acknowledgements: Acknowledgements = new Acknowledgements(prisma, enqueueEvents, notifications.settings.publicUrl, notifications.clock);
   const reminders = new Reminders(prisma, enqueueEvents, logger, notifications.clock);
-  const statuses = new Statuses(
-    prisma,
-    { defaultRegions: config.defaultRegions, quorum: config.quorum },
-    { record: recordTransitions, enqueue: (ids) => deliveries.enqueue(ids) },
-  );
+  const transitionSink = { record: recordTransitions, enqueue: (ids: readonly string[]) => deliveries.enqueue(ids) };
+  const statuses = new Statuses(prisma, { defaultRegions: config.defaultRegions, quorum: config.quorum }, transitionSink);
+  const pings = new HeartbeatPings(prisma, transitionSink, notifications.clock);
+  const silence = new HeartbeatSilence(prisma, transitionSink, logger, notifications.clock);
   // Blocking stream reads get a connection of their own, so they never delay scheduling commands.
   const monitorChanges = new Changes();
   const consumerConnection = redis.duplicate();
@@ -139,6 +144,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   consumer.start();
   deliveries.start();
   reminders.start();
+  silence.start();
   const pruneData = safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays));
   const pruneAudit = safely("pruning the audit log", () => new AuditStore(prisma).prune(config.auditRetentionDays));
   const prune = () => Promise.all([pruneData(), pruneAudit()]);
@@ -150,6 +156,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     statuses,
     deliveries,
     acknowledgements,
+    pings,
+    silence,
     reminders,
     pageChanges,
     monitorChanges,
@@ -163,6 +171,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
       reconcileLoop.stop();
       clearInterval(pruneTimer);
       reminders.stop();
+      silence.stop();
       await consumer.stop();
       await deliveries.close();
       await closeProviderConnections();

@@ -49,6 +49,7 @@ import type { CheckScheduler } from "./scheduling/scheduler";
 import type { Statuses } from "./status/statuses";
 import { incidentService } from "./alerting/incident-service";
 import type { Acknowledgements } from "./alerting/acknowledgements";
+import type { HeartbeatPings } from "./heartbeats/pings";
 import { readableQuery, REQUEST_COMPRESSIONS } from "./readable-requests";
 import { strictRoutes } from "./rpc-requests";
 import { DEFAULT_CONSOLE_DIR, loadConsoleFiles } from "./console/files";
@@ -63,6 +64,7 @@ export interface ApiServerOptions {
   statuses: Statuses;
   /** Acknowledging incidents, by the API and by the links in alert messages. */
   acknowledgements: Acknowledgements;
+  pings: HeartbeatPings;
   /** What tells the public pages (here and on the other control planes) that a page changed. */
   pageChanges: Changes;
   /** What tells the overview watches (here and on the other control planes) that a workspace's monitors changed or were checked. */
@@ -99,9 +101,10 @@ export interface ApiServerOptions {
 export const apiPartsOf = (
   pipeline: Pipeline,
   redisPrefix: string,
-): Pick<ApiServerOptions, "scheduler" | "statuses" | "acknowledgements" | "pageChanges" | "monitorChanges" | "verifiedKeys" | "verifiedSessions" | "revocations" | "redis"> => ({
+): Pick<ApiServerOptions, "scheduler" | "statuses" | "acknowledgements" | "pings" | "pageChanges" | "monitorChanges" | "verifiedKeys" | "verifiedSessions" | "revocations" | "redis"> => ({
   scheduler: pipeline.scheduler,
   acknowledgements: pipeline.acknowledgements,
+  pings: pipeline.pings,
   statuses: pipeline.statuses,
   pageChanges: pipeline.pageChanges,
   monitorChanges: pipeline.monitorChanges,
@@ -149,7 +152,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       // The deployment has one address policy, read with the providers' settings (ALLOW_PRIVATE_TARGETS, ALLOWED_TARGET_CIDRS).
       const { addressPolicy } = options.notifications.settings;
       const quota = options.monitorsPerWorkspace ?? DEFAULTS.monitorsPerWorkspace;
-      const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy, quota, wakes, options.monitorChanges);
+      const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy, quota, wakes, options.monitorChanges, options.notifications.settings.publicUrl, options.pings);
       router.service(MonitorService, monitors, authenticated);
       router.service(IncidentService, incidentService(prisma, options.acknowledgements), authenticated);
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
@@ -174,7 +177,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
     }),
-    fallback: httpRoutes(prisma, { callers, sessions, revocations: options.revocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource, consoleSite, options.acknowledgements) as never,
+    fallback: httpRoutes(prisma, { callers, sessions, revocations: options.revocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource, consoleSite, options.acknowledgements, options.pings) as never,
   });
   const listener = await listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });
   return {

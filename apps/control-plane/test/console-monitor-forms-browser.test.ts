@@ -179,7 +179,7 @@ describe("the console's monitor forms", () => {
         externalId: "",
       },
     });
-    expect((await client.getMonitor({ id: tcpId })).monitor!.config.value!.openTelemetry).toBeUndefined();
+    expect(((await client.getMonitor({ id: tcpId })).monitor!.config.value as { openTelemetry?: unknown }).openTelemetry).toBeUndefined();
 
     // DNS, with record assertions.
     await page.goto(`${env.api.baseUrl}/app/monitors/new?kind=dns`);

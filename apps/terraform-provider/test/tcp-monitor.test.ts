@@ -63,7 +63,7 @@ describe("service_tcp_monitor with terraform", () => {
     expect(minimal).toMatchObject({ uri: "cache.internal:6379", regions: [], open_telemetry: null, active: false, public: false });
     const stored = (await getMonitor(String(minimal?.id))).monitor?.config.value;
     expect(stored).toMatchObject({ uri: "cache.internal:6379", periodicity: expect.any(Number) });
-    expect(stored?.openTelemetry).toBeUndefined();
+    expect((stored as { openTelemetry?: unknown } | undefined)?.openTelemetry).toBeUndefined();
     await tf.plan(0);
   });
 

@@ -36,6 +36,15 @@ export const LIMITS = {
   requestBodyBytes: 1024 * 1024,
   /** Audit log entries one listing of the admin command shows. */
   auditListLimit: { min: 1, max: 10_000 },
+  /** Heartbeat monitors (docs/checks.md "Heartbeats"): the period between runs and the lateness forgiven, 30 s and 0 s to 31 days. */
+  heartbeatPeriodSeconds: { min: 30, max: 31 * 86_400 },
+  heartbeatGraceSeconds: { min: 0, max: 31 * 86_400 },
+  cronMaxChars: 256,
+  timezoneMaxChars: 64,
+  /** The part of a ping's body kept with it (the job's last log lines); the rest is cut. */
+  pingBodyBytes: 10 * 1024,
+  /** Pings one token may send a second; more are answered 429 (docs/limits.md). */
+  pingsPerSecondPerToken: 10,
 } as const;
 
 export const DEFAULTS = {
@@ -61,6 +70,10 @@ export const DEFAULTS = {
   listOffset: 0,
   auditListLimit: 100,
   auditRetentionDays: 365,
+  /** A heartbeat monitor given neither a period nor a cron expression expects a run a day, an hour late at most. */
+  heartbeatPeriodSeconds: 86_400,
+  heartbeatGraceSeconds: 3_600,
+  timezone: "UTC",
 } as const;
 
 /**

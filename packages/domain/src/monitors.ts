@@ -3,6 +3,8 @@
  * defaults of each kind, and the mapping to and from the API's messages. Nothing here needs Node.
  */
 export * from "./monitor-config";
+export * from "./heartbeat";
+export { heartbeatConfigToMessage, heartbeatInputFromMessage } from "./proto/heartbeat-messages";
 export { monitorConfigToMessage, monitorInputFromMessage } from "./proto/monitor-messages";
 export { externalIdRule } from "./external-id";
 export { DEFAULTS, LIMITS, defaultDegradedAt } from "./limits";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { MonitorKind, MonitorStatus } from "@vigil/domain";
+import type { StoredMonitorKind, MonitorStatus } from "@vigil/domain";
 import type { ProviderSettings } from "./settings";
 import type { AlertMessage, Channel } from "./types";
 
@@ -10,7 +10,7 @@ import type { AlertMessage, Channel } from "./types";
  */
 export function testMessage(
   channel: Pick<Channel, "id" | "name">,
-  monitor: { id: string; name: string; kind: MonitorKind; target: string; status: MonitorStatus } | null,
+  monitor: { id: string; name: string; kind: StoredMonitorKind; target: string; status: MonitorStatus } | null,
   settings: Pick<ProviderSettings, "publicUrl">,
   now = new Date(),
 ): AlertMessage {

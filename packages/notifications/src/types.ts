@@ -2,7 +2,7 @@ import type {
   CertificateInfo,
   DeliveryEvent,
   FailureReason,
-  MonitorKind,
+  StoredMonitorKind,
   MonitorStatus,
   ProviderConfigByType,
   ProviderType,
@@ -20,7 +20,7 @@ export interface AlertMessage {
   id: string;
   event: DeliveryEvent;
   occurredAt: Date;
-  monitor: { id: string; name: string; kind: MonitorKind; target: string };
+  monitor: { id: string; name: string; kind: StoredMonitorKind; target: string };
   /** The monitor-level status after the event; for a test, the monitor's status now. */
   status: MonitorStatus;
   /**

@@ -6,6 +6,7 @@ import {
   GetMonitorStatusResponseSchema,
   type GetMonitorStatusResponse,
   HTTPMonitorSchema,
+  HeartbeatMonitorSchema,
   ListMonitorOverviewsResponseSchema,
   MonitorSchema,
   MonitorService,
@@ -13,6 +14,7 @@ import {
   type MonitorStatus,
   type DNSMonitor,
   type HTTPMonitor,
+  type HeartbeatMonitor,
   type ListMonitorOverviewsResponse,
   type TCPMonitor,
 } from "@vigil/proto";
@@ -25,8 +27,8 @@ import { addCommands, call } from "../resource.js";
 import { parseSeconds, showScreens, watch } from "../watch.js";
 import { addResultCommands, regionOption } from "./results.js";
 
-type Kind = "http" | "tcp" | "dns";
-type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor;
+type Kind = "http" | "tcp" | "dns" | "heartbeat";
+type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor | HeartbeatMonitor;
 
 const commonFields = (): FieldFlag[] => [
   fields.text("--name <name>", "name", "display name"),
@@ -63,12 +65,23 @@ const httpFields = (): FieldFlag[] => [
   ),
 ];
 
+const heartbeatFields = (): FieldFlag[] => [
+  fields.integer("--period <seconds>", "periodSeconds", "seconds between the job's runs (30 to 2678400); replaces --cron"),
+  fields.text("--cron <expression>", "cron", 'when the job runs, as a cron expression ("0 3 * * *"); replaces --period'),
+  fields.text("--timezone <zone>", "timezone", "the IANA time zone of --cron (default UTC)"),
+  fields.integer("--grace <seconds>", "graceSeconds", "how late a run may be before the monitor fails (default 3600)"),
+];
+
+/** The fields a heartbeat shares with the checked kinds; it has no regions, periodicity, timeout or alerting overrides. */
+const HEARTBEAT_COMMON = new Set(["name", "description", "active", "public"]);
+
 const uriField = (example: string) => fields.text("--uri <target>", "uri", `what to check (${example})`);
 
 const KINDS = {
   http: { schema: HTTPMonitorSchema, fields: () => [...commonFields(), ...httpFields()] },
   tcp: { schema: TCPMonitorSchema, fields: () => [...commonFields(), uriField("host:port")] },
   dns: { schema: DNSMonitorSchema, fields: () => [...commonFields(), uriField("a domain name")] },
+  heartbeat: { schema: HeartbeatMonitorSchema, fields: () => [...commonFields().filter((f) => HEARTBEAT_COMMON.has(f.field)), ...heartbeatFields()] },
 } satisfies Record<Kind, { schema: DescMessage; fields: () => FieldFlag[] }>;
 
 /** The overviews of a page as a table. */
@@ -97,13 +110,18 @@ const callKind = (ctx: Context, kind: Kind, verb: "create" | "update", request: 
   call(ctx, { ...ofMonitors, schema: KINDS[kind].schema }, verb, request, (r: { monitor?: AnyMonitor }) => monitorDetails(ctx, kind, r.monitor));
 
 /** Every flag any kind takes: an update learns the kind from the API, and a flag the kind lacks is refused as an unknown field. */
-const allFields = (): FieldFlag[] => [...commonFields(), ...httpFields(), uriField("host:port or a domain name")];
+const allFields = (): FieldFlag[] => [...commonFields(), ...httpFields(), uriField("host:port or a domain name"), ...heartbeatFields()];
 
 function monitorDetails(ctx: Context, kind: Kind, monitor: AnyMonitor | undefined): string {
   return messageDetails(ctx.out.colors, KINDS[kind].schema as DescMessage, monitor as never, [["type", kind]]);
 }
 
 function monitorRow(ctx: Context, kind: Kind, monitor: AnyMonitor): string[] {
+  if (monitor.$typeName === "monitor.v1.HeartbeatMonitor") {
+    const every = monitor.cron ? `${monitor.cron} (${monitor.timezone})` : `${String(monitor.periodSeconds ?? "")}s`;
+    const status = statusText(ctx.out.colors, word(monitorStatusCodec, monitor.status));
+    return [monitor.id, kind, monitor.name ?? "", monitor.pingUrl, every, "", String(monitor.active ?? ""), status];
+  }
   const target = kind === "http" ? (monitor as HTTPMonitor).url : (monitor as TCPMonitor | DNSMonitor).uri;
   return [
     monitor.id,
@@ -149,7 +167,7 @@ function statusTable(ctx: Context, regions: GetMonitorStatusResponse["regions"])
 }
 
 export function monitorsCommand(): Command {
-  const monitors = new Command("monitors").description("HTTP, TCP and DNS monitors");
+  const monitors = new Command("monitors").description("HTTP, TCP, DNS and heartbeat monitors");
 
   withPaging(monitors.command("list").description("list monitors")).action(
     action(async (ctx, options: { limit?: number; offset?: number }) => {
@@ -158,6 +176,7 @@ export function monitorsCommand(): Command {
           ...r.httpMonitors.map((m) => monitorRow(ctx, "http", m)),
           ...r.tcpMonitors.map((m) => monitorRow(ctx, "tcp", m)),
           ...r.dnsMonitors.map((m) => monitorRow(ctx, "dns", m)),
+          ...r.heartbeatMonitors.map((m) => monitorRow(ctx, "heartbeat", m)),
         ];
         return pageOf(ctx, table(ctx.out.colors, ["ID", "TYPE", "NAME", "TARGET", "EVERY", "REGIONS", "ACTIVE", "STATUS"], rows), rows.length, r.totalSize);
       });
@@ -203,10 +222,10 @@ export function monitorsCommand(): Command {
       }),
     );
 
-  const create = monitors.command("create").description("create a monitor: vigil monitors create http|tcp|dns [flags]");
+  const create = monitors.command("create").description("create a monitor: vigil monitors create http|tcp|dns|heartbeat [flags]");
   for (const [kind, spec] of Object.entries(KINDS)) {
     const flags = spec.fields();
-    withFields(create.command(kind).description(`create a ${kind.toUpperCase()} monitor`), flags).action(
+    withFields(create.command(kind).description(kind === "heartbeat" ? "create a heartbeat monitor, which a job pings (vigil ping)" : `create a ${kind.toUpperCase()} monitor`), flags).action(
       action(async (ctx, options: Record<string, unknown>) => void (await callKind(ctx, kind as Kind, "create", { monitor: await bodyOf(flags, options) }))),
     );
   }

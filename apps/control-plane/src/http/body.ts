@@ -15,6 +15,17 @@ export async function readBody(req: Request, maxBytes = SMALL_BODY_MAX_BYTES): P
   return Buffer.concat(chunks);
 }
 
+/** The first `keepBytes` of a request's body; the rest is read and let go, so that the answer can follow. */
+export async function readBodyPrefix(req: Request, keepBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    if (size < keepBytes) chunks.push(chunk.subarray(0, keepBytes - size));
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks);
+}
+
 /**
  * A JSON object sent as `application/json`. The content type is required:
  * a page on another site can send a form or `text/plain` without asking the

@@ -33,6 +33,8 @@ import type { PipelineSource } from "../metrics/pipeline-gauges";
 import { consoleRoutes, type ConsoleFiles } from "../console/files";
 import { registerAckRoutes } from "../alerting/ack-routes";
 import type { Acknowledgements } from "../alerting/acknowledgements";
+import { registerPingRoutes } from "../heartbeats/ping-routes";
+import type { HeartbeatPings } from "../heartbeats/pings";
 
 type Handler = (req: Request, res: Response, params: Record<string, string | undefined>) => Promise<void>;
 
@@ -50,6 +52,7 @@ export function httpRoutes(
   metrics: PipelineSource | null,
   consoleSite: ConsoleFiles,
   acknowledgements: Acknowledgements,
+  pings: HeartbeatPings,
 ): (req: Request, res: Response) => void {
   const router = FindMyWay<HTTPVersion.V1>({
     ignoreTrailingSlash: true,
@@ -149,6 +152,7 @@ export function httpRoutes(
   const access = new PageAccessControl(sessions, hosts);
   publicStatusPageRoutes(router, { prisma, logger, access, hosts, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
   registerAckRoutes(router, acknowledgements, logger);
+  registerPingRoutes(route, pings, publicPages.rates);
   consoleRoutes(router, consoleSite, (req) => hosts.isOwnAddress(req));
 
   return (req, res) => {

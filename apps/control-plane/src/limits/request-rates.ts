@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { LIMITS } from "@vigil/domain";
 import type { RedisConnection } from "@vigil/queue";
 import type { Credential } from "../auth/callers";
 import { HttpError, type Request } from "../http/json";
@@ -20,7 +21,7 @@ export interface Refusal {
 /** The client's address as the connection sees it (behind a proxy, the proxy's). */
 export const clientAddress = (req: Request): string => req.socket.remoteAddress ?? "";
 
-/** API keys are secrets: Redis holds a digest of each, never the key. */
+/** API keys and ping tokens are secrets: Redis holds a digest of each, never the secret. */
 const keyDigest = (apiKey: string) => createHash("sha256").update(apiKey).digest("base64url").slice(0, 22);
 
 /**
@@ -32,6 +33,7 @@ export class RequestRates {
   private readonly perKey: SharedRateLimiter;
   private readonly perAddress: SharedRateLimiter;
   private readonly pageViews: SharedRateLimiter;
+  private readonly pingsPerToken: SharedRateLimiter;
 
   constructor(
     redis: RedisConnection,
@@ -41,6 +43,19 @@ export class RequestRates {
     this.perKey = new SharedRateLimiter(redis, `${prefix}:rate:api-key`, { points: settings.apiCallsPerKeyPerSecond, seconds: 1 });
     this.perAddress = new SharedRateLimiter(redis, `${prefix}:rate:api-address`, { points: settings.apiCallsPerAddressPerSecond, seconds: 1 });
     this.pageViews = new SharedRateLimiter(redis, `${prefix}:rate:page-views`, { points: settings.pageViewsPerAddressPerMinute, seconds: 60 });
+    this.pingsPerToken = new SharedRateLimiter(redis, `${prefix}:rate:ping-token`, { points: LIMITS.pingsPerSecondPerToken, seconds: 1 });
+  }
+
+  /**
+   * Counts a heartbeat ping from `address` to the ping URL of `token`: against the API's limit per address, and
+   * LIMITS.pingsPerSecondPerToken per token (a job gone wild, or a leaked URL); null when it is within both.
+   */
+  async ping(address: string, token: string): Promise<Refusal | null> {
+    const byAddress = await this.perAddress.consume(address);
+    if (byAddress > 0) return { message: `rate limit: more than ${this.settings.apiCallsPerAddressPerSecond} requests per second from this address`, retryAfterSeconds: byAddress };
+    const byToken = await this.pingsPerToken.consume(keyDigest(token));
+    if (byToken > 0) return { message: `rate limit: more than ${LIMITS.pingsPerSecondPerToken} pings per second to this ping URL`, retryAfterSeconds: byToken };
+    return null;
   }
 
   /** Counts an API call from `address` with `credential` (its API key or session, if any); null when it is within the limits. */

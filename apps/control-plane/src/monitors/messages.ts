@@ -1,18 +1,41 @@
 import { LRUCache } from "lru-cache";
-import { monitorToMessage, redactCredentials, type MonitorKind, type MonitorMessageByKind, type MonitorRecord } from "@vigil/domain";
+import {
+  heartbeatToMessage,
+  monitorToMessage,
+  pingUrlOf,
+  redactCredentials,
+  type HeartbeatRecord,
+  type MonitorKind,
+  type MonitorMessageByKind,
+  type MonitorRecord,
+  type StoredMonitor,
+} from "@vigil/domain";
+import type { HeartbeatMonitor } from "@vigil/proto";
 import type { MonitorRepository, MonitorVersion } from "./repository";
 
 /** The API message of a monitor; read keys see its credentials as fingerprints (credentials.ts in @vigil/domain). */
 export const monitorMessage = <K extends MonitorKind>(record: MonitorRecord<K>, readKey: boolean): MonitorMessageByKind[K] =>
   monitorToMessage(readKey ? { ...record, config: redactCredentials(record.config, record.id) } : record);
 
+/** A heartbeat's message: read keys see no ping URL, the secret that lets anyone report runs of its job. */
+export const heartbeatMessage = (record: HeartbeatRecord, readKey: boolean, publicUrl: string): HeartbeatMonitor =>
+  heartbeatToMessage(record, readKey ? "" : pingUrlOf(publicUrl, record.pingToken));
+
 /** A monitor's message as the API answers it, kind by kind. */
-export type KindAndMessage = { [K in MonitorKind]: { kind: K; message: MonitorMessageByKind[K] } }[MonitorKind];
+export type KindAndMessage =
+  | { [K in MonitorKind]: { kind: K; message: MonitorMessageByKind[K] } }[MonitorKind]
+  | { kind: "heartbeat"; message: HeartbeatMonitor };
+
+/** The message of a stored monitor of any kind, with its kind. */
+export const kindAndMessage = (record: StoredMonitor, readKey: boolean, publicUrl: string): KindAndMessage =>
+  record.kind === "heartbeat"
+    ? { kind: "heartbeat", message: heartbeatMessage(record, readKey, publicUrl) }
+    : ({ kind: record.kind, message: monitorMessage(record, readKey) } as KindAndMessage);
 
 interface Kept {
   version: string;
-  record: MonitorRecord;
-  messages: { full?: MonitorMessageByKind[MonitorKind]; redacted?: MonitorMessageByKind[MonitorKind] };
+  record: StoredMonitor;
+  messages: { full?: KindAndMessage; redacted?: KindAndMessage };
 }
 
 /** The most monitors kept, least recently read first out: a hundred pages of the largest size, up to about 30 MiB. */
@@ -28,7 +51,11 @@ const KEPT_MONITORS = 10_000;
 export class MonitorMessages {
   private readonly kept = new LRUCache<string, Kept>({ max: KEPT_MONITORS });
 
-  constructor(private readonly repo: MonitorRepository) {}
+  constructor(
+    private readonly repo: MonitorRepository,
+    /** The deployment's PUBLIC_URL, under which heartbeats' ping URLs are. */
+    private readonly publicUrl: string,
+  ) {}
 
   /** One page in creation order (then id), and the workspace's total. */
   async page(workspaceId: string, limit: number, offset: number, readKey: boolean): Promise<{ monitors: KindAndMessage[]; total: number }> {
@@ -57,8 +84,7 @@ export class MonitorMessages {
         this.kept.set(id, kept);
       }
       const variant = readKey ? "redacted" : "full";
-      const message = (kept.messages[variant] ??= monitorMessage(kept.record, readKey));
-      monitors.push({ kind: kept.record.kind, message } as KindAndMessage);
+      monitors.push((kept.messages[variant] ??= kindAndMessage(kept.record, readKey, this.publicUrl)));
     });
     return monitors;
   }

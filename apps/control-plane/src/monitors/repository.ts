@@ -1,12 +1,61 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import DataLoader from "dataloader";
 import { Prisma, driverRows, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
-import { DEFAULTS, type MonitorConfigByKind, type MonitorKind, type MonitorRecord, type MonitorStatus } from "@vigil/domain";
+import {
+  DEFAULTS,
+  type HeartbeatMonitorConfig,
+  type HeartbeatRecord,
+  type MonitorConfigByKind,
+  type MonitorKind,
+  type MonitorRecord,
+  type MonitorStatus,
+  type StoredMonitor,
+} from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
 import { deleteResultsOf } from "../results/delete";
 
-/** Monitor rows <-> domain records. One table holds all kinds; `target` is the url or uri. */
-export function recordOfRow(row: MonitorRow): MonitorRecord {
+/** Monitor rows <-> domain records. One table holds all kinds; `target` is the url or uri (empty for heartbeats). */
+export function recordOfRow(row: MonitorRow): StoredMonitor {
+  if (row.kind === "heartbeat") return heartbeatOfRow(row);
+  return checkedRecordOfRow(row);
+}
+
+function heartbeatOfRow(row: MonitorRow): HeartbeatRecord {
+  const config: HeartbeatMonitorConfig = {
+    name: row.name,
+    periodSeconds: row.periodSeconds,
+    cron: row.cron ?? "",
+    timezone: row.timezone ?? DEFAULTS.timezone,
+    graceSeconds: row.graceSeconds ?? DEFAULTS.heartbeatGraceSeconds,
+    description: row.description,
+    active: row.active,
+    public: row.public,
+  };
+  const { id, externalId, createdAt, updatedAt } = row;
+  return { id, kind: "heartbeat", config, externalId, pingToken: row.pingToken!, status: row.status as MonitorStatus, createdAt, updatedAt };
+}
+
+/** The columns of a heartbeat monitor's row; those of the checked kinds are left empty (no agent ever sees it). */
+export function heartbeatColumns(config: HeartbeatMonitorConfig) {
+  return {
+    name: config.name,
+    target: "",
+    periodicity: "",
+    timeoutMs: 0,
+    retry: 0,
+    degradedAtMs: 0,
+    regions: [],
+    active: config.active,
+    public: config.public,
+    description: config.description,
+    periodSeconds: config.periodSeconds,
+    cron: config.cron,
+    timezone: config.timezone,
+    graceSeconds: config.graceSeconds,
+  };
+}
+
+function checkedRecordOfRow(row: MonitorRow): MonitorRecord {
   const common = {
     name: row.name,
     periodicity: row.periodicity,
@@ -43,7 +92,7 @@ export function recordOfRow(row: MonitorRow): MonitorRecord {
         : { ...common, uri: row.target, recordAssertions: row.recordAssertions };
   return {
     id: row.id,
-    kind: row.kind,
+    kind: row.kind as MonitorKind,
     // The row was written from a validated config of its kind.
     config: config as unknown as MonitorConfigByKind[MonitorKind],
     externalId: row.externalId,
@@ -99,6 +148,7 @@ const MONITOR_COLUMNS = `id, workspace_id AS "workspaceId", kind::text AS kind, 
   description, status_code_assertions AS "statusCodeAssertions", body_assertions AS "bodyAssertions",
   header_assertions AS "headerAssertions", record_assertions AS "recordAssertions",
   json_body_assertions AS "jsonBodyAssertions", open_telemetry AS "openTelemetry", status,
+  period_seconds AS "periodSeconds", cron, timezone, grace_seconds AS "graceSeconds", ping_token AS "pingToken",
   alert_quorum AS "alertQuorum", confirmations, recovery_confirmations AS "recoveryConfirmations",
   external_id AS "externalId", created_at AT TIME ZONE 'UTC' AS "createdAt", updated_at AT TIME ZONE 'UTC' AS "updatedAt"`;
 
@@ -142,7 +192,7 @@ export class MonitorRepository {
    * turn's I/O is handled. Nothing is kept between turns: every call reads
    * the monitor as the database has it.
    */
-  private readonly byId: DataLoader<MonitorKey, MonitorRecord | null>;
+  private readonly byId: DataLoader<MonitorKey, StoredMonitor | null>;
 
   constructor(private readonly prisma: PrismaClient) {
     this.rows = driverRows(prisma);
@@ -172,20 +222,35 @@ export class MonitorRepository {
     externalId: string | null,
     quota: number,
   ): Promise<MonitorRecord<K>> {
-    const row = await uniqueExternalId(externalId, () =>
+    const row = await this.createRow(workspaceId, externalId, quota, { kind, ...monitorColumns(kind, config) });
+    return recordOfRow(row) as MonitorRecord<K>;
+  }
+
+  private createRow(
+    workspaceId: string,
+    externalId: string | null,
+    quota: number,
+    columns: Omit<Prisma.MonitorUncheckedCreateInput, "workspaceId" | "externalId">,
+  ): Promise<MonitorRow> {
+    return uniqueExternalId(externalId, () =>
       this.prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${workspaceId} FOR NO KEY UPDATE`;
         const [held] = await tx.$queryRaw<{ monitors: number }[]>`SELECT monitors FROM workspace_monitor_counts WHERE workspace_id = ${workspaceId}`;
         if ((held?.monitors ?? 0) >= quota) {
           throw new ConnectError(`the workspace has ${quota} monitors, the most it may have; delete one first`, Code.ResourceExhausted);
         }
-        return tx.monitor.create({ data: { workspaceId, kind, externalId, ...monitorColumns(kind, config) } });
+        return tx.monitor.create({ data: { workspaceId, externalId, ...columns } });
       }),
     );
-    return recordOfRow(row) as MonitorRecord<K>;
   }
 
-  async find(workspaceId: string, id: string): Promise<MonitorRecord | null> {
+  /** Writes a new heartbeat monitor with its ping token, under the same quota as create. */
+  async createHeartbeat(workspaceId: string, config: HeartbeatMonitorConfig, externalId: string | null, pingToken: string, quota: number): Promise<HeartbeatRecord> {
+    const row = await this.createRow(workspaceId, externalId, quota, { kind: "heartbeat", pingToken, ...heartbeatColumns(config) });
+    return heartbeatOfRow(row);
+  }
+
+  async find(workspaceId: string, id: string): Promise<StoredMonitor | null> {
     return this.byId.load({ workspaceId, id });
   }
 
@@ -201,14 +266,20 @@ export class MonitorRepository {
     config: MonitorConfigByKind[K],
     externalId: string | null | undefined,
   ): Promise<MonitorRecord<K> | null> {
-    const { count } = await uniqueExternalId(externalId, () =>
-      this.prisma.monitor.updateMany({
-        where: { id: expected.id, workspaceId, updatedAt: expected.updatedAt },
-        data: { ...monitorColumns(expected.kind, config), externalId },
-      }),
+    return (await this.replaceRow(workspaceId, expected, { ...monitorColumns(expected.kind, config), externalId })) as MonitorRecord<K> | null;
+  }
+
+  /** replaceConfig of a heartbeat monitor. */
+  async replaceHeartbeat(workspaceId: string, expected: HeartbeatRecord, config: HeartbeatMonitorConfig, externalId: string | null | undefined) {
+    return (await this.replaceRow(workspaceId, expected, { ...heartbeatColumns(config), externalId })) as HeartbeatRecord | null;
+  }
+
+  private async replaceRow(workspaceId: string, expected: StoredMonitor, data: Prisma.MonitorUpdateManyMutationInput): Promise<StoredMonitor | null> {
+    const { count } = await uniqueExternalId(data.externalId as string | null | undefined, () =>
+      this.prisma.monitor.updateMany({ where: { id: expected.id, workspaceId, updatedAt: expected.updatedAt }, data }),
     );
     if (count === 0) return null;
-    return (await this.find(workspaceId, expected.id)) as MonitorRecord<K> | null;
+    return this.find(workspaceId, expected.id);
   }
 
   /**
@@ -242,7 +313,7 @@ export class MonitorRepository {
   }
 
   /** The monitors of the workspace among `ids`, each with its row version. */
-  async findVersioned(workspaceId: string, ids: string[]): Promise<{ record: MonitorRecord; version: string }[]> {
+  async findVersioned(workspaceId: string, ids: string[]): Promise<{ record: StoredMonitor; version: string }[]> {
     const rows = await this.read(`SELECT xmin::text AS version, ${MONITOR_COLUMNS} FROM monitors WHERE workspace_id = $1 AND id = ANY($2::text[])`, [
       workspaceId,
       ids,
@@ -250,9 +321,12 @@ export class MonitorRepository {
     return rows.map((row) => ({ record: recordOfRow(row), version: (row as MonitorRow & { version: string }).version }));
   }
 
-  /** Every active monitor of every workspace, for the scheduler's reconciliation: row by row, as they are unbounded. */
+  /**
+   * Every active monitor of every workspace that agents check, for the scheduler's reconciliation: row by row, as
+   * they are unbounded. Heartbeats are not checked: their pings come to the control plane.
+   */
   async listActive(): Promise<MonitorRecord[]> {
-    return (await this.rows<MonitorRow>(`SELECT ${MONITOR_COLUMNS} FROM monitors WHERE active`, [])).map(recordOfRow);
+    return (await this.rows<MonitorRow>(`SELECT ${MONITOR_COLUMNS} FROM monitors WHERE active AND kind <> 'heartbeat'`, [])).map(checkedRecordOfRow);
   }
 
   /** The monitors a bounded query selects (a page, the ids of one turn), as one JSON text. */

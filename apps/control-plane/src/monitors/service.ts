@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, type FieldMask } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
@@ -5,6 +6,10 @@ import {
   certificateDaysLeft,
   ValidationError,
   fieldsToUpdate,
+  heartbeatFieldsToUpdate,
+  heartbeatInputFromMessage,
+  mergeHeartbeatChanges,
+  parseHeartbeatConfig,
   monitorTargets,
   monitorInputFromMessage,
   monitorToMessage,
@@ -26,10 +31,18 @@ import {
   type MonitorMessageByKind,
   type AddressPolicy,
   type MonitorRecord,
+  type StoredMonitor,
   parseId,
 } from "@vigil/domain";
 import type { PrismaClient } from "@vigil/db";
-import { MonitorService, type ListMonitorOverviewsResponseSchema, type WatchMonitorOverviewsResponseSchema } from "@vigil/proto";
+import {
+  HeartbeatMonitorSchema,
+  MonitorService,
+  type HeartbeatMonitor,
+  type ListMonitorOverviewsResponseSchema,
+  type UpdateHeartbeatMonitorRequest,
+  type WatchMonitorOverviewsResponseSchema,
+} from "@vigil/proto";
 import { regionCertificates } from "../alerting/certificates";
 import { actorOf, readsOnly } from "../auth/context";
 import type { Changes } from "../changes/changes";
@@ -42,11 +55,12 @@ import { monitorTimeseries } from "../results/timeseries";
 import { listRegions } from "../regions/regions";
 import type { CheckScheduler } from "../scheduling/scheduler";
 import type { Statuses } from "../status/statuses";
-import { MonitorMessages, monitorMessage, type KindAndMessage } from "./messages";
+import { MonitorMessages, heartbeatMessage, kindAndMessage, type KindAndMessage } from "./messages";
 import type { MonitorRepository } from "./repository";
+import type { HeartbeatPings } from "../heartbeats/pings";
 import type { OverviewWakes } from "./overview-wakes";
 
-const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS" } as const;
+const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS", heartbeat: "Heartbeat" } as const;
 /** Attempts at a partial update that keeps losing to concurrent writers before giving up. */
 const UPDATE_ATTEMPTS = 5;
 
@@ -85,9 +99,12 @@ export function monitorService(
   wakes: OverviewWakes,
   /** Told of every write to a workspace's monitors (the watches of its overview, here and on other control planes). */
   monitorChanges: Changes,
+  /** The deployment's PUBLIC_URL: heartbeats' ping URLs are under it. */
+  publicUrl: string,
+  pings: HeartbeatPings,
 ): ServiceImpl<typeof MonitorService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
-  const messages = new MonitorMessages(repo);
+  const messages = new MonitorMessages(repo, publicUrl);
 
   /**
    * Schedules follow a change at once, without making the caller wait on
@@ -97,10 +114,49 @@ export function monitorService(
   const reschedule = (what: string, work: () => Promise<void>) =>
     void work().catch((error: unknown) => logger.warn({ err: error }, `${what}: schedules will be reconciled later`));
 
-  async function findMonitor(ctx: HandlerContext, id: string): Promise<MonitorRecord> {
+  async function findMonitor(ctx: HandlerContext, id: string): Promise<StoredMonitor> {
     const record = await repo.find(workspaceOf(ctx), parseId(id));
     if (!record) throw notFound(`monitor ${id}`);
     return record;
+  }
+
+  /** An update's monitor, refused (naming the method that updates it) when it is of another kind. */
+  function ofKind<K extends StoredMonitor["kind"]>(record: StoredMonitor, kind: K): StoredMonitor & { kind: K } {
+    if (record.kind !== kind) {
+      const other = METHOD_KIND[record.kind];
+      throw ValidationError.of("id", `names a ${other} monitor; update it with Update${other}Monitor`);
+    }
+    return record as StoredMonitor & { kind: K };
+  }
+
+  async function createHeartbeat(ctx: HandlerContext, message: HeartbeatMonitor | undefined) {
+    if (!message) throw ValidationError.of("monitor", "is required");
+    const config = parseHeartbeatConfig(heartbeatInputFromMessage(message));
+    const externalId = parseExternalId(message.externalId, "monitor.externalId");
+    // 24 random bytes: the token is the only secret of a ping, which anyone who holds it may send.
+    const token = randomBytes(24).toString("base64url");
+    const record = await repo.createHeartbeat(workspaceOf(ctx), config, externalId, token, monitorsPerWorkspace);
+    monitorChanges.publish(workspaceOf(ctx));
+    return { monitor: heartbeatMessage(record, false, publicUrl) };
+  }
+
+  async function updateHeartbeat(ctx: HandlerContext, request: UpdateHeartbeatMonitorRequest) {
+    const message = request.monitor ?? create(HeartbeatMonitorSchema);
+    const fields = heartbeatFieldsToUpdate(message, request.updateMask);
+    const input = heartbeatInputFromMessage(message);
+    const changes = Object.fromEntries(fields.config.map((field) => [field, input[field]]));
+    const externalId = fields.externalId === undefined ? undefined : parseExternalId(fields.externalId, "monitor.externalId");
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const current = ofKind(await findMonitor(ctx, request.id), "heartbeat");
+      const config = parseHeartbeatConfig(mergeHeartbeatChanges(current.config, changes));
+      if (fields.config.length === 0 && externalId === undefined) return { monitor: heartbeatMessage(current, false, publicUrl) };
+      const saved = await repo.replaceHeartbeat(workspaceOf(ctx), current, config, externalId);
+      if (saved) {
+        monitorChanges.publish(workspaceOf(ctx));
+        return { monitor: heartbeatMessage(saved, false, publicUrl) };
+      }
+    }
+    throw new ConnectError("the monitor kept changing while this update was applied; try again", Code.Aborted);
   }
 
   /** A read over a range of a monitor's results: the request checked first, then the monitor found. */
@@ -108,7 +164,7 @@ export function monitorService(
     ctx: HandlerContext,
     req: { id: string; timeRange: number; regions: number[] },
     parse: (input: { timeRange: unknown; regions: unknown[] }) => T,
-  ): Promise<T & { record: MonitorRecord }> {
+  ): Promise<T & { record: StoredMonitor }> {
     const parsed = parse({ timeRange: timeRangeCodec.decode(req.timeRange), regions: req.regions.map(regionCodec.decode) });
     return { ...parsed, record: await findMonitor(ctx, req.id) };
   }
@@ -136,11 +192,7 @@ export function monitorService(
     const changes = Object.fromEntries(fields.config.map((field) => [field, input[field]]));
     const externalId = fields.externalId === undefined ? undefined : parseExternalId(fields.externalId, "monitor.externalId");
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      const current = await findMonitor(ctx, request.id);
-      if (current.kind !== kind) {
-        const other = METHOD_KIND[current.kind];
-        throw ValidationError.of("id", `names a ${other} monitor; update it with Update${other}Monitor`);
-      }
+      const current = ofKind(await findMonitor(ctx, request.id), kind as MonitorKind) as MonitorRecord;
       // What a read key was answered, sent back, keeps the stored credentials.
       const config = parseMonitorConfig(kind, restoreCredentials({ ...current.config, ...changes }, current.config, current.id));
       rejectRedactedCredentials(config, "monitor");
@@ -206,9 +258,10 @@ export function monitorService(
         id: message.id,
         name: message.name ?? "",
         kind,
-        target: (kind === "http" ? message.url : message.uri) ?? "",
+        target: (kind === "http" ? message.url : kind === "heartbeat" ? "" : message.uri) ?? "",
         active: message.active ?? false,
-        periodicity: message.periodicity,
+        // A heartbeat has a period or a schedule of its own, none of the checked kinds' periodicities.
+        periodicity: kind === "heartbeat" ? 0 : message.periodicity,
         status: message.status,
         regions: (now?.regions ?? []).map((r) => ({ region: regionCodec.encode(r.region), status: monitorStatusCodec.encode(r.status) })),
         lastLatencyMs: now?.newest?.latencyMs,
@@ -227,13 +280,21 @@ export function monitorService(
     updateHTTPMonitor: (req, ctx) => updateMonitor(ctx, "http", req),
     updateTCPMonitor: (req, ctx) => updateMonitor(ctx, "tcp", req),
     updateDNSMonitor: (req, ctx) => updateMonitor(ctx, "dns", req),
+    createHeartbeatMonitor: (req, ctx) => createHeartbeat(ctx, req.monitor),
+    updateHeartbeatMonitor: (req, ctx) => updateHeartbeat(ctx, req),
 
     async listMonitors(req, ctx) {
       const page = parsePage({ limit: req.limit, offset: req.offset });
       const { monitors, total } = await messages.page(workspaceOf(ctx), page.limit, page.offset, readsOnly(ctx));
-      const ofKind = <K extends MonitorKind>(kind: K) =>
-        monitors.flatMap((m) => (m.kind === kind ? [m.message as MonitorMessageByKind[K]] : []));
-      return { httpMonitors: ofKind("http"), tcpMonitors: ofKind("tcp"), dnsMonitors: ofKind("dns"), totalSize: total };
+      const listed = <K extends KindAndMessage["kind"]>(kind: K) =>
+        monitors.flatMap((m) => (m.kind === kind ? [m.message as (KindAndMessage & { kind: K })["message"]] : []));
+      return {
+        httpMonitors: listed("http"),
+        tcpMonitors: listed("tcp"),
+        dnsMonitors: listed("dns"),
+        heartbeatMonitors: listed("heartbeat"),
+        totalSize: total,
+      };
     },
 
     listMonitorOverviews(req, ctx) {
@@ -264,7 +325,8 @@ export function monitorService(
 
     async getMonitor(req, ctx) {
       const record = await findMonitor(ctx, req.id);
-      return { monitor: { config: { case: record.kind, value: monitorMessage(record, readsOnly(ctx)) } as never } };
+      const { kind, message } = kindAndMessage(record, readsOnly(ctx), publicUrl);
+      return { monitor: { config: { case: kind, value: message } as never } };
     },
 
     async deleteMonitor(req, ctx) {
@@ -276,6 +338,9 @@ export function monitorService(
 
     async triggerMonitor(req, ctx) {
       const record = await findMonitor(ctx, req.id);
+      if (record.kind === "heartbeat") {
+        throw new ConnectError(`monitor ${req.id} is a heartbeat monitor: its job pings it, no agent checks it`, Code.FailedPrecondition);
+      }
       await withinQueueTimeout(scheduler.trigger(record));
       return { success: true };
     },
@@ -367,6 +432,28 @@ export function monitorService(
           trigger: r.trigger,
           attempts: r.attempts,
           traceId: r.traceId ?? "",
+        })),
+      };
+    },
+
+    async listHeartbeatPings(req, ctx) {
+      const { limit } = parsePage({ limit: req.limit });
+      const record = await findMonitor(ctx, req.id);
+      if (record.kind !== "heartbeat") {
+        throw new ConnectError(`monitor ${req.id} is a ${METHOD_KIND[record.kind]} monitor, which has checks, not pings: read them with ListCheckResults`, Code.FailedPrecondition);
+      }
+      const pinged = await pings.list(record.id, limit);
+      return {
+        pings: pinged.map((p) => ({
+          id: p.id,
+          time: timestampFromDate(p.receivedAt),
+          kind: p.kind,
+          exitCode: p.exitCode ?? undefined,
+          durationMs: p.durationMs === null ? undefined : BigInt(p.durationMs),
+          body: p.body,
+          method: p.method,
+          address: p.address,
+          userAgent: p.userAgent,
         })),
       };
     },

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
-import type { DeliveryRecord, MonitorKind, MonitorStatus, ProviderConfig, ProviderType } from "@vigil/domain";
+import type { DeliveryRecord, StoredMonitorKind, MonitorStatus, ProviderConfig, ProviderType } from "@vigil/domain";
 import type { Channel } from "@vigil/notifications";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
 import { sensitiveFieldsOf } from "./redaction";
@@ -35,7 +35,7 @@ export interface ChannelWrite {
 export interface LinkedMonitor {
   id: string;
   name: string;
-  kind: MonitorKind;
+  kind: StoredMonitorKind;
   target: string;
   status: MonitorStatus;
 }

@@ -4,7 +4,7 @@ import {
   nextRegionCount,
   type Confirmations,
   type FailureReason,
-  type MonitorKind,
+  type StoredMonitorKind,
   type MonitorStatus,
   type QuorumRule,
   type RegionId,
@@ -30,7 +30,7 @@ export interface MonitorState {
   id: string;
   workspaceId: string;
   name: string;
-  kind: MonitorKind;
+  kind: StoredMonitorKind;
   target: string;
   /** Its checked regions (see checkedRegions). */
   regions: readonly RegionId[];

@@ -29,6 +29,8 @@ export const monitorDataSource: DataSourceDefinition = {
     const { monitor } = await ctx.client.monitors.getMonitor({ id: String(config.id) }, { signal: ctx.signal });
     const kind = monitor?.config.case;
     if (!kind) throw new ProviderError("Unexpected answer", `the API answered without monitor ${String(config.id)}`);
+    // Step 5 of heartbeats (issue 39) brings them to the provider; until then they are named, not misread.
+    if (kind === "heartbeat") throw new ProviderError("A heartbeat monitor", `monitor ${String(config.id)} is a heartbeat monitor, which this data source does not read`);
     const value = monitor.config.value as MonitorMessageByKind[MonitorKind];
     return fromOutput(schema, { ...monitorOutput(kind, value), type: kind });
   },

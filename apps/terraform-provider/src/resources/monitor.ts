@@ -152,7 +152,8 @@ export function monitorResource({ kind, typeName, description, attributes, block
       if (answer === null) return null;
       const { monitor } = answer;
       if (monitor?.config.case !== kind) {
-        const actual = monitor?.config.case ? CALLS[monitor.config.case].label : "unknown";
+        const other = monitor?.config.case;
+        const actual = other === "heartbeat" ? "heartbeat" : other ? CALLS[other].label : "unknown";
         throw new ProviderError(`Not a ${calls.label} monitor`, `monitor ${id} is a ${actual} monitor; use the resource of its kind`);
       }
       return stateOf(monitor.config.value as MonitorMessageByKind[MonitorKind], state);

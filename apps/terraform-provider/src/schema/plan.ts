@@ -50,7 +50,7 @@ export function planChange(block: BlockSpec, proposed: TfObject, config: TfObjec
   if (valuesEqual(planned, prior, objectType(block))) return { planned: prior, requiresReplace: [] };
   const changed = (name: string) => !valuesEqual(planned[name] ?? null, prior[name] ?? null, block.attributes[name]!.type);
   for (const [name, spec] of Object.entries(block.attributes)) {
-    if (spec.volatile) planned[name] = UNKNOWN;
+    if (spec.volatile || (spec.derived && (config[name] ?? null) === null)) planned[name] = UNKNOWN;
   }
   const requiresReplace = Object.entries(block.attributes)
     .filter(([name, spec]) => spec.forceNew && changed(name))

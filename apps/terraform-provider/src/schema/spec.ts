@@ -15,6 +15,11 @@ export interface AttributeSpec {
   default?: TfValue;
   /** Computed by the server and possibly different after any update (a monitor's status): unknown in an update's plan. */
   volatile?: boolean;
+  /**
+   * Optional, and when left out derived by the server from the other attributes (a heartbeat's period_seconds, null
+   * once it has a cron expression): unknown in the plan of an update that leaves it out, not the prior value.
+   */
+  derived?: boolean;
   /** The API's (domain's) field name when it is not the attribute's name in camelCase. */
   field?: string;
 }

@@ -133,12 +133,23 @@ export interface MonitorChanges {
  * present, enums other than UNSPECIFIED, non-empty lists and a set openTelemetry.
  */
 export function fieldsToUpdate<K extends MonitorKind>(kind: K, message: MonitorMessageByKind[K], mask: FieldMask | undefined): MonitorChanges {
-  const allowed = new Set<string>([...(MONITOR_FIELDS[kind] as readonly string[]), "externalId"]);
-  const fields = MONITOR_MESSAGE_SCHEMAS[kind].fields.filter((field) => allowed.has(field.localName));
+  return changedFields(MONITOR_MESSAGE_SCHEMAS[kind], MONITOR_FIELDS[kind] as readonly string[], kind.toUpperCase(), message, mask);
+}
+
+/** fieldsToUpdate of a monitor message of any kind: `configFields` are those of its configuration, `label` names the kind. */
+export function changedFields(
+  schema: DescMessage,
+  configFields: readonly string[],
+  label: string,
+  message: { externalId?: string },
+  mask: FieldMask | undefined,
+): MonitorChanges {
+  const allowed = new Set<string>([...configFields, "externalId"]);
+  const fields = schema.fields.filter((field) => allowed.has(field.localName));
   const record = message as unknown as Record<string, unknown>;
   let names: string[];
   if (mask && mask.paths.length > 0) {
-    names = fieldsOfMask(fields, mask, `a field of a ${kind.toUpperCase()} monitor that can be updated`).map((field) => field.localName);
+    names = fieldsOfMask(fields, mask, `a field of a ${label} monitor that can be updated`).map((field) => field.localName);
   } else {
     names = fields
       .filter((field) => {
@@ -161,9 +172,9 @@ export function fieldsToUpdate<K extends MonitorKind>(kind: K, message: MonitorM
  * it most of a ListMonitors call (about 14 µs a monitor against 0.5). Set in full, a literal is what `create()`
  * would return, and this type makes the compiler check that each field is there.
  */
-type EveryField<T> = T & { [K in Exclude<keyof T, "$unknown">]-?: T[K] | undefined };
+export type EveryField<T> = T & { [K in Exclude<keyof T, "$unknown">]-?: T[K] | undefined };
 
-const timestampOf = (date: Date): EveryField<Timestamp> => {
+export const timestampOf = (date: Date): EveryField<Timestamp> => {
   const ms = date.getTime();
   return { $typeName: "google.protobuf.Timestamp", seconds: BigInt(Math.floor(ms / 1000)), nanos: (((ms % 1000) + 1000) % 1000) * 1_000_000 };
 };

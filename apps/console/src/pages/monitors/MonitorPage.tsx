@@ -11,6 +11,7 @@ import { useRole } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
 import { Table, useAction, useClient, when } from "../../controls";
 import { CheckLog } from "./CheckLog";
+import { HeartbeatView } from "./HeartbeatView";
 import { LatencyChart } from "./LatencyChart";
 import { PhaseBars } from "./PhaseBars";
 import { regionName } from "../../monitors/regions";
@@ -43,6 +44,7 @@ export default function MonitorPage() {
       </Page>
     );
   }
+  if (config.case === "heartbeat") return <HeartbeatView id={id} monitor={config.value} />;
   return <MonitorView id={id} kind={config.case} monitor={config.value} />;
 }
 
@@ -65,7 +67,7 @@ function MonitorView({ id, kind, monitor }: { id: string; kind: Kind; monitor: A
   const status = useQuery(MonitorService.method.getMonitorStatus, { id }, { refetchInterval });
   // The configured regions, and any that still report (a region dropped from the monitor keeps its last status);
   // the same list while the same regions, so the chart is not drawn again for each answer of the status.
-  const regionList = [...new Set([...monitor.regions, ...(status.data?.regions.map((r) => r.region) ?? [])])].sort((a, b) => a - b);
+  const regionList = [...new Set([...("regions" in monitor ? monitor.regions : []), ...(status.data?.regions.map((r) => r.region) ?? [])])].sort((a, b) => a - b);
   const regionKey = regionList.join(",");
   const regions = useMemo(() => regionList, [regionKey]);
   const log = useInfiniteQuery(

@@ -1,12 +1,12 @@
 import type { Client } from "@connectrpc/connect";
-import { MonitorService, type DNSMonitor, type HTTPMonitor, type Monitor, type TCPMonitor } from "@vigil/proto";
+import { MonitorService, type DNSMonitor, type HTTPMonitor, type HeartbeatMonitor, type Monitor, type TCPMonitor } from "@vigil/proto";
 
 export type Kind = NonNullable<Monitor["config"]["case"]>;
-export type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor;
+export type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor | HeartbeatMonitor;
 
-/** What a monitor checks: the URL of an HTTP monitor, the host:port or domain of the others. */
+/** What a monitor checks: the URL of an HTTP monitor, the host:port or domain of the others; a heartbeat checks nothing. */
 export const targetOf = (kind: Kind, monitor: AnyMonitor): string =>
-  (kind === "http" ? (monitor as HTTPMonitor).url : (monitor as TCPMonitor | DNSMonitor).uri) ?? "";
+  (kind === "http" ? (monitor as HTTPMonitor).url : kind === "heartbeat" ? "" : (monitor as TCPMonitor | DNSMonitor).uri) ?? "";
 
 /**
  * Pauses or resumes a monitor through its kind's Update method, as `vigil monitors update --no-active`
@@ -21,5 +21,7 @@ export function setActive(client: Client<typeof MonitorService>, kind: Kind, id:
       return client.updateTCPMonitor(request);
     case "dns":
       return client.updateDNSMonitor(request);
+    case "heartbeat":
+      return client.updateHeartbeatMonitor(request);
   }
 }

@@ -2,6 +2,7 @@ import { useQuery } from "@connectrpc/connect-query";
 import { MonitorService } from "@vigil/proto";
 import { useParams } from "react-router";
 import { FormMessage, Page } from "../../../ui";
+import { HeartbeatForm } from "./HeartbeatForm";
 import { KIND_LABELS, MonitorForm } from "./MonitorForm";
 import { MayNotWrite, useMayWrite } from "./permission";
 import { valuesOfMonitor } from "./values";
@@ -19,6 +20,14 @@ export default function EditMonitor() {
     return <Page title="Edit monitor">{answer.error ? <FormMessage message={answer.error.rawMessage} /> : <p role="status">Loading…</p>}</Page>;
   }
   const kind = config.case;
+  if (kind === "heartbeat") {
+    return (
+      <Page title={`Edit ${config.value.name}`} wide>
+        <p>Heartbeat monitor</p>
+        <HeartbeatForm key={id} monitor={config.value} submit="Save monitor" cancelTo={`/monitors/${id}`} />
+      </Page>
+    );
+  }
   return (
     <Page title={`Edit ${config.value.name}`} wide>
       <p>{KIND_LABELS[kind]} monitor</p>

@@ -1,0 +1,108 @@
+/**
+ * The ping URLs of heartbeat monitors: real HTTP requests to a real server, read back through ListHeartbeatPings,
+ * on both database backends. The server's clock is the test's, so run durations are exact.
+ */
+import { Code } from "@connectrpc/connect";
+import { LIMITS } from "@vigil/domain";
+import { Periodicity } from "@vigil/proto";
+import { codeOf } from "./support/codes";
+import { BACKENDS, jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
+
+describe.each(BACKENDS)("heartbeat pings (%s)", (backend) => {
+  let api: TestApi;
+  let ws: WorkspaceKeys;
+  let now = new Date("2026-11-29T06:00:00Z");
+  const write = () => api.client(ws.write.key);
+
+  beforeAll(async () => {
+    api = await startTestApi(backend, { clock: () => now });
+    ws = await api.workspace();
+  });
+  afterAll(() => api.close());
+
+  /** A new heartbeat monitor: its id and the path of its ping URL. */
+  async function heartbeat() {
+    const { monitor } = await write().createHeartbeatMonitor({ monitor: { name: "job", active: true } });
+    return { id: monitor!.id, path: new URL(monitor!.pingUrl).pathname };
+  }
+  const pingsOf = async (id: string) => (await api.client(ws.read.key).listHeartbeatPings({ id })).pings;
+
+  test("GET and POST to the ping URL answer OK and are kept, newest first, with method, address and agent", async () => {
+    const { id, path } = await heartbeat();
+    const got = await api.fetch(path, { headers: { "user-agent": "curl/8.0" } });
+    expect([got.status, await got.text(), got.headers.get("content-type")]).toEqual([200, "OK\n", "text/plain; charset=utf-8"]);
+    now = new Date(now.getTime() + 1000);
+    const posted = await api.fetch(path, { method: "POST", body: "backup done: 3 files" });
+    expect(posted.status).toBe(200);
+    expect(await pingsOf(id)).toMatchObject([
+      { kind: "success", method: "POST", body: "backup done: 3 files", address: "127.0.0.1" },
+      { kind: "success", method: "GET", body: "", address: "127.0.0.1", userAgent: "curl/8.0" },
+    ]);
+  });
+
+  test("/start, then a success or failure, measures the run; /fail and a non-zero exit code fail, 0 succeeds", async () => {
+    const { id, path } = await heartbeat();
+    const ping = async (suffix: string) => {
+      const res = await api.fetch(path + suffix, { method: "POST" });
+      expect(res.status).toBe(200);
+      now = new Date(now.getTime() + 5_000);
+    };
+    await ping("/start");
+    await ping("/0");
+    await ping("/fail");
+    await ping("/start");
+    await ping("/3");
+    const pings = await pingsOf(id);
+    expect(pings.map((p) => [p.kind, p.exitCode, p.durationMs])).toEqual([
+      ["fail", 3, 5_000n],
+      ["start", undefined, undefined],
+      ["fail", undefined, undefined],
+      ["success", 0, 5_000n],
+      ["start", undefined, undefined],
+    ]);
+  });
+
+  test("a body keeps its first 10 KB", async () => {
+    const { id, path } = await heartbeat();
+    const res = await api.fetch(path, { method: "POST", body: "x".repeat(LIMITS.pingBodyBytes * 3) });
+    expect(res.status).toBe(200);
+    const [ping] = await pingsOf(id);
+    expect(ping!.body).toBe("x".repeat(LIMITS.pingBodyBytes));
+  });
+
+  test("a token no monitor has, or a path that is no ping, is not found, and nothing is stored", async () => {
+    const { id, path } = await heartbeat();
+    const unknown = await api.fetch(`/v1/ping/${"A".repeat(32)}`);
+    expect([unknown.status, await jsonOf(unknown)]).toEqual([404, { code: "not_found", message: "no heartbeat monitor has this ping URL" }]);
+    for (const bad of [`${path}/256`, `${path}/log`, `/v1/ping/short`]) expect((await api.fetch(bad)).status).toBe(404);
+    expect(await pingsOf(id)).toEqual([]);
+  });
+
+  test(`more than ${LIMITS.pingsPerSecondPerToken} pings a second to one ping URL are answered 429`, async () => {
+    const { path } = await heartbeat();
+    const other = await heartbeat();
+    const statuses = await Promise.all(Array.from({ length: LIMITS.pingsPerSecondPerToken + 5 }, () => api.fetch(path).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(LIMITS.pingsPerSecondPerToken);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+    // Counted per token: another monitor's URL is not held back.
+    expect((await api.fetch(other.path)).status).toBe(200);
+  });
+
+  test("the newest 100 pings of a monitor are kept, and deleting the monitor deletes them", async () => {
+    const { id, path } = await heartbeat();
+    const token = path.split("/").pop()!;
+    for (let i = 0; i < 105; i++) {
+      now = new Date(now.getTime() + 1);
+      await api.pipeline.pings.record(token, { kind: "success", exitCode: null, body: String(i), method: "GET", address: "test", userAgent: "" });
+    }
+    const pings = (await api.client(ws.read.key).listHeartbeatPings({ id, limit: 100 })).pings;
+    expect(pings.map((p) => p.body)).toEqual(Array.from({ length: 100 }, (_, i) => String(104 - i)));
+    await write().deleteMonitor({ id });
+    expect(await api.db.prisma.heartbeatPing.count({ where: { monitorId: id } })).toBe(0);
+  });
+
+  test("ListHeartbeatPings of a checked monitor is refused, pointing to ListCheckResults", async () => {
+    const { monitor } = await write().createHTTPMonitor({ monitor: { name: "site", url: "https://example.com", periodicity: Periodicity.PERIODICITY_1M } });
+    expect(await codeOf(write().listHeartbeatPings({ id: monitor!.id }))).toBe(Code.FailedPrecondition);
+  });
+});
