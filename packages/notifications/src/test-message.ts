@@ -19,18 +19,26 @@ export function testMessage(
     id: `test_${randomUUID()}`,
     event: "test",
     occurredAt: now,
-    monitor: { id: subject.id, name: subject.name, kind: subject.kind, target: subject.target },
-    status: subject.status,
+    ...aboutMonitorOnly(subject),
     incident: null,
-    regions: [],
-    error: null,
-    reason: null,
-    statusCode: null,
-    latencyMs: null,
-    durationMs: null,
     link: monitor ? monitorLink(settings, monitor.id) : settings.publicUrl,
   };
 }
+
+/**
+ * The fields of a message about a monitor as a whole rather than a check or an
+ * incident (a test, a certificate warning): no regions, check or duration.
+ */
+export const aboutMonitorOnly = (monitor: AlertMessage["monitor"] & { status: MonitorStatus }) => ({
+  monitor: { id: monitor.id, name: monitor.name, kind: monitor.kind, target: monitor.target },
+  status: monitor.status,
+  regions: [],
+  error: null,
+  reason: null,
+  statusCode: null,
+  latencyMs: null,
+  durationMs: null,
+});
 
 /** Where a message about a monitor links to. */
 export const monitorLink = (settings: Pick<ProviderSettings, "publicUrl">, monitorId: string) =>

@@ -10,6 +10,7 @@ import {
   type RegionId,
 } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
+import { aboutMonitorOnly } from "@vigil/notifications";
 import type { MonitorState } from "../status/evaluate";
 import type { EventDetails } from "./message";
 import { createDeliveries, insertEvents, type EventRow } from "./record";
@@ -86,15 +87,8 @@ async function warn(tx: Tx, monitors: Map<string, MonitorState>, seen: Map<strin
     }
     saved.push({ monitorId: row.id, chainNotAfter, stage });
     const details: EventDetails = {
-      monitor: { id: monitor.id, name: monitor.name, kind: monitor.kind, target: monitor.target },
-      status: monitor.status,
+      ...aboutMonitorOnly(monitor),
       incident: null,
-      regions: [],
-      error: null,
-      reason: null,
-      statusCode: null,
-      latencyMs: null,
-      durationMs: null,
       certificate: { ...certificate, region: result.region as RegionId, daysLeft },
     };
     events.push({
