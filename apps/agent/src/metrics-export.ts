@@ -12,7 +12,7 @@
  * check's result.
  */
 import { isIP } from "node:net";
-import { diag, DiagLogLevel, type Attributes, type Histogram } from "@opentelemetry/api";
+import { diag, DiagLogLevel, type Attributes, type Gauge, type Histogram } from "@opentelemetry/api";
 import { OTLPMetricExporter as JsonExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import { OTLPMetricExporter as ProtobufExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
 import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
@@ -20,7 +20,7 @@ import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/expor
 import { resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import type { CheckOutcome, Timing } from "@vigil/checks";
-import type { AddressPolicy, OpenTelemetryConfig, RegionId } from "@vigil/domain";
+import { certificateDaysLeft, type AddressPolicy, type OpenTelemetryConfig, type RegionId } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 import type { CheckJobData } from "@vigil/queue";
 import { countDroppedSpans } from "./metrics";
@@ -68,6 +68,7 @@ interface Destination {
   provider: MeterProvider;
   duration: Histogram;
   phaseDuration: Histogram;
+  certificateDaysLeft: Gauge;
   spans: SpanQueue;
   resource: Resource;
   lastUsed: number;
@@ -99,11 +100,14 @@ export class MetricExports {
   }
 
   private recordTo(destination: Destination, job: CheckJobData, outcome: CheckOutcome): void {
-    const attributes: Attributes = {
+    const monitor: Attributes = {
       "vigil.monitor.id": job.monitorId,
       "vigil.monitor.name": job.config.name,
       "vigil.monitor.kind": job.kind,
       "vigil.region": this.settings.region,
+    };
+    const attributes: Attributes = {
+      ...monitor,
       "vigil.check.trigger": job.trigger,
       "vigil.check.status": outcome.status,
     };
@@ -115,6 +119,7 @@ export class MetricExports {
       const ms = outcome.timing[field];
       if (ms !== null) destination.phaseDuration.record(ms / 1000, { ...attributes, "vigil.check.phase": phase });
     }
+    if (outcome.certificate) destination.certificateDaysLeft.record(certificateDaysLeft(outcome.certificate, outcome.startedAt), monitor);
     if (job.kind === "http") destination.spans.add(checkSpans(job.config, outcome, { resource: destination.resource, scope: SCOPE, attributes }));
   }
 
@@ -173,6 +178,10 @@ export class MetricExports {
         unit: "s",
         description: "Time a check's final attempt spent in one phase (dns, connect, tls, first_byte, transfer)",
         advice,
+      }),
+      certificateDaysLeft: meter.createGauge("vigil.check.certificate.days_left", {
+        unit: "d",
+        description: "Whole days until the earliest expiry in the certificate chain the check's TLS handshake verified",
       }),
       spans: new SpanQueue(traceExporter, this.settings.spans, countDroppedSpans),
       resource,

@@ -62,6 +62,16 @@ function points(received: Export[], name: string) {
     .map((point) => ({ ...point, attributes: Object.fromEntries(point.attributes.map((a) => [a.key, a.value])) }));
 }
 
+/** Every gauge point of `name` in the exports: its value and attributes as a plain object. */
+function gaugePoints(received: Export[], name: string) {
+  return received
+    .flatMap((exported) => decodeMetricsRequest(exported).resourceMetrics)
+    .flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics))
+    .filter((metric) => metric.name === name)
+    .flatMap((metric) => metric.gauge?.dataPoints ?? [])
+    .map((point) => ({ value: point.asDouble ?? point.asInt, attributes: Object.fromEntries(point.attributes.map((a) => [a.key, a.value])) }));
+}
+
 describe("OTLP metric export", () => {
   it.each<OtlpProtocol>(["http/json", "http/protobuf"])("posts a check's latency and phases to the monitor's endpoint with its headers (%s)", async (protocol) => {
     const target = await collector();
@@ -96,6 +106,30 @@ describe("OTLP metric export", () => {
     const byPhase = Object.fromEntries(phases.map((p) => [p.attributes["vigil.check.phase"], p.sum]));
     // Phases that did not happen (no DNS for an IP, no TLS for http://) are not recorded.
     expect(byPhase).toEqual({ connect: 0.0005, first_byte: 1.2, transfer: 0.034 });
+  });
+
+  it.each<OtlpProtocol>(["http/json", "http/protobuf"])("reports the days left on the certificate a check saw, per monitor and region (%s)", async (protocol) => {
+    const target = await collector();
+    const metrics = exports(protocol);
+    const startedAt = new Date("2026-11-29T12:00:00Z");
+    const certificate = {
+      notAfter: "2027-01-01T00:00:00.000Z",
+      // The intermediate expires first: the chain's earliest expiry is what is left.
+      chainNotAfter: "2026-12-09T18:00:00.000Z",
+      issuer: "CN=Test CA",
+      subjectAltNames: ["DNS:example.test"],
+    };
+    metrics.record(httpJob("m1", { endpoint: target.origin, headers: [] }), { ...outcome, startedAt, certificate });
+    // A plain-HTTP check saw no certificate and reports none.
+    metrics.record(httpJob("m2", { endpoint: target.origin, headers: [] }), outcome);
+    await metrics.shutdown();
+
+    expect(gaugePoints(target.exports, "vigil.check.certificate.days_left")).toEqual([
+      {
+        value: 10,
+        attributes: { "vigil.monitor.id": "m1", "vigil.monitor.name": "monitor m1", "vigil.monitor.kind": "http", "vigil.region": "hostB-fra" },
+      },
+    ]);
   });
 
   it("names a failed check's reason in error.type", async () => {

@@ -21,6 +21,13 @@ export interface Metric {
   name: string;
   unit: string;
   histogram?: { dataPoints: HistogramPoint[] };
+  gauge?: { dataPoints: NumberPoint[] };
+}
+
+export interface NumberPoint {
+  attributes: Attribute[];
+  asDouble?: number;
+  asInt?: number;
 }
 
 export interface HistogramPoint {
@@ -118,7 +125,7 @@ function normalise(value: JsonValue): unknown {
   return walk(value);
 }
 
-const INTEGER_FIELDS = new Set(["count", "bucketCounts", "startTimeUnixNano", "timeUnixNano", "endTimeUnixNano"]);
+const INTEGER_FIELDS = new Set(["asInt", "count", "bucketCounts", "startTimeUnixNano", "timeUnixNano", "endTimeUnixNano"]);
 
 /** Every span the collector received at /v1/traces, with its attributes as a plain object. */
 export function spansIn(received: Export[]) {
