@@ -17,7 +17,7 @@ interface Envelope {
   id: string;
   data: {
     incident: unknown;
-    certificate: (CertificateInfo & { daysLeft: number; region: string }) | null;
+    certificate: (CertificateInfo & { daysLeft: number; region: string; renews: string | null }) | null;
     text: string;
   };
 }
@@ -57,9 +57,8 @@ describe.each(BACKENDS)("certificate expiry warnings on %s", (backend) => {
     });
     const path = `/certs/${n}`;
     await channels.createNotification({ notification: channel("webhook", { endpoint: `${provider.url}${path}`, headers: [] }, { monitorIds: [monitor!.id] }) });
-    const warnings = () =>
-      provider.received.filter((r) => r.url === path).map((r) => r.json as Envelope).filter((e) => e.type === "monitor.certificate_expiring");
-    return { id: monitor!.id, warnings };
+    const sent = (type: string) => provider.received.filter((r) => r.url === path).map((r) => r.json as Envelope).filter((e) => e.type === type);
+    return { id: monitor!.id, warnings: () => sent("monitor.certificate_expiring"), renewals: () => sent("monitor.certificate_renewed") };
   }
 
   /** Publishes a successful check started `at` that saw `cert`, and waits until it is the region's newest. */
@@ -87,7 +86,7 @@ describe.each(BACKENDS)("certificate expiry warnings on %s", (backend) => {
       return monitor.warnings();
     });
     expect(warning!.data.incident).toBeNull();
-    expect(warning!.data.certificate).toEqual({ ...expiring, daysLeft: 10, region: "hostA-ams" });
+    expect(warning!.data.certificate).toEqual({ ...expiring, daysLeft: 10, region: "hostA-ams", renews: null });
     expect(warning!.data.text).toContain("expires in 10 days");
 
     // The same certificate an hour later, and the first result delivered again: nothing more.
@@ -101,10 +100,21 @@ describe.each(BACKENDS)("certificate expiry warnings on %s", (backend) => {
     await eventually(() => expect(monitor.warnings().map((w) => w.data.certificate!.daysLeft)).toEqual([10, 7, 1]));
     await checked(monitor.id, new Date(t0.getTime() + 9 * DAY + 2 * HOUR), expiring);
 
-    // Renewed: nothing is sent, the warning ends, and the next certificate close to expiry is warned about again.
+    // Renewed: the renewal is sent once, the warning ends, and the next certificate close to expiry is warned about again.
     const renewed = certificate(new Date(t0.getTime() + 100 * DAY));
-    await checked(monitor.id, new Date(t0.getTime() + 9 * DAY + 3 * HOUR), renewed);
+    const renewedAt = new Date(t0.getTime() + 9 * DAY + 3 * HOUR);
+    const renewal = await checked(monitor.id, renewedAt, renewed);
+    const [told] = await eventually(() => {
+      expect(monitor.renewals()).toHaveLength(1);
+      return monitor.renewals();
+    });
+    expect(told!.data.incident).toBeNull();
+    expect(told!.data.certificate).toEqual({ ...renewed, daysLeft: 90, region: "hostA-ams", renews: expiring.chainNotAfter });
+    expect(told!.data.text).toContain("has a renewed TLS certificate, expiring on");
+    expect(told!.data.text).toContain(`Replaces: the certificate expiring ${expiring.chainNotAfter.slice(0, 19).replace("T", " ")} UTC`);
     expect(await api.db.prisma.certificateWarning.count({ where: { monitorId: monitor.id } })).toBe(0);
+    await publishResults(api.redisPrefix, [renewal]);
+    await checked(monitor.id, new Date(renewedAt.getTime() + HOUR), renewed);
     const shown = await regionCertificate(monitor.id);
     expect(shown).toMatchObject({ issuer: renewed.issuer, subjectAltNames: renewed.subjectAltNames });
     expect(timestampDate(shown!.chainNotAfter!).toISOString()).toBe(renewed.chainNotAfter);
@@ -115,6 +125,20 @@ describe.each(BACKENDS)("certificate expiry warnings on %s", (backend) => {
     await checked(monitor.id, new Date(t0.getTime() + 9 * DAY + 4 * HOUR), replaced);
     await eventually(() => expect(monitor.warnings().map((w) => w.data.certificate!.daysLeft)).toEqual([10, 7, 1, 10]));
     expect(monitor.warnings()).toHaveLength(4);
+    expect(monitor.renewals()).toHaveLength(1);
+  });
+
+  it("ends the warning of a certificate renewed by one that also expires soon, and warns about the new one", async () => {
+    const monitor = await monitorWithWebhook();
+    const at = new Date(Date.now() - DAY);
+    const old = certificate(new Date(at.getTime() + 5 * DAY + HOUR));
+    const next = certificate(new Date(at.getTime() + 12 * DAY + HOUR));
+    await checked(monitor.id, at, old);
+    await eventually(() => expect(monitor.warnings().map((w) => w.data.certificate!.daysLeft)).toEqual([5]));
+
+    await checked(monitor.id, new Date(at.getTime() + HOUR), next);
+    await eventually(() => expect(monitor.warnings().map((w) => w.data.certificate!.daysLeft)).toEqual([5, 12]));
+    expect(monitor.renewals().map((r) => [r.data.certificate!.chainNotAfter, r.data.certificate!.renews])).toEqual([[next.chainNotAfter, old.chainNotAfter]]);
   });
 
   it("sends nothing with certificateExpiryDays 0, and warns earlier with a larger one", async () => {

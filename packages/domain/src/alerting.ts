@@ -7,7 +7,7 @@ export type AlertEventType = (typeof ALERT_EVENTS)[number];
  * What a delivery carries: an alert event, an incident's acknowledgement
  * (webhook channels only), or a message sent by SendTestNotification.
  */
-export type DeliveryEvent = AlertEventType | "incident.acknowledged" | typeof CERTIFICATE_EXPIRING_EVENT | "test";
+export type DeliveryEvent = AlertEventType | "incident.acknowledged" | typeof CERTIFICATE_EXPIRING_EVENT | typeof CERTIFICATE_RENEWED_EVENT | "test";
 
 /**
  * A monitor's TLS certificate expires within its certificateExpiryDays (and
@@ -15,6 +15,13 @@ export type DeliveryEvent = AlertEventType | "incident.acknowledged" | typeof CE
  * incident, since the monitor is not failing.
  */
 export const CERTIFICATE_EXPIRING_EVENT = "monitor.certificate_expiring";
+
+/**
+ * A monitor whose certificate was warned about now shows one that expires
+ * later: ends the warning, as a recovery ends an incident (PagerDuty
+ * resolves, Opsgenie closes, OnCall marks it ok; the others are told).
+ */
+export const CERTIFICATE_RENEWED_EVENT = "monitor.certificate_renewed";
 
 /** Incident events recorded beside the transitions: an acknowledgement, and a channel's reminder (not in the timeline). */
 export const ACKNOWLEDGED_EVENT = "incident.acknowledged";

@@ -14,6 +14,7 @@ const HEADLINE = {
   "monitor.recovered": "RECOVERED",
   "incident.acknowledged": "ACKNOWLEDGED",
   "monitor.certificate_expiring": "CERTIFICATE EXPIRING",
+  "monitor.certificate_renewed": "CERTIFICATE RENEWED",
   test: "TEST",
 } as const;
 
@@ -35,6 +36,7 @@ const WHAT = {
   "monitor.recovered": "has recovered",
   "incident.acknowledged": "has an acknowledged incident",
   "monitor.certificate_expiring": "has a TLS certificate that expires soon",
+  "monitor.certificate_renewed": "has a renewed TLS certificate",
   test: "is a test: Vigil can reach this channel",
 } as const;
 const STILL = { "monitor.failed": "is still down", "monitor.degraded": "is still degraded" } as const;
@@ -44,7 +46,7 @@ function what(message: AlertMessage): string {
   if (isRefusedTarget(message)) return WHAT_REFUSED;
   if (message.reminder && (message.event === "monitor.failed" || message.event === "monitor.degraded")) return STILL[message.event];
   if (message.acknowledgement) return `${WHAT[message.event]} (by ${message.acknowledgement.by})`;
-  if (message.certificate) return `has a TLS certificate that expires in ${daysWord(message.certificate.daysLeft)}`;
+  if (message.event === "monitor.certificate_expiring" && message.certificate) return `has a TLS certificate that expires in ${daysWord(message.certificate.daysLeft)}`;
   return WHAT[message.event];
 }
 
@@ -54,7 +56,10 @@ const daysWord = (days: number) => (days === 1 ? "1 day" : `${days} days`);
 export function summary(message: AlertMessage): string {
   const { monitor } = message;
   const where = message.regions.length > 0 && message.event !== "test" ? ` in ${regionList(message.regions)}` : "";
-  if (message.certificate) return `${monitor.name} (${monitor.target}) ${what(message)}, on ${formatTime(new Date(message.certificate.chainNotAfter))}`;
+  if (message.certificate) {
+    const when = `${message.event === "monitor.certificate_renewed" ? "expiring " : ""}on ${formatTime(new Date(message.certificate.chainNotAfter))}`;
+    return `${monitor.name} (${monitor.target}) ${what(message)}, ${when}`;
+  }
   const cause = message.event === "monitor.failed" || message.event === "monitor.degraded" ? causeOf(message) : "";
   const lasted = message.durationMs === null ? "" : message.reminder ? ` for ${formatDuration(message.durationMs)}` : ` after ${formatDuration(message.durationMs)}`;
   return `${monitor.name} (${monitor.target}) ${what(message)}${where}${lasted}${cause ? `: ${cause}` : ""}`;
@@ -98,6 +103,7 @@ function certificateFacts(certificate: NonNullable<AlertMessage["certificate"]>)
   out.push({ label: "Issuer", value: certificate.issuer });
   if (certificate.subjectAltNames.length > 0) out.push({ label: "Names", value: certificate.subjectAltNames.join(", ") });
   out.push({ label: "Seen in", value: certificate.region });
+  if (certificate.renews) out.push({ label: "Replaces", value: `the certificate expiring ${formatTime(new Date(certificate.renews))}` });
   return out;
 }
 
@@ -118,13 +124,14 @@ export function plainText(message: AlertMessage): string {
 /** "2026-05-01 10:00:00 UTC" */
 export const formatTime = (date: Date): string => `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
 
-/** The colour of the event: red for down, amber for degraded, orange for an expiring certificate, green for recovered, blue for a test. */
+/** The colour of the event: red for down, amber for degraded, orange for an expiring certificate, green for recovered or renewed, blue for a test. */
 export const COLOURS = {
   "monitor.failed": 0xe01e5a,
   "monitor.degraded": 0xecb22e,
   "monitor.recovered": 0x2eb67d,
   "incident.acknowledged": 0x36c5f0,
   "monitor.certificate_expiring": 0xf2994a,
+  "monitor.certificate_renewed": 0x2eb67d,
   test: 0x36c5f0,
 } as const;
 export const colourOf = (message: AlertMessage): number => COLOURS[message.event];

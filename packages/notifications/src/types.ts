@@ -49,9 +49,10 @@ export interface AlertMessage {
   ackLink?: string | null;
   /**
    * monitor.certificate_expiring: the certificate, the region whose check saw it, and the whole
-   * days left until the chain's earliest expiry when it was seen.
+   * days left until the chain's earliest expiry when it was seen. monitor.certificate_renewed: the
+   * renewed certificate, with `renews` the chain expiry of the one that was warned about.
    */
-  certificate?: (CertificateInfo & { region: RegionId; daysLeft: number }) | null;
+  certificate?: (CertificateInfo & { region: RegionId; daysLeft: number; renews?: string }) | null;
   /** incident.acknowledged: who acknowledged the incident ("user:<email>", "api_key:<id>" or "link") and when. */
   acknowledgement?: { by: string; at: Date } | null;
 }

@@ -39,11 +39,12 @@ const COLOURS: Record<DeliveryEvent, number> = {
   "monitor.recovered": 0x2eb67d,
   "incident.acknowledged": 0x36c5f0,
   "monitor.certificate_expiring": 0xf2994a,
+  "monitor.certificate_renewed": 0x2eb67d,
   test: 0x36c5f0,
 };
 
 describe("discord", () => {
-  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "test"] as const)(
+  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "test"] as const)(
     "executes the webhook with one embed for a %s message and takes Discord's 204",
     async (event) => {
       const message = sampleMessage(event);

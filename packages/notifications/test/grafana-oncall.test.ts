@@ -30,6 +30,7 @@ describe("grafana oncall", () => {
     ["monitor.degraded", "alerting"],
     ["monitor.recovered", "ok"],
     ["monitor.certificate_expiring", "alerting"],
+    ["monitor.certificate_renewed", "ok"],
     ["test", "ok"],
   ] as const)("posts a %s message to the formatted webhook with state %s", async (event, state) => {
     const message = sampleMessage(event);

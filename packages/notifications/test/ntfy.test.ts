@@ -37,6 +37,7 @@ describe("ntfy", () => {
     ["monitor.degraded", 4, "warning"],
     ["monitor.recovered", 3, "white_check_mark"],
     ["monitor.certificate_expiring", 4, "lock"],
+    ["monitor.certificate_renewed", 3, "white_check_mark"],
     ["test", 3, "test_tube"],
   ] as const)("publishes a %s message as JSON to the server root with priority %i and tag %s", async (event, priority, tag) => {
     const message = sampleMessage(event);

@@ -101,6 +101,13 @@ describe("opsgenie", () => {
     expectFullWording(alert.description, "monitor.certificate_expiring");
   });
 
+  it("closes a certificate's warning by its alias when the certificate is renewed", async () => {
+    await opsgenie.send(sampleMessage("monitor.certificate_renewed"), channelIn("us"), { settings: settingsFor(server.url) });
+
+    expectOpsgenieRequest(server.received[0]!, `/v2/alerts/vigil-certificate-0194f3b2-mon1-${Date.parse("2026-05-11T10:00:00.000Z")}/close?identifierType=alias`);
+    expectFullWording((server.received[0]!.json as { note: string }).note, "monitor.certificate_renewed");
+  });
+
   it("creates a test as a P5 alert under an alias of its own", async () => {
     const message = sampleMessage("test");
 

@@ -106,6 +106,14 @@ describe("pagerduty", () => {
     expectFullWording(shownText(first), "monitor.certificate_expiring");
   });
 
+  it("resolves a certificate's warning when the certificate is renewed", async () => {
+    await pagerduty.send(sampleMessage("monitor.certificate_expiring"), channel, { settings: settingsFor(server.url) });
+    await pagerduty.send(sampleMessage("monitor.certificate_renewed"), channel, { settings: settingsFor(server.url) });
+
+    const [warning, renewal] = [eventOf(0), eventOf(1)];
+    expect(renewal).toEqual({ routing_key: channel.config.integrationKey, event_action: "resolve", dedup_key: warning.dedup_key });
+  });
+
   it("cuts the summary to PagerDuty's 1024 characters", async () => {
     const message = sampleMessage("monitor.failed", { error: "x".repeat(3000) });
 

@@ -35,11 +35,12 @@ const COLOURS: Record<DeliveryEvent, string> = {
   "monitor.recovered": "#2eb67d",
   "incident.acknowledged": "#36c5f0",
   "monitor.certificate_expiring": "#f2994a",
+  "monitor.certificate_renewed": "#2eb67d",
   test: "#36c5f0",
 };
 
 describe("slack", () => {
-  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "test"] as const)(
+  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "test"] as const)(
     "posts a %s message to the webhook as JSON with a fallback text and a coloured attachment",
     async (event) => {
       const message = sampleMessage(event);

@@ -41,7 +41,7 @@ afterEach(() => server.close());
 const verifyAs = (secret: string, request: Received) => new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
 
 describe("webhook", () => {
-  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "test"] as const)(
+  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "test"] as const)(
     "posts a %s message as a signed Standard Webhooks envelope with the channel's headers",
     async (event) => {
       const message = sampleMessage(event);
@@ -103,7 +103,17 @@ describe("webhook", () => {
       subjectAltNames: ["DNS:api.example.com", "DNS:www.example.com"],
       daysLeft: 10,
       region: "hostA-ams",
+      renews: null,
     });
+  });
+
+  it("carries a renewed certificate and the expiry of the one it renews", async () => {
+    await webhook.send(sampleMessage("monitor.certificate_renewed"), channel, { settings: settingsFor(server.url) });
+
+    const envelope = (await server.waitFor(1))[0]!.json as Envelope & { data: Record<string, unknown> };
+    expect(envelope.type).toBe("monitor.certificate_renewed");
+    expect(envelope.data.incident).toBeNull();
+    expect(envelope.data.certificate).toMatchObject({ chainNotAfter: "2026-08-09T10:00:00.000Z", daysLeft: 90, renews: "2026-05-11T10:00:00.000Z" });
   });
 
   it("carries an alert's acknowledgement link, a reminder's number and how long the incident lasted, and who acknowledged it", async () => {

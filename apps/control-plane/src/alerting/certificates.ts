@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from "uuid";
 import { Prisma, type PrismaClient } from "@vigil/db";
 import {
   CERTIFICATE_EXPIRING_EVENT,
+  CERTIFICATE_RENEWED_EVENT,
   DEFAULTS,
   certificateDaysLeft,
   certificateWarningStage,
@@ -39,7 +40,9 @@ function newest(results: readonly ResultMessage[]) {
  * that stores them (its monitors locked, so each warning is decided once
  * whichever control plane stores the result): each region keeps the newest
  * certificate seen, and a monitor whose certificate crossed a warning stage
- * gets a monitor.certificate_expiring event with its deliveries (the outbox).
+ * gets a monitor.certificate_expiring event with its deliveries (the outbox),
+ * and one that was warned about and now shows a later expiry a
+ * monitor.certificate_renewed event.
  * A check that failed without a handshake says nothing of the certificate
  * and leaves it; one that succeeded without one (not HTTPS) clears it.
  * Returns the ids of the events that have deliveries.
@@ -77,31 +80,31 @@ async function warn(tx: Tx, monitors: Map<string, MonitorState>, seen: Map<strin
     const at = new Date(result.startedAt);
     const daysLeft = certificateDaysLeft(certificate, at);
     const stage = certificateWarningStage(daysLeft, row.days ?? DEFAULTS.certificateExpiryDays);
-    // A certificate that expires later than the one warned about is a renewed one: its warnings start afresh.
-    const renewed = row.chain_not_after !== null && chainNotAfter > row.chain_not_after;
-    const sent = renewed ? 0 : (row.stage ?? 0);
-    if (stage <= sent) {
-      // Renewed and far from expiry: the warning has ended.
-      if (renewed) ended.push(row.id);
-      continue;
-    }
-    saved.push({ monitorId: row.id, chainNotAfter, stage });
-    const details: EventDetails = {
-      ...aboutMonitorOnly(monitor),
-      incident: null,
-      certificate: { ...certificate, region: result.region as RegionId, daysLeft },
-    };
-    events.push({
+    const observed = { ...certificate, region: result.region as RegionId, daysLeft };
+    const event = (type: EventRow["type"], details: EventDetails): EventRow => ({
       id: uuidv7(),
       workspaceId: monitor.workspaceId,
       monitorId: monitor.id,
       incidentId: null,
-      type: CERTIFICATE_EXPIRING_EVENT,
+      type,
       fromStatus: monitor.status,
       toStatus: monitor.status,
       occurredAt: at,
       details,
     });
+    // A certificate that expires later than the one warned about is a renewed one: the warning ends, and warnings start afresh.
+    const renewed = row.chain_not_after !== null && chainNotAfter > row.chain_not_after;
+    if (renewed) {
+      const renews = row.chain_not_after!.toISOString();
+      events.push(event(CERTIFICATE_RENEWED_EVENT, { ...aboutMonitorOnly(monitor), incident: null, certificate: { ...observed, renews } }));
+    }
+    const sent = renewed ? 0 : (row.stage ?? 0);
+    if (stage <= sent) {
+      if (renewed) ended.push(row.id);
+      continue;
+    }
+    saved.push({ monitorId: row.id, chainNotAfter, stage });
+    events.push(event(CERTIFICATE_EXPIRING_EVENT, { ...aboutMonitorOnly(monitor), incident: null, certificate: observed }));
   }
   if (ended.length > 0) await tx.$executeRaw`DELETE FROM certificate_warnings WHERE monitor_id = ANY(${ended}::text[])`;
   if (saved.length > 0) {

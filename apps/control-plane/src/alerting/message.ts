@@ -7,7 +7,7 @@ import { monitorLink, type AlertMessage, type ProviderSettings } from "@vigil/no
  * then, however late a retry sends them.
  */
 export type EventDetails = Omit<AlertMessage, "id" | "event" | "occurredAt" | "link" | "incident" | "ackLink" | "acknowledgement"> & {
-  /** Dates as JSON keeps them; null for monitor.certificate_expiring, which belongs to no incident. */
+  /** Dates as JSON keeps them; null for certificate warnings and renewals, which belong to no incident. */
   incident: { id: string; startedAt: string; resolvedAt: string | null } | null;
   acknowledgement?: { by: string; at: string } | null;
 };

@@ -6,6 +6,7 @@ import {
   type ACKNOWLEDGED_EVENT,
   type AlertEventType,
   type CERTIFICATE_EXPIRING_EVENT,
+  type CERTIFICATE_RENEWED_EVENT,
   type REMINDER_EVENT,
   type RegionReport,
 } from "@vigil/domain";
@@ -19,9 +20,9 @@ export interface EventRow {
   id: string;
   workspaceId: string;
   monitorId: string;
-  /** Null for monitor.certificate_expiring, which belongs to no incident. */
+  /** Null for certificate warnings and renewals, which belong to no incident. */
   incidentId: string | null;
-  type: AlertEventType | typeof ACKNOWLEDGED_EVENT | typeof REMINDER_EVENT | typeof CERTIFICATE_EXPIRING_EVENT;
+  type: AlertEventType | typeof ACKNOWLEDGED_EVENT | typeof REMINDER_EVENT | typeof CERTIFICATE_EXPIRING_EVENT | typeof CERTIFICATE_RENEWED_EVENT;
   fromStatus: string;
   toStatus: string;
   occurredAt: Date;

@@ -6,7 +6,7 @@ const STARTED = new Date("2026-05-01T10:00:00.000Z");
 
 /** A realistic message of each kind: an HTTP monitor failing in two regions, then recovering after 4m 10s. */
 export function sampleMessage(event: DeliveryEvent, overrides: Partial<AlertMessage> = {}): AlertMessage {
-  const incident = event === "test" || event === "monitor.certificate_expiring" ? null : { id: "0194f3b2-inc1", startedAt: STARTED, resolvedAt: null };
+  const incident = event === "test" || event.startsWith("monitor.certificate_") ? null : { id: "0194f3b2-inc1", startedAt: STARTED, resolvedAt: null };
   const base: AlertMessage = {
     id: `evt-${event}`,
     event,
@@ -68,6 +68,26 @@ export function sampleMessage(event: DeliveryEvent, overrides: Partial<AlertMess
         subjectAltNames: ["DNS:api.example.com", "DNS:www.example.com"],
         region: "hostA-ams",
         daysLeft: 10,
+      },
+    });
+  }
+  if (event === "monitor.certificate_renewed") {
+    Object.assign(base, {
+      status: "active",
+      regions: [],
+      error: null,
+      reason: null,
+      statusCode: null,
+      latencyMs: null,
+      certificate: {
+        notAfter: "2026-08-09T10:00:00.000Z",
+        chainNotAfter: "2026-08-09T10:00:00.000Z",
+        issuer: "C=US, O=Test CA, CN=Test Intermediate",
+        subjectAltNames: ["DNS:api.example.com"],
+        region: "hostA-ams",
+        daysLeft: 90,
+        // The chain expiry of the certificate the warnings were about.
+        renews: "2026-05-11T10:00:00.000Z",
       },
     });
   }

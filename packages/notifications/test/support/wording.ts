@@ -35,6 +35,16 @@ export const MUST_SAY: Record<DeliveryEvent, string[]> = {
     "hostA-ams",
     LINK,
   ],
+  "monitor.certificate_renewed": [
+    "Homepage",
+    "https://api.example.com/health",
+    "has a renewed TLS certificate",
+    "expiring on 2026-08-09 10:00:00 UTC",
+    "Test Intermediate",
+    "Replaces: the certificate expiring 2026-05-11 10:00:00 UTC",
+    "hostA-ams",
+    LINK,
+  ],
   test: ["Homepage", "is a test", LINK],
 };
 

@@ -8,6 +8,7 @@ const EVENTS: Record<string, string> = {
   "incident.acknowledged": "Acknowledged",
   "incident.reminder": "Reminder",
   "monitor.certificate_expiring": "Certificate expiring",
+  "monitor.certificate_renewed": "Certificate renewed",
   test: "Test",
 };
 

@@ -6,7 +6,8 @@ import type { AlertMessage, Provider } from "../../types";
 /**
  * OnCall groups alerts by alert_uid and resolves the group on state "ok":
  * failure, degradation and recovery of one incident share the uid, so the
- * recovery resolves the group the failure opened. A test message has a uid
+ * recovery resolves the group the failure opened (a certificate's renewal,
+ * its warning's). A test message has a uid
  * of its own and state "ok", so it shows up in OnCall already resolved
  * rather than leaving an open alert group behind.
  */

@@ -12,6 +12,7 @@ const PRIORITY: Record<DeliveryEvent, number> = {
   "monitor.recovered": 3,
   "incident.acknowledged": 3,
   "monitor.certificate_expiring": 4,
+  "monitor.certificate_renewed": 3,
   test: 3,
 };
 
@@ -22,6 +23,7 @@ const TAGS: Record<DeliveryEvent, string[]> = {
   "monitor.recovered": ["white_check_mark"],
   "incident.acknowledged": ["eyes"],
   "monitor.certificate_expiring": ["lock"],
+  "monitor.certificate_renewed": ["white_check_mark"],
   test: ["test_tube"],
 };
 

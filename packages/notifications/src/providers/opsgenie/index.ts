@@ -15,13 +15,14 @@ const PRIORITY = { "monitor.failed": "P1", "monitor.degraded": "P3", "monitor.ce
 /**
  * Alerts go under the incident's alias: Opsgenie takes a second alert with
  * the alias of an open one (a degradation after a failure) as a repeat of
- * it, so one outage stays one alert, and the recovery closes it by alias.
+ * it, so one outage stays one alert, and the recovery closes it by alias
+ * (a certificate's renewal closes its warning).
  * A test has an alias of its own and stays open until someone closes it,
  * like a real alert.
  */
 function requestOf(message: AlertMessage, base: string): { url: string; json: object } {
   const alias = incidentKey(message);
-  if (message.event === "monitor.recovered") {
+  if (message.event === "monitor.recovered" || message.event === "monitor.certificate_renewed") {
     return {
       url: `${base}/v2/alerts/${encodeURIComponent(alias)}/close?identifierType=alias`,
       json: { source: "Vigil", note: truncate(plainText(message), NOTE_MAX) },

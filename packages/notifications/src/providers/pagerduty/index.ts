@@ -16,12 +16,12 @@ const SEVERITY = { "monitor.failed": "critical", "monitor.degraded": "warning", 
  * An Events API v2 event. Failure and degradation trigger under the
  * incident's dedup_key (a degradation after a failure joins the open alert),
  * the recovery resolves it: PagerDuty reads nothing but the key from a
- * resolve. A test triggers under a key of its own and is not resolved, so
+ * resolve (and a certificate's renewal resolves its warning). A test triggers under a key of its own and is not resolved, so
  * it shows up in PagerDuty as the alerts will.
  */
 function eventOf(message: AlertMessage, routingKey: string, publicUrl: string) {
   const dedupKey = incidentKey(message);
-  if (message.event === "monitor.recovered") return { routing_key: routingKey, event_action: "resolve", dedup_key: dedupKey };
+  if (message.event === "monitor.recovered" || message.event === "monitor.certificate_renewed") return { routing_key: routingKey, event_action: "resolve", dedup_key: dedupKey };
   // PagerDuty's own acknowledgement of the alert: it stops escalating, as Vigil's reminders stop.
   if (message.event === "incident.acknowledged") return { routing_key: routingKey, event_action: "acknowledge", dedup_key: dedupKey };
   return {

@@ -49,7 +49,8 @@ function webhookEnvelope(message: AlertMessage) {
       reminder: message.reminder ?? null,
       // incident.acknowledged: who acknowledged the incident and when.
       acknowledgement: message.acknowledgement ? { by: message.acknowledgement.by, at: message.acknowledgement.at.toISOString() } : null,
-      // monitor.certificate_expiring: the certificate, the region that saw it and the whole days left then.
+      // monitor.certificate_expiring and _renewed: the certificate, the region that saw it and the whole days
+      // left then; on a renewal, `renews` is the chain expiry of the certificate that was warned about.
       certificate: message.certificate
         ? {
             notAfter: message.certificate.notAfter,
@@ -58,6 +59,7 @@ function webhookEnvelope(message: AlertMessage) {
             subjectAltNames: message.certificate.subjectAltNames,
             daysLeft: message.certificate.daysLeft,
             region: message.certificate.region,
+            renews: message.certificate.renews ?? null,
           }
         : null,
       text: plainText(message),
