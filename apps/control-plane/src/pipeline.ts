@@ -147,7 +147,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   silence.start();
   const pruneData = safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays));
   const pruneAudit = safely("pruning the audit log", () => new AuditStore(prisma).prune(config.auditRetentionDays));
-  const prune = () => Promise.all([pruneData(), pruneAudit()]);
+  const pruneAckLinks = safely("pruning acknowledgement links", () => acknowledgements.pruneLinks());
+  const prune = () => Promise.all([pruneData(), pruneAudit(), pruneAckLinks()]);
   const pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
   void prune();
 

@@ -8,6 +8,8 @@ import { BACKENDS, startTestApi, type TestApi } from "./support/api";
 import { channel } from "./support/channels";
 import { sessionClient, signedInPerson } from "./support/people";
 import { checkResult, publishResults } from "./support/results";
+import { tokenHashOf } from "../src/accounts/invitations";
+import { Acknowledgements } from "../src/alerting/acknowledgements";
 
 const MINUTE = 60_000;
 
@@ -195,6 +197,24 @@ describe.each(BACKENDS)("acknowledging incidents and reminders on %s", (backend)
     const resolved = await fetch(link, { method: "POST" });
     expect(resolved.status).toBe(410);
     expect(await resolved.text()).toContain("The incident was resolved");
+  });
+
+  it("deletes links a month after they expired, which then read as unknown", async () => {
+    const monitor = await monitorWithWebhook();
+    const { alert } = await fail(monitor);
+    const link = local(alert.data.ackLink!);
+    const acknowledgements = new Acknowledgements(api.db.prisma, async () => {}, "https://vigil.test", () => now ?? new Date());
+    const count = () => api.db.prisma.ackLink.count({ where: { tokenHash: tokenHashOf(link.split("/").pop()!) } });
+
+    now = new Date(Date.now() + (7 + 29) * 24 * 60 * MINUTE);
+    await acknowledgements.pruneLinks();
+    expect(await count()).toBe(1);
+    expect(await (await fetch(link)).text()).toContain("Link expired");
+
+    now = new Date(Date.now() + (7 + 31) * 24 * 60 * MINUTE);
+    expect(await acknowledgements.pruneLinks()).toBeGreaterThanOrEqual(1);
+    expect(await count()).toBe(0);
+    expect((await fetch(link)).status).toBe(404);
   });
 
   describe("reminders", () => {

@@ -30,6 +30,9 @@ export const REMINDER_EVENT = "incident.reminder";
 /** How long a link in an alert message can acknowledge its incident, unless the incident resolves first. */
 export const ACK_LINK_VALID_HOURS = 7 * 24;
 
+/** How long an expired link is kept so that it still reads "Link expired"; after that it is deleted and reads as unknown. */
+export const ACK_LINK_KEPT_DAYS = 30;
+
 /**
  * The providers told of an acknowledgement: the webhook (a program may act on
  * it), and PagerDuty and Opsgenie, which acknowledge their own alert. Chat,

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Prisma, PrismaClient } from "@vigil/db";
-import { ACK_LINK_VALID_HOURS, ACKNOWLEDGED_EVENT, ACKNOWLEDGEMENT_PROVIDERS } from "@vigil/domain";
+import { ACK_LINK_KEPT_DAYS, ACK_LINK_VALID_HOURS, ACKNOWLEDGED_EVENT, ACKNOWLEDGEMENT_PROVIDERS } from "@vigil/domain";
 import { newLinkToken, tokenHashOf } from "../accounts/invitations";
 import { notFound } from "../errors";
 import type { EventDetails } from "./message";
@@ -73,6 +73,13 @@ export class Acknowledgements {
     const expiresAt = new Date(this.clock().getTime() + ACK_LINK_VALID_HOURS * HOUR_MS);
     await this.prisma.ackLink.create({ data: { incidentId, tokenHash: tokenHashOf(token), expiresAt } });
     return `${this.publicUrl.replace(/\/+$/, "")}${ackLinkPath(token)}`;
+  }
+
+  /** Deletes links expired more than ACK_LINK_KEPT_DAYS ago (the hourly pruning); returns how many. */
+  async pruneLinks(): Promise<number> {
+    const before = new Date(this.clock().getTime() - ACK_LINK_KEPT_DAYS * 24 * HOUR_MS);
+    const { count } = await this.prisma.ackLink.deleteMany({ where: { expiresAt: { lt: before } } });
+    return count;
   }
 
   /** What the link of `token` can do now. */
