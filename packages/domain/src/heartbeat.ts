@@ -31,6 +31,21 @@ export function cronProblem(expression: string, timezone: string): string | null
   }
 }
 
+/** The rule between a schedule's fields (a vigil.yaml entry checks it too, to name its line). */
+export function heartbeatScheduleRule(
+  config: { periodSeconds?: number | null | undefined; cron: string; timezone: string },
+  ctx: { addIssue: (issue: { code: "custom"; path: string[]; message: string }) => void },
+): void {
+  if (config.cron === "") return;
+  // Two schedules at once would leave it unsaid which one silence is measured against.
+  if (config.periodSeconds != null) {
+    ctx.addIssue({ code: "custom", path: ["cron"], message: "must be empty when periodSeconds is given: a monitor has a period or a cron expression, not both" });
+    return;
+  }
+  const problem = isTimeZone(config.timezone) ? cronProblem(config.cron, config.timezone) : null;
+  if (problem) ctx.addIssue({ code: "custom", path: ["cron"], message: problem });
+}
+
 export const heartbeatMonitorSchema = z
   .object({
     name: requiredLine(LIMITS.nameMaxChars),
@@ -42,16 +57,7 @@ export const heartbeatMonitorSchema = z
     active: boolean().default(DEFAULTS.active),
     public: boolean().default(DEFAULTS.public),
   })
-  .superRefine((config, ctx) => {
-    if (config.cron === "") return;
-    // Two schedules at once would leave it unsaid which one silence is measured against.
-    if (config.periodSeconds != null) {
-      ctx.addIssue({ code: "custom", path: ["cron"], message: "must be empty when periodSeconds is given: a monitor has a period or a cron expression, not both" });
-      return;
-    }
-    const problem = isTimeZone(config.timezone) ? cronProblem(config.cron, config.timezone) : null;
-    if (problem) ctx.addIssue({ code: "custom", path: ["cron"], message: problem });
-  })
+  .superRefine(heartbeatScheduleRule)
   .transform(({ periodSeconds, ...config }) => ({
     ...config,
     /** null with a cron expression. */
