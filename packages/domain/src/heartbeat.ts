@@ -104,7 +104,8 @@ export function heartbeatDeadline(config: HeartbeatMonitorConfig, since: Date): 
 }
 
 /** What a ping says, from the path after its token: nothing (success), `start`, `fail`, or an exit code (0 is a success). */
-export type PingKind = "success" | "start" | "fail";
+export const PING_KINDS = ["success", "start", "fail"] as const;
+export type PingKind = (typeof PING_KINDS)[number];
 
 /** The kind and exit code of a ping's path suffix, or null when the suffix is none of them (not found). */
 export function parsePingSuffix(suffix: string): { kind: PingKind; exitCode: number | null } | null {

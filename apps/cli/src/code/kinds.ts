@@ -1,6 +1,7 @@
 import {
   HEARTBEAT_FIELDS,
   MONITOR_FIELDS,
+  STORED_MONITOR_KINDS,
   heartbeatConfigToMessage,
   monitorConfigToMessage,
   parseHeartbeatConfig,
@@ -18,7 +19,7 @@ import {
 export type EntryKind = StoredMonitorKind;
 export type EntryConfig = MonitorConfig | HeartbeatMonitorConfig;
 
-export const ENTRY_KINDS: readonly EntryKind[] = ["http", "tcp", "dns", "heartbeat"];
+export const ENTRY_KINDS: readonly EntryKind[] = STORED_MONITOR_KINDS;
 
 /** A whole configuration of an entry's type with every default filled in (the API's rules). */
 export function parseEntryConfig(kind: EntryKind, input: MonitorInput): EntryConfig {

@@ -1,6 +1,7 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
 import { heartbeatDeadline, type HeartbeatMonitorConfig, type MonitorStatus } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
+import { heartbeatSilences } from "../metrics/definitions";
 import type { Transition } from "../status/evaluate";
 import type { TransitionSink } from "../status/statuses";
 
@@ -84,6 +85,7 @@ export class HeartbeatSilence {
       }
       return { failed: transitions.length, eventIds: await this.transitions.record(tx, transitions) };
     });
+    heartbeatSilences.inc(failed);
     // The events are stored; what fails to queue now, the deliveries' sweep queues.
     await this.transitions.enqueue(eventIds).catch(() => undefined);
     return failed;
