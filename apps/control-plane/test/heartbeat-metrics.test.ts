@@ -12,7 +12,8 @@ describe.each(BACKENDS)("heartbeat metrics (%s)", (backend) => {
   let now = new Date("2026-11-29T06:00:00Z");
 
   beforeAll(async () => {
-    api = await startTestApi(backend, { clock: () => now });
+    // The test sweeps on its clock: the pipeline's own timer would race it.
+    api = await startTestApi(backend, { clock: () => now, pipeline: { heartbeatSweepMs: 0 } });
     ws = await api.workspace();
   });
   afterAll(() => api.close());

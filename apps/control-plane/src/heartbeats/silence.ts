@@ -57,7 +57,9 @@ export class HeartbeatSilence {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /** Sweeps every `intervalMs`; 0 never does (tests that drive sweep() on a clock of their own, which a timer would race). */
   start(intervalMs = SILENCE_SWEEP_MS): void {
+    if (intervalMs === 0) return;
     const sweep = () => void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, "sweeping silent heartbeat monitors failed; retrying"));
     this.timer = setInterval(sweep, intervalMs);
   }
