@@ -1,5 +1,6 @@
 import { Cron } from "croner";
 import { z } from "zod";
+import { formatTime } from "./durations";
 import { DEFAULTS, LIMITS } from "./limits";
 import { boolean, integer, readableText, requiredLine, text } from "./rules";
 import { parseOrThrow } from "./validation";
@@ -101,6 +102,15 @@ export function heartbeatDeadline(config: HeartbeatMonitorConfig, since: Date): 
   const next = new Cron(config.cron, { timezone: config.timezone, paused: true }).nextRun(since);
   // The schema refuses expressions without a next time; one that ran out since (a year field) never fails again.
   return next === null ? new Date(8.64e15) : new Date(next.getTime() + graceMs);
+}
+
+/**
+ * What the alert and the incident of a silent heartbeat say (reason `silence`): when its last success came (or, without
+ * one, since when it was watched) and the deadline it missed.
+ */
+export function silenceError(lastSuccessAt: Date | null, watchedSince: Date, deadline: Date): string {
+  const since = lastSuccessAt ? `no ping since ${formatTime(lastSuccessAt)}` : `no ping yet (watched since ${formatTime(watchedSince)})`;
+  return `${since}, expected by ${formatTime(deadline)}`;
 }
 
 /** What a ping says, from the path after its token: nothing (success), `start`, `fail`, or an exit code (0 is a success). */
