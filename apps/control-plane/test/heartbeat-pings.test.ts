@@ -101,6 +101,27 @@ describe.each(BACKENDS)("heartbeat pings (%s)", (backend) => {
     expect(await api.db.prisma.heartbeatPing.count({ where: { monitorId: id } })).toBe(0);
   });
 
+  test("under a burst (10 pings at once, 40 times) a monitor never holds more than 100 pings, and keeps the newest", async () => {
+    const { id, path } = await heartbeat();
+    const token = path.split("/").pop()!;
+    let sent = 0;
+    for (let wave = 0; wave < 40; wave++) {
+      now = new Date(now.getTime() + 1_000);
+      // Concurrent pings of one monitor queue on its row lock: each is numbered and pruned in turn.
+      await Promise.all(
+        Array.from({ length: 10 }, () => {
+          const n = sent++;
+          return api.pipeline.pings.record(token, { kind: "success", exitCode: null, body: String(n), method: "GET", address: "test", userAgent: "" });
+        }),
+      );
+      expect(await api.db.prisma.heartbeatPing.count({ where: { monitorId: id } })).toBeLessThanOrEqual(100);
+    }
+    const kept = await api.db.prisma.heartbeatPing.findMany({ where: { monitorId: id }, select: { seq: true }, orderBy: { seq: "asc" } });
+    expect(kept.map((p) => Number(p.seq))).toEqual(Array.from({ length: 100 }, (_, i) => 301 + i));
+    const { pings } = await api.client(ws.read.key).listHeartbeatPings({ id, limit: 100 });
+    expect(pings).toHaveLength(100);
+  });
+
   test("ListHeartbeatPings of a checked monitor is refused, pointing to ListCheckResults", async () => {
     const { monitor } = await write().createHTTPMonitor({ monitor: { name: "site", url: "https://example.com", periodicity: Periodicity.PERIODICITY_1M } });
     expect(await codeOf(write().listHeartbeatPings({ id: monitor!.id }))).toBe(Code.FailedPrecondition);
