@@ -4,7 +4,7 @@
  */
 import { Code } from "@connectrpc/connect";
 import { LIMITS } from "@vigil/domain";
-import { Periodicity } from "@vigil/proto";
+import { MonitorStatus, Periodicity } from "@vigil/proto";
 import { codeOf } from "./support/codes";
 import { BACKENDS, jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 
@@ -120,6 +120,25 @@ describe.each(BACKENDS)("heartbeat pings (%s)", (backend) => {
     expect(kept.map((p) => Number(p.seq))).toEqual(Array.from({ length: 100 }, (_, i) => 301 + i));
     const { pings } = await api.client(ws.read.key).listHeartbeatPings({ id, limit: 100 });
     expect(pings).toHaveLength(100);
+  });
+
+  test("concurrent successes, failures and starts leave the monitor in the status of its newest success or failure", async () => {
+    const { id, path } = await heartbeat();
+    const token = path.split("/").pop()!;
+    const kinds = ["fail", "success", "start", "fail", "fail", "success", "start", "success", "fail", "start"] as const;
+    for (let round = 0; round < 4; round++) {
+      now = new Date(now.getTime() + 1_000);
+      await Promise.all(
+        kinds.map((kind, i) => api.pipeline.pings.record(token, { kind, exitCode: null, body: `${round}.${i}`, method: "GET", address: "test", userAgent: "" })),
+      );
+      const [newest] = await api.db.prisma.heartbeatPing.findMany({ where: { monitorId: id, kind: { not: "start" } }, orderBy: { seq: "desc" }, take: 1 });
+      const { monitor } = await write().getMonitor({ id });
+      const status = (monitor!.config.value as { status: MonitorStatus }).status;
+      expect({ round, status }).toEqual({ round, status: newest!.kind === "success" ? MonitorStatus.ACTIVE : MonitorStatus.ERROR });
+      // An incident is open exactly while the monitor is failing.
+      const open = (await api.incidents(ws.read.key).listIncidents({ monitorId: id })).incidents.filter((i) => i.resolvedAt === undefined);
+      expect({ round, open: open.length }).toEqual({ round, open: status === MonitorStatus.ERROR ? 1 : 0 });
+    }
   });
 
   test("ListHeartbeatPings of a checked monitor is refused, pointing to ListCheckResults", async () => {
