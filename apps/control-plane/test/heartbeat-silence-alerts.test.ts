@@ -4,11 +4,11 @@
  */
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
-import { PROVIDER_TYPES, formatTime, type ProviderType } from "@vigil/domain";
+import { PROVIDER_TYPES, formatTime } from "@vigil/domain";
 import { startProviderServer, type ProviderServer } from "../../../packages/notifications/test/support/provider-server";
 import { eventually } from "../../../test/eventually";
 import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
-import { channel } from "./support/channels";
+import { channel, localBlocks, localProviderEnv } from "./support/channels";
 
 const SILENCE = "no ping since 2026-11-29 07:00:00 UTC, expected by 2026-11-29 07:01:30 UTC";
 
@@ -42,18 +42,7 @@ describe.each(BACKENDS)("the alert of a silent heartbeat (%s)", (backend) => {
       clock: () => now,
       // The test sweeps on its clock: the pipeline's own timer would race it.
       pipeline: { heartbeatSweepMs: 0 },
-      providerEnv: {
-        PAGERDUTY_EVENTS_URL: `${provider.url}/v2/enqueue`,
-        OPSGENIE_API_URL: provider.url,
-        TELEGRAM_API_URL: provider.url,
-        TELEGRAM_BOT_TOKEN: "123456:ABC-token",
-        TWILIO_API_URL: provider.url,
-        TWILIO_ACCOUNT_SID: "AC0123456789abcdef0123456789abcdef",
-        TWILIO_AUTH_TOKEN: "twilio-auth-token",
-        TWILIO_SMS_FROM: "+15557122661",
-        TWILIO_WHATSAPP_FROM: "+14155238886",
-        SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
-      },
+      providerEnv: localProviderEnv(provider.url, (smtp.server.address() as AddressInfo).port),
     });
     ws = await api.workspace();
   });
@@ -63,26 +52,12 @@ describe.each(BACKENDS)("the alert of a silent heartbeat (%s)", (backend) => {
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
   });
 
-  const blocks = (url: string): Record<ProviderType, Record<string, unknown>> => ({
-    discord: { webhookUrl: `${url}/api/webhooks/123/abc` },
-    email: { email: "ops@example.com" },
-    slack: { webhookUrl: `${url}/services/T000/B000/XXXX` },
-    pagerduty: { integrationKey: "0123456789abcdef0123456789abcdef" },
-    opsgenie: { apiKey: "eb243592-faa2-4ba2-a551-1afdf565c889", region: "us" },
-    webhook: { endpoint: `${url}/hook`, headers: [] },
-    telegram: { chatId: "-1001234567890" },
-    sms: { phoneNumber: "+15558675310" },
-    whatsapp: { phoneNumber: "+15558675310" },
-    google_chat: { webhookUrl: `${url}/v1/spaces/AAA/messages?key=k&token=t` },
-    grafana_oncall: { webhookUrl: `${url}/integrations/v1/formatted_webhook/AbC123/` },
-    ntfy: { topic: "vigil-alerts", serverUrl: url },
-  });
 
   test("says there was no ping since the last success, by which deadline, with reason silence, in every provider's message and the webhook's payload", async () => {
     const { monitor } = await api.client(ws.write.key).createHeartbeatMonitor({ monitor: { name: "nightly-backup", active: true, periodSeconds: 60n, graceSeconds: 30n } });
     const id = monitor!.id;
     const channels = api.notificationClient(ws.write.key);
-    for (const type of PROVIDER_TYPES) await channels.createNotification({ notification: channel(type, blocks(provider.url)[type], { name: type, monitorIds: [id] }) });
+    for (const type of PROVIDER_TYPES) await channels.createNotification({ notification: channel(type, localBlocks(provider.url)[type], { name: type, monitorIds: [id] }) });
 
     now = new Date("2026-11-29T07:00:00Z");
     expect((await api.fetch(new URL(monitor!.pingUrl).pathname)).status).toBe(200);
