@@ -13,7 +13,7 @@ import { watchLoopDelay } from "./server-timing";
  * ones without a pause between (same connections, warm code); posts "measuring" when the first
  * measured request is due, then the figures of the measured ones.
  */
-async function run({ port, request, bodies, connections, rate, warmUpSeconds, seconds, expect }: PacedOrder): Promise<PacedFigures> {
+async function run({ port, request, bodies, paths, connections, rate, warmUpSeconds, seconds, expect }: PacedOrder): Promise<PacedFigures> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const warmUp = Math.round(rate * warmUpSeconds);
   const total = warmUp + Math.round(rate * seconds);
@@ -32,7 +32,7 @@ async function run({ port, request, bodies, connections, rate, warmUpSeconds, se
     };
     const send = (i: number) => {
       const due = start + (i * 1000) / rate;
-      const req = http.request({ host: "127.0.0.1", port, agent, method: request.method, path: request.path, headers: request.headers }, (res) => {
+      const req = http.request({ host: "127.0.0.1", port, agent, method: request.method, path: paths?.[i] ?? request.path, headers: request.headers }, (res) => {
         res.resume();
         res.on("end", () => {
           if (i >= warmUp) latencies[i - warmUp] = performance.now() - due;

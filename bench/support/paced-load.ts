@@ -17,6 +17,8 @@ export interface PacedOrder {
   port: number;
   request: Omit<LoadRequest, "body">;
   bodies: string[] | undefined;
+  /** Each request's own path, when they differ (drawn beforehand like the bodies); else request.path. */
+  paths: string[] | undefined;
   connections: number;
   rate: number;
   warmUpSeconds: number;
@@ -35,15 +37,16 @@ export interface PacedOrder {
 export async function pacedLoad(
   port: number,
   request: LoadRequest,
-  options: { connections: number; rate: number; warmUpSeconds?: number; seconds: number; expect?: number[]; onMeasuring?: () => void },
+  options: { connections: number; rate: number; warmUpSeconds?: number; seconds: number; expect?: number[]; onMeasuring?: () => void; pathOf?: (i: number) => string },
 ): Promise<PacedFigures> {
-  const { connections, rate, warmUpSeconds = 0, seconds, expect = [200], onMeasuring } = options;
+  const { connections, rate, warmUpSeconds = 0, seconds, expect = [200], onMeasuring, pathOf } = options;
   const { body, ...plain } = request;
   const total = Math.round(rate * warmUpSeconds) + Math.round(rate * seconds);
   const order: PacedOrder = {
     port,
     request: plain,
     bodies: body && Array.from({ length: total }, body),
+    paths: pathOf && Array.from({ length: total }, (_, i) => pathOf(i)),
     connections,
     rate,
     warmUpSeconds,

@@ -6,6 +6,7 @@ import { PROVIDER_SETTING_NAMES, providerSettingsFromEnv, type ProviderSettings 
 import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
 import { DEFAULT_RETRY_DELAYS_MS, parseRetryDelays } from "./alerting/retry-schedule";
 import { GATHER_MS } from "./results/consumer";
+import { SILENCE_SWEEP_MS } from "./heartbeats/silence";
 import { defaultIngestLanes } from "./results/lanes";
 import { ENCRYPTION_KEY_RULE, decodeEncryptionKey } from "./notifications/secrets";
 import type { RateLimitSettings } from "./limits/request-rates";
@@ -36,6 +37,7 @@ const envSchema = z.object({
   RESULT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(DEFAULTS.auditRetentionDays),
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(5).default(300),
+  HEARTBEAT_SWEEP_SECONDS: z.coerce.number().int().min(0).max(3_600).default(SILENCE_SWEEP_MS / 1000),
   METRICS_ENABLED: z
     .preprocess(unsetIfEmpty, z.enum(["true", "false"], { error: "must be true or false" }).default("true"))
     .transform((value) => value === "true"),
@@ -143,6 +145,8 @@ export interface ControlPlaneConfig {
   ingestGatherMs: number;
   /** Waits before each retry of a failed delivery. */
   retryDelaysMs: number[];
+  /** How often this control plane looks for silent heartbeat monitors (HEARTBEAT_SWEEP_SECONDS); 0: never. */
+  heartbeatSweepMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneConfig {
@@ -189,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
     ingestLanes: e.INGEST_LANES ?? defaultIngestLanes(database),
     ingestGatherMs: e.INGEST_GATHER_MS,
     retryDelaysMs: e.NOTIFICATION_RETRY_DELAYS,
+    heartbeatSweepMs: e.HEARTBEAT_SWEEP_SECONDS * 1000,
   };
 }
 

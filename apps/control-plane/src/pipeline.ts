@@ -7,7 +7,7 @@ import { Deliveries } from "./alerting/deliveries";
 import { recordTransitions } from "./alerting/record";
 import { Acknowledgements } from "./alerting/acknowledgements";
 import { HeartbeatPings } from "./heartbeats/pings";
-import { HeartbeatSilence } from "./heartbeats/silence";
+import { HeartbeatSilence, SILENCE_SWEEP_MS } from "./heartbeats/silence";
 import { Reminders } from "./alerting/reminders";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
@@ -29,7 +29,9 @@ import { VerifiedSessions } from "./accounts/verified-sessions";
 export type PipelineConfig = Pick<
   ControlPlaneConfig,
   "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "ingestLanes" | "ingestGatherMs" | "retryDelaysMs"
->;
+> &
+  // Left out, the deployment's default (SILENCE_SWEEP_MS).
+  Partial<Pick<ControlPlaneConfig, "heartbeatSweepMs">>;
 
 /** What delivering notifications needs from the rest of the control plane. */
 export interface NotificationSetup {
@@ -144,7 +146,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   consumer.start();
   deliveries.start();
   reminders.start();
-  silence.start();
+  silence.start(config.heartbeatSweepMs ?? SILENCE_SWEEP_MS);
   const pruneData = safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays));
   const pruneAudit = safely("pruning the audit log", () => new AuditStore(prisma).prune(config.auditRetentionDays));
   const pruneAckLinks = safely("pruning acknowledgement links", () => acknowledgements.pruneLinks());

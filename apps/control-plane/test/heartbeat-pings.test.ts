@@ -4,7 +4,7 @@
  */
 import { Code } from "@connectrpc/connect";
 import { LIMITS } from "@vigil/domain";
-import { Periodicity } from "@vigil/proto";
+import { MonitorStatus, Periodicity } from "@vigil/proto";
 import { codeOf } from "./support/codes";
 import { BACKENDS, jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 
@@ -99,6 +99,46 @@ describe.each(BACKENDS)("heartbeat pings (%s)", (backend) => {
     expect(pings.map((p) => p.body)).toEqual(Array.from({ length: 100 }, (_, i) => String(104 - i)));
     await write().deleteMonitor({ id });
     expect(await api.db.prisma.heartbeatPing.count({ where: { monitorId: id } })).toBe(0);
+  });
+
+  test("under a burst (10 pings at once, 40 times) a monitor never holds more than 100 pings, and keeps the newest", async () => {
+    const { id, path } = await heartbeat();
+    const token = path.split("/").pop()!;
+    let sent = 0;
+    for (let wave = 0; wave < 40; wave++) {
+      now = new Date(now.getTime() + 1_000);
+      // Concurrent pings of one monitor queue on its row lock: each is numbered and pruned in turn.
+      await Promise.all(
+        Array.from({ length: 10 }, () => {
+          const n = sent++;
+          return api.pipeline.pings.record(token, { kind: "success", exitCode: null, body: String(n), method: "GET", address: "test", userAgent: "" });
+        }),
+      );
+      expect(await api.db.prisma.heartbeatPing.count({ where: { monitorId: id } })).toBeLessThanOrEqual(100);
+    }
+    const kept = await api.db.prisma.heartbeatPing.findMany({ where: { monitorId: id }, select: { seq: true }, orderBy: { seq: "asc" } });
+    expect(kept.map((p) => Number(p.seq))).toEqual(Array.from({ length: 100 }, (_, i) => 301 + i));
+    const { pings } = await api.client(ws.read.key).listHeartbeatPings({ id, limit: 100 });
+    expect(pings).toHaveLength(100);
+  });
+
+  test("concurrent successes, failures and starts leave the monitor in the status of its newest success or failure", async () => {
+    const { id, path } = await heartbeat();
+    const token = path.split("/").pop()!;
+    const kinds = ["fail", "success", "start", "fail", "fail", "success", "start", "success", "fail", "start"] as const;
+    for (let round = 0; round < 4; round++) {
+      now = new Date(now.getTime() + 1_000);
+      await Promise.all(
+        kinds.map((kind, i) => api.pipeline.pings.record(token, { kind, exitCode: null, body: `${round}.${i}`, method: "GET", address: "test", userAgent: "" })),
+      );
+      const [newest] = await api.db.prisma.heartbeatPing.findMany({ where: { monitorId: id, kind: { not: "start" } }, orderBy: { seq: "desc" }, take: 1 });
+      const { monitor } = await write().getMonitor({ id });
+      const status = (monitor!.config.value as { status: MonitorStatus }).status;
+      expect({ round, status }).toEqual({ round, status: newest!.kind === "success" ? MonitorStatus.ACTIVE : MonitorStatus.ERROR });
+      // An incident is open exactly while the monitor is failing.
+      const open = (await api.incidents(ws.read.key).listIncidents({ monitorId: id })).incidents.filter((i) => i.resolvedAt === undefined);
+      expect({ round, open: open.length }).toEqual({ round, open: status === MonitorStatus.ERROR ? 1 : 0 });
+    }
   });
 
   test("ListHeartbeatPings of a checked monitor is refused, pointing to ListCheckResults", async () => {

@@ -3,6 +3,9 @@
  * control planes' sweep on the test's clock, pings over HTTP, incidents read through IncidentService.
  */
 import { MonitorStatus } from "@vigil/proto";
+import { eventually } from "../../../test/eventually";
+import { loadConfig } from "../src/config";
+import { SILENCE_SWEEP_MS } from "../src/heartbeats/silence";
 import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 
 describe.each(BACKENDS)("heartbeat silence (%s)", (backend) => {
@@ -12,7 +15,8 @@ describe.each(BACKENDS)("heartbeat silence (%s)", (backend) => {
   const at = (iso: string) => (now = new Date(iso));
 
   beforeAll(async () => {
-    api = await startTestApi(backend, { clock: () => now });
+    // The tests drive the sweep on their clock: the pipeline's own timer would race them.
+    api = await startTestApi(backend, { clock: () => now, pipeline: { heartbeatSweepMs: 0 } });
     ws = await api.workspace();
   });
   afterAll(() => api.close());
@@ -99,6 +103,39 @@ describe.each(BACKENDS)("heartbeat silence (%s)", (backend) => {
       expect(timeline.map((e) => e.type)).toEqual(["monitor.failed"]);
     } finally {
       await replica.close();
+    }
+  });
+});
+
+describe("the silence sweep's timer (HEARTBEAT_SWEEP_SECONDS)", () => {
+  it("defaults to every 15 s, takes 0 (no timer) to 3600, and refuses other values by name", () => {
+    expect(loadConfig({}).heartbeatSweepMs).toBe(SILENCE_SWEEP_MS);
+    expect(SILENCE_SWEEP_MS).toBe(15_000);
+    expect(loadConfig({ HEARTBEAT_SWEEP_SECONDS: "0" }).heartbeatSweepMs).toBe(0);
+    expect(loadConfig({ HEARTBEAT_SWEEP_SECONDS: "60" }).heartbeatSweepMs).toBe(60_000);
+    for (const value of ["-1", "3601", "1.5", "often"]) expect(() => loadConfig({ HEARTBEAT_SWEEP_SECONDS: value })).toThrow(/HEARTBEAT_SWEEP_SECONDS/);
+  });
+
+  it("fails a silent monitor on its own at its interval, and a pipeline with 0 never does", async () => {
+    let now = new Date("2026-11-29T06:00:00Z");
+    const timed = await startTestApi("pglite", { clock: () => now, pipeline: { heartbeatSweepMs: 50 } });
+    const still = await startTestApi("pglite", { clock: () => now, pipeline: { heartbeatSweepMs: 0 } });
+    try {
+      const watch = async (api: TestApi) => {
+        const ws = await api.workspace();
+        const { monitor } = await api.client(ws.write.key).createHeartbeatMonitor({ monitor: { name: "job", active: true, periodSeconds: 60n, graceSeconds: 0n } });
+        expect((await api.fetch(new URL(monitor!.pingUrl).pathname)).status).toBe(200);
+        return async () => ((await api.client(ws.read.key).getMonitor({ id: monitor!.id })).monitor!.config.value as { status: MonitorStatus }).status;
+      };
+      const [timedStatus, stillStatus] = [await watch(timed), await watch(still)];
+      now = new Date(now.getTime() + 3_600_000);
+      await eventually(async () => expect(await timedStatus()).toBe(MonitorStatus.ERROR));
+      // 0 is no timer, not setInterval's 0 (every millisecond): after four of the other's intervals it is as it was.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await stillStatus()).toBe(MonitorStatus.ACTIVE);
+      expect(await still.pipeline.silence.sweep()).toBe(1);
+    } finally {
+      await Promise.all([timed.close(), still.close()]);
     }
   });
 });

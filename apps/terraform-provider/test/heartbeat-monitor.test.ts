@@ -1,4 +1,4 @@
-import { terraformTests } from "./support/terraform.js";
+import { TerraformDir, providerConfig, terraformTests } from "./support/terraform.js";
 
 const BACKUP = `
 resource "service_heartbeat_monitor" "backup" {
@@ -74,6 +74,49 @@ describe("service_heartbeat_monitor with terraform", () => {
     await tf.apply();
     const listed = await tf.run(["output", "-json", "types"]);
     expect(JSON.parse(listed.stdout)).toEqual(["heartbeat", "heartbeat"]);
+    await tf.configure(BACKUP + MINIMAL);
+    await tf.apply();
+  });
+
+  it("reads a heartbeat through service_monitor: its schedule, and its ping URL as a sensitive value the write key is answered", async () => {
+    const data = `\ndata "service_monitor" "backup" {\n  id = service_heartbeat_monitor.backup.id\n}\n\ndata "service_monitor" "job" {\n  id = service_heartbeat_monitor.job.id\n}\n`;
+    await tf.configure(BACKUP + MINIMAL + data + `\noutput "backup_ping_url" {\n  value = data.service_monitor.backup.ping_url\n}\n`);
+    // An output of a sensitive value must say so: Terraform refuses it otherwise.
+    expect((await tf.expectExit(1, "plan")).stderr.replace(/\s+/g, " ")).toContain("Output refers to sensitive values");
+    await tf.configure(BACKUP + MINIMAL + data);
+    await tf.apply();
+    const resource = await tf.stateOf("service_heartbeat_monitor.backup");
+    expect(await tf.stateOf("data.service_monitor.backup")).toEqual({
+      id,
+      type: "heartbeat",
+      name: "Nightly backup",
+      url: null,
+      uri: null,
+      periodicity: null,
+      method: null,
+      active: true,
+      public: false,
+      description: "",
+      timeout: null,
+      period_seconds: null,
+      cron: "0 3 * * *",
+      timezone: "Europe/Paris",
+      grace_seconds: 600,
+      ping_url: resource?.ping_url,
+      status: "unknown",
+    });
+    expect(await tf.stateOf("data.service_monitor.job")).toMatchObject({ type: "heartbeat", period_seconds: 86400, cron: "", grace_seconds: 3600, active: false });
+    await tf.plan(0);
+
+    // A read key is not answered the ping URL: null, not a guess.
+    const readOnly = await TerraformDir.create();
+    try {
+      await readOnly.write(providerConfig(fx.api.baseUrl, fx.ws.read.key) + `data "service_monitor" "backup" {\n  id = "${id}"\n}\n`);
+      await readOnly.apply();
+      expect(await readOnly.stateOf("data.service_monitor.backup")).toMatchObject({ type: "heartbeat", cron: "0 3 * * *", ping_url: null });
+    } finally {
+      await readOnly.remove();
+    }
     await tf.configure(BACKUP + MINIMAL);
     await tf.apply();
   });

@@ -72,6 +72,12 @@ describe("service_monitor and service_monitors data sources", () => {
       public: false,
       description: "front door",
       timeout: 45000,
+      // A heartbeat's schedule and ping URL: none for the kinds agents check.
+      period_seconds: null,
+      cron: null,
+      timezone: null,
+      grace_seconds: null,
+      ping_url: null,
       status: "unknown",
     });
     expect(await tf.stateOf("data.service_monitor.db")).toMatchObject({ id: db, type: "tcp", uri: "db.example.com:5432", url: null, method: null, timeout: 5000 });

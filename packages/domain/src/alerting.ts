@@ -87,6 +87,8 @@ export const FAILURE_REASONS = [
   "blocked",
   // The target answered something that is not the protocol (a malformed HTTP or DNS answer, too many redirects).
   "protocol",
+  // A heartbeat monitor received no success ping by its deadline (no check ran: the job went quiet).
+  "silence",
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 

@@ -15,3 +15,6 @@ export function formatDuration(ms: number): string {
     .map(([n, unit]) => `${n}${unit}`)
     .join(" ");
 }
+
+/** "2026-05-01 10:00:00 UTC": how messages and errors show a time, the same in every zone. */
+export const formatTime = (date: Date): string => `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;

@@ -1,5 +1,6 @@
 import { Cron } from "croner";
 import { z } from "zod";
+import { formatTime } from "./durations";
 import { DEFAULTS, LIMITS } from "./limits";
 import { boolean, integer, readableText, requiredLine, text } from "./rules";
 import { parseOrThrow } from "./validation";
@@ -31,6 +32,21 @@ export function cronProblem(expression: string, timezone: string): string | null
   }
 }
 
+/** The rule between a schedule's fields (a vigil.yaml entry checks it too, to name its line). */
+export function heartbeatScheduleRule(
+  config: { periodSeconds?: number | null | undefined; cron: string; timezone: string },
+  ctx: { addIssue: (issue: { code: "custom"; path: string[]; message: string }) => void },
+): void {
+  if (config.cron === "") return;
+  // Two schedules at once would leave it unsaid which one silence is measured against.
+  if (config.periodSeconds != null) {
+    ctx.addIssue({ code: "custom", path: ["cron"], message: "must be empty when periodSeconds is given: a monitor has a period or a cron expression, not both" });
+    return;
+  }
+  const problem = isTimeZone(config.timezone) ? cronProblem(config.cron, config.timezone) : null;
+  if (problem) ctx.addIssue({ code: "custom", path: ["cron"], message: problem });
+}
+
 export const heartbeatMonitorSchema = z
   .object({
     name: requiredLine(LIMITS.nameMaxChars),
@@ -42,16 +58,7 @@ export const heartbeatMonitorSchema = z
     active: boolean().default(DEFAULTS.active),
     public: boolean().default(DEFAULTS.public),
   })
-  .superRefine((config, ctx) => {
-    if (config.cron === "") return;
-    // Two schedules at once would leave it unsaid which one silence is measured against.
-    if (config.periodSeconds != null) {
-      ctx.addIssue({ code: "custom", path: ["cron"], message: "must be empty when periodSeconds is given: a monitor has a period or a cron expression, not both" });
-      return;
-    }
-    const problem = isTimeZone(config.timezone) ? cronProblem(config.cron, config.timezone) : null;
-    if (problem) ctx.addIssue({ code: "custom", path: ["cron"], message: problem });
-  })
+  .superRefine(heartbeatScheduleRule)
   .transform(({ periodSeconds, ...config }) => ({
     ...config,
     /** null with a cron expression. */
@@ -97,8 +104,18 @@ export function heartbeatDeadline(config: HeartbeatMonitorConfig, since: Date): 
   return next === null ? new Date(8.64e15) : new Date(next.getTime() + graceMs);
 }
 
+/**
+ * What the alert and the incident of a silent heartbeat say (reason `silence`): when its last success came (or, without
+ * one, since when it was watched) and the deadline it missed.
+ */
+export function silenceError(lastSuccessAt: Date | null, watchedSince: Date, deadline: Date): string {
+  const since = lastSuccessAt ? `no ping since ${formatTime(lastSuccessAt)}` : `no ping yet (watched since ${formatTime(watchedSince)})`;
+  return `${since}, expected by ${formatTime(deadline)}`;
+}
+
 /** What a ping says, from the path after its token: nothing (success), `start`, `fail`, or an exit code (0 is a success). */
-export type PingKind = "success" | "start" | "fail";
+export const PING_KINDS = ["success", "start", "fail"] as const;
+export type PingKind = (typeof PING_KINDS)[number];
 
 /** The kind and exit code of a ping's path suffix, or null when the suffix is none of them (not found). */
 export function parsePingSuffix(suffix: string): { kind: PingKind; exitCode: number | null } | null {

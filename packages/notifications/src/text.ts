@@ -1,4 +1,4 @@
-import { formatDuration, type RegionReport } from "@vigil/domain";
+import { formatDuration, formatTime, type RegionReport } from "@vigil/domain";
 import type { AlertMessage } from "./types";
 
 /**
@@ -56,13 +56,15 @@ const daysWord = (days: number) => (days === 1 ? "1 day" : `${days} days`);
 export function summary(message: AlertMessage): string {
   const { monitor } = message;
   const where = message.regions.length > 0 && message.event !== "test" ? ` in ${regionList(message.regions)}` : "";
+  // A heartbeat has no target to name.
+  const named = monitor.target ? `${monitor.name} (${monitor.target})` : monitor.name;
   if (message.certificate) {
     const when = `${message.event === "monitor.certificate_renewed" ? "expiring " : ""}on ${formatTime(new Date(message.certificate.chainNotAfter))}`;
-    return `${monitor.name} (${monitor.target}) ${what(message)}, ${when}`;
+    return `${named} ${what(message)}, ${when}`;
   }
   const cause = message.event === "monitor.failed" || message.event === "monitor.degraded" ? causeOf(message) : "";
   const lasted = message.durationMs === null ? "" : message.reminder ? ` for ${formatDuration(message.durationMs)}` : ` after ${formatDuration(message.durationMs)}`;
-  return `${monitor.name} (${monitor.target}) ${what(message)}${where}${lasted}${cause ? `: ${cause}` : ""}`;
+  return `${named} ${what(message)}${where}${lasted}${cause ? `: ${cause}` : ""}`;
 }
 
 /** The error with its reason and status: "HTTP 503 (http_status)". */
@@ -121,8 +123,7 @@ export function plainText(message: AlertMessage): string {
   return [summary(message), "", ...facts(message).map((f) => `${f.label}: ${f.value}`)].join("\n");
 }
 
-/** "2026-05-01 10:00:00 UTC" */
-export const formatTime = (date: Date): string => `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+export { formatTime };
 
 /** The colour of the event: red for down, amber for degraded, orange for an expiring certificate, green for recovered or renewed, blue for a test. */
 export const COLOURS = {

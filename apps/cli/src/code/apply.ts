@@ -1,7 +1,8 @@
 import { VigilError, type VigilClient } from "@vigil/client";
-import { blockName, monitorConfigToMessage } from "@vigil/domain";
+import { blockName } from "@vigil/domain";
 import pLimit from "p-limit";
 import { CliError, describeFailure } from "../failures.js";
+import { entryMessage } from "./kinds.js";
 import { allSteps, type ComponentDesired, type MonitorDesired, type NotificationDesired, type PageStep, type Plan, type Step } from "./plan.js";
 import type { RemoteNotification } from "./remote.js";
 
@@ -119,6 +120,7 @@ const MONITOR_CALLS = {
   http: { create: "createHTTPMonitor", update: "updateHTTPMonitor" },
   tcp: { create: "createTCPMonitor", update: "updateTCPMonitor" },
   dns: { create: "createDNSMonitor", update: "updateDNSMonitor" },
+  heartbeat: { create: "createHeartbeatMonitor", update: "updateHeartbeatMonitor" },
 } as const;
 
 type Call = (request: unknown) => Promise<{ monitor?: { id: string } }>;
@@ -127,11 +129,11 @@ async function applyMonitor(client: VigilClient, step: Step<MonitorDesired, { id
   const desired = step.desired!;
   const calls = MONITOR_CALLS[desired.kind];
   if (step.action === "update") {
-    const request = { id: step.remote!.id, monitor: monitorConfigToMessage(desired.kind, desired.config), updateMask: { paths: step.fields.map((f) => f.field) } };
+    const request = { id: step.remote!.id, monitor: entryMessage(desired.kind, desired.config), updateMask: { paths: step.fields.map((f) => f.field) } };
     await (client.monitors[calls.update] as Call)(request);
     return;
   }
-  const { monitor } = await (client.monitors[calls.create] as Call)({ monitor: monitorConfigToMessage(desired.kind, desired.config, step.externalId) });
+  const { monitor } = await (client.monitors[calls.create] as Call)({ monitor: entryMessage(desired.kind, desired.config, step.externalId) });
   ids.monitors.set(step.key, monitor!.id);
 }
 

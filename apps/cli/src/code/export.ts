@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
-import { DEFAULT_ACCESS_TYPE, MONITOR_FIELDS, SENSITIVE_FIELDS, blockName, parseMonitorConfig, redactedCredentialFields } from "@vigil/domain";
+import { DEFAULT_ACCESS_TYPE, SENSITIVE_FIELDS, blockName, redactedCredentialFields } from "@vigil/domain";
 import { Document, type YAMLMap } from "yaml";
 import { FILE_VERSION } from "./file-schema.js";
+import { entryFields, parseEntryConfig } from "./kinds.js";
 import { keyOf } from "./match.js";
 import type { RemoteMonitor, RemotePage, Workspace } from "./remote.js";
 
@@ -40,9 +41,16 @@ const withoutEmpty = (object: Json) => Object.fromEntries(Object.entries(object)
 /** A monitor's fields that differ from what the file would get by leaving them out. */
 function monitorEntry(monitor: RemoteMonitor): Json {
   const config = monitor.config as unknown as Json;
+  if (monitor.kind === "heartbeat") {
+    // The schedule is written whichever form it takes; a cron expression's period is null, which the file leaves out.
+    const defaults = parseEntryConfig("heartbeat", { name: config.name }) as unknown as Json;
+    const fields = entryFields("heartbeat").filter((field) => field !== "periodSeconds" && !isDeepStrictEqual(config[field], defaults[field]));
+    const period = config.periodSeconds === null ? {} : { periodSeconds: config.periodSeconds };
+    return { type: monitor.kind, name: config.name, ...period, ...Object.fromEntries(fields.map((field) => [field, config[field]])) };
+  }
   const target = monitor.kind === "http" ? { url: config.url } : { uri: config.uri };
-  const defaults = parseMonitorConfig(monitor.kind, { name: config.name, periodicity: config.periodicity, timeout: config.timeout, ...target }) as unknown as Json;
-  const fields = (MONITOR_FIELDS[monitor.kind] as readonly string[]).filter((field) => !isDeepStrictEqual(config[field], defaults[field]));
+  const defaults = parseEntryConfig(monitor.kind, { name: config.name, periodicity: config.periodicity, timeout: config.timeout, ...target }) as unknown as Json;
+  const fields = entryFields(monitor.kind).filter((field) => !isDeepStrictEqual(config[field], defaults[field]));
   return { type: monitor.kind, name: config.name, ...target, periodicity: config.periodicity, ...Object.fromEntries(fields.map((field) => [field, config[field]])) };
 }
 

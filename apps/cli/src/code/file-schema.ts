@@ -9,6 +9,8 @@ import {
   componentSchema,
   dnsMonitorSchema,
   groupSchema,
+  heartbeatMonitorSchema,
+  heartbeatScheduleRule,
   httpMonitorSchema,
   set,
   statusPageSchema,
@@ -40,6 +42,8 @@ export const monitorEntrySchema = z.discriminatedUnion("type", [
   monitorEntry("http", httpMonitorSchema.in.shape),
   monitorEntry("tcp", tcpMonitorSchema.in.shape),
   monitorEntry("dns", dnsMonitorSchema.in.shape),
+  // No ping URL: it is a secret the server makes, answered by `vigil monitors get`.
+  monitorEntry("heartbeat", heartbeatMonitorSchema.in.shape).superRefine(heartbeatScheduleRule),
 ]);
 
 /** A field's rule without its default: left out, it stays left out (zod 4 applies a default inside optional()). */

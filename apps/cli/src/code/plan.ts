@@ -1,21 +1,18 @@
 import {
-  MONITOR_FIELDS,
   PROVIDER_TYPES,
   SENSITIVE_FIELDS,
   blockName,
   pageAccessViolations,
-  parseMonitorConfig,
   redactCredentials,
   redactedCredentialFields,
   restoreCredentials,
   secretFingerprint,
-  type MonitorConfig,
-  type MonitorKind,
   type ProviderType,
 } from "@vigil/domain";
 import { CliError } from "../failures.js";
 import { diffFields, diffSecret, type FieldChange } from "./diff.js";
 import { BLOCK_NAMES, type ComponentEntry, type GroupEntry, type MonitorEntry, type NotificationEntry, type StatusPageEntry, type VigilFile } from "./file-schema.js";
+import { entryFields, parseEntryConfig, type EntryConfig, type EntryKind } from "./kinds.js";
 import { keyOf, matchEntries, type Match } from "./match.js";
 import type { RemoteComponent, RemoteGroup, RemoteMonitor, RemoteNotification, RemotePage, Workspace } from "./remote.js";
 
@@ -40,8 +37,8 @@ export interface Step<D, R> {
 }
 
 export interface MonitorDesired {
-  kind: MonitorKind;
-  config: MonitorConfig;
+  kind: EntryKind;
+  config: EntryConfig;
 }
 
 export interface NotificationDesired {
@@ -124,12 +121,12 @@ function monitorSteps(project: string, file: VigilFile, remote: Workspace, missi
   const { matches, orphans } = matchEntries<MonitorEntry, RemoteMonitor>(project, file.monitors, remote.monitors, (key, id) => missing(`monitors.${key}`, id));
   const steps = matches.map((match) => {
     const { type: kind, id: _id, ...fields } = match.entry;
-    const desired: MonitorDesired = { kind, config: parseMonitorConfig(kind, fields) };
+    const desired: MonitorDesired = { kind, config: parseEntryConfig(kind, fields) };
     const current = match.remote?.kind === kind ? { id: match.remote.id, value: match.remote.config } : undefined;
     problems.push(...unmatchedFingerprints(`monitors.${match.key}`, desired.config, current));
     // Credentials compare by their fingerprints (what a read key is answered), and a plan shows no more of them.
     const step = stepOf("monitors", match, desired, (remote) =>
-      diffFields(redactCredentials(remote.config, remote.id), redactCredentials(desired.config, remote.id), MONITOR_FIELDS[kind] as readonly string[], MONITOR_SETS),
+      diffFields(redactCredentials(remote.config, remote.id), redactCredentials(desired.config, remote.id), entryFields(kind), MONITOR_SETS),
     );
     if (match.remote && match.remote.kind !== kind) {
       return { ...step, action: "replace" as const, fields: [], reason: `type changes from ${match.remote.kind} to ${kind}` };

@@ -1,6 +1,7 @@
-import { monitorInputFromMessage, notificationInputFromMessage, parseMonitorConfig, statusPageFields, type MonitorConfig, type MonitorKind, type ProviderType } from "@vigil/domain";
+import { heartbeatInputFromMessage, monitorInputFromMessage, notificationInputFromMessage, statusPageFields, type MonitorKind, type ProviderType } from "@vigil/domain";
 import type { VigilClient } from "@vigil/client";
-import type { DNSMonitor, HTTPMonitor, TCPMonitor } from "@vigil/proto";
+import type { DNSMonitor, HTTPMonitor, HeartbeatMonitor, TCPMonitor } from "@vigil/proto";
+import { parseEntryConfig, type EntryConfig, type EntryKind } from "./kinds.js";
 import type { StatusPage, StatusPageComponent, StatusPageComponentGroup } from "@vigil/proto/status-page";
 
 /** The workspace as the API answers it, in the file's terms. */
@@ -13,8 +14,8 @@ export interface Workspace {
 export interface RemoteMonitor {
   id: string;
   externalId: string;
-  kind: MonitorKind;
-  config: MonitorConfig;
+  kind: EntryKind;
+  config: EntryConfig;
 }
 
 export interface RemoteNotification {
@@ -77,13 +78,9 @@ async function listAll<T>(read: (limit: number, offset: number) => Promise<{ ite
   return [first, ...rest].flatMap((page) => page.items);
 }
 
-function remoteMonitor<K extends MonitorKind>(kind: K, message: HTTPMonitor | TCPMonitor | DNSMonitor): RemoteMonitor {
-  return {
-    id: message.id,
-    externalId: message.externalId ?? "",
-    kind,
-    config: parseMonitorConfig(kind, monitorInputFromMessage(kind, message as never)),
-  };
+function remoteMonitor(kind: EntryKind, message: HTTPMonitor | TCPMonitor | DNSMonitor | HeartbeatMonitor): RemoteMonitor {
+  const input = kind === "heartbeat" ? heartbeatInputFromMessage(message as HeartbeatMonitor) : monitorInputFromMessage(kind as MonitorKind, message as never);
+  return { id: message.id, externalId: message.externalId ?? "", kind, config: parseEntryConfig(kind, input) };
 }
 
 async function readMonitors(client: VigilClient): Promise<RemoteMonitor[]> {
@@ -95,6 +92,7 @@ async function readMonitors(client: VigilClient): Promise<RemoteMonitor[]> {
         ...r.httpMonitors.map((m) => remoteMonitor("http", m)),
         ...r.tcpMonitors.map((m) => remoteMonitor("tcp", m)),
         ...r.dnsMonitors.map((m) => remoteMonitor("dns", m)),
+        ...r.heartbeatMonitors.map((m) => remoteMonitor("heartbeat", m)),
       ],
     };
   });

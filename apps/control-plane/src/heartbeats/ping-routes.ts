@@ -2,6 +2,7 @@ import { LIMITS, isPingToken, parsePingSuffix } from "@vigil/domain";
 import { readBodyPrefix } from "../http/body";
 import { HttpError, type Request, type Response } from "../http/json";
 import { clientAddress, tooManyRequests, type RequestRates } from "../limits/request-rates";
+import { heartbeatPings, heartbeatPingsRefused } from "../metrics/definitions";
 import { pingBodyText, type HeartbeatPings } from "./pings";
 
 type Route = (
@@ -10,7 +11,10 @@ type Route = (
   handler: (req: Request, res: Response, params: Record<string, string | undefined>) => Promise<void>,
 ) => void;
 
-const noPingUrl = () => new HttpError("not_found", "no heartbeat monitor has this ping URL");
+const noPingUrl = () => {
+  heartbeatPingsRefused.inc({ code: "404" });
+  return new HttpError("not_found", "no heartbeat monitor has this ping URL");
+};
 
 /**
  * `GET` or `POST <PUBLIC_URL>/v1/ping/<token>[/start|/fail|/<exit code>]` (docs/checks.md "Heartbeats"): the token
@@ -20,7 +24,10 @@ export function registerPingRoutes(route: Route, pings: HeartbeatPings, rates: R
   const handle = async (req: Request, res: Response, params: Record<string, string | undefined>) => {
     const token = params.token ?? "";
     const refusal = await rates.ping(clientAddress(req), token);
-    if (refusal) throw tooManyRequests(refusal);
+    if (refusal) {
+      heartbeatPingsRefused.inc({ code: "429" });
+      throw tooManyRequests(refusal);
+    }
     const what = parsePingSuffix(params.suffix ?? "");
     if (!what || !isPingToken(token)) throw noPingUrl();
     const body = req.method === "POST" ? pingBodyText(await readBodyPrefix(req, LIMITS.pingBodyBytes)) : "";
@@ -32,6 +39,7 @@ export function registerPingRoutes(route: Route, pings: HeartbeatPings, rates: R
       userAgent: (req.headers["user-agent"] ?? "").slice(0, 512),
     });
     if (!stored) throw noPingUrl();
+    heartbeatPings.inc({ outcome: stored.kind });
     res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }).end("OK\n");
   };
   for (const method of ["GET", "POST"] as const) {

@@ -1,3 +1,4 @@
+import { v7 as uuidv7 } from "uuid";
 import type { PrismaClient } from "@vigil/db";
 import { LIMITS, type MonitorStatus, type PingKind } from "@vigil/domain";
 import type { Transition } from "../status/evaluate";
@@ -25,9 +26,10 @@ export interface StoredPing extends PingRequest {
 }
 
 /**
- * The pings of heartbeat monitors. A ping takes its monitor's row lock, so that the pings of one job are ordered
- * and a success after a start measures that start; the monitor's updated_at stays as it was (it is the version
- * API updates compare), only its last success and start move.
+ * The pings of heartbeat monitors. A ping is one statement: it takes its monitor's row lock, numbers the ping, stores
+ * it, moves the monitor's last success and start, and prunes the ping that falls out of the newest PINGS_KEPT. The
+ * monitor's updated_at stays as it was (it is the version API updates compare). Only a ping that moves the monitor's
+ * status takes a transaction of its own, with alerting (see moveStatus).
  */
 export class HeartbeatPings {
   constructor(
@@ -40,33 +42,56 @@ export class HeartbeatPings {
   /** Stores a ping of the monitor whose token it is; null when no heartbeat monitor has the token. */
   async record(token: string, ping: PingRequest): Promise<StoredPing | null> {
     const now = this.clock();
-    const recorded = await this.prisma.$transaction(async (tx) => {
-      const [monitor] = await tx.$queryRaw<(HeartbeatRow & { last_start_at: Date | null })[]>`
-        SELECT id, workspace_id, name, status, last_start_at FROM monitors WHERE ping_token = ${token} AND kind = 'heartbeat' FOR NO KEY UPDATE`;
-      if (!monitor) return null;
-      const started = monitor.last_start_at;
-      const durationMs = ping.kind !== "start" && started ? Math.max(0, now.getTime() - started.getTime()) : null;
-      await tx.$executeRaw`
+    const id = uuidv7();
+    // One round trip instead of an interactive transaction of five: at a burst of pings the transaction's own
+    // round trips were most of the control plane's time (docs/benchmarks.md "Heartbeat pings").
+    const [stored] = await this.prisma.$queryRaw<(HeartbeatRow & { seq: bigint; duration_ms: number | null })[]>`
+      WITH m AS (
+        SELECT id, workspace_id, name, status, last_start_at, ping_seq + 1 AS seq FROM monitors
+        WHERE ping_token = ${token} AND kind = 'heartbeat' FOR NO KEY UPDATE
+      ), d AS (
+        SELECT m.*, CASE WHEN ${ping.kind !== "start"} AND m.last_start_at IS NOT NULL
+          THEN greatest(0, round(extract(epoch FROM ${now}::timestamp(3) - m.last_start_at) * 1000))::int END AS duration_ms
+        FROM m
+      ), moved AS (
         UPDATE monitors SET
-          last_start_at = ${ping.kind === "start" ? now : null},
-          last_success_at = CASE WHEN ${ping.kind === "success"} THEN ${now}::timestamp(3) ELSE last_success_at END
-        WHERE id = ${monitor.id}`;
-      const stored = await tx.heartbeatPing.create({
-        data: { monitorId: monitor.id, ...ping, durationMs, receivedAt: now },
-      });
-      await tx.$executeRaw`
-        DELETE FROM heartbeat_pings WHERE monitor_id = ${monitor.id} AND id NOT IN (
-          SELECT id FROM heartbeat_pings WHERE monitor_id = ${monitor.id} ORDER BY received_at DESC, id DESC LIMIT ${PINGS_KEPT})`;
-      // A start says nothing of the job's health; a success recovers the monitor, a failure fails it at once.
-      const to: MonitorStatus | null = ping.kind === "success" ? "active" : ping.kind === "fail" ? "error" : null;
-      const moved: Transition | null = to && (await moveHeartbeat(tx, monitor, to, now));
-      const eventIds = moved ? await this.transitions.record(tx, [moved]) : [];
-      return { ping: { ...ping, id: stored.id, monitorId: monitor.id, durationMs, receivedAt: now }, eventIds };
+          last_start_at = ${ping.kind === "start" ? now : null}::timestamp(3),
+          last_success_at = CASE WHEN ${ping.kind === "success"} THEN ${now}::timestamp(3) ELSE monitors.last_success_at END,
+          ping_seq = d.seq
+        FROM d WHERE monitors.id = d.id
+      ), kept AS (
+        INSERT INTO heartbeat_pings (id, monitor_id, kind, exit_code, duration_ms, body, method, address, user_agent, received_at, seq)
+        SELECT ${id}, d.id, ${ping.kind}, ${ping.exitCode}::int, d.duration_ms, ${ping.body}, ${ping.method}, ${ping.address}, ${ping.userAgent},
+               ${now}::timestamp(3), d.seq
+        FROM d
+      ), pruned AS (
+        DELETE FROM heartbeat_pings AS p USING d WHERE p.monitor_id = d.id AND p.seq <= d.seq - ${PINGS_KEPT}
+      )
+      SELECT id, workspace_id, name, status, seq, duration_ms FROM d`;
+    if (!stored) return null;
+    // A start says nothing of the job's health; a success recovers the monitor, a failure fails it at once.
+    const to: MonitorStatus | null = ping.kind === "success" ? "active" : ping.kind === "fail" ? "error" : null;
+    if (to !== null && stored.status !== to) await this.moveStatus(stored, BigInt(stored.seq), to, now);
+    return { ...ping, id, monitorId: stored.id, durationMs: stored.duration_ms, receivedAt: now };
+  }
+
+  /**
+   * Moves the monitor to the status its ping `seq` says, through alerting in the same transaction, unless a newer
+   * success or failure was stored meanwhile: that one read the status under the same row lock and decided for itself.
+   */
+  private async moveStatus(row: HeartbeatRow, seq: bigint, to: MonitorStatus, at: Date): Promise<void> {
+    const eventIds = await this.prisma.$transaction(async (tx) => {
+      const [current] = await tx.$queryRaw<HeartbeatRow[]>`
+        SELECT id, workspace_id, name, status FROM monitors WHERE id = ${row.id} FOR NO KEY UPDATE`;
+      if (!current) return [];
+      const [newer] = await tx.$queryRaw<unknown[]>`
+        SELECT 1 FROM heartbeat_pings WHERE monitor_id = ${row.id} AND seq > ${seq} AND kind <> 'start' LIMIT 1`;
+      if (newer) return [];
+      const moved: Transition | null = await moveHeartbeat(tx, current, to, at);
+      return moved ? this.transitions.record(tx, [moved]) : [];
     });
-    if (!recorded) return null;
     // The events are stored; what fails to queue now, the deliveries' sweep queues.
-    await this.transitions.enqueue(recorded.eventIds).catch(() => undefined);
-    return recorded.ping;
+    await this.transitions.enqueue(eventIds).catch(() => undefined);
   }
 
   /** A monitor's newest pings, newest first. */

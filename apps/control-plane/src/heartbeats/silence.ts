@@ -1,6 +1,7 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
-import { heartbeatDeadline, type HeartbeatMonitorConfig, type MonitorStatus } from "@vigil/domain";
+import { heartbeatDeadline, silenceError, type HeartbeatMonitorConfig, type MonitorStatus } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
+import { heartbeatSilences } from "../metrics/definitions";
 import type { Transition } from "../status/evaluate";
 import type { TransitionSink } from "../status/statuses";
 
@@ -21,7 +22,7 @@ export interface HeartbeatRow {
  * A heartbeat monitor's status moving `to`, as alerting takes the transitions of every kind: a heartbeat has no
  * regions, so its incident names none, and the quorum and confirmations, which count regions, play no part.
  */
-export async function moveHeartbeat(tx: Tx, row: HeartbeatRow, to: MonitorStatus, at: Date): Promise<Transition | null> {
+export async function moveHeartbeat(tx: Tx, row: HeartbeatRow, to: MonitorStatus, at: Date, cause?: Transition["cause"]): Promise<Transition | null> {
   if (row.status === to) return null;
   await tx.$executeRaw`UPDATE monitors SET status = ${to} WHERE id = ${row.id}`;
   const monitor = {
@@ -37,7 +38,7 @@ export async function moveHeartbeat(tx: Tx, row: HeartbeatRow, to: MonitorStatus
     status: to,
     states: new Map(),
   };
-  return { monitor, from: row.status, to, at, regions: [], newest: undefined };
+  return { monitor, from: row.status, to, at, regions: [], newest: undefined, ...(cause ? { cause } : {}) };
 }
 
 /**
@@ -56,7 +57,9 @@ export class HeartbeatSilence {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /** Sweeps every `intervalMs`; 0 never does (tests that drive sweep() on a clock of their own, which a timer would race). */
   start(intervalMs = SILENCE_SWEEP_MS): void {
+    if (intervalMs === 0) return;
     const sweep = () => void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, "sweeping silent heartbeat monitors failed; retrying"));
     this.timer = setInterval(sweep, intervalMs);
   }
@@ -68,10 +71,10 @@ export class HeartbeatSilence {
   /** Fails the monitors silent at `now`; returns how many this control plane failed. */
   async sweep(now = this.clock()): Promise<number> {
     const { failed, eventIds } = await this.prisma.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<(HeartbeatRow & Omit<HeartbeatMonitorConfig, "name"> & { since: Date })[]>`
+      const rows = await tx.$queryRaw<(HeartbeatRow & Omit<HeartbeatMonitorConfig, "name"> & { since: Date; lastSuccessAt: Date | null })[]>`
         SELECT id, workspace_id, name, status, period_seconds AS "periodSeconds", coalesce(cron, '') AS cron,
                coalesce(timezone, 'UTC') AS timezone, coalesce(grace_seconds, 0) AS "graceSeconds",
-               coalesce(last_success_at, updated_at) AS since
+               coalesce(last_success_at, updated_at) AS since, last_success_at AS "lastSuccessAt"
         FROM monitors WHERE kind = 'heartbeat' AND active AND status <> 'error'
         ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`;
       const transitions: Transition[] = [];
@@ -79,11 +82,13 @@ export class HeartbeatSilence {
         // Until its first success, a monitor is watched from when it was last configured.
         const deadline = heartbeatDeadline({ ...row, description: "", active: true, public: false }, row.since);
         if (deadline > now) continue;
-        const transition = await moveHeartbeat(tx, row, "error", deadline);
+        const cause = { error: silenceError(row.lastSuccessAt, row.since, deadline), reason: "silence" as const };
+        const transition = await moveHeartbeat(tx, row, "error", deadline, cause);
         if (transition) transitions.push(transition);
       }
       return { failed: transitions.length, eventIds: await this.transitions.record(tx, transitions) };
     });
+    heartbeatSilences.inc(failed);
     // The events are stored; what fails to queue now, the deliveries' sweep queues.
     await this.transitions.enqueue(eventIds).catch(() => undefined);
     return failed;

@@ -107,7 +107,7 @@ export function httpRoutes(
   // Unauthenticated like /healthz, for Prometheus; METRICS_ENABLED=false takes it off a public API port.
   if (metrics) {
     route("GET", "/metrics", async (_req, res) => {
-      const { contentType, body } = await scrape(metrics);
+      const { contentType, body } = await scrape(metrics, prisma);
       res.writeHead(200, { "content-type": contentType, "cache-control": "no-store" }).end(body);
     });
   }

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from "prom-client";
-import { PROVIDER_TYPES } from "@vigil/domain";
+import { MONITOR_STATUSES, PING_KINDS, PROVIDER_TYPES, STORED_MONITOR_KINDS } from "@vigil/domain";
 import { registry } from "./registry";
 
 const registers = [registry];
@@ -37,9 +37,18 @@ export const statusPageRequests = counter("vigil_status_page_requests_total", "R
 export const statusPageCacheHits = counter("vigil_status_page_cache_hits_total", "Public status page requests answered from the in-memory cache.");
 export const statusPageCacheMisses = counter("vigil_status_page_cache_misses_total", "Public status page requests that loaded the page from the database.");
 
+export const PING_REFUSALS = ["404", "429"] as const;
+export const heartbeatPings = counter("vigil_heartbeat_pings_total", "Pings of heartbeat monitors stored, by outcome (success, start, fail; an exit code counts as success or fail).", ["outcome"]);
+export const heartbeatPingsRefused = counter("vigil_heartbeat_pings_refused_total", "Requests to ping URLs refused, by HTTP status: 404 (no heartbeat monitor has the token, or no such path), 429 (over the rate limit).", ["code"]);
+export const heartbeatSilences = counter("vigil_heartbeat_silences_total", "Heartbeat monitors this control plane failed because no success arrived by their deadline.");
+export const monitorsByStatus = gauge("vigil_monitors", "Monitors of the deployment by kind and status, counted in the database at scrape time.", ["kind", "status"]);
+
 // Every provider's series exist from the start, so that rates and alerts see a zero rather than nothing.
 for (const provider of PROVIDER_TYPES) {
   for (const outcome of DELIVERY_OUTCOMES) notificationDeliveries.inc({ provider, outcome }, 0);
   notificationDeliveryDuration.zero({ provider });
 }
 for (const drift of ["missing", "stale"]) schedulerDrift.inc({ drift }, 0);
+for (const outcome of PING_KINDS) heartbeatPings.inc({ outcome }, 0);
+for (const code of PING_REFUSALS) heartbeatPingsRefused.inc({ code }, 0);
+for (const kind of STORED_MONITOR_KINDS) for (const status of MONITOR_STATUSES) monitorsByStatus.set({ kind, status }, 0);

@@ -55,6 +55,8 @@ export interface Transition {
   regions: RegionReport[];
   /** The checked region whose check is the newest then, if any region is known (a recovery's message leads with it). */
   newest: RegionId | undefined;
+  /** Why a monitor without regions (a heartbeat) failed, where no check's error says it. */
+  cause?: { error: string; reason: FailureReason };
 }
 
 /** A checked region's verdict at `asOf`: a stale region (its agents are gone) is unknown. */

@@ -47,10 +47,14 @@ const schema: BlockSpec = {
  */
 function stateOf(monitor: HeartbeatMonitor | undefined, known: TfObject | null = null): TfObject {
   const answer = answered(monitor, "monitor");
-  const status = monitorStatusCodec.decode(answer.status);
   const pingUrl = answer.pingUrl || (typeof known?.ping_url === "string" ? known.ping_url : "");
-  const output = { ...parseHeartbeatConfig(heartbeatInputFromMessage(answer)), id: answer.id, pingUrl, status: typeof status === "string" ? status : "unknown" };
-  return fromOutput(schema, output);
+  return fromOutput(schema, { ...heartbeatOutput(answer), pingUrl });
+}
+
+/** An answered heartbeat monitor in the domain's terms, with its id, status and ping URL ("" for a read key). */
+export function heartbeatOutput(answer: HeartbeatMonitor) {
+  const status = monitorStatusCodec.decode(answer.status);
+  return { ...parseHeartbeatConfig(heartbeatInputFromMessage(answer)), id: answer.id, pingUrl: answer.pingUrl, status: typeof status === "string" ? status : "unknown" };
 }
 
 /** The API message of the planned monitor: every field, the domain's defaults filled in. */

@@ -21,6 +21,8 @@ export interface HeartbeatRecord {
 /** A stored monitor of any kind: one that agents check, or a heartbeat. */
 export type StoredMonitor = MonitorRecord | HeartbeatRecord;
 export type StoredMonitorKind = StoredMonitor["kind"];
+/** Every kind of monitor the service stores, in the order the API lists them. */
+export const STORED_MONITOR_KINDS: readonly StoredMonitorKind[] = ["http", "tcp", "dns", "heartbeat"];
 
 const int = (value: bigint | undefined) => (value === undefined ? undefined : Number(value));
 
