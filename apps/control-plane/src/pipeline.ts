@@ -8,7 +8,7 @@ import { recordTransitions } from "./alerting/record";
 import { Acknowledgements } from "./alerting/acknowledgements";
 import { HeartbeatPings } from "./heartbeats/pings";
 import { HeartbeatSilence, SILENCE_SWEEP_MS } from "./heartbeats/silence";
-import { Reminders } from "./alerting/reminders";
+import { REMINDER_SWEEP_MS, Reminders } from "./alerting/reminders";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
 import type { Logger } from "@vigil/logging";
@@ -92,11 +92,11 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   });
   const enqueueEvents = (ids: readonly string[]): Promise<void> => deliveries.enqueue(ids);
   const acknowledgements: Acknowledgements = new Acknowledgements(prisma, enqueueEvents, notifications.settings.publicUrl, notifications.clock);
-  const reminders = new Reminders(prisma, enqueueEvents, logger, notifications.clock);
+  const reminders = new Reminders(prisma, enqueueEvents, notifications.clock);
   const transitionSink = { record: recordTransitions, enqueue: (ids: readonly string[]) => deliveries.enqueue(ids) };
   const statuses = new Statuses(prisma, { defaultRegions: config.defaultRegions, quorum: config.quorum }, transitionSink);
   const pings = new HeartbeatPings(prisma, transitionSink, notifications.clock);
-  const silence = new HeartbeatSilence(prisma, transitionSink, logger, notifications.clock);
+  const silence = new HeartbeatSilence(prisma, transitionSink, notifications.clock);
   // Blocking stream reads get a connection of their own, so they never delay scheduling commands.
   const monitorChanges = new Changes();
   const consumerConnection = redis.duplicate();
@@ -136,7 +136,9 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     if (scheduler.changes !== changesBefore) reconcileLoop.runNow();
   };
   const safely = (what: string, work: () => Promise<unknown>) => () =>
-    work().catch((error: unknown) => logger.error({ err: error }, `${what} failed`));
+    work().catch((error: unknown) => logger.warn({ err: error }, `${what} failed; trying again at its next turn`));
+  /** Runs `work` every `intervalMs`; 0 never (tests that drive a sweep on a clock of their own, which a timer would race). */
+  const every = (intervalMs: number, work: () => Promise<unknown>) => (intervalMs === 0 ? undefined : setInterval(() => void work(), intervalMs));
 
   // The API must come up even while Redis is unreachable: reconciliation runs
   // in the background, soon again after a failure, then at its interval.
@@ -145,13 +147,15 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   resetWatch.start();
   consumer.start();
   deliveries.start();
-  reminders.start();
-  silence.start(config.heartbeatSweepMs ?? SILENCE_SWEEP_MS);
   const pruneData = safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays));
   const pruneAudit = safely("pruning the audit log", () => new AuditStore(prisma).prune(config.auditRetentionDays));
   const pruneAckLinks = safely("pruning acknowledgement links", () => acknowledgements.pruneLinks());
   const prune = () => Promise.all([pruneData(), pruneAudit(), pruneAckLinks()]);
-  const pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
+  const timers = [
+    every(PRUNE_INTERVAL_MS, prune),
+    every(REMINDER_SWEEP_MS, safely("sending reminders", () => reminders.sweep())),
+    every(config.heartbeatSweepMs ?? SILENCE_SWEEP_MS, safely("sweeping silent heartbeat monitors", () => silence.sweep())),
+  ];
   void prune();
 
   return {
@@ -172,9 +176,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     async stop() {
       resetWatch.stop();
       reconcileLoop.stop();
-      clearInterval(pruneTimer);
-      reminders.stop();
-      silence.stop();
+      timers.forEach((timer) => clearInterval(timer));
       await consumer.stop();
       await deliveries.close();
       await closeProviderConnections();

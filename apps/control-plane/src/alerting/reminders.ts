@@ -1,7 +1,6 @@
 import { v5 as uuidv5 } from "uuid";
 import type { PrismaClient } from "@vigil/db";
 import { REMINDER_EVENT, reminderDue } from "@vigil/domain";
-import type { Logger } from "@vigil/logging";
 import type { EventDetails } from "./message";
 import { insertDeliveries, insertEvents, type EventRow } from "./record";
 
@@ -29,23 +28,11 @@ interface Due {
  * tests run hours of reminders at once.
  */
 export class Reminders {
-  private timer: NodeJS.Timeout | undefined;
-
   constructor(
     private readonly prisma: PrismaClient,
     private readonly enqueue: (eventIds: readonly string[]) => Promise<void>,
-    private readonly logger: Logger,
     private readonly clock: () => Date = () => new Date(),
   ) {}
-
-  start(intervalMs = REMINDER_SWEEP_MS): void {
-    const sweep = () => void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, "sending reminders failed; retrying"));
-    this.timer = setInterval(sweep, intervalMs);
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
 
   /** Records and queues the reminders due now; returns how many this control plane sends. */
   async sweep(now = this.clock()): Promise<number> {

@@ -1,6 +1,5 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
 import { heartbeatDeadline, silenceError, type HeartbeatMonitorConfig, type MonitorStatus } from "@vigil/domain";
-import type { Logger } from "@vigil/logging";
 import { heartbeatSilences } from "../metrics/definitions";
 import type { Transition } from "../status/evaluate";
 import type { TransitionSink } from "../status/statuses";
@@ -48,25 +47,11 @@ export async function moveHeartbeat(tx: Tx, row: HeartbeatRow, to: MonitorStatus
  * injected so that tests run days of silence at once.
  */
 export class HeartbeatSilence {
-  private timer: NodeJS.Timeout | undefined;
-
   constructor(
     private readonly prisma: PrismaClient,
     private readonly transitions: TransitionSink,
-    private readonly logger: Logger,
     private readonly clock: () => Date = () => new Date(),
   ) {}
-
-  /** Sweeps every `intervalMs`; 0 never does (tests that drive sweep() on a clock of their own, which a timer would race). */
-  start(intervalMs = SILENCE_SWEEP_MS): void {
-    if (intervalMs === 0) return;
-    const sweep = () => void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, "sweeping silent heartbeat monitors failed; retrying"));
-    this.timer = setInterval(sweep, intervalMs);
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
 
   /** Fails the monitors silent at `now`; returns how many this control plane failed. */
   async sweep(now = this.clock()): Promise<number> {
