@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DEFAULTS, LIMITS } from "./limits";
 import { boolean, integer, readableText, requiredLine, text } from "./rules";
 import { parseOrThrow } from "./validation";
+import { dependsOnField } from "./dependencies";
 
 /**
  * Heartbeat (push) monitors: a job pings Vigil and silence is the failure (docs/checks.md "Heartbeats").
@@ -41,6 +42,7 @@ export const heartbeatMonitorSchema = z
     description: readableText(LIMITS.descriptionMaxChars).default(DEFAULTS.description),
     active: boolean().default(DEFAULTS.active),
     public: boolean().default(DEFAULTS.public),
+    dependsOn: dependsOnField(),
   })
   .superRefine((config, ctx) => {
     if (config.cron === "") return;
