@@ -38,8 +38,9 @@ const isEmpty = (value: unknown) => value === "" || (Array.isArray(value) && val
 const withoutEmpty = (object: Json) => Object.fromEntries(Object.entries(object).filter(([, value]) => !isEmpty(value)));
 
 /** A monitor's fields that differ from what the file would get by leaving them out. */
-function monitorEntry(monitor: RemoteMonitor): Json {
-  const config = monitor.config as unknown as Json;
+function monitorEntry(monitor: RemoteMonitor, monitorKeys: Map<string, string>): Json {
+  // The file names the monitors it depends on by key (a heartbeat, which no file holds yet, by id).
+  const config = { ...monitor.config, dependsOn: monitor.config.dependsOn.map((id) => monitorKeys.get(id) ?? id) } as unknown as Json;
   const target = monitor.kind === "http" ? { url: config.url } : { uri: config.uri };
   const defaults = parseMonitorConfig(monitor.kind, { name: config.name, periodicity: config.periodicity, timeout: config.timeout, ...target }) as unknown as Json;
   const fields = (MONITOR_FIELDS[monitor.kind] as readonly string[]).filter((field) => !isDeepStrictEqual(config[field], defaults[field]));
@@ -89,7 +90,7 @@ export function exportWorkspace(workspace: Workspace, project: string): string {
   const file = {
     version: FILE_VERSION,
     project,
-    monitors: Object.fromEntries(monitors.map(({ key, remote, id }) => [key, { ...id, ...monitorEntry(remote) }])),
+    monitors: Object.fromEntries(monitors.map(({ key, remote, id }) => [key, { ...id, ...monitorEntry(remote, monitorKeys) }])),
     notifications: Object.fromEntries(
       channels.map(({ key, remote, id }) => {
         const secrets = SENSITIVE_FIELDS[remote.type] as readonly string[];
