@@ -72,6 +72,7 @@ describe("service_monitor and service_monitors data sources", () => {
       public: false,
       description: "front door",
       timeout: 45000,
+      depends_on_monitors: [],
       status: "unknown",
     });
     expect(await tf.stateOf("data.service_monitor.db")).toMatchObject({ id: db, type: "tcp", uri: "db.example.com:5432", url: null, method: null, timeout: 5000 });

@@ -17,6 +17,7 @@ const schema: BlockSpec = {
     public: computed("bool", "Whether the monitor is visible on the public status page."),
     description: computed("string", "Description."),
     timeout: computed("number", "Time a check may take in ms."),
+    depends_on_monitors: computed(["list", "string"], "Ids of the monitors it depends on.", { field: "dependsOn" }),
     status: computed("string", `The monitor's status: ${MONITOR_STATUSES.join(", ")}.`),
   },
 };
