@@ -12,6 +12,8 @@ import { eventually } from "../../../test/eventually";
 import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 import { channel } from "./support/channels";
 import { checkResult, publishResults } from "./support/results";
+import { dependencyTrees } from "../src/alerting/dependents";
+import { splitIntoLanes } from "../src/results/lanes";
 
 const periodicity = Periodicity.PERIODICITY_1M;
 const mask = (...paths: string[]) => create(FieldMaskSchema, { paths });
@@ -89,6 +91,22 @@ describe.each(BACKENDS)("monitor dependencies on %s", (backend) => {
       const many = await rejection(http("x", Array.from({ length: 21 }, (_, i) => `m${i}`)));
       expect([many.code, many.rawMessage]).toEqual([Code.InvalidArgument, "monitor.dependsOn: must have at most 20 entries"]);
       expect((await client().listMonitors({ limit: 100 })).httpMonitors.filter((m) => m.name === "x")).toEqual([]);
+    });
+
+    it("ingest lanes keep a dependency tree together, so that its failures are judged in one transaction, dependencies first", async () => {
+      const [r1, r2, lone] = [await http("r1"), await http("r2"), await http("lone")];
+      const mid = await http("mid", [r1.id]);
+      const leaf = await http("leaf", [mid.id, r2.id]);
+      const trees = await dependencyTrees(api.db.prisma, [r1.id, lone.id, mid.id, leaf.id]);
+      // The top of each tree (the least id of several); monitors without dependencies are their own.
+      expect(trees).toEqual(new Map([[mid.id, r1.id], [leaf.id, [r1.id, r2.id].sort()[0]!]]));
+      const top = [r1.id, r2.id].sort()[0]!;
+      const results = [r1, r2, mid, leaf].map((m) => checkResult(m.id, "hostA-ams", new Date().toISOString(), "error"));
+      for (const count of [2, 3, 5]) {
+        const lanes = splitIntoLanes(results, count, (id) => trees.get(id) ?? id);
+        const laneOf = (id: string) => lanes.findIndex((lane) => lane.some((r) => r.monitorId === id));
+        expect([laneOf(mid.id), laneOf(leaf.id)]).toEqual([laneOf(r1.id), laneOf(top)]);
+      }
     });
 
     it("deleting a monitor drops it from its dependents' dependsOn", async () => {

@@ -7,11 +7,13 @@ type Tx = Prisma.TransactionClient;
 export type DependencyGraph = Map<string, Omit<DependencyState, "openIncident">>;
 
 /**
- * The dependsOn of those of `ids` that depend on others and of every monitor they depend on,
- * transitively (empty when none of `ids` has dependencies). The open incidents of those dependencies are
- * then held (FOR SHARE) until the transaction ends: a control plane resolving one of them waits until this
- * transaction has recorded what the incident absorbs, and reads it after; one that resolved it first is waited
- * for, and its incident is then not open here.
+ * The dependsOn of those of `ids` that depend on others and of every monitor they depend on, transitively (empty
+ * when none of `ids` has dependencies). Those dependencies' rows are then held (FOR SHARE) until the transaction
+ * ends, so that their incidents are read as they stand: a batch storing a dependency's results (another lane, or
+ * another control plane, holding its row from lockMonitors) is waited for, and a failure it opened an incident for
+ * is seen; and a later batch, which may resolve that incident, waits until what it absorbs here is written, and
+ * reads it after. Two batches each waiting on the other's monitors this way is a deadlock PostgreSQL ends by failing
+ * one, which the consumer retries.
  */
 export async function loadDependencies(tx: Tx, ids: readonly string[]): Promise<DependencyGraph> {
   const rows = await tx.$queryRaw<{ id: string; depends_on: string[] }[]>`
@@ -24,10 +26,24 @@ export async function loadDependencies(tx: Tx, ids: readonly string[]): Promise<
     FROM monitors m WHERE m.id IN (SELECT id FROM up)`;
   const graph: DependencyGraph = new Map(rows.map((row) => [row.id, { dependsOn: row.depends_on }]));
   const dependencies = rows.filter((row) => !ids.includes(row.id)).map((row) => row.id);
-  if (dependencies.length > 0) {
-    await tx.$queryRaw`SELECT id FROM incidents WHERE monitor_id = ANY(${dependencies}::text[]) AND resolved_at IS NULL ORDER BY id FOR SHARE`;
-  }
+  if (dependencies.length > 0) await tx.$queryRaw`SELECT id FROM monitors WHERE id = ANY(${dependencies}::text[]) ORDER BY id FOR SHARE`;
   return graph;
+}
+
+/**
+ * Of those of `ids` that depend on others, the monitor at the top of their dependencies (the least id of the tops
+ * when there are several), which names their tree; monitors without dependencies are their own (left out).
+ */
+export async function dependencyTrees(db: Pick<Tx, "$queryRaw">, ids: readonly string[]): Promise<Map<string, string>> {
+  const rows = await db.$queryRaw<{ start: string; top: string }[]>`
+    WITH RECURSIVE up(start, id) AS (
+      SELECT monitor_id, monitor_id FROM monitor_dependencies WHERE monitor_id = ANY(${[...ids]}::text[])
+      UNION SELECT up.start, d.depends_on_id FROM monitor_dependencies d JOIN up ON d.monitor_id = up.id
+    )
+    SELECT start, min(id) AS top FROM up
+    WHERE NOT EXISTS (SELECT 1 FROM monitor_dependencies d WHERE d.monitor_id = up.id)
+    GROUP BY start`;
+  return new Map(rows.map((row) => [row.start, row.top]));
 }
 
 /** A failure an open incident of a dependency absorbed: what its alert would have said. */
