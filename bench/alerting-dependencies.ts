@@ -9,23 +9,18 @@
 // Usage: pnpm bench:alerting-dependencies, with optional VIGIL_TEST_POSTGRES_URL (else scripts/ensure-postgres.sh),
 // VIGIL_TEST_REDIS_URL (else a Redis on port 6391 via scripts/ensure-redis.sh). Progress goes to stderr; the table to
 // stdout and into docs/benchmarks.md.
-import { randomBytes } from "node:crypto";
-import { applyMigrations, openDatabase, type PrismaClient } from "@vigil/db";
+import type { PrismaClient } from "@vigil/db";
 import type { RegionId } from "@vigil/domain";
 import { newSigningSecret } from "@vigil/notifications";
-import { connectRedis, resultsStreamKey, scheduledResultId, type RedisConnection, type ResultMessage } from "@vigil/queue";
-import { loadConfig } from "../apps/control-plane/src/config";
-import { NotificationRepository } from "../apps/control-plane/src/notifications/repository";
-import { SecretBox } from "../apps/control-plane/src/notifications/secrets";
-import { startPipeline } from "../apps/control-plane/src/pipeline";
-import { storeResults } from "../apps/control-plane/src/results/store";
-import { dropDatabase, recreateDatabase } from "../test/postgres";
-import { deletePrefix, redisServerUrl } from "../test/redis";
-import { nameOf, preciseNow, startCountingServers, type CountingServers } from "./alerting/counting-server";
+import type { RedisConnection } from "@vigil/queue";
+import type { NotificationRepository } from "../apps/control-plane/src/notifications/repository";
+import { nameOf, preciseNow, type CountingServers } from "./alerting/counting-server";
+import { onAlertingBench } from "./alerting/environment";
+import { round as roundIn, until } from "./alerting/outage-results";
 import { seedActiveMonitors } from "./seed";
 import { writeDocsBlock } from "./support/doc";
 import { runOn, waitForQuietMachine } from "./support/machine";
-import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import { log, runBenchmark, sleep } from "./support/run";
 import { commandLine } from "./support/settings";
 import { fmt } from "./support/stats";
 import { stderrLogger } from "./support/deps";
@@ -38,37 +33,10 @@ const REGIONS: RegionId[] = ["hostA-ams", "hostB-fra"];
 const PERIOD_MS = 30_000;
 const DATABASE = "vigil_bench_alerting_dependencies";
 const CREATE_CONCURRENCY = 20;
-const STORE_BATCH = 500;
 
 const logger = stderrLogger("warn", "bench-alerting-dependencies");
 
-function result(monitorId: string, region: RegionId, slotMillis: number, healthy: boolean): ResultMessage {
-  return {
-    id: scheduledResultId(region, monitorId, slotMillis),
-    monitorId,
-    region,
-    trigger: "scheduled",
-    startedAt: new Date(slotMillis + 50).toISOString(),
-    latencyMs: 80,
-    timing: { dnsMs: 2, connectMs: 10, tlsMs: 20, firstByteMs: 40, transferMs: 8 },
-    statusCode: healthy ? 200 : 503,
-    status: healthy ? "success" : "error",
-    error: healthy ? null : "HTTP 503",
-    reason: healthy ? null : "http_status",
-    attempts: healthy ? 1 : 4,
-  };
-}
-
-const round = (monitorIds: string[], slotMillis: number, healthy: boolean) =>
-  monitorIds.flatMap((id) => REGIONS.map((region) => result(id, region, slotMillis, healthy)));
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 10): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+const round = (monitorIds: string[], slotMillis: number, healthy: boolean) => roundIn(monitorIds, REGIONS, slotMillis, healthy);
 
 /** The tree's edges: monitor k (k ≥ 1) depends on the root (k ≤ MIDDLE) or on middle monitor 1 + (k mod MIDDLE). */
 async function seedTree(prisma: PrismaClient, ids: string[]): Promise<void> {
@@ -138,40 +106,16 @@ interface Figures {
   redis: string;
 }
 
-async function run(): Promise<Figures> {
-  const redisUrl = redisServerUrl();
-  const prefix = benchPrefix();
-  const url = await recreateDatabase(DATABASE);
-  const db = await openDatabase({ kind: "postgres", url });
-  const agent = connectRedis(redisUrl, "vigil-bench-agent");
-  const servers = await startCountingServers();
-  let stopPipeline = async () => {};
-  try {
-    await applyMigrations(db);
-    const config = loadConfig({ DATABASE_URL: url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PUBLIC_URL: "https://vigil.bench", ALLOW_PRIVATE_TARGETS: "true" });
-    const rules = { defaultRegions: config.defaultRegions, quorum: config.quorum };
-
+function run(): Promise<Figures> {
+  return onAlertingBench(DATABASE, logger, async ({ db, agent, servers, repository, key, start }) => {
     log(`seeding ${2 * MONITORS} HTTP monitors (30 s, ${REGIONS.join(", ")}), a webhook channel each, and the tree's ${MONITORS - 1} dependencies`);
     const monitorIds = await seedActiveMonitors(db.prisma, 2 * MONITORS, { periodicity: "30s", regions: REGIONS });
     const [treeIds, flatIds] = [monitorIds.slice(0, MONITORS), monitorIds.slice(MONITORS)];
     const { workspaceId } = await db.prisma.monitor.findUniqueOrThrow({ where: { id: monitorIds[0]! } });
-    const repository = new NotificationRepository(db.prisma, new SecretBox(randomBytes(32)));
     await createChannels(repository, workspaceId, monitorIds, servers);
     await seedTree(db.prisma, treeIds);
-
     const warmSlot = (Math.floor(Date.now() / PERIOD_MS) - 3) * PERIOD_MS;
-    log("warm-up: storing a healthy round of every monitor");
-    const warm = round(monitorIds, warmSlot, true);
-    for (let from = 0; from < warm.length; from += STORE_BATCH) await storeResults(db.prisma, warm.slice(from, from + STORE_BATCH), rules);
-    await db.prisma.$executeRawUnsafe("ANALYZE");
-
-    const pipeline = await startPipeline(db.prisma, config, logger, {
-      settings: config.providerSettings,
-      loadChannels: (ids) => repository.findForDelivery(ids),
-    });
-    stopPipeline = () => pipeline.stop();
-    await pipeline.reconcile();
-    const key = resultsStreamKey(prefix);
+    await start(monitorIds, REGIONS, warmSlot);
 
     log(`the tree: the root's failing round, then the other ${MONITORS - 1} monitors'`);
     const tree = await fanout(db.prisma, agent, key, servers, { first: treeIds.slice(0, 1), rest: treeIds.slice(1), all: treeIds }, warmSlot + PERIOD_MS, 1);
@@ -184,21 +128,8 @@ async function run(): Promise<Figures> {
     const flat = await fanout(db.prisma, agent, key, servers, { first: flatIds, rest: [], all: flatIds }, warmSlot + PERIOD_MS, MONITORS);
     log(`without dependencies: ${flat.messages} messages, the last ${(flat.lastMs / 1000).toFixed(2)} s after the results were in the stream`);
     if (flat.messages !== MONITORS) throw new Error(`expected ${MONITORS} messages, got ${flat.messages}`);
-
-    return {
-      tree,
-      flat,
-      postgres: (await db.prisma.$queryRawUnsafe<{ server_version: string }[]>("SHOW server_version"))[0]!.server_version,
-      redis: /redis_version:(\S+)/.exec(await agent.info("server"))?.[1] ?? "unknown",
-    };
-  } finally {
-    await stopPipeline();
-    agent.disconnect();
-    await servers.close();
-    await deletePrefix(prefix);
-    await db.close();
-    await dropDatabase(DATABASE);
-  }
+    return { tree, flat };
+  });
 }
 
 function table(f: Figures): string {
