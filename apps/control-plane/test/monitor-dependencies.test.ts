@@ -198,6 +198,24 @@ describe.each(BACKENDS)("monitor dependencies on %s", (backend) => {
       expect(await openIncident(ids.leaf!)).toBeDefined();
     });
 
+    it("a heartbeat's failure (a /fail ping) is absorbed by its dependency's incident, and alerts once the dependency recovers", async () => {
+      const { ids, received } = await tree("/hooks/beat", [["gateway", []]]);
+      const { monitor } = await client().createHeartbeatMonitor({ monitor: { name: "job", active: true, dependsOn: [ids.gateway!] } });
+      const names = { ...ids, job: monitor!.id };
+      await api.notificationClient(ws.write.key).createNotification({
+        notification: channel("webhook", { endpoint: `${provider.url}/hooks/beat`, headers: [] }, { monitorIds: [monitor!.id] }),
+      });
+      await check(ids, { gateway: "error" });
+      expect((await api.fetch(`${new URL(monitor!.pingUrl).pathname}/fail`)).status).toBe(200);
+      expect((await openIncident(ids.gateway!))!.alsoAffected).toEqual([monitor!.id]);
+      expect(await openIncident(monitor!.id)).toBeUndefined();
+      expect(await deliveries(names)).toBe(1);
+      await check(ids, { gateway: "success" });
+      await eventually(async () => expect(await openIncident(monitor!.id)).toBeDefined());
+      expect(await deliveries(names)).toBe(3);
+      await eventually(() => expect(received().filter((e) => e.startsWith("monitor.failed"))).toHaveLength(2));
+    });
+
     it("a monitor failing on its own before its dependency keeps alerting on its own", async () => {
       const { ids, received } = await tree("/hooks/own", [
         ["root", []],
