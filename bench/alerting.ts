@@ -12,21 +12,16 @@
 // Usage: pnpm bench:alerting, with optional BENCH_OUTAGE_ROUNDS (10), VIGIL_TEST_POSTGRES_URL (else
 // scripts/ensure-postgres.sh), VIGIL_TEST_REDIS_URL (else a Redis on port 6391 via scripts/ensure-redis.sh).
 // Progress goes to stderr; the table to stdout and into docs/benchmarks.md.
-import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type PrismaClient } from "@vigil/db";
+import { DEFAULT_POOL_SIZE } from "@vigil/db";
 import type { ProviderConfig, RegionId } from "@vigil/domain";
 import { newSigningSecret } from "@vigil/notifications";
-import { connectRedis, resultsStreamKey, scheduledResultId, type ResultMessage, type RedisConnection } from "@vigil/queue";
-import { loadConfig } from "../apps/control-plane/src/config";
-import { NotificationRepository } from "../apps/control-plane/src/notifications/repository";
-import { SecretBox } from "../apps/control-plane/src/notifications/secrets";
-import { startPipeline } from "../apps/control-plane/src/pipeline";
-import { storeResults } from "../apps/control-plane/src/results/store";
-import { dropDatabase, recreateDatabase } from "../test/postgres";
-import { deletePrefix, redisServerUrl } from "../test/redis";
-import { PROVIDERS, nameOf, preciseNow, startCountingServers, type CountingServers, type ProviderName, type Received } from "./alerting/counting-server";
-import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
+import type { RedisConnection } from "@vigil/queue";
+import type { NotificationRepository } from "../apps/control-plane/src/notifications/repository";
+import { PROVIDERS, nameOf, preciseNow, type CountingServers, type ProviderName, type Received } from "./alerting/counting-server";
+import { onAlertingBench } from "./alerting/environment";
+import { round as roundIn, until } from "./alerting/outage-results";
+import { log, runBenchmark, sleep } from "./support/run";
 import { fmt, percentile, sortedCopy } from "./support/stats";
 import { stderrLogger } from "./support/deps";
 import { seedActiveMonitors } from "./seed";
@@ -43,42 +38,12 @@ const EXPECTED_MESSAGES = MONITORS * PROVIDERS.length;
 const DATABASE = "vigil_bench_alerting";
 /** Channels created at once while seeding. */
 const CREATE_CONCURRENCY = 20;
-const STORE_BATCH = 500;
 
 /** Warnings and errors of the control plane go to stderr; stdout is for the table. */
 const logger = stderrLogger("warn", "bench-alerting");
 
-// ---- results ---------------------------------------------------------------------------------
-
-/** The result of a scheduler run as the agent reports it: healthy, or an HTTP 503 after its retries. */
-function result(monitorId: string, region: RegionId, slotMillis: number, healthy: boolean): ResultMessage {
-  return {
-    id: scheduledResultId(region, monitorId, slotMillis),
-    monitorId,
-    region,
-    trigger: "scheduled",
-    startedAt: new Date(slotMillis + 50).toISOString(),
-    latencyMs: 80,
-    timing: { dnsMs: 2, connectMs: 10, tlsMs: 20, firstByteMs: 40, transferMs: 8 },
-    statusCode: healthy ? 200 : 503,
-    status: healthy ? "success" : "error",
-    error: healthy ? null : "HTTP 503",
-    reason: healthy ? null : "http_status",
-    attempts: healthy ? 1 : 4,
-  };
-}
-
 /** One 30-s round: every monitor in both regions. */
-const round = (monitorIds: string[], slotMillis: number, healthy: boolean) =>
-  monitorIds.flatMap((id) => REGIONS.map((region) => result(id, region, slotMillis, healthy)));
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string, everyMs = 10): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+const round = (monitorIds: string[], slotMillis: number, healthy: boolean) => roundIn(monitorIds, REGIONS, slotMillis, healthy);
 
 // ---- channels --------------------------------------------------------------------------------
 
@@ -143,28 +108,12 @@ interface Figures {
   redis: string;
 }
 
-async function serverVersion(prisma: PrismaClient): Promise<string> {
-  return (await prisma.$queryRawUnsafe<{ server_version: string }[]>("SHOW server_version"))[0]!.server_version;
-}
-
-async function run(): Promise<Figures> {
-  const redisUrl = redisServerUrl();
-  const prefix = benchPrefix();
-  const url = await recreateDatabase(DATABASE);
-  const db = await openDatabase({ kind: "postgres", url });
-  const agent = connectRedis(redisUrl, "vigil-bench-agent");
-  const servers = await startCountingServers();
-  let stopPipeline = async () => {};
-  try {
-    await applyMigrations(db);
-    const config = loadConfig({ DATABASE_URL: url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, PUBLIC_URL: "https://vigil.bench", ALLOW_PRIVATE_TARGETS: "true" });
-    const rules = { defaultRegions: config.defaultRegions, quorum: config.quorum };
-
+function run(): Promise<Figures> {
+  return onAlertingBench(DATABASE, logger, async ({ db, agent, servers, repository, redisUrl, key, start }) => {
     log(`seeding ${2 * MONITORS} HTTP monitors (30 s, ${REGIONS.join(", ")}) and ${EXPECTED_MESSAGES} channels for the second ${MONITORS}`);
     const monitorIds = await seedActiveMonitors(db.prisma, 2 * MONITORS, { periodicity: "30s", regions: REGIONS });
     const [quietIds, alertingIds] = [monitorIds.slice(0, MONITORS), monitorIds.slice(MONITORS)];
     const { workspaceId } = await db.prisma.monitor.findUniqueOrThrow({ where: { id: monitorIds[0]! } });
-    const repository = new NotificationRepository(db.prisma, new SecretBox(randomBytes(32)));
     await createChannels(
       repository,
       workspaceId,
@@ -174,21 +123,8 @@ async function run(): Promise<Figures> {
 
     // Every monitor healthy in both regions, then the outages' rounds in the following slots, all in the past.
     const warmSlot = (Math.floor(Date.now() / PERIOD_MS) - ROUNDS - 2) * PERIOD_MS;
-    log("warm-up: storing a healthy round of every monitor");
-    const warm = round(monitorIds, warmSlot, true);
-    for (let from = 0; from < warm.length; from += STORE_BATCH) await storeResults(db.prisma, warm.slice(from, from + STORE_BATCH), rules);
-    const healthy = await db.prisma.monitor.count({ where: { status: "active" } });
-    if (healthy !== monitorIds.length) throw new Error(`expected ${monitorIds.length} healthy monitors after the warm-up, found ${healthy}`);
-    await db.prisma.$executeRawUnsafe("ANALYZE");
+    await start(monitorIds, REGIONS, warmSlot);
 
-    const pipeline = await startPipeline(db.prisma, config, logger, {
-      settings: config.providerSettings,
-      loadChannels: (ids) => repository.findForDelivery(ids),
-    });
-    stopPipeline = () => pipeline.stop();
-    await pipeline.reconcile();
-
-    const key = resultsStreamKey(prefix);
     const others = { postgres: postgresTicks, redis: redisTicks(new URL(redisUrl).port) };
     log(`outage 1: ${ROUNDS} failing rounds of the ${MONITORS} monitors without channels`);
     const quiet = await outage(agent, key, quietIds, warmSlot + PERIOD_MS, others);
@@ -212,22 +148,8 @@ async function run(): Promise<Figures> {
     log(`received exactly ${EXPECTED_MESSAGES} messages, one per channel, all recorded as delivered`);
 
     const latencies = received.arrivals.map((arrival) => arrival.at - alerting.inStream);
-    return {
-      quiet,
-      alerting,
-      arrivals: latencies,
-      deliverySeconds: Math.max(...latencies) / 1000,
-      postgres: await serverVersion(db.prisma),
-      redis: /redis_version:(\S+)/.exec(await agent.info("server"))?.[1] ?? "unknown",
-    };
-  } finally {
-    await stopPipeline();
-    agent.disconnect();
-    await servers.close();
-    await deletePrefix(prefix);
-    await db.close();
-    await dropDatabase(DATABASE);
-  }
+    return { quiet, alerting, arrivals: latencies, deliverySeconds: Math.max(...latencies) / 1000 };
+  });
 }
 
 /** Exactly one message per channel, and nothing refused. */

@@ -70,6 +70,9 @@ export const fields = {
     flag(flags, field, `${description}: ${codec.values.join(", ")}`, enumParser(codec)),
   enumerations: (flags: string, field: string, codec: EnumCodec<string>, description: string) =>
     flag(flags, field, `${description} (repeatable): ${codec.values.join(", ")}`, repeated(enumParser(codec))),
+  /** A comma list (`a,b`); "" is the empty list, which an update sends under its mask. */
+  list: (flags: string, field: string, description: string) =>
+    flag(flags, field, `${description}, comma-separated`, (value) => value.split(",").map((item) => item.trim()).filter((item) => item !== "")),
   each: <T>(flags: string, field: string, description: string, parseOne: (value: string) => T) =>
     flag(flags, field, `${description} (repeatable)`, repeated(parseOne)),
   /** `--name` sets true, `--no-name` false; neither leaves the field out. */

@@ -103,6 +103,7 @@ describe("service_heartbeat_monitor with terraform", () => {
       timezone: "Europe/Paris",
       grace_seconds: 600,
       ping_url: resource?.ping_url,
+      depends_on_monitors: [],
       status: "unknown",
     });
     expect(await tf.stateOf("data.service_monitor.job")).toMatchObject({ type: "heartbeat", period_seconds: 86400, cron: "", grace_seconds: 3600, active: false });

@@ -78,6 +78,7 @@ describe("service_monitor and service_monitors data sources", () => {
       timezone: null,
       grace_seconds: null,
       ping_url: null,
+      depends_on_monitors: [],
       status: "unknown",
     });
     expect(await tf.stateOf("data.service_monitor.db")).toMatchObject({ id: db, type: "tcp", uri: "db.example.com:5432", url: null, method: null, timeout: 5000 });

@@ -4,6 +4,7 @@ import { formatTime } from "./durations";
 import { DEFAULTS, LIMITS } from "./limits";
 import { boolean, integer, readableText, requiredLine, text } from "./rules";
 import { parseOrThrow } from "./validation";
+import { dependsOnField } from "./dependencies";
 
 /**
  * Heartbeat (push) monitors: a job pings Vigil and silence is the failure (docs/checks.md "Heartbeats").
@@ -57,6 +58,7 @@ export const heartbeatMonitorSchema = z
     description: readableText(LIMITS.descriptionMaxChars).default(DEFAULTS.description),
     active: boolean().default(DEFAULTS.active),
     public: boolean().default(DEFAULTS.public),
+    dependsOn: dependsOnField(),
   })
   .superRefine(heartbeatScheduleRule)
   .transform(({ periodSeconds, ...config }) => ({

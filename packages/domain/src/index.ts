@@ -19,6 +19,7 @@ export * from "./limits";
 export * from "./request-limits";
 export * from "./monitor-config";
 export * from "./heartbeat";
+export * from "./dependencies";
 export * from "./notification-config";
 export * from "./pagination";
 export * from "./periodicity";

@@ -8,6 +8,8 @@ export const LIMITS = {
   degradedAtMs: { min: 0, max: 120_000 },
   /** Consecutive checks that move a region to failing (confirmations) or back (recoveryConfirmations). */
   confirmations: { min: 1, max: 10 },
+  /** Monitors one monitor may depend on (dependsOn, docs/alerting.md "Dependencies"). */
+  dependsOnPerMonitor: 20,
   /** An HTTP monitor's certificateExpiryDays: 0 (off) to ten years, beyond any certificate a public CA issues. */
   certificateExpiryDays: { min: 0, max: 3650 },
   headersPerMonitor: 20,

@@ -22,6 +22,7 @@ import { domainName, hostPort } from "./hosts";
 import { jsonPathProblem } from "./json-path";
 import { parseOrThrow } from "./validation";
 import { ALERT_QUORUM_RULE, parseAlertQuorum } from "./status";
+import { dependsOnField } from "./dependencies";
 
 const header = z.object({ key: headerName(), value: headerValue() });
 
@@ -84,6 +85,7 @@ const common = {
   alertQuorum: text(16).refine((value) => parseAlertQuorum(value) !== null, ALERT_QUORUM_RULE).default(DEFAULTS.alertQuorum),
   confirmations: integer(LIMITS.confirmations).default(DEFAULTS.confirmations),
   recoveryConfirmations: integer(LIMITS.confirmations).default(DEFAULTS.confirmations),
+  dependsOn: dependsOnField(),
 };
 
 /**

@@ -68,7 +68,10 @@ export async function applyPlan(client: VigilClient, plan: Plan, options: ApplyO
   const ids = new AppliedIds(plan);
 
   await phase(plan.monitors.filter((s) => s.action === "replace").map((s) => task(s, () => deleted(client.monitors.deleteMonitor({ id: s.remote!.id })), false)));
-  await phase(plan.monitors.filter((s) => changes(s.action)).map((s) => task(s, () => applyMonitor(client, s, ids))));
+  // Monitors a step's dependsOn names are created (or changed) in an earlier phase: the API needs their ids.
+  for (const level of dependencyLevels(plan.monitors.filter((s) => changes(s.action)))) {
+    await phase(level.map((s) => task(s, () => applyMonitor(client, s, ids))));
+  }
   await phase(plan.notifications.filter((s) => changes(s.action)).map((s) => task(s, () => applyNotification(client, s, ids))));
   await phase(plan.statusPages.filter((s) => changes(s.action)).map((s) => task(s, async () => ids.pages.set(s, await applyPage(client, s)))));
 
@@ -95,6 +98,24 @@ export async function applyPlan(client: VigilClient, plan: Plan, options: ApplyO
   await phase(plan.statusPages.filter((s) => s.action === "delete").map((s) => task(s, () => deleted(client.statusPages.deleteStatusPage({ id: s.remote!.id })))));
   await phase(plan.notifications.filter((s) => s.action === "delete").map((s) => task(s, () => deleted(client.notifications.deleteNotification({ id: s.remote!.id })))));
   await phase(plan.monitors.filter((s) => s.action === "delete").map((s) => task(s, () => deleted(client.monitors.deleteMonitor({ id: s.remote!.id })))));
+}
+
+/** Monitor steps in phases: each after those of the others that it depends on (the file has no cycle, references.ts). */
+function dependencyLevels(steps: Step<MonitorDesired, unknown>[]): Step<MonitorDesired, unknown>[][] {
+  const byKey = new Map(steps.map((step) => [step.key, step]));
+  const levels = new Map<string, number>();
+  const levelOf = (key: string): number => {
+    const known = levels.get(key);
+    if (known !== undefined) return known;
+    levels.set(key, 0);
+    const deps = byKey.get(key)!.desired!.config.dependsOn.filter((dep) => byKey.has(dep));
+    const level = deps.length === 0 ? 0 : 1 + Math.max(...deps.map(levelOf));
+    levels.set(key, level);
+    return level;
+  };
+  const phases: Step<MonitorDesired, unknown>[][] = [];
+  for (const step of steps) (phases[levelOf(step.key)] ??= []).push(step);
+  return phases.filter(Boolean);
 }
 
 /** The server ids behind the file's keys: known from the start for existing objects, learnt as creates answer. */
@@ -125,11 +146,11 @@ const MONITOR_CALLS = {
 
 type Call = (request: unknown) => Promise<{ monitor?: { id: string } }>;
 
-async function applyMonitor(client: VigilClient, step: Step<MonitorDesired, { id: string }>, ids: AppliedIds): Promise<void> {
-  const desired = step.desired!;
+async function applyMonitor(client: VigilClient, step: Step<MonitorDesired, unknown>, ids: AppliedIds): Promise<void> {
+  const desired = { ...step.desired!, config: { ...step.desired!.config, dependsOn: step.desired!.config.dependsOn.map(ids.monitor) } };
   const calls = MONITOR_CALLS[desired.kind];
   if (step.action === "update") {
-    const request = { id: step.remote!.id, monitor: entryMessage(desired.kind, desired.config), updateMask: { paths: step.fields.map((f) => f.field) } };
+    const request = { id: (step.remote as { id: string }).id, monitor: entryMessage(desired.kind, desired.config), updateMask: { paths: step.fields.map((f) => f.field) } };
     await (client.monitors[calls.update] as Call)(request);
     return;
   }

@@ -39,8 +39,9 @@ const isEmpty = (value: unknown) => value === "" || (Array.isArray(value) && val
 const withoutEmpty = (object: Json) => Object.fromEntries(Object.entries(object).filter(([, value]) => !isEmpty(value)));
 
 /** A monitor's fields that differ from what the file would get by leaving them out. */
-function monitorEntry(monitor: RemoteMonitor): Json {
-  const config = monitor.config as unknown as Json;
+function monitorEntry(monitor: RemoteMonitor, monitorKeys: Map<string, string>): Json {
+  // The file names the monitors it depends on by key.
+  const config = { ...monitor.config, dependsOn: monitor.config.dependsOn.map((id) => monitorKeys.get(id) ?? id) } as unknown as Json;
   if (monitor.kind === "heartbeat") {
     // The schedule is written whichever form it takes; a cron expression's period is null, which the file leaves out.
     const defaults = parseEntryConfig("heartbeat", { name: config.name }) as unknown as Json;
@@ -97,7 +98,7 @@ export function exportWorkspace(workspace: Workspace, project: string): string {
   const file = {
     version: FILE_VERSION,
     project,
-    monitors: Object.fromEntries(monitors.map(({ key, remote, id }) => [key, { ...id, ...monitorEntry(remote) }])),
+    monitors: Object.fromEntries(monitors.map(({ key, remote, id }) => [key, { ...id, ...monitorEntry(remote, monitorKeys) }])),
     notifications: Object.fromEntries(
       channels.map(({ key, remote, id }) => {
         const secrets = SENSITIVE_FIELDS[remote.type] as readonly string[];

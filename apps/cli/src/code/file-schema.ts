@@ -36,7 +36,13 @@ const adoptedId = () => z.string().min(1, "must not be empty").describe("id of a
 const entries = <T extends z.ZodType>(entry: T) => z.record(entryKey(), entry);
 
 const monitorEntry = <K extends string, S extends z.ZodRawShape>(type: K, shape: S) =>
-  z.strictObject({ type: z.literal(type), id: adoptedId().optional(), ...shape });
+  z.strictObject({
+    type: z.literal(type),
+    id: adoptedId().optional(),
+    ...shape,
+    // The API's dependsOn holds ids; the file names the monitors by key, as channels and components do.
+    dependsOn: set(entryKey()).describe("keys of the file's monitors it depends on (docs/alerting.md, Dependencies)").optional(),
+  });
 
 export const monitorEntrySchema = z.discriminatedUnion("type", [
   monitorEntry("http", httpMonitorSchema.in.shape),

@@ -66,7 +66,7 @@ export interface Plan {
   statusPages: PageStep[];
 }
 
-const MONITOR_SETS = ["regions"];
+const MONITOR_SETS = ["regions", "dependsOn"];
 const PAGE_FIELDS = ["title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "authEmailDomains", "published"] as const;
 const COMPONENT_FIELDS = ["monitor", "name", "description", "order", "group", "groupOrder"] as const;
 
@@ -119,15 +119,19 @@ function unmatchedFingerprints(address: string, desired: object, current: { id: 
 
 function monitorSteps(project: string, file: VigilFile, remote: Workspace, missing: (address: string, id: string) => void, problems: string[]) {
   const { matches, orphans } = matchEntries<MonitorEntry, RemoteMonitor>(project, file.monitors, remote.monitors, (key, id) => missing(`monitors.${key}`, id));
+  // dependsOn compares by the file's keys; a monitor whose type changes is replaced, and its dependents lose it.
+  const replaced = new Set(matches.filter((m) => m.remote && m.remote.kind !== m.entry.type).map((m) => m.remote!.id));
+  const keyOfId = new Map(matches.flatMap((m) => (m.remote ? [[m.remote.id, replaced.has(m.remote.id) ? `${m.key} (replaced)` : m.key] as const] : [])));
   const steps = matches.map((match) => {
     const { type: kind, id: _id, ...fields } = match.entry;
     const desired: MonitorDesired = { kind, config: parseEntryConfig(kind, fields) };
     const current = match.remote?.kind === kind ? { id: match.remote.id, value: match.remote.config } : undefined;
     problems.push(...unmatchedFingerprints(`monitors.${match.key}`, desired.config, current));
     // Credentials compare by their fingerprints (what a read key is answered), and a plan shows no more of them.
-    const step = stepOf("monitors", match, desired, (remote) =>
-      diffFields(redactCredentials(remote.config, remote.id), redactCredentials(desired.config, remote.id), entryFields(kind), MONITOR_SETS),
-    );
+    const step = stepOf("monitors", match, desired, (remote) => {
+      const now = { ...remote.config, dependsOn: remote.config.dependsOn.map((id) => keyOfId.get(id) ?? id) };
+      return diffFields(redactCredentials(now, remote.id), redactCredentials(desired.config, remote.id), entryFields(kind), MONITOR_SETS);
+    });
     if (match.remote && match.remote.kind !== kind) {
       return { ...step, action: "replace" as const, fields: [], reason: `type changes from ${match.remote.kind} to ${kind}` };
     }

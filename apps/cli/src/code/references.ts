@@ -1,4 +1,4 @@
-import { componentMonitorViolations, componentReferenceViolations, type FieldViolation } from "@vigil/domain";
+import { componentMonitorViolations, componentReferenceViolations, dependencyCycle, type FieldViolation } from "@vigil/domain";
 import type { FileProblem, VigilFile } from "./file-schema.js";
 
 /** Entries that adopt the same server object twice. */
@@ -31,6 +31,22 @@ export function referenceProblems(file: VigilFile): FileProblem[] {
     ...repeatedIds("statusPages", file.statusPages),
   ];
   const isMonitor = (key: string) => Object.hasOwn(file.monitors, key);
+
+  // Monitors name the monitors they depend on by key; a cycle among them the API would refuse at apply.
+  const graph = new Map(Object.entries(file.monitors).map(([key, monitor]) => [key, { name: key, dependsOn: monitor.dependsOn ?? [] }]));
+  for (const [key, monitor] of Object.entries(file.monitors)) {
+    const dependsOn = monitor.dependsOn ?? [];
+    dependsOn.forEach((other, index) => {
+      const at = ["monitors", key, "dependsOn", index];
+      if (other === key) problems.push({ path: at, rule: "must not name the monitor itself" });
+      else if (!isMonitor(other)) problems.push({ path: at, rule: `names ${other}, which is not a monitor of this file` });
+    });
+    const cycle = dependsOn.every((other) => other !== key && isMonitor(other)) ? dependencyCycle(key, dependsOn, graph) : null;
+    // Each cycle once: from its first key in the file.
+    if (cycle && cycle.every((member) => Object.keys(file.monitors).indexOf(member) >= Object.keys(file.monitors).indexOf(key))) {
+      problems.push({ path: ["monitors", key, "dependsOn"], rule: `makes a cycle: ${cycle.join(" → ")}` });
+    }
+  }
 
   for (const [key, channel] of Object.entries(file.notifications)) {
     (channel.monitors ?? []).forEach((monitor, index) => {

@@ -43,6 +43,7 @@ const commonFields = (): FieldFlag[] => [
   fields.text("--alert-quorum <rule>", "alertQuorum", 'regions that must fail: half, majority, all or a number ("" for the deployment\'s)'),
   fields.integer("--confirmations <n>", "confirmations", "failing checks in a row before a region counts as failing (1-10)"),
   fields.integer("--recovery-confirmations <n>", "recoveryConfirmations", "good checks in a row before a failing region recovers (1-10)"),
+  fields.list("--depends-on <ids>", "dependsOn", "monitors it depends on: while one has an open incident, its failures alert nothing ('' for none)"),
 ];
 
 const httpFields = (): FieldFlag[] => [
@@ -73,7 +74,7 @@ const heartbeatFields = (): FieldFlag[] => [
 ];
 
 /** The fields a heartbeat shares with the checked kinds; it has no regions, periodicity, timeout or alerting overrides. */
-const HEARTBEAT_COMMON = new Set(["name", "description", "active", "public"]);
+const HEARTBEAT_COMMON = new Set(["name", "description", "active", "public", "dependsOn"]);
 
 const uriField = (example: string) => fields.text("--uri <target>", "uri", `what to check (${example})`);
 
@@ -234,7 +235,9 @@ export function monitorsCommand(): Command {
   withFields(monitors.command("update").description("change fields of a monitor; only the fields given change").argument("<id>", "monitor id"), updateFlags, true).action(
     action(async (ctx, id: string, options: Record<string, unknown>) => {
       const monitor = await bodyOf(updateFlags, options);
-      await callKind(ctx, await kindOf(ctx, id), "update", { id, monitor, updateMask: updateMaskOf(monitor, options.clear) });
+      // An empty list is no change without a mask: `--depends-on ''` clears, so it goes under one.
+      const clear = Array.isArray(monitor.dependsOn) && monitor.dependsOn.length === 0 ? [options.clear, "dependsOn"].filter(Boolean).join(",") : options.clear;
+      await callKind(ctx, await kindOf(ctx, id), "update", { id, monitor, updateMask: updateMaskOf(monitor, clear) });
     }),
   );
 

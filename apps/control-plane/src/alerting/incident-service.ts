@@ -7,8 +7,9 @@ import { actorOf } from "../auth/context";
 import { notFound } from "../errors";
 import type { EventDetails, StoredEvent } from "./message";
 import type { Acknowledgements, IncidentRow } from "./acknowledgements";
+import { alsoAffectedOf } from "./dependents";
 
-function incidentToMessage(row: IncidentRow) {
+function incidentToMessage(row: IncidentRow, alsoAffected: ReadonlyMap<string, string[]>) {
   return {
     id: row.id,
     monitorId: row.monitorId,
@@ -22,6 +23,7 @@ function incidentToMessage(row: IncidentRow) {
     statusCode: row.statusCode ?? 0,
     acknowledgedAt: row.acknowledgedAt ? timestampFromDate(row.acknowledgedAt) : undefined,
     acknowledgedBy: row.acknowledgedBy ?? "",
+    alsoAffected: alsoAffected.get(row.id) ?? [],
   };
 }
 
@@ -65,7 +67,8 @@ export function incidentService(prisma: PrismaClient, acknowledgements: Acknowle
         prisma.incident.findMany({ where, orderBy: [{ startedAt: "desc" }, { id: "desc" }], take: page.limit, skip: page.offset }),
         prisma.incident.count({ where }),
       ]);
-      return { incidents: rows.map(incidentToMessage), totalSize: total };
+      const alsoAffected = await alsoAffectedOf(prisma, rows.map((row) => row.id));
+      return { incidents: rows.map((row) => incidentToMessage(row, alsoAffected)), totalSize: total };
     },
 
     async getIncident(req, ctx) {
@@ -75,12 +78,12 @@ export function incidentService(prisma: PrismaClient, acknowledgements: Acknowle
         include: { events: { where: { type: { not: REMINDER_EVENT } }, orderBy: [{ occurredAt: "asc" }, { id: "asc" }] } },
       });
       if (!row) throw notFound(`incident ${req.id}`);
-      return { incident: incidentToMessage(row), timeline: row.events.map(eventToMessage) };
+      return { incident: incidentToMessage(row, await alsoAffectedOf(prisma, [row.id])), timeline: row.events.map(eventToMessage) };
     },
 
     async acknowledgeIncident(req, ctx) {
       const incident = await acknowledgements.acknowledge(parseId(req.id), workspaceOf(ctx), acknowledgerOf(ctx));
-      return { incident: incidentToMessage(incident) };
+      return { incident: incidentToMessage(incident, await alsoAffectedOf(prisma, [incident.id])) };
     },
   };
 }

@@ -1,7 +1,10 @@
 import { v7 as uuidv7 } from "uuid";
 import type { Prisma } from "@vigil/db";
 import {
+  absorbingIncident,
+  dependenciesFirst,
   eventOfTransition,
+  type DependencyState,
   worseStatus,
   type ACKNOWLEDGED_EVENT,
   type AlertEventType,
@@ -12,6 +15,7 @@ import {
 } from "@vigil/domain";
 import type { Transition } from "../status/evaluate";
 import type { EventDetails } from "./message";
+import { absorbedBy, loadDependencies, saveAlsoAffected, type AbsorbedFailure } from "./dependents";
 
 type Tx = Prisma.TransactionClient;
 
@@ -44,12 +48,15 @@ interface OpenIncident {
   statusCode: number | null;
 }
 
+/** What alerting needs of a transition: one of stored results or a heartbeat's, or a failure an incident absorbed and released. */
+type AlertTransition = Pick<Transition, "from" | "to" | "at" | "regions" | "newest" | "cause"> & { monitor: AbsorbedFailure["monitor"] };
+
 /**
  * Which regions a message names, and the check it leads with: the failing
  * regions and the first of them for an alert; for a recovery the regions
  * that report, led by the newest check.
  */
-function affected(event: AlertEventType, t: Transition): { named: RegionReport[]; lead: RegionReport | undefined } {
+function affected(event: AlertEventType, t: AlertTransition): { named: RegionReport[]; lead: RegionReport | undefined } {
   if (event === "monitor.failed") {
     const named = t.regions.filter((r) => r.status === "error");
     return { named, lead: named[0] };
@@ -61,12 +68,25 @@ function affected(event: AlertEventType, t: Transition): { named: RegionReport[]
   return { named: t.regions.filter((r) => r.status !== "unknown"), lead: t.regions.find((r) => r.region === t.newest) };
 }
 
+/** The open incidents of `monitorIds`, by monitor. */
+async function openIncidents(tx: Tx, monitorIds: readonly string[]): Promise<Map<string, OpenIncident>> {
+  const open = new Map<string, OpenIncident>();
+  for (const row of await tx.incident.findMany({ where: { monitorId: { in: [...monitorIds] }, resolvedAt: null } })) {
+    open.set(row.monitorId, { ...row, created: false, changed: false });
+  }
+  return open;
+}
+
 /**
  * Turns status transitions into incidents, events and deliveries, in the
  * transaction that caused them (the outbox): a failure opens an incident (or
  * joins the open one), a recovery resolves it, each event gets one delivery
- * per channel linked to its monitor. Returns the ids of the events that have
- * deliveries, to be queued once the transaction has committed.
+ * per channel linked to its monitor. A failure of a monitor whose dependency
+ * has an open incident is recorded under that incident instead, and sends
+ * nothing (docs/alerting.md "Dependencies"); when that incident resolves, each
+ * monitor it absorbed that is still failing alerts as a failure of its own.
+ * Returns the ids of the events that have deliveries, to be queued once the
+ * transaction has committed.
  */
 export async function recordTransitions(tx: Tx, transitions: readonly Transition[]): Promise<string[]> {
   const alerting = transitions.flatMap((t) => {
@@ -74,15 +94,35 @@ export async function recordTransitions(tx: Tx, transitions: readonly Transition
     return event ? [{ ...t, event }] : [];
   });
   if (alerting.length === 0) return [];
+  const first = await recordRound(tx, alerting);
+  // Releasing makes no resolution, so one round of it is all there is.
+  const released = (await absorbedBy(tx, first.resolved)).flatMap((failure) => {
+    const event = eventOfTransition("active", failure.status);
+    if (!event || event === "monitor.recovered") return [];
+    const at = first.resolvedAt.get(failure.incidentId)!;
+    return [{ ...failure, from: "active" as const, to: failure.status, at, event }];
+  });
+  const second = released.length > 0 ? await recordRound(tx, released) : { eventIds: [] };
+  return [...first.eventIds, ...second.eventIds];
+}
+
+/** recordTransitions of transitions that may absorb or resolve each other: incidents, absorbed failures and events written. */
+async function recordRound(tx: Tx, alerting: readonly (AlertTransition & { event: AlertEventType })[]) {
   const monitorIds = [...new Set(alerting.map((t) => t.monitor.id))];
-  const open = new Map<string, OpenIncident>();
-  for (const row of await tx.incident.findMany({ where: { monitorId: { in: monitorIds }, resolvedAt: null } })) {
-    open.set(row.monitorId, { ...row, created: false, changed: false });
-  }
+  const graph = await loadDependencies(tx, monitorIds);
+  const open = await openIncidents(tx, [...new Set([...monitorIds, ...graph.keys()])]);
+  const stateOf = (id: string): DependencyState | undefined => {
+    const node = graph.get(id);
+    return node && { ...node, openIncident: open.get(id)?.id };
+  };
+  // A dependency's incident is then open before the failures it absorbs are judged.
+  const place = new Map(dependenciesFirst(monitorIds, (id) => graph.get(id)?.dependsOn ?? []).map((id, index) => [id, index]));
+  const ordered = [...alerting].sort((a, b) => place.get(a.monitor.id)! - place.get(b.monitor.id)!);
 
   const incidents: OpenIncident[] = [];
   const events: EventRow[] = [];
-  for (const t of alerting) {
+  const absorbed: { incidentId: string; at: Date; failure: AbsorbedFailure }[] = [];
+  for (const t of ordered) {
     const { named, lead } = affected(t.event, t);
     let incident = open.get(t.monitor.id);
     if (t.event === "monitor.recovered") {
@@ -92,6 +132,11 @@ export async function recordTransitions(tx: Tx, transitions: readonly Transition
       incident.changed = true;
       open.delete(t.monitor.id);
     } else if (!incident) {
+      const absorbing = absorbingIncident(t.monitor.id, stateOf);
+      if (absorbing) {
+        absorbed.push({ incidentId: absorbing.incident, at: t.at, failure: { monitor: t.monitor, status: t.to, regions: t.regions, newest: t.newest, ...(t.cause ? { cause: t.cause } : {}) } });
+        continue;
+      }
       incident = {
         id: uuidv7(),
         monitorId: t.monitor.id,
@@ -141,8 +186,14 @@ export async function recordTransitions(tx: Tx, transitions: readonly Transition
   }
 
   await saveIncidents(tx, incidents);
+  await saveAlsoAffected(tx, absorbed);
   await insertEvents(tx, events);
-  return createDeliveries(tx, events);
+  const resolved = incidents.filter((i) => i.resolvedAt !== null);
+  return {
+    eventIds: await createDeliveries(tx, events),
+    resolved: resolved.map((i) => i.id),
+    resolvedAt: new Map(resolved.map((i) => [i.id, i.resolvedAt!])),
+  };
 }
 
 // The writes below are single statements over unnest()ed arrays: an outage makes hundreds of

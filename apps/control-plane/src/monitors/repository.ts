@@ -3,6 +3,9 @@ import DataLoader from "dataloader";
 import { Prisma, driverRows, type DriverRows, type MonitorRow, type PrismaClient } from "@vigil/db";
 import {
   DEFAULTS,
+  ValidationError,
+  dependencyViolations,
+  type DependencyNode,
   type HeartbeatMonitorConfig,
   type HeartbeatRecord,
   type MonitorConfigByKind,
@@ -14,13 +17,16 @@ import {
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
 import { deleteResultsOf } from "../results/delete";
 
+/** A monitor row as MONITOR_COLUMNS read it: with its dependsOn, from its edges. */
+type Row = MonitorRow & { dependsOn: string[] };
+
 /** Monitor rows <-> domain records. One table holds all kinds; `target` is the url or uri (empty for heartbeats). */
-export function recordOfRow(row: MonitorRow): StoredMonitor {
+export function recordOfRow(row: Row): StoredMonitor {
   if (row.kind === "heartbeat") return heartbeatOfRow(row);
   return checkedRecordOfRow(row);
 }
 
-function heartbeatOfRow(row: MonitorRow): HeartbeatRecord {
+function heartbeatOfRow(row: Row): HeartbeatRecord {
   const config: HeartbeatMonitorConfig = {
     name: row.name,
     periodSeconds: row.periodSeconds,
@@ -30,6 +36,7 @@ function heartbeatOfRow(row: MonitorRow): HeartbeatRecord {
     description: row.description,
     active: row.active,
     public: row.public,
+    dependsOn: row.dependsOn,
   };
   const { id, externalId, createdAt, updatedAt } = row;
   return { id, kind: "heartbeat", config, externalId, pingToken: row.pingToken!, status: row.status as MonitorStatus, createdAt, updatedAt };
@@ -55,7 +62,7 @@ export function heartbeatColumns(config: HeartbeatMonitorConfig) {
   };
 }
 
-function checkedRecordOfRow(row: MonitorRow): MonitorRecord {
+function checkedRecordOfRow(row: Row): MonitorRecord {
   const common = {
     name: row.name,
     periodicity: row.periodicity,
@@ -70,6 +77,7 @@ function checkedRecordOfRow(row: MonitorRow): MonitorRecord {
     alertQuorum: row.alertQuorum,
     confirmations: row.confirmations,
     recoveryConfirmations: row.recoveryConfirmations,
+    dependsOn: row.dependsOn,
   };
   const config =
     row.kind === "http"
@@ -150,6 +158,7 @@ const MONITOR_COLUMNS = `id, workspace_id AS "workspaceId", kind::text AS kind, 
   json_body_assertions AS "jsonBodyAssertions", open_telemetry AS "openTelemetry", status,
   period_seconds AS "periodSeconds", cron, timezone, grace_seconds AS "graceSeconds", ping_token AS "pingToken",
   alert_quorum AS "alertQuorum", confirmations, recovery_confirmations AS "recoveryConfirmations",
+  ARRAY(SELECT d.depends_on_id FROM monitor_dependencies d WHERE d.monitor_id = monitors.id ORDER BY d.position) AS "dependsOn",
   external_id AS "externalId", created_at AT TIME ZONE 'UTC' AS "createdAt", updated_at AT TIME ZONE 'UTC' AS "updatedAt"`;
 
 /**
@@ -160,14 +169,46 @@ const MONITOR_COLUMNS = `id, workspace_id AS "workspaceId", kind::text AS kind, 
  */
 const monitorsAsJson = (query: string) => `(SELECT coalesce(json_agg(selected), '[]')::text FROM (${query}) AS selected)`;
 
-type MonitorJson = Omit<MonitorRow, "createdAt" | "updatedAt"> & { createdAt: string; updatedAt: string };
+type MonitorJson = Omit<Row, "createdAt" | "updatedAt"> & { createdAt: string; updatedAt: string };
 
-const rowsOfJson = (json: string): MonitorRow[] =>
+const rowsOfJson = (json: string): Row[] =>
   (JSON.parse(json) as MonitorJson[]).map((row) => ({ ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) }));
 
 /** A write of a monitor's external id, refused as already_exists when another monitor of the workspace (of any kind) has it. */
 const uniqueExternalId = <T>(externalId: string | null | undefined, write: () => Promise<T>) =>
   refusingDuplicates(externalIdTaken("monitor", "monitor of this workspace", externalId), write);
+
+type Tx = Prisma.TransactionClient;
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id, i) => id === b[i]);
+
+/**
+ * Checks a monitor's dependsOn against its workspace (dependencyViolations) and writes it as the monitor's edges,
+ * in the transaction that writes the monitor. The workspace's row is held until it commits, so that two updates
+ * at once cannot close a cycle neither sees; the monitors named are held against a delete until then too.
+ * `monitorId` of a monitor being created has no dependents yet, so it can close no cycle.
+ * @throws ValidationError naming monitor.dependsOn (the transaction then writes nothing)
+ */
+async function writeDependencies(tx: Tx, workspaceId: string, monitorId: string, dependsOn: readonly string[], created: boolean): Promise<void> {
+  await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${workspaceId} FOR NO KEY UPDATE`;
+  // Only the monitors the new edges reach matter to a cycle: those named, and what they depend on, transitively.
+  const reached = await tx.$queryRaw<{ id: string; name: string; depends_on: string[] }[]>`
+    WITH RECURSIVE reach(id) AS (
+      SELECT id FROM monitors WHERE workspace_id = ${workspaceId} AND id = ANY(${[...dependsOn]}::text[])
+      UNION SELECT d.depends_on_id FROM monitor_dependencies d JOIN reach ON d.monitor_id = reach.id
+    )
+    SELECT m.id, m.name,
+      ARRAY(SELECT d.depends_on_id FROM monitor_dependencies d WHERE d.monitor_id = m.id ORDER BY d.position) AS depends_on
+    FROM monitors m WHERE m.id IN (SELECT id FROM reach) ORDER BY m.id FOR KEY SHARE OF m`;
+  const graph = new Map<string, DependencyNode>(reached.map((m) => [m.id, { name: m.name, dependsOn: m.depends_on }]));
+  const violations = dependencyViolations(created ? undefined : monitorId, dependsOn, graph);
+  if (violations.length > 0) throw new ValidationError(violations);
+  await tx.$executeRaw`DELETE FROM monitor_dependencies WHERE monitor_id = ${monitorId}`;
+  if (dependsOn.length === 0) return;
+  await tx.$executeRaw`
+    INSERT INTO monitor_dependencies (monitor_id, depends_on_id, position)
+    SELECT ${monitorId}, d.id, d.position - 1 FROM unnest(${[...dependsOn]}::text[]) WITH ORDINALITY AS d(id, position)`;
+}
 
 /** A monitor's id and the version of its row. */
 export interface MonitorVersion {
@@ -222,7 +263,7 @@ export class MonitorRepository {
     externalId: string | null,
     quota: number,
   ): Promise<MonitorRecord<K>> {
-    const row = await this.createRow(workspaceId, externalId, quota, { kind, ...monitorColumns(kind, config) });
+    const row = await this.createRow(workspaceId, externalId, quota, { kind, ...monitorColumns(kind, config) }, config.dependsOn);
     return recordOfRow(row) as MonitorRecord<K>;
   }
 
@@ -231,7 +272,8 @@ export class MonitorRepository {
     externalId: string | null,
     quota: number,
     columns: Omit<Prisma.MonitorUncheckedCreateInput, "workspaceId" | "externalId">,
-  ): Promise<MonitorRow> {
+    dependsOn: readonly string[],
+  ): Promise<Row> {
     return uniqueExternalId(externalId, () =>
       this.prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT 1 FROM workspaces WHERE id = ${workspaceId} FOR NO KEY UPDATE`;
@@ -239,14 +281,16 @@ export class MonitorRepository {
         if ((held?.monitors ?? 0) >= quota) {
           throw new ConnectError(`the workspace has ${quota} monitors, the most it may have; delete one first`, Code.ResourceExhausted);
         }
-        return tx.monitor.create({ data: { workspaceId, externalId, ...columns } });
+        const row = await tx.monitor.create({ data: { workspaceId, externalId, ...columns } });
+        if (dependsOn.length > 0) await writeDependencies(tx, workspaceId, row.id, dependsOn, true);
+        return { ...row, dependsOn: [...dependsOn] };
       }),
     );
   }
 
   /** Writes a new heartbeat monitor with its ping token, under the same quota as create. */
   async createHeartbeat(workspaceId: string, config: HeartbeatMonitorConfig, externalId: string | null, pingToken: string, quota: number): Promise<HeartbeatRecord> {
-    const row = await this.createRow(workspaceId, externalId, quota, { kind: "heartbeat", pingToken, ...heartbeatColumns(config) });
+    const row = await this.createRow(workspaceId, externalId, quota, { kind: "heartbeat", pingToken, ...heartbeatColumns(config) }, config.dependsOn);
     return heartbeatOfRow(row);
   }
 
@@ -266,17 +310,29 @@ export class MonitorRepository {
     config: MonitorConfigByKind[K],
     externalId: string | null | undefined,
   ): Promise<MonitorRecord<K> | null> {
-    return (await this.replaceRow(workspaceId, expected, { ...monitorColumns(expected.kind, config), externalId })) as MonitorRecord<K> | null;
+    return (await this.replaceRow(workspaceId, expected, { ...monitorColumns(expected.kind, config), externalId }, config.dependsOn)) as MonitorRecord<K> | null;
   }
 
   /** replaceConfig of a heartbeat monitor. */
   async replaceHeartbeat(workspaceId: string, expected: HeartbeatRecord, config: HeartbeatMonitorConfig, externalId: string | null | undefined) {
-    return (await this.replaceRow(workspaceId, expected, { ...heartbeatColumns(config), externalId })) as HeartbeatRecord | null;
+    return (await this.replaceRow(workspaceId, expected, { ...heartbeatColumns(config), externalId }, config.dependsOn)) as HeartbeatRecord | null;
   }
 
-  private async replaceRow(workspaceId: string, expected: StoredMonitor, data: Prisma.MonitorUpdateManyMutationInput): Promise<StoredMonitor | null> {
+  private async replaceRow(
+    workspaceId: string,
+    expected: StoredMonitor,
+    data: Prisma.MonitorUpdateManyMutationInput,
+    dependsOn: readonly string[],
+  ): Promise<StoredMonitor | null> {
+    const where = { id: expected.id, workspaceId, updatedAt: expected.updatedAt };
     const { count } = await uniqueExternalId(data.externalId as string | null | undefined, () =>
-      this.prisma.monitor.updateMany({ where: { id: expected.id, workspaceId, updatedAt: expected.updatedAt }, data }),
+      sameList(expected.config.dependsOn, dependsOn)
+        ? this.prisma.monitor.updateMany({ where, data })
+        : this.prisma.$transaction(async (tx) => {
+            const updated = await tx.monitor.updateMany({ where, data });
+            if (updated.count > 0) await writeDependencies(tx, workspaceId, expected.id, dependsOn, false);
+            return updated;
+          }),
     );
     if (count === 0) return null;
     return this.find(workspaceId, expected.id);
@@ -318,7 +374,7 @@ export class MonitorRepository {
       workspaceId,
       ids,
     ]);
-    return rows.map((row) => ({ record: recordOfRow(row), version: (row as MonitorRow & { version: string }).version }));
+    return rows.map((row) => ({ record: recordOfRow(row), version: (row as Row & { version: string }).version }));
   }
 
   /**
@@ -326,11 +382,11 @@ export class MonitorRepository {
    * they are unbounded. Heartbeats are not checked: their pings come to the control plane.
    */
   async listActive(): Promise<MonitorRecord[]> {
-    return (await this.rows<MonitorRow>(`SELECT ${MONITOR_COLUMNS} FROM monitors WHERE active AND kind <> 'heartbeat'`, [])).map(checkedRecordOfRow);
+    return (await this.rows<Row>(`SELECT ${MONITOR_COLUMNS} FROM monitors WHERE active AND kind <> 'heartbeat'`, [])).map(checkedRecordOfRow);
   }
 
   /** The monitors a bounded query selects (a page, the ids of one turn), as one JSON text. */
-  private async read(query: string, values: unknown[]): Promise<MonitorRow[]> {
+  private async read(query: string, values: unknown[]): Promise<Row[]> {
     const [{ monitors }] = (await this.rows<{ monitors: string }>(`SELECT ${monitorsAsJson(query)} AS monitors`, values)) as [{ monitors: string }];
     return rowsOfJson(monitors);
   }

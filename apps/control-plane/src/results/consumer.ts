@@ -6,6 +6,7 @@ import { RESULTS_GROUP, closeRedis, decodeResult, resultsStreamKey, type ResultM
 import type { Logger } from "@vigil/logging";
 import type { StatusRules } from "../status/rules";
 import { isDatabaseUnavailable } from "../errors";
+import { dependencyTrees } from "../alerting/dependents";
 import { splitIntoLanes } from "./lanes";
 import { storeResults } from "./store";
 import { startIngest } from "../metrics/record";
@@ -240,7 +241,10 @@ export class ResultsConsumer {
       if (message) results.push(message);
       else this.logger.warn({ entry: id }, "dropping a malformed result entry");
     }
-    const lanes = await Promise.allSettled(splitIntoLanes(results, this.options.lanes ?? 1).map((lane) => storeResults(this.prisma, lane, this.options.rules)));
+    const count = this.options.lanes ?? 1;
+    const trees = count > 1 ? await dependencyTrees(this.prisma, [...new Set(results.map((r) => r.monitorId))]) : new Map<string, string>();
+    const split = splitIntoLanes(results, count, (id) => trees.get(id) ?? id);
+    const lanes = await Promise.allSettled(split.map((lane) => storeResults(this.prisma, lane, this.options.rules)));
     const stored = lanes.flatMap((lane) => (lane.status === "fulfilled" ? [lane.value] : []));
     const eventIds = stored.flatMap((lane) => lane.eventIds);
     this.options.onStored?.([...new Set(stored.flatMap((lane) => lane.workspaceIds))]);

@@ -12,12 +12,14 @@ export const defaultIngestLanes = (database: DatabaseTarget): number => (databas
  * Splits a batch into `count` lanes by monitor, each stored by its own transaction at the same time:
  * a monitor's results stay in one lane (its status moves in one transaction, under its row lock), and
  * lanes lock disjoint monitors, so they never wait for each other. On PostgreSQL one lane's statements
- * run while this process prepares another's.
+ * run while this process prepares another's. `laneKey` keeps monitors together: those of one dependency
+ * tree (dependencyTrees) share a lane, where their failures are judged dependencies first in one
+ * transaction rather than in lanes racing each other.
  */
-export function splitIntoLanes(results: readonly ResultMessage[], count: number): ResultMessage[][] {
+export function splitIntoLanes(results: readonly ResultMessage[], count: number, laneKey: (monitorId: string) => string = (id) => id): ResultMessage[][] {
   if (count <= 1) return [[...results]];
   const lanes: ResultMessage[][] = Array.from({ length: count }, () => []);
-  for (const result of results) lanes[laneOf(result.monitorId, count)]!.push(result);
+  for (const result of results) lanes[laneOf(laneKey(result.monitorId), count)]!.push(result);
   return lanes.filter((lane) => lane.length > 0);
 }
 

@@ -24,6 +24,7 @@ const schema: BlockSpec = {
     timezone: computed("string", "The IANA time zone a heartbeat's cron is read in (null for the other kinds)."),
     grace_seconds: computed("number", "Seconds a heartbeat's run may be late (null for the other kinds)."),
     ping_url: computed("string", "The URL a heartbeat's job pings; null for the other kinds and for a read key, which is not answered it.", { sensitive: true }),
+    depends_on_monitors: computed(["list", "string"], "Ids of the monitors it depends on.", { field: "dependsOn" }),
     status: computed("string", `The monitor's status: ${MONITOR_STATUSES.join(", ")}.`),
   },
 };

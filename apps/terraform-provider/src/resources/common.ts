@@ -1,7 +1,8 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { VigilError } from "@vigil/client";
 import { ProviderError } from "../diagnostics.js";
-import { computed, type AttributeSpec } from "../schema/index.js";
+import { LIMITS } from "@vigil/domain";
+import { computed, withDefault, type AttributeSpec } from "../schema/index.js";
 
 /** What the resources share. */
 
@@ -10,6 +11,19 @@ export const timestampAttributes = (what: string): Record<string, AttributeSpec>
   created_at: computed("string", `When the ${what} was created (RFC 3339).`),
   updated_at: computed("string", `When the ${what} was last changed (RFC 3339).`, { volatile: true }),
 });
+
+/**
+ * The API's dependsOn, on every monitor resource. Not `depends_on`: Terraform reserves that name for its own
+ * meta-argument (ordering only) in every resource block, so no provider may define an attribute of that name.
+ * Naming other resources' ids here orders them too.
+ */
+export const dependsOnMonitorsAttribute = (): AttributeSpec =>
+  withDefault(
+    ["list", "string"],
+    `Ids of monitors of the workspace this one depends on, at most ${LIMITS.dependsOnPerMonitor}, no cycles: while one of them has an open incident, this monitor's failures open none and alert nothing (docs/alerting.md "Dependencies").`,
+    [],
+    { field: "dependsOn" },
+  );
 
 export const timestampText = (timestamp: Timestamp | undefined): string | null => (timestamp ? timestampDate(timestamp).toISOString() : null);
 

@@ -12,7 +12,7 @@ import type { HeartbeatMonitor } from "@vigil/proto";
 import { domainViolations, ProviderError } from "../diagnostics.js";
 import { computed, fromOutput, optionalComputed, required, toInput, withDefault, type BlockSpec } from "../schema/index.js";
 import type { TfObject } from "../values/index.js";
-import { answered, deleteIfPresent, unlessMissing } from "./common.js";
+import { answered, deleteIfPresent, dependsOnMonitorsAttribute, unlessMissing } from "./common.js";
 import type { ResourceDefinition } from "./definition.js";
 
 const schema: BlockSpec = {
@@ -34,6 +34,7 @@ const schema: BlockSpec = {
     active: withDefault("bool", "Whether silence fails the monitor.", DEFAULTS.active),
     public: withDefault("bool", "Whether the monitor is visible on the public status page.", DEFAULTS.public),
     description: withDefault("string", `Description, at most ${LIMITS.descriptionMaxChars} characters.`, DEFAULTS.description),
+    depends_on_monitors: dependsOnMonitorsAttribute(),
     ping_url: computed("string", "The URL the job pings (GET or POST, with /start, /fail or /<exit code>); its token is the only secret a ping needs.", {
       sensitive: true,
     }),

@@ -17,7 +17,7 @@ import {
 import { domainViolations, ProviderError, type Violation } from "../diagnostics.js";
 import { computed, fromOutput, optionalComputed, required, toInput, withDefault, type AttributeSpec, type BlockSpec, type NestedBlockSpec } from "../schema/index.js";
 import type { TfObject } from "../values/index.js";
-import { answered, deleteIfPresent, unlessMissing } from "./common.js";
+import { answered, deleteIfPresent, dependsOnMonitorsAttribute, unlessMissing } from "./common.js";
 import type { CallContext, ResourceDefinition } from "./definition.js";
 
 /** What the HTTP, TCP and DNS monitors share, as the contract's tables list it. */
@@ -47,6 +47,7 @@ export const monitorAttributes: Record<string, AttributeSpec> = {
     `Good checks in a row before a failing region counts as recovered, ${LIMITS.confirmations.min} to ${LIMITS.confirmations.max}.`,
     DEFAULTS.confirmations,
   ),
+  depends_on_monitors: dependsOnMonitorsAttribute(),
   status: computed("string", `The monitor's status: ${MONITOR_STATUSES.join(", ")}.`, { volatile: true }),
 };
 

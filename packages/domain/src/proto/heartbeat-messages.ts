@@ -37,6 +37,7 @@ export function heartbeatInputFromMessage(message: HeartbeatMonitor): Record<str
     description: message.description,
     active: message.active,
     public: message.public,
+    dependsOn: message.dependsOn,
   };
 }
 
@@ -59,6 +60,7 @@ export function heartbeatToMessage(record: HeartbeatRecord, pingUrl: string): He
     description: config.description,
     active: config.active,
     public: config.public,
+    dependsOn: [...config.dependsOn],
     pingUrl,
     status: monitorStatusCodec.encode(record.status),
     createdAt: timestampOf(record.createdAt),

@@ -77,6 +77,7 @@ export function monitorInputFromMessage<K extends MonitorKind>(kind: K, message:
     alertQuorum: message.alertQuorum,
     confirmations: int(message.confirmations),
     recoveryConfirmations: int(message.recoveryConfirmations),
+    dependsOn: message.dependsOn,
   };
   if (kind === "tcp") return { ...common, uri: (message as TCPMonitor).uri };
   if (kind === "dns") {
@@ -201,6 +202,7 @@ export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>
     alertQuorum: config.alertQuorum,
     confirmations: BigInt(config.confirmations),
     recoveryConfirmations: BigInt(config.recoveryConfirmations),
+    dependsOn: [...config.dependsOn],
     externalId: record.externalId ?? "",
     status: monitorStatusCodec.encode(record.status),
     createdAt: timestampOf(record.createdAt),

@@ -55,6 +55,20 @@ export default function Incident() {
           <dd>{[i.statusCode ? `HTTP ${i.statusCode}` : "", i.reason, i.error].filter(Boolean).join(" · ") || "—"}</dd>
           <dt>Acknowledged</dt>
           <dd>{i.acknowledgedAt ? `${when(i.acknowledgedAt)} by ${i.acknowledgedBy}` : "not yet"}</dd>
+          <dt>Also affected</dt>
+          <dd>
+            {i.alsoAffected.length === 0 ? (
+              "—"
+            ) : (
+              <ul aria-label="Also affected">
+                {i.alsoAffected.map((monitorId) => (
+                  <li key={monitorId}>
+                    <Link to={`/monitors/${monitorId}`}>{monitors.get(monitorId) ?? monitorId}</Link>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </dd>
         </dl>
       )}
       {action.message}

@@ -33,6 +33,7 @@ export default function EditMonitor() {
       <p>{KIND_LABELS[kind]} monitor</p>
       <MonitorForm
         key={id}
+        self={id}
         kind={kind}
         initial={valuesOfMonitor(kind, config.value as never)}
         submit="Save monitor"

@@ -6,8 +6,9 @@ import { z } from "zod";
 import { refusalOfError } from "../../../api";
 import { useClient } from "../../../controls";
 import { Field, Form, Labelled, shown, text, useForm } from "../../../ui";
+import { DependsOn } from "./DependsOn";
 
-const FIELDS = ["name", "periodSeconds", "cron", "timezone", "graceSeconds", "description", "externalId"] as const;
+const FIELDS = ["name", "periodSeconds", "cron", "timezone", "graceSeconds", "description", "dependsOn", "externalId"] as const;
 /** The update mask of a form's save: every field it sets, as the proto spells them. */
 const EVERY_FIELD = new Set<string>([...HEARTBEAT_FIELDS, "externalId"]);
 const UPDATE_MASK = { paths: HeartbeatMonitorSchema.fields.filter((f) => EVERY_FIELD.has(f.localName)).map((f) => f.name) };
@@ -29,6 +30,7 @@ export function HeartbeatForm({ monitor, submit, cancelTo }: { monitor?: Heartbe
       description: text(data, "description"),
       active: data.get("active") === "on",
       public: data.get("public") === "on",
+      dependsOn: data.getAll("dependsOn").map(String),
       externalId: text(data, "externalId"),
     };
     const parsed = z.object({ externalId: externalIdRule }).and(heartbeatMonitorSchema).safeParse(input);
@@ -78,6 +80,11 @@ export function HeartbeatForm({ monitor, submit, cancelTo }: { monitor?: Heartbe
         <input type="checkbox" id="heartbeat-public" name="public" defaultChecked={monitor?.public ?? DEFAULTS.public} />
         <label htmlFor="heartbeat-public">Public</label>
       </div>
+      <DependsOn
+        self={monitor?.id}
+        input={(id) => ({ name: "dependsOn", defaultChecked: monitor?.dependsOn.includes(id) ?? false })}
+        error={e.dependsOn}
+      />
       <Field name="externalId" label="External id" hint="Optional: your own identifier." defaultValue={monitor?.externalId ?? ""} error={e.externalId} />
       <p>
         <Link to={cancelTo}>Cancel</Link>

@@ -26,6 +26,7 @@ import {
 import { Link, useNavigate } from "react-router";
 import { fieldRulesOf, refusalOfError } from "../../../api";
 import { FormMessage, Labelled, useFocusOnFirstError } from "../../../ui";
+import { DependsOn } from "./DependsOn";
 import { NEW_MONITOR, asNumber, formFieldOf, monitorResolver, orUndefined, type MonitorFormValues, type ValidMonitor } from "./values";
 
 export const KIND_LABELS: Record<MonitorKind, string> = { http: "HTTP", tcp: "TCP", dns: "DNS" };
@@ -318,6 +319,12 @@ function Timing() {
   );
 }
 
+/** The monitors it depends on, the others of the workspace. */
+function Dependencies({ self }: { self: string | undefined }) {
+  const { register, formState } = useFormContext<MonitorFormValues>();
+  return <DependsOn self={self} input={() => register("dependsOn")} error={messageAt(formState.errors, "dependsOn")} />;
+}
+
 /** When the monitor fails and recovers, overriding the deployment's defaults (docs/alerting.md). */
 function Alerting() {
   const range = `${LIMITS.confirmations.min} to ${LIMITS.confirmations.max}`;
@@ -379,8 +386,11 @@ export function MonitorForm<K extends MonitorKind>({
   submit,
   cancelTo,
   send,
+  self,
 }: {
   kind: K;
+  /** The monitor edited, which cannot depend on itself; none for a new one. */
+  self?: string;
   initial?: MonitorFormValues;
   submit: string;
   cancelTo: string;
@@ -437,6 +447,7 @@ export function MonitorForm<K extends MonitorKind>({
         <Timing />
         <Regions />
         <Alerting />
+        <Dependencies self={self} />
         {kind === "http" && <HttpAssertions />}
         {kind === "dns" && <RecordAssertions />}
         <fieldset>

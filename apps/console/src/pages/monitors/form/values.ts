@@ -39,6 +39,7 @@ export interface MonitorFormValues {
   alertQuorum: string;
   confirmations: number | undefined;
   recoveryConfirmations: number | undefined;
+  dependsOn: string[];
   active: boolean;
   public: boolean;
   statusCodeAssertions: { target: number | undefined; comparator: string }[];
@@ -74,6 +75,7 @@ export const NEW_MONITOR: MonitorFormValues = {
   alertQuorum: DEFAULTS.alertQuorum,
   confirmations: DEFAULTS.confirmations,
   recoveryConfirmations: DEFAULTS.confirmations,
+  dependsOn: [],
   active: DEFAULTS.active,
   public: DEFAULTS.public,
   statusCodeAssertions: [],
