@@ -119,6 +119,7 @@ const MONITOR_CALLS = {
   http: { create: "createHTTPMonitor", update: "updateHTTPMonitor" },
   tcp: { create: "createTCPMonitor", update: "updateTCPMonitor" },
   dns: { create: "createDNSMonitor", update: "updateDNSMonitor" },
+  grpc: { create: "createGRPCMonitor", update: "updateGRPCMonitor" },
 } as const;
 
 type Call = (request: unknown) => Promise<{ monitor?: { id: string } }>;

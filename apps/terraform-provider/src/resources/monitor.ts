@@ -99,6 +99,7 @@ const CALLS = {
   http: { create: "createHTTPMonitor", update: "updateHTTPMonitor", label: "HTTP" },
   tcp: { create: "createTCPMonitor", update: "updateTCPMonitor", label: "TCP" },
   dns: { create: "createDNSMonitor", update: "updateDNSMonitor", label: "DNS" },
+  grpc: { create: "createGRPCMonitor", update: "updateGRPCMonitor", label: "gRPC" },
 } as const;
 
 type MonitorCall = (request: unknown, options: { signal: AbortSignal }) => Promise<{ monitor?: MonitorMessageByKind[MonitorKind] }>;
