@@ -9,6 +9,7 @@ import {
   componentSchema,
   dnsMonitorSchema,
   groupSchema,
+  grpcMonitorSchema,
   httpMonitorSchema,
   set,
   statusPageSchema,
@@ -40,6 +41,7 @@ export const monitorEntrySchema = z.discriminatedUnion("type", [
   monitorEntry("http", httpMonitorSchema.in.shape),
   monitorEntry("tcp", tcpMonitorSchema.in.shape),
   monitorEntry("dns", dnsMonitorSchema.in.shape),
+  monitorEntry("grpc", grpcMonitorSchema.in.shape),
 ]);
 
 /** A field's rule without its default: left out, it stays left out (zod 4 applies a default inside optional()). */

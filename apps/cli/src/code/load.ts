@@ -3,7 +3,7 @@ import { text as readStream } from "node:stream/consumers";
 import { fieldPath } from "@vigil/domain";
 import { LineCounter, isPair, isScalar, isSeq, parseDocument, visit, type Document } from "yaml";
 import { CliError } from "../failures.js";
-import { fileSchema, type FileProblem, type VigilFile } from "./file-schema.js";
+import { fileSchema, monitorEntrySchema, type FileProblem, type VigilFile } from "./file-schema.js";
 import { referenceProblems } from "./references.js";
 
 /** A file that cannot be used: every problem with its line, column and field. */
@@ -111,7 +111,7 @@ export function parseFile(text: string, source: string, env: NodeJS.ProcessEnv):
 
 /** zod's words for structural problems, put the way the API's rules are. */
 function describeIssue(issue: { code: string; message: string; input?: unknown }): string {
-  if (issue.code === "invalid_union" && issue.message.includes("discriminator")) return "type must be one of http, tcp, dns";
+  if (issue.code === "invalid_union" && issue.message.includes("discriminator")) return `type must be one of ${monitorEntrySchema.options.map((o) => o.shape.type.value).join(", ")}`;
   if (issue.input === undefined && issue.code === "invalid_type") return "is required";
   return issue.message;
 }

@@ -1,6 +1,6 @@
 import { monitorInputFromMessage, notificationInputFromMessage, parseMonitorConfig, statusPageFields, type MonitorConfig, type MonitorKind, type ProviderType } from "@vigil/domain";
 import type { VigilClient } from "@vigil/client";
-import type { DNSMonitor, HTTPMonitor, TCPMonitor } from "@vigil/proto";
+import type { DNSMonitor, GRPCMonitor, HTTPMonitor, TCPMonitor } from "@vigil/proto";
 import type { StatusPage, StatusPageComponent, StatusPageComponentGroup } from "@vigil/proto/status-page";
 
 /** The workspace as the API answers it, in the file's terms. */
@@ -77,7 +77,7 @@ async function listAll<T>(read: (limit: number, offset: number) => Promise<{ ite
   return [first, ...rest].flatMap((page) => page.items);
 }
 
-function remoteMonitor<K extends MonitorKind>(kind: K, message: HTTPMonitor | TCPMonitor | DNSMonitor): RemoteMonitor {
+function remoteMonitor<K extends MonitorKind>(kind: K, message: HTTPMonitor | TCPMonitor | DNSMonitor | GRPCMonitor): RemoteMonitor {
   return {
     id: message.id,
     externalId: message.externalId ?? "",
@@ -95,6 +95,7 @@ async function readMonitors(client: VigilClient): Promise<RemoteMonitor[]> {
         ...r.httpMonitors.map((m) => remoteMonitor("http", m)),
         ...r.tcpMonitors.map((m) => remoteMonitor("tcp", m)),
         ...r.dnsMonitors.map((m) => remoteMonitor("dns", m)),
+        ...r.grpcMonitors.map((m) => remoteMonitor("grpc", m)),
       ],
     };
   });
