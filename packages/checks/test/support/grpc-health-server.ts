@@ -41,9 +41,6 @@ export async function startGrpcHealthServer(options: GrpcHealthServerOptions = {
         if (status === undefined) throw new ConnectError(`unknown service ${request.service}`, Code.NotFound);
         return { status };
       },
-      watch() {
-        throw new ConnectError("not served here", Code.Unimplemented);
-      },
     });
   };
   const handler = connectNodeAdapter({ routes, grpc: true, connect: false, grpcWeb: false });
