@@ -1,10 +1,9 @@
-import tls from "node:tls";
 import { AddressPolicy, parseMonitorConfig, type GrpcMonitorConfig } from "@vigil/domain";
-import { createTestPki, type TestPki } from "../../../test/certificates";
 import { grpcAttempt } from "../src/grpc";
 import { runCheck } from "../src/run";
 import { startGrpcHealthServer, type GrpcHealthServer } from "./support/grpc-health-server";
 import { loopback } from "./support/loopback";
+import { trustedTestPki } from "./support/trusted-pki";
 
 const grpcConfig = (uri: string, fields: Record<string, unknown> = {}): GrpcMonitorConfig =>
   parseMonitorConfig("grpc", { name: "grpc", periodicity: "30s", uri, timeout: 5000, retry: 0, ...fields });
@@ -114,16 +113,9 @@ describe("gRPC health check against a server without the health service", () => 
 });
 
 describe("gRPC health check over TLS", () => {
-  let pki: TestPki;
+  const trusted = trustedTestPki();
   const servers: GrpcHealthServer[] = [];
-  beforeAll(async () => {
-    pki = await createTestPki();
-    // The check trusts the system's CAs only; here it is made to trust the test's root as well.
-    const connect = tls.connect;
-    jest.spyOn(tls, "connect").mockImplementation(((options: tls.ConnectionOptions) => connect({ ...options, ca: pki.rootPem })) as typeof tls.connect);
-  });
   afterAll(async () => {
-    jest.restoreAllMocks();
     await Promise.all(servers.map((server) => server.close()));
   });
   const serving = async (served: { key: string; cert: string }) => {
@@ -133,7 +125,7 @@ describe("gRPC health check over TLS", () => {
   };
 
   it("passes over a verified certificate, timing the handshake and recording the leaf", async () => {
-    const served = await pki.leaf(10);
+    const served = await trusted.pki.leaf(10);
     const server = await serving(served);
     const attempt = await grpcAttempt(grpcConfig(`localhost:${server.port}`, { tls: true }), loopback);
     expect(attempt).toMatchObject({ ok: true, reason: null });
@@ -148,7 +140,7 @@ describe("gRPC health check over TLS", () => {
   });
 
   it("fails an expired certificate with reason tls and records none", async () => {
-    const server = await serving(await pki.leaf(-1));
+    const server = await serving(await trusted.pki.leaf(-1));
     const attempt = await grpcAttempt(grpcConfig(`localhost:${server.port}`, { tls: true }), loopback);
     expect(attempt).toMatchObject({ ok: false, reason: "tls", certificate: null });
     expect(attempt.error).toMatch(/certificate has expired/);
@@ -156,14 +148,14 @@ describe("gRPC health check over TLS", () => {
   });
 
   it("fails a certificate for another name with reason tls", async () => {
-    const server = await serving(await pki.leaf(30, { names: ["other.example"] }));
+    const server = await serving(await trusted.pki.leaf(30, { names: ["other.example"] }));
     const attempt = await grpcAttempt(grpcConfig(`localhost:${server.port}`, { tls: true }), loopback);
     expect(attempt).toMatchObject({ ok: false, reason: "tls" });
     expect(attempt.error).toMatch(/^TLS handshake with localhost failed: .*(altnames|does not match)/i);
   });
 
   it("fails plaintext against a TLS server rather than passing", async () => {
-    const server = await serving(await pki.leaf(30));
+    const server = await serving(await trusted.pki.leaf(30));
     const attempt = await grpcAttempt(grpcConfig(`localhost:${server.port}`, { tls: false, timeout: 2000 }), loopback);
     expect(attempt.ok).toBe(false);
     expect(["connect", "protocol", "timeout"]).toContain(attempt.reason);
