@@ -1,13 +1,14 @@
 import { DEFAULTS, GRPC_HEALTH_STATUSES, LIMITS } from "@vigil/domain";
-import { required, withDefault } from "../schema/index.js";
+import { withDefault } from "../schema/index.js";
 import { headerBlock, monitorResource } from "./monitor.js";
+import { hostPortUri } from "./tcp-monitor.js";
 
 export const grpcMonitor = monitorResource({
   kind: "grpc",
   typeName: "service_grpc_monitor",
   description: "A monitor that calls grpc.health.v1.Health/Check on host:port from each of its regions and expects a health status.",
   attributes: {
-    uri: required("string", `Target as host:port (hostname, IPv4 address or [IPv6]), at most ${LIMITS.targetMaxChars} characters.`),
+    uri: hostPortUri,
     service: withDefault("string", `Health service asked about ("package.Service"), at most ${LIMITS.grpcServiceMaxChars} characters; empty: the whole server.`, ""),
     tls: withDefault("bool", "Whether to connect over TLS, verifying the certificate as for HTTPS.", DEFAULTS.grpcTls),
     expected_status: withDefault("string", `Health status that passes: ${GRPC_HEALTH_STATUSES.join(", ")}.`, DEFAULTS.grpcExpectedStatus),
