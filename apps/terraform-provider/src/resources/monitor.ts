@@ -20,7 +20,7 @@ import type { TfObject } from "../values/index.js";
 import { answered, deleteIfPresent, unlessMissing } from "./common.js";
 import type { CallContext, ResourceDefinition } from "./definition.js";
 
-/** What the HTTP, TCP and DNS monitors share, as the contract's tables list it. */
+/** What the HTTP, TCP, DNS and gRPC monitors share, as the contract's tables list it. */
 export const monitorAttributes: Record<string, AttributeSpec> = {
   id: computed("string", "The monitor's id."),
   name: required("string", `Name of the monitor, at most ${LIMITS.nameMaxChars} characters.`),
