@@ -22,7 +22,7 @@ import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { SCHED_OTHER, threadScheduling } from "../../../test/thread-scheduling";
 import { runAgentToExit, startAgent, type AgentProcess } from "./support/processes";
 import { RedisProcess } from "../../../test/redis-process";
-import { startCollector } from "./support/collector";
+import { startCollector, type Collector } from "./support/collector";
 import { decodeMetricsRequest } from "./support/otlp";
 import { closedPort, slowHttpTarget, tcpTarget, type Target } from "./support/targets";
 import { startGrpcHealthServer } from "../../../packages/checks/test/support/grpc-health-server";
@@ -112,6 +112,15 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined | fal
 
 const waitForResult = (monitorId: string, timeoutMs?: number) =>
   waitFor(`the result of ${monitorId}`, async () => (await resultsFor([monitorId]))[0], timeoutMs);
+
+/** The vigil.check.duration point a collector received for a monitor, once it has. */
+const checkDurationPoint = (collector: Collector, monitorId: string) =>
+  collector.exports
+    .flatMap((sent) => decodeMetricsRequest(sent).resourceMetrics)
+    .flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics))
+    .filter((metric) => metric.name === "vigil.check.duration")
+    .flatMap((metric) => metric.histogram?.dataPoints ?? [])
+    .find((candidate) => candidate.attributes.some((a) => a.key === "vigil.monitor.id" && a.value === monitorId));
 
 /** Result ids of the checks an agent finished, from its debug logs. */
 const checksDoneBy = (process: AgentProcess) =>
@@ -367,12 +376,7 @@ describe("OpenTelemetry export", () => {
       const result = await waitForResult("otel-tcp");
       expect((await waitForResult("otel-unreachable")).status).toBe("success");
       const point = await waitFor("the check's metrics at the collector", async () =>
-        collector.exports
-          .flatMap((sent) => decodeMetricsRequest(sent).resourceMetrics)
-          .flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics))
-          .filter((metric) => metric.name === "vigil.check.duration")
-          .flatMap((metric) => metric.histogram?.dataPoints ?? [])
-          .find((candidate) => candidate.attributes.some((a) => a.key === "vigil.monitor.id" && a.value === "otel-tcp")),
+        checkDurationPoint(collector, "otel-tcp"),
       );
       expect(collector.exports[0]!.headers.authorization).toBe("Bearer secret-token");
       expect(collector.exports[0]!.headers["content-type"]).toBe("application/x-protobuf");
@@ -408,12 +412,7 @@ describe("OpenTelemetry export", () => {
       await addJob(region, "grpc-otel-1", job);
       expect(await waitForResult("grpc-otel")).toMatchObject({ status: "error", reason: "assertion", error: "health status NOT_SERVING, expected SERVING" });
       const point = await waitFor("the check's metrics at the collector", async () =>
-        collector.exports
-          .flatMap((sent) => decodeMetricsRequest(sent).resourceMetrics)
-          .flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics))
-          .filter((metric) => metric.name === "vigil.check.duration")
-          .flatMap((metric) => metric.histogram?.dataPoints ?? [])
-          .find((candidate) => candidate.attributes.some((a) => a.key === "vigil.monitor.id" && a.value === "grpc-otel")),
+        checkDurationPoint(collector, "grpc-otel"),
       );
       expect(Object.fromEntries(point.attributes.map((a) => [a.key, a.value]))).toMatchObject({
         "vigil.region": region,
