@@ -1,13 +1,14 @@
 // Check engine benchmark (issue 3).
 // 1. Throughput: the agent's check path (runCheck, retry 0, a fresh connection per check) against a
 //    local target, beside a bare loop doing the same requests the cheapest way (node:http / net), at the
-//    same concurrency in the same run, each loop in a worker thread of its own; for HTTP and for TCP.
-//    Goal: the agent reaches 80 % of the bare loop.
+//    same concurrency in the same run, each loop in a worker thread of its own; for HTTP, TCP and gRPC
+//    (a Health/Check call, beside bare node:http2). Goal: the agent reaches 80 % of the bare loop. Each
+//    loop's CPU and memory (heap allocated) per check is given, so the kinds' costs read side by side.
 // 2. Timing fidelity: runCheck's latencyMs and firstByteMs against a target that answers after a known
 //    delay, at low load (1 in flight), at 64 in flight, and at a load that saturates the agent.
 // Usage: pnpm bench:checks, with optional BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2),
 // BENCH_CPU_PROF=<dir> (a V8 CPU profile of the loop per throughput segment; leaves the doc alone),
-// BENCH_ONLY=HTTP|TCP (that throughput pair only; leaves the doc alone).
+// BENCH_ONLY=HTTP|TCP|GRPC (that throughput pair only; leaves the doc alone).
 // Measures packages/checks/dist, so build it first: pnpm exec turbo run build --filter=@vigil/checks
 // (BENCH_CHECKS_DIST=<dir> measures another build of it instead, to try a change; leaves the doc alone).
 // Progress goes to stderr; the tables to stdout and into docs/benchmarks.md.
@@ -27,7 +28,7 @@ import { commandLine, numberSetting } from "./support/settings";
 const SECONDS = numberSetting("SECONDS", 10);
 const WARMUP_SECONDS = numberSetting("WARMUP_SECONDS", 2);
 const PROFILE_DIR = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
-/** HTTP or TCP: measures that throughput pair alone, to try a change quickly. */
+/** HTTP, TCP or GRPC: measures that throughput pair alone, to try a change quickly. */
 const ONLY = process.env.BENCH_ONLY?.toUpperCase();
 /** Checks in flight in the throughput runs (and the "high load" fidelity level). */
 const CONCURRENCY = 64;
@@ -59,6 +60,7 @@ interface Target {
   child: ChildProcess;
   httpPort: number;
   tcpPort: number;
+  grpcPort: number;
 }
 
 async function startTarget(): Promise<Target> {
@@ -66,7 +68,7 @@ async function startTarget(): Promise<Target> {
     cwd: ROOT,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  const ports = await new Promise<{ httpPort: number; tcpPort: number }>((resolve, reject) => {
+  const ports = await new Promise<{ httpPort: number; tcpPort: number; grpcPort: number }>((resolve, reject) => {
     child.once("message", resolve);
     child.once("exit", (code) => reject(new Error(`the target process exited (${code}) before listening`)));
   });
@@ -89,7 +91,14 @@ interface Loop {
 }
 
 function startLoop(target: Target, name: LoopName): Loop {
-  const workerData: LoopWorkerData = { loop: name, httpPort: target.httpPort, tcpPort: target.tcpPort, targetPid: target.child.pid!, concurrency: CONCURRENCY };
+  const workerData: LoopWorkerData = {
+    loop: name,
+    httpPort: target.httpPort,
+    tcpPort: target.tcpPort,
+    grpcPort: target.grpcPort,
+    targetPid: target.child.pid!,
+    concurrency: CONCURRENCY,
+  };
   // tsx's loader is per thread: the worker registers its require hook before loading the TypeScript.
   const file = path.join(__dirname, "checks/loop-worker.ts");
   const worker = new Worker(`require("tsx/cjs"); require(${JSON.stringify(file)});`, { eval: true, workerData });
@@ -113,6 +122,7 @@ function startLoop(target: Target, name: LoopName): Loop {
 const PAIRS: { protocol: string; agent: LoopName; bare: LoopName; bareName: string }[] = [
   { protocol: "HTTP", agent: "runCheck HTTP", bare: "bare HTTP", bareName: "bare node:http (a connection per request)" },
   { protocol: "TCP", agent: "runCheck TCP", bare: "bare TCP", bareName: "bare net.connect + resetAndDestroy" },
+  { protocol: "gRPC", agent: "runCheck gRPC", bare: "bare gRPC", bareName: "bare node:http2 Health/Check (a session per call)" },
 ];
 
 // ---- throughput ------------------------------------------------------------------------------
@@ -126,6 +136,10 @@ interface Throughput {
   cpu: Cpu;
   /** CPU time of this process per completed operation, in µs: less sensitive to other work on the machine than the rate. */
   cpuPerCheckUs: number;
+  /** What the loop's thread allocated on its heap per completed operation, in KiB (the garbage it makes per check). */
+  allocatedPerCheckKiB: number;
+  /** The most its heap held at once, in MiB (what the checks in flight keep). */
+  heapUsedMaxMiB: number;
   loopDelayP99: number;
 }
 
@@ -152,6 +166,8 @@ function summarise(protocol: string, name: string, runs: Run[]): Throughput {
     failed,
     cpu: targetCpuShares(cpu),
     cpuPerCheckUs: (cpu.self * 10_000) / completed,
+    allocatedPerCheckKiB: runs.reduce((sum, r) => sum + r.allocatedBytes, 0) / completed / 1024,
+    heapUsedMaxMiB: Math.max(...runs.map((r) => r.heapUsedMaxBytes)) / 1024 / 1024,
     loopDelayP99: Math.max(...runs.map((r) => r.loopDelayP99)),
   };
 }
@@ -236,11 +252,12 @@ function throughputTable(all: Throughput[]): string {
     const bare = all.find((b) => b.protocol === f.protocol && b.name.startsWith("bare"))!;
     const share = f === bare ? "100 % (baseline)" : `**${((100 * f.rate) / bare.rate).toFixed(1)} %**`;
     const cpu = [f.cpu.bench, f.cpu.target, f.cpu.rest].map((v) => v.toFixed(0)).join(" / ");
-    return `| ${f.protocol} | ${f.name} | ${f.rate.toFixed(0)} | ${share} | ${f.cpuPerCheckUs.toFixed(0)} | ${f.completed} | ${f.failed} | ${f.loopDelayP99.toFixed(1)} | ${cpu} |`;
+    const memory = `${f.allocatedPerCheckKiB.toFixed(1)} | ${f.heapUsedMaxMiB.toFixed(1)}`;
+    return `| ${f.protocol} | ${f.name} | ${f.rate.toFixed(0)} | ${share} | ${f.cpuPerCheckUs.toFixed(0)} | ${memory} | ${f.completed} | ${f.failed} | ${f.loopDelayP99.toFixed(1)} | ${cpu} |`;
   });
   return [
-    `| Protocol | Loop | checks/s | Share of bare loop (goal ≥ ${GOAL * 100} %) | Bench CPU per check (µs) | Completed | Failed | Event-loop delay p99 (ms) | CPU %: bench / target / rest |`,
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    `| Protocol | Loop | checks/s | Share of bare loop (goal ≥ ${GOAL * 100} %) | Bench CPU per check (µs) | Heap allocated per check (KiB) | Heap in use, max (MiB) | Completed | Failed | Event-loop delay p99 (ms) | CPU %: bench / target / rest |`,
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows,
   ].join("\n");
 }
@@ -269,7 +286,7 @@ async function main(): Promise<void> {
   try {
     const throughput: Throughput[] = [];
     if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
-    for (const pair of PAIRS.filter((p) => p.protocol === (ONLY ?? p.protocol))) throughput.push(...(await measurePair(target, pair)));
+    for (const pair of PAIRS.filter((p) => p.protocol.toUpperCase() === (ONLY ?? p.protocol.toUpperCase()))) throughput.push(...(await measurePair(target, pair)));
     if (ONLY) return log(`BENCH_ONLY=${ONLY}: throughput only; docs/benchmarks.md left as it was`);
     process.stdout.write(`${throughputTable(throughput)}\n\n`);
 
@@ -301,7 +318,7 @@ async function main(): Promise<void> {
         "",
         `Command: \`${commandLine("bench:checks")}\`.`,
         "",
-        `Throughput (${CONCURRENCY} in flight, a fresh connection per check, ${SECONDS} s per loop):`,
+        `Throughput and cost per check (${CONCURRENCY} in flight, a fresh connection per check, ${SECONDS} s per loop; CPU is the bench process's, memory the loop thread's heap, read off V8's record of its collections):`,
         "",
         throughputTable(throughput),
         "",

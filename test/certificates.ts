@@ -37,8 +37,8 @@ export interface ServedCertificate {
  */
 export interface TestPki {
   rootPem: string;
-  /** A leaf for localhost and 127.0.0.1 issued by the intermediate, expiring `days` from `now` (negative: expired). */
-  leaf(days: number, options?: { intermediateDays?: number; now?: Date }): Promise<ServedCertificate>;
+  /** A leaf for `names` (localhost and 127.0.0.1 by default) issued by the intermediate, expiring `days` from `now` (negative: expired). */
+  leaf(days: number, options?: { intermediateDays?: number; now?: Date; names?: string[] }): Promise<ServedCertificate>;
 }
 
 const newKeys = async () => (await crypto.subtle.generateKey(ECDSA_P256, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
@@ -81,7 +81,8 @@ export async function createTestPki(): Promise<TestPki> {
       const now = options.now ?? new Date();
       const at = (d: number) => new Date(now.getTime() + d * DAY_MS);
       const intermediate = await issue("CN=Vigil Test Intermediate, O=Vigil Tests", at(options.intermediateDays ?? 3650), root, true);
-      const leaf = await issue("CN=localhost", at(days), intermediate, false, ["localhost", "127.0.0.1"]);
+      const names = options.names ?? ["localhost", "127.0.0.1"];
+      const leaf = await issue(`CN=${names[0]}`, at(days), intermediate, false, names);
       return {
         key: await pemKey(leaf.keys),
         cert: `${leaf.certificate.toString("pem")}\n${intermediate.certificate.toString("pem")}\n`,

@@ -36,3 +36,7 @@ export function httpJob(port: number, urlPath: string): CheckJob {
 export function tcpJob(port: number): CheckJob {
   return { kind: "tcp", config: parseMonitorConfig("tcp", { name: "bench", uri: `127.0.0.1:${port}`, periodicity: "30s", retry: 0, timeout: 10_000 }) };
 }
+
+export function grpcJob(port: number): CheckJob {
+  return { kind: "grpc", config: parseMonitorConfig("grpc", { name: "bench", uri: `127.0.0.1:${port}`, periodicity: "30s", retry: 0, timeout: 10_000 }) };
+}

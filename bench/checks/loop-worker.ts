@@ -6,18 +6,20 @@
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import http from "node:http";
+import http2 from "node:http2";
 import net from "node:net";
 import { parentPort, workerData } from "node:worker_threads";
 import type { CheckJob } from "@vigil/checks";
-import { AGENT_ENV, httpJob, runCheck, tcpJob } from "./engine";
+import { AGENT_ENV, grpcJob, httpJob, runCheck, tcpJob } from "./engine";
 import { runLoop, type Operation, type Run } from "./run-loop";
 
-export type LoopName = "runCheck HTTP" | "bare HTTP" | "runCheck TCP" | "bare TCP";
+export type LoopName = "runCheck HTTP" | "bare HTTP" | "runCheck TCP" | "bare TCP" | "runCheck gRPC" | "bare gRPC";
 
 export interface LoopWorkerData {
   loop: LoopName;
   httpPort: number;
   tcpPort: number;
+  grpcPort: number;
   targetPid: number;
   concurrency: number;
 }
@@ -35,7 +37,10 @@ async function check(job: CheckJob): Promise<void> {
   if (outcome.status === "error") throw new Error(outcome.error ?? "error");
 }
 
-function operation({ loop, httpPort, tcpPort }: LoopWorkerData): Operation {
+/** grpc.health.v1.HealthCheckRequest with an empty service, framed for gRPC: not compressed, 0 bytes long. */
+const EMPTY_HEALTH_REQUEST = Buffer.alloc(5);
+
+function operation({ loop, httpPort, tcpPort, grpcPort }: LoopWorkerData): Operation {
   switch (loop) {
     case "runCheck HTTP": {
       const job = httpJob(httpPort, "/");
@@ -66,6 +71,28 @@ function operation({ loop, httpPort, tcpPort }: LoopWorkerData): Operation {
           request.end();
         });
     }
+    case "runCheck gRPC": {
+      const job = grpcJob(grpcPort);
+      return () => check(job);
+    }
+    case "bare gRPC":
+      // The same call the gRPC check makes (Health/Check of the whole server) with node:http2 alone, over
+      // a session of its own, destroyed once the trailers say OK; nothing else (no timings, no protobuf
+      // decoding, no client library).
+      return () =>
+        new Promise<void>((resolve, reject) => {
+          const session = http2.connect(`http://127.0.0.1:${grpcPort}`);
+          session.once("error", reject);
+          const stream = session.request({ ":method": "POST", ":path": "/grpc.health.v1.Health/Check", "content-type": "application/grpc", te: "trailers" });
+          stream.on("data", () => {});
+          stream.once("error", reject);
+          stream.once("trailers", (trailers) => {
+            session.destroy();
+            if (trailers["grpc-status"] === "0") resolve();
+            else reject(new Error(`grpc-status ${String(trailers["grpc-status"])}`));
+          });
+          stream.end(EMPTY_HEALTH_REQUEST);
+        });
     case "bare TCP":
       // Connect, then close with a reset as the TCP check does.
       return () =>

@@ -3,9 +3,13 @@
 //   GET /          -> 200 "ok" at once
 //   GET /delay/N   -> 200 "ok" after N ms (timing fidelity: the answer's delay is known)
 //   TCP listener   -> accepts and closes
-// Tells its parent { httpPort, tcpPort } over IPC; exits when the parent disconnects.
+//   gRPC listener  -> grpc.health.v1.Health/Check over HTTP/2 (Connect's Node adapter): SERVING
+// Tells its parent { httpPort, tcpPort, grpcPort } over IPC; exits when the parent disconnects.
 import http from "node:http";
+import http2 from "node:http2";
 import net from "node:net";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 
 const listen = (server: net.Server) =>
   new Promise<number>((resolve) => server.listen(0, "127.0.0.1", 1024, () => resolve((server.address() as net.AddressInfo).port)));
@@ -24,8 +28,22 @@ async function main(): Promise<void> {
     socket.destroy();
   });
 
-  const [httpPort, tcpPort] = await Promise.all([listen(httpServer), listen(tcpServer)]);
-  process.send?.({ httpPort, tcpPort });
+  const grpcServer = http2.createServer(
+    connectNodeAdapter({
+      routes: (router) =>
+        router.service(Health, {
+          check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }),
+        }),
+      grpc: true,
+      connect: false,
+      grpcWeb: false,
+    }),
+  );
+  // Each check's session is reset once it has its answer; that is expected.
+  grpcServer.on("session", (session) => session.on("error", () => {}));
+
+  const [httpPort, tcpPort, grpcPort] = await Promise.all([listen(httpServer), listen(tcpServer), listen(grpcServer as unknown as net.Server)]);
+  process.send?.({ httpPort, tcpPort, grpcPort });
   process.once("disconnect", () => process.exit(0));
 }
 

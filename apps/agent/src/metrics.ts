@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { CheckStatus } from "@vigil/checks";
-import { EVENT_LOOP_SAMPLE_MS, type MonitorKind } from "@vigil/domain";
+import { EVENT_LOOP_SAMPLE_MS, MONITOR_KINDS, type MonitorKind } from "@vigil/domain";
 import type { InFlightLimit } from "./in-flight-limit";
 import { SPAN_DROP_REASONS, type SpanDropReason } from "./span-export";
 
@@ -15,7 +15,7 @@ const registers = [registry];
 
 const checksRun = new Counter({
   name: "vigil_checks_total",
-  help: "Checks run, by kind (http, tcp, dns) and status (success, degraded, error).",
+  help: "Checks run, by kind (http, tcp, dns, grpc) and status (success, degraded, error).",
   labelNames: ["kind", "status"] as const,
   registers,
 });
@@ -28,7 +28,7 @@ const checkDuration = new Histogram({
   registers,
 });
 
-const KINDS: readonly MonitorKind[] = ["http", "tcp", "dns"];
+const KINDS: readonly MonitorKind[] = MONITOR_KINDS;
 const STATUSES: readonly CheckStatus[] = ["success", "degraded", "error"];
 
 /** Labels every series with the region, and makes each kind's series exist at zero so rates see a silent region. */

@@ -22,9 +22,10 @@ import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { SCHED_OTHER, threadScheduling } from "../../../test/thread-scheduling";
 import { runAgentToExit, startAgent, type AgentProcess } from "./support/processes";
 import { RedisProcess } from "../../../test/redis-process";
-import { startCollector } from "./support/collector";
+import { startCollector, type Collector } from "./support/collector";
 import { decodeMetricsRequest } from "./support/otlp";
 import { closedPort, slowHttpTarget, tcpTarget, type Target } from "./support/targets";
+import { startGrpcHealthServer } from "../../../packages/checks/test/support/grpc-health-server";
 
 /**
  * The built agent against a real Redis. Every key of this file lives under its
@@ -111,6 +112,15 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined | fal
 
 const waitForResult = (monitorId: string, timeoutMs?: number) =>
   waitFor(`the result of ${monitorId}`, async () => (await resultsFor([monitorId]))[0], timeoutMs);
+
+/** The vigil.check.duration point a collector received for a monitor, once it has. */
+const checkDurationPoint = (collector: Collector, monitorId: string) =>
+  collector.exports
+    .flatMap((sent) => decodeMetricsRequest(sent).resourceMetrics)
+    .flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics))
+    .filter((metric) => metric.name === "vigil.check.duration")
+    .flatMap((metric) => metric.histogram?.dataPoints ?? [])
+    .find((candidate) => candidate.attributes.some((a) => a.key === "vigil.monitor.id" && a.value === monitorId));
 
 /** Result ids of the checks an agent finished, from its debug logs. */
 const checksDoneBy = (process: AgentProcess) =>
@@ -366,12 +376,7 @@ describe("OpenTelemetry export", () => {
       const result = await waitForResult("otel-tcp");
       expect((await waitForResult("otel-unreachable")).status).toBe("success");
       const point = await waitFor("the check's metrics at the collector", async () =>
-        collector.exports
-          .flatMap((sent) => decodeMetricsRequest(sent).resourceMetrics)
-          .flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics))
-          .filter((metric) => metric.name === "vigil.check.duration")
-          .flatMap((metric) => metric.histogram?.dataPoints ?? [])
-          .find((candidate) => candidate.attributes.some((a) => a.key === "vigil.monitor.id" && a.value === "otel-tcp")),
+        checkDurationPoint(collector, "otel-tcp"),
       );
       expect(collector.exports[0]!.headers.authorization).toBe("Bearer secret-token");
       expect(collector.exports[0]!.headers["content-type"]).toBe("application/x-protobuf");
@@ -388,6 +393,38 @@ describe("OpenTelemetry export", () => {
       expect(JSON.stringify(running.logs())).not.toContain("secret-token");
     } finally {
       await collector.close();
+    }
+  });
+
+  it("runs a gRPC health check, and labels its metrics with the kind grpc in OTLP and at /metrics", async () => {
+    const region: RegionId = "hostC-europe-west4";
+    const running = await agent(region, { OTEL_METRIC_EXPORT_INTERVAL: "200" });
+    const collector = await startCollector();
+    const health = await startGrpcHealthServer();
+    try {
+      health.set("", "NOT_SERVING");
+      const job: CheckJobData = {
+        monitorId: "grpc-otel",
+        kind: "grpc",
+        trigger: "manual",
+        config: parseMonitorConfig("grpc", { name: "grpc", uri: health.uri, periodicity: "1m", retry: 0, timeout: 2000, openTelemetry: { endpoint: collector.origin } }),
+      };
+      await addJob(region, "grpc-otel-1", job);
+      expect(await waitForResult("grpc-otel")).toMatchObject({ status: "error", reason: "assertion", error: "health status NOT_SERVING, expected SERVING" });
+      const point = await waitFor("the check's metrics at the collector", async () =>
+        checkDurationPoint(collector, "grpc-otel"),
+      );
+      expect(Object.fromEntries(point.attributes.map((a) => [a.key, a.value]))).toMatchObject({
+        "vigil.region": region,
+        "vigil.monitor.kind": "grpc",
+        "vigil.check.status": "error",
+        "error.type": "assertion",
+      });
+      const metrics = await (await fetch(`http://127.0.0.1:${running.healthPort}/metrics`)).text();
+      expect(metrics).toMatch(new RegExp(`^vigil_checks_total\\{[^}]*kind="grpc"[^}]*status="error"[^}]*\\} 1$`, "m"));
+    } finally {
+      await collector.close();
+      await health.close();
     }
   });
 

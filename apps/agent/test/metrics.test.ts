@@ -43,7 +43,7 @@ describe("the agent's Prometheus metrics", () => {
 
   it("starts with every kind's check series at zero, labelled with the region", async () => {
     const samples = await metrics();
-    for (const kind of ["http", "tcp", "dns"]) {
+    for (const kind of ["http", "tcp", "dns", "grpc"]) {
       for (const status of ["success", "degraded", "error"]) expect(sampleValue(samples, "vigil_checks_total", { kind, status, region })).toBe(0);
       expect(sampleValue(samples, "vigil_check_duration_seconds_count", { kind, region })).toBe(0);
     }

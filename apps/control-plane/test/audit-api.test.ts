@@ -85,6 +85,9 @@ describe.each(BACKENDS)("audit log of the API on %s", (backend) => {
     const dns = await made(M, "CreateDNSMonitor", "DNSMonitor", () =>
       monitors.createDNSMonitor({ monitor: { name: "dns", uri: "example.com", periodicity } }), (a) => a.monitor!.id);
     await made(M, "UpdateDNSMonitor", "DNSMonitor", () => monitors.updateDNSMonitor({ id: dns.monitor!.id, monitor: { name: "dns2" } }), (a) => a.monitor!.id);
+    const grpc = await made(M, "CreateGRPCMonitor", "GRPCMonitor", () =>
+      monitors.createGRPCMonitor({ monitor: { name: "health", uri: "example.com:443", tls: true, periodicity } }), (a) => a.monitor!.id);
+    await made(M, "UpdateGRPCMonitor", "GRPCMonitor", () => monitors.updateGRPCMonitor({ id: grpc.monitor!.id, monitor: { service: "pkg.Svc" } }), (a) => a.monitor!.id);
     const heartbeat = await made(M, "CreateHeartbeatMonitor", "HeartbeatMonitor", () =>
       monitors.createHeartbeatMonitor({ monitor: { name: "backup" } }), (a) => a.monitor!.id);
     await made(M, "UpdateHeartbeatMonitor", "HeartbeatMonitor", () => monitors.updateHeartbeatMonitor({ id: heartbeat.monitor!.id, monitor: { name: "backup2" } }), (a) => a.monitor!.id);

@@ -39,11 +39,11 @@ const uniqueName = (what: string) => `${what}-${process.pid}-${++names}`;
 const newPage = async (clients: Clients) =>
   (await clients.pages.createStatusPage({ statusPage: { title: "Acme", slug: uniqueName("external-ids") } })).statusPage!.id;
 
-const monitorOf = (kind: "HTTP" | "TCP" | "DNS"): Resource => {
-  const target = kind === "HTTP" ? { url: "https://example.com/health" } : { uri: kind === "TCP" ? "example.com:443" : "example.com" };
+const monitorOf = (kind: "HTTP" | "TCP" | "DNS" | "GRPC"): Resource => {
+  const target = kind === "HTTP" ? { url: "https://example.com/health" } : { uri: kind === "DNS" ? "example.com" : "example.com:443" };
   const createCall = `create${kind}Monitor` as const;
   const updateCall = `update${kind}Monitor` as const;
-  const listed = `${kind.toLowerCase()}Monitors` as "httpMonitors" | "tcpMonitors" | "dnsMonitors";
+  const listed = `${kind.toLowerCase()}Monitors` as "httpMonitors" | "tcpMonitors" | "dnsMonitors" | "grpcMonitors";
   return {
     field: "monitor.externalId",
     others: "monitor of this workspace",
@@ -70,6 +70,7 @@ const RESOURCES: Record<string, Resource> = {
   "HTTP monitor": monitorOf("HTTP"),
   "TCP monitor": monitorOf("TCP"),
   "DNS monitor": monitorOf("DNS"),
+  "gRPC monitor": monitorOf("GRPC"),
   notification: {
     field: "notification.externalId",
     others: "notification of this workspace",
@@ -229,13 +230,14 @@ describe.each(BACKENDS)("external ids on %s", (backend) => {
     });
   });
 
-  it("is unique across the three monitor kinds of a workspace", async () => {
+  it("is unique across the monitor kinds of a workspace", async () => {
     const shared = uniqueName("monitor");
     await RESOURCES["HTTP monitor"]!.create(mine, shared, "");
     const message = `monitor.externalId: another monitor of this workspace has external id ${shared}`;
     await refused(() => RESOURCES["TCP monitor"]!.create(mine, shared, ""), Code.AlreadyExists, message);
     const dns = await RESOURCES["DNS monitor"]!.create(mine, undefined, "");
     await refused(() => RESOURCES["DNS monitor"]!.update(mine, dns.id, "", shared), Code.AlreadyExists, message);
+    await refused(() => RESOURCES["gRPC monitor"]!.create(mine, shared, ""), Code.AlreadyExists, message);
   });
 
   it("lets only one of two concurrent creates with the same external id succeed, the other being already_exists", async () => {

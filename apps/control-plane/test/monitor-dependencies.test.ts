@@ -52,18 +52,22 @@ describe.each(BACKENDS)("monitor dependencies on %s", (backend) => {
       const tcp = (await client().createTCPMonitor({ monitor: { name: "db", uri: "db.example.com:5432", periodicity, dependsOn: [root.id] } })).monitor!;
       const dns = (await client().createDNSMonitor({ monitor: { name: "dns", uri: "example.com", periodicity, dependsOn: [tcp.id, root.id] } })).monitor!;
       const beat = (await client().createHeartbeatMonitor({ monitor: { name: "job", dependsOn: [dns.id] } })).monitor!;
-      expect([tcp.dependsOn, dns.dependsOn, beat.dependsOn]).toEqual([[root.id], [tcp.id, root.id], [dns.id]]);
+      const grpc = (await client().createGRPCMonitor({ monitor: { name: "api", uri: "api.example.com:443", periodicity, dependsOn: [tcp.id] } })).monitor!;
+      expect([tcp.dependsOn, dns.dependsOn, beat.dependsOn, grpc.dependsOn]).toEqual([[root.id], [tcp.id, root.id], [dns.id], [tcp.id]]);
+      expect((await client().getMonitor({ id: grpc.id })).monitor!.config).toMatchObject({ case: "grpc", value: { dependsOn: [tcp.id] } });
       expect((await client().getMonitor({ id: dns.id })).monitor!.config).toMatchObject({ case: "dns", value: { dependsOn: [tcp.id, root.id] } });
       expect((await client().getMonitor({ id: beat.id })).monitor!.config).toMatchObject({ case: "heartbeat", value: { dependsOn: [dns.id] } });
       const listed = await api.client(ws.read.key).listMonitors({ limit: 100 });
       expect(listed.tcpMonitors.find((m) => m.id === tcp.id)!.dependsOn).toEqual([root.id]);
       expect(listed.heartbeatMonitors.find((m) => m.id === beat.id)!.dependsOn).toEqual([dns.id]);
+      expect(listed.grpcMonitors.find((m) => m.id === grpc.id)!.dependsOn).toEqual([tcp.id]);
       expect(listed.httpMonitors.find((m) => m.id === root.id)!.dependsOn).toEqual([]);
 
       // Without a mask, what is not sent stays; with one naming it, absent clears it.
       expect((await client().updateDNSMonitor({ id: dns.id, monitor: { description: "x" } })).monitor!.dependsOn).toEqual([tcp.id, root.id]);
       expect((await client().updateDNSMonitor({ id: dns.id, monitor: { dependsOn: [root.id] } })).monitor!.dependsOn).toEqual([root.id]);
       expect((await client().updateHeartbeatMonitor({ id: beat.id, monitor: {}, updateMask: mask("depends_on") })).monitor!.dependsOn).toEqual([]);
+      expect((await client().updateGRPCMonitor({ id: grpc.id, monitor: { dependsOn: [dns.id, tcp.id] } })).monitor!.dependsOn).toEqual([dns.id, tcp.id]);
       expect((await client().updateHTTPMonitor({ id: root.id, monitor: { dependsOn: [beat.id] } })).monitor!.dependsOn).toEqual([beat.id]);
     });
 

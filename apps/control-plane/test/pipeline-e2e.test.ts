@@ -24,6 +24,7 @@ import { openTestDatabase } from "./support/api";
 import { testNotifications, testPipelineConfig } from "./support/control-plane";
 import { eventually } from "../../../test/eventually";
 import { createTestPki, type TestPki } from "../../../test/certificates";
+import { startGrpcHealthServer } from "../../../packages/checks/test/support/grpc-health-server";
 import type { Listener } from "../src/http/listener";
 
 /**
@@ -232,6 +233,69 @@ describe("the check pipeline end to end", () => {
     expect(failed.error).toMatch(/certificate has expired/);
     // A failed handshake says nothing new: the region still shows the last certificate seen.
     expect((await client.getMonitorStatus({ id })).regions[0]!.certificate!.chainNotAfter).toEqual(certificate.chainNotAfter);
+  });
+
+  it("checks a gRPC health service: SERVING passes with its phases, NOT_SERVING fails as assertion and errors the status", async () => {
+    const health = await startGrpcHealthServer();
+    try {
+      const { monitor } = await client.createGRPCMonitor({
+        monitor: { name: "grpc", uri: health.uri, service: "orders.v1.Orders", periodicity: Periodicity.PERIODICITY_1H, regions: [Region.HOSTA_AMS], retry: 0n, headers: [{ key: "x-tenant", value: "e2e" }] },
+      });
+      const id = monitor!.id;
+      health.set("orders.v1.Orders", "SERVING");
+      const passed = await checkedOnce(id);
+      expect(passed).toMatchObject({ status: MonitorStatus.ACTIVE, failureReason: "", statusCode: 0 });
+      expect(passed.timing!.connectMs).toBeGreaterThan(0);
+      expect(passed.timing!.firstByteMs).toBeGreaterThan(0);
+      expect(passed.timing!.tlsMs).toBeUndefined();
+      expect(health.calls.at(-1)).toMatchObject({ service: "orders.v1.Orders", metadata: { "x-tenant": "e2e" } });
+
+      health.set("orders.v1.Orders", "NOT_SERVING");
+      await client.triggerMonitor({ id });
+      const failed = await eventually(async () => {
+        const { results } = await client.listCheckResults({ id });
+        expect(results).toHaveLength(2);
+        return results[0]!;
+      });
+      expect(failed).toMatchObject({ status: MonitorStatus.ERROR, failureReason: "assertion", error: "health status NOT_SERVING of orders.v1.Orders, expected SERVING" });
+      await eventually(async () => expect((await client.getMonitorStatus({ id })).regions).toEqual([expect.objectContaining({ region: Region.HOSTA_AMS, status: MonitorStatus.ERROR })]));
+      const overview = (await client.listMonitorOverviews({ limit: 100 })).monitors.find((m) => m.id === id);
+      expect(overview).toMatchObject({ kind: "grpc", target: health.uri, status: MonitorStatus.ERROR });
+    } finally {
+      await health.close();
+    }
+  });
+
+  it("records a gRPC TLS target's certificate per region as for HTTPS, and fails an expired one as tls", async () => {
+    const served = await pki.leaf(10);
+    const health = await startGrpcHealthServer({ tls: served });
+    try {
+      const { monitor } = await client.createGRPCMonitor({
+        monitor: { name: "grpc-tls", uri: `localhost:${health.port}`, tls: true, periodicity: Periodicity.PERIODICITY_1H, regions: [Region.HOSTA_AMS], retry: 0n },
+      });
+      const id = monitor!.id;
+      const passed = await checkedOnce(id);
+      expect(passed).toMatchObject({ status: MonitorStatus.ACTIVE, failureReason: "" });
+      expect(passed.timing!.tlsMs).toBeGreaterThan(0);
+      const certificate = (await client.getMonitorStatus({ id })).regions[0]!.certificate!;
+      expect(timestampDate(certificate.notAfter!)).toEqual(served.notAfter);
+      expect(certificate.daysLeft).toBe(9n);
+      const warnings = await db.prisma.alertEvent.findMany({ where: { monitorId: id, type: "monitor.certificate_expiring" } });
+      expect(warnings).toHaveLength(1);
+    } finally {
+      await health.close();
+    }
+    const expired = await startGrpcHealthServer({ tls: await pki.leaf(-1) });
+    try {
+      const { monitor } = await client.createGRPCMonitor({
+        monitor: { name: "grpc-expired", uri: `localhost:${expired.port}`, tls: true, periodicity: Periodicity.PERIODICITY_1H, regions: [Region.HOSTA_AMS], retry: 0n },
+      });
+      const failed = await checkedOnce(monitor!.id);
+      expect(failed).toMatchObject({ status: MonitorStatus.ERROR, failureReason: "tls" });
+      expect(failed.error).toMatch(/certificate has expired/);
+    } finally {
+      await expired.close();
+    }
   });
 
   it("runs a check on demand in every configured region, marked manual", async () => {

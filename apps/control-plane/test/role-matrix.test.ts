@@ -55,6 +55,8 @@ const MATRIX = [
     UpdateTCPMonitor: WRITE,
     CreateDNSMonitor: WRITE,
     UpdateDNSMonitor: WRITE,
+    CreateGRPCMonitor: WRITE,
+    UpdateGRPCMonitor: WRITE,
     CreateHeartbeatMonitor: WRITE,
     UpdateHeartbeatMonitor: WRITE,
     ListHeartbeatPings: READ,

@@ -22,6 +22,13 @@ resource "service_dns_monitor" "ns" {
   depends_on_monitors = [service_tcp_monitor.db.id, service_http_monitor.web.id]
 }
 
+resource "service_grpc_monitor" "api" {
+  name                = "API"
+  uri                 = "api.internal:443"
+  periodicity         = "1m"
+  depends_on_monitors = [service_tcp_monitor.db.id]
+}
+
 resource "service_heartbeat_monitor" "job" {
   name                = "Job"
   depends_on_monitors = [${jobDependsOn}]
@@ -47,6 +54,7 @@ describe("depends_on_monitors with terraform", () => {
       db: "service_tcp_monitor.db",
       ns: "service_dns_monitor.ns",
       job: "service_heartbeat_monitor.job",
+      api: "service_grpc_monitor.api",
     })) {
       ids[name] = String((await tf.stateOf(address))?.id);
     }
@@ -55,6 +63,7 @@ describe("depends_on_monitors with terraform", () => {
     expect(await tf.stateOf("data.service_monitor.ns")).toMatchObject({ depends_on_monitors: [ids.db, ids.web] });
     expect(await configOf(ids.db)).toMatchObject({ dependsOn: [ids.web] });
     expect(await configOf(ids.job)).toMatchObject({ dependsOn: [ids.ns] });
+    expect(await configOf(ids.api)).toMatchObject({ dependsOn: [ids.db] });
     await tf.plan(0);
   });
 

@@ -13,9 +13,8 @@
  */
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { isIP, type Socket } from "node:net";
-import { X509Certificate } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { connect as connectTls, TLSSocket, type DetailedPeerCertificate } from "node:tls";
+import { TLSSocket } from "node:tls";
 import * as zlib from "node:zlib";
 import {
   AddressPolicy,
@@ -33,8 +32,10 @@ import {
 import { Deadline } from "./deadline";
 import { failedJsonAssertions } from "./json-body";
 import { TargetFailure, codeOf, isErrorLike, messageOf } from "./errors";
-import { connectToAny, ready, resolveHost } from "./network";
-import { NO_TIMING, type Attempt, type CheckEnvironment, type Timing } from "./types";
+import { connectToAny, resolveHost } from "./network";
+import { PHASE_WORDS, PhaseClock, type AttemptOrigin, type Phase } from "./phase-clock";
+import { certificateOf, secureConnection } from "./tls";
+import type { Attempt, CheckEnvironment } from "./types";
 
 const { maxRedirects: MAX_REDIRECTS, maxBodyBytes: MAX_BODY_BYTES } = CHECK_RULES;
 
@@ -148,11 +149,6 @@ interface AttemptState {
   origin: AttemptOrigin;
   /** The certificate of the first hop over TLS: the monitor's own URL's, not that of a site it redirects to. */
   certificate: CertificateInfo | null;
-}
-
-/** When the first phase of the attempt's first hop began (performance.now()); undefined before. */
-interface AttemptOrigin {
-  began: number | undefined;
 }
 
 /** The final response, as failedHttpAssertions observes it. */
@@ -435,55 +431,6 @@ function joinedHeaders(raw: string[]): Record<string, string> {
 // ---------------------------------------------------------------------------
 // Connections and their timing
 
-type Phase = keyof Timing;
-
-/** Where an attempt was when it failed, for its error. */
-const PHASE_WORDS: Record<Phase, string> = {
-  dnsMs: "while resolving the host name",
-  connectMs: "while connecting",
-  tlsMs: "during the TLS handshake",
-  firstByteMs: "while waiting for the response",
-  transferMs: "while reading the response body",
-};
-
-/**
- * Times a request's phases back to back: entering a phase ends the one
- * before. A phase that started and then failed keeps the time spent in it
- * (a TLS handshake that rejected the certificate took that long); phases
- * never reached stay null.
- */
-class PhaseClock {
-  readonly timing: Timing = { ...NO_TIMING };
-  /** When the request ended (its last byte, or its failure). */
-  stoppedAt: number | undefined;
-  private current: Phase | null = null;
-  private since = 0;
-
-  constructor(private readonly origin: AttemptOrigin) {}
-
-  get phase(): Phase | null {
-    return this.current;
-  }
-
-  /** Ends the current phase and starts `phase` at `at` (now by default); returns that time. */
-  enter(phase: Phase | null, at = performance.now()): number {
-    // A connector still running after the attempt ended must not change its result.
-    if (this.stoppedAt !== undefined) return this.stoppedAt;
-    const now = Math.max(at, this.since);
-    this.origin.began ??= now;
-    if (this.current !== null) this.timing[this.current] = now - this.since;
-    this.current = phase;
-    this.since = now;
-    return now;
-  }
-
-  /** Ends the request at `at` (now by default): its last byte, or its failure. */
-  stop(at?: number): void {
-    this.enter(null, at);
-    this.stoppedAt ??= this.since;
-  }
-}
-
 /**
  * Resolves, connects and handshakes by itself, so each phase is timed on the
  * socket's own events. The clock then waits for the response headers:
@@ -505,53 +452,13 @@ async function openConnection(url: URL, clock: PhaseClock, context: HopContext):
     return socket;
   }
   clock.enter("tlsMs");
-  try {
-    const servername = isIP(host) === 0 ? host : undefined; // SNI carries names only
-    // The certificate is verified as usual, against `host`.
-    const secured = await ready(connectTls({ socket, host, servername, ALPNProtocols: ["http/1.1"] }), "secureConnect", deadline);
-    clock.enter("firstByteMs");
-    return secured;
-  } catch (error) {
-    socket.destroy();
-    if (deadline.ended) throw error;
-    // A reset during the handshake is a TLS failure too: it is how many servers refuse a TLS version or name.
-    throw new TargetFailure(describeTlsError(error, host), "tls");
-  }
-}
-
-/**
- * The verified certificate's facts: the leaf's expiry, issuer and names, and
- * the earliest expiry of the chain as the handshake built it (what the server
- * sent, completed from the trusted CAs), each certificate once. (Only the
- * detailed peer certificate is asked for: in Node 20, asking
- * getPeerX509Certificate() first leaves getPeerCertificate() answering {}.)
- */
-function certificateOf(socket: TLSSocket): CertificateInfo | null {
-  const detailed = socket.getPeerCertificate(true);
-  if (!detailed?.raw) return null;
-  const leaf = new X509Certificate(detailed.raw);
-  let chainNotAfter = Date.parse(leaf.validTo);
-  const seen = new Set<string>();
-  for (let c: DetailedPeerCertificate | undefined = detailed; c?.valid_to && !seen.has(c.fingerprint256); c = c.issuerCertificate) {
-    seen.add(c.fingerprint256);
-    chainNotAfter = Math.min(chainNotAfter, Date.parse(c.valid_to));
-  }
-  return {
-    notAfter: new Date(leaf.validTo).toISOString(),
-    issuer: leaf.issuer.split("\n").join(", "),
-    subjectAltNames: leaf.subjectAltName ? leaf.subjectAltName.split(", ") : [],
-    chainNotAfter: new Date(chainNotAfter).toISOString(),
-  };
+  const secured = await secureConnection(socket, host, "http/1.1", deadline);
+  clock.enter("firstByteMs");
+  return secured;
 }
 
 // ---------------------------------------------------------------------------
 // Errors as sentences
-
-function describeTlsError(error: unknown, host: string): string {
-  const code = codeOf(error);
-  if (code === "ECONNRESET") return `connection reset during the TLS handshake with ${host}`;
-  return `TLS handshake with ${host} failed: ${messageOf(error)}${code ? ` (${code})` : ""}`;
-}
 
 /**
  * A failure after the connection was made (or one worded where it happened),

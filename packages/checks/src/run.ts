@@ -10,6 +10,7 @@ import {
   type TraceContext,
 } from "@vigil/domain";
 import { dnsAttempt } from "./dns";
+import { grpcAttempt } from "./grpc";
 import { httpAttempt } from "./http";
 import { tcpAttempt } from "./tcp";
 import type { Attempt, CheckEnvironment, CheckOutcome } from "./types";
@@ -30,6 +31,8 @@ function attempt(job: CheckJob, env: CheckEnvironment, trace: TraceContext | nul
       return tcpAttempt(job.config, env);
     case "dns":
       return dnsAttempt(job.config, env);
+    case "grpc":
+      return grpcAttempt(job.config, env);
   }
 }
 

@@ -56,7 +56,7 @@ export interface CheckEnvironment {
   /** DNS servers ("127.0.0.1:5353") for DNS checks and for resolving host names; the system's when absent. */
   dnsServers?: string[];
   /**
-   * Which addresses HTTP and TCP checks may connect to (ALLOW_PRIVATE_TARGETS,
+   * Which addresses HTTP, TCP and gRPC checks may connect to (ALLOW_PRIVATE_TARGETS,
    * ALLOWED_TARGET_CIDRS); AddressPolicy.STRICT when absent. DNS checks ask
    * the agent's own resolvers, which the operator chose, and are not guarded.
    */

@@ -8,7 +8,7 @@ import { httpAttempt } from "../src/http";
 const { maxBodyBytes: MAX_BODY_BYTES, maxRedirects: MAX_REDIRECTS } = CHECK_RULES;
 import type { CheckEnvironment } from "../src/types";
 import { loopback } from "./support/loopback";
-import { createTestPki, type TestPki } from "../../../test/certificates";
+import { trustedTestPki } from "./support/trusted-pki";
 import { startDnsServer, type TestDnsServer } from "./support/dns-server";
 import {
   closedPort,
@@ -561,16 +561,9 @@ describe("TLS", () => {
 });
 
 describe("certificates", () => {
-  let pki: TestPki;
+  const trusted = trustedTestPki();
   const targets: HttpTarget[] = [];
-  beforeAll(async () => {
-    pki = await createTestPki();
-    // The check trusts the system's CAs only; here it is made to trust the test's root as well.
-    const connect = tls.connect;
-    jest.spyOn(tls, "connect").mockImplementation(((options: tls.ConnectionOptions) => connect({ ...options, ca: pki.rootPem })) as typeof tls.connect);
-  });
   afterAll(async () => {
-    jest.restoreAllMocks();
     await Promise.all(targets.map((target) => target.close()));
   });
   const serving = async (served: { cert: string; key: string }) => {
@@ -580,7 +573,7 @@ describe("certificates", () => {
   };
 
   it("records the leaf's expiry, issuer and names of a verified certificate", async () => {
-    const served = await pki.leaf(10);
+    const served = await trusted.pki.leaf(10);
     const target = await serving(served);
     const attempt = await httpAttempt(monitor(`https://localhost:${target.port}/`), loopback);
     expect(attempt).toMatchObject({ ok: true, reason: null });
@@ -593,7 +586,7 @@ describe("certificates", () => {
   });
 
   it("counts the chain's earliest expiry when an intermediate expires before the leaf", async () => {
-    const served = await pki.leaf(60, { intermediateDays: 5 });
+    const served = await trusted.pki.leaf(60, { intermediateDays: 5 });
     const target = await serving(served);
     const attempt = await httpAttempt(monitor(`https://localhost:${target.port}/`), loopback);
     expect(attempt.ok).toBe(true);
@@ -602,7 +595,7 @@ describe("certificates", () => {
   });
 
   it("keeps failing an expired certificate with reason tls and no certificate", async () => {
-    const expired = await serving(await pki.leaf(-1));
+    const expired = await serving(await trusted.pki.leaf(-1));
     const attempt = await httpAttempt(monitor(`https://localhost:${expired.port}/`), loopback);
     expect(attempt).toMatchObject({ ok: false, reason: "tls", certificate: null });
     expect(attempt.error).toMatch(/certificate has expired/);

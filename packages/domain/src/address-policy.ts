@@ -235,7 +235,7 @@ export interface UserTarget {
 export function monitorTargets(kind: MonitorKind, config: MonitorConfig): UserTarget[] {
   const targets: UserTarget[] = [];
   if (kind === "http") targets.push({ field: "monitor.url", target: (config as HttpMonitorConfig).url });
-  if (kind === "tcp") targets.push({ field: "monitor.uri", target: (config as TcpMonitorConfig).uri });
+  if (kind === "tcp" || kind === "grpc") targets.push({ field: "monitor.uri", target: (config as TcpMonitorConfig).uri });
   const endpoint = config.openTelemetry?.endpoint ?? "";
   if (endpoint !== "") targets.push({ field: "monitor.openTelemetry.endpoint", target: endpoint });
   return targets;

@@ -13,6 +13,8 @@ export const LIMITS = {
   /** An HTTP monitor's certificateExpiryDays: 0 (off) to ten years, beyond any certificate a public CA issues. */
   certificateExpiryDays: { min: 0, max: 3650 },
   headersPerMonitor: 20,
+  /** A gRPC monitor's health service name ("package.Service"). */
+  grpcServiceMaxChars: 512,
   /** An HTTP monitor's request body, a header value (of a monitor, its OTLP export or a webhook), an assertion's target. */
   httpBodyMaxChars: 64 * 1024,
   headerValueMaxChars: 8 * 1024,
@@ -59,6 +61,9 @@ export const DEFAULTS = {
   traceHeader: true,
   /** Days before a certificate's expiry that monitor.certificate_expiring is first sent (docs/checks.md "Certificates"). */
   certificateExpiryDays: 14,
+  /** gRPC monitors connect in plaintext unless told otherwise, and expect the health status SERVING. */
+  grpcTls: false,
+  grpcExpectedStatus: "SERVING",
   active: false,
   public: false,
   description: "",

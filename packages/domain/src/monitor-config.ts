@@ -13,6 +13,7 @@ import {
   isNumericText,
   list,
   oneOf,
+  readableLine,
   requiredLine,
   readableText,
   set,
@@ -131,6 +132,34 @@ export const httpMonitorSchema = z
 
 export const tcpMonitorSchema = z.object({ ...common, uri: hostPort(LIMITS.targetMaxChars) }).superRefine(quorumWithinRegions).transform(withDegradedAt);
 
+/** The statuses grpc.health.v1 answers (HealthCheckResponse.ServingStatus), by their proto names. */
+export const GRPC_HEALTH_STATUSES = ["SERVING", "NOT_SERVING", "UNKNOWN", "SERVICE_UNKNOWN"] as const;
+export type GrpcHealthStatus = (typeof GRPC_HEALTH_STATUSES)[number];
+
+/**
+ * Metadata names gRPC and HTTP/2 keep for themselves (the call's framing, deadline and encodings): one of the
+ * monitor's would be dropped or break the call, so it is refused rather than silently not sent.
+ */
+const RESERVED_METADATA = /^(?:grpc-.*|te|content-type|connection|keep-alive|transfer-encoding|upgrade|host|proxy-connection)$/i;
+const grpcMetadata = z.object({
+  key: headerName().refine((key) => !RESERVED_METADATA.test(key), "must not be a name gRPC or HTTP/2 reserves (grpc-*, te, content-type, connection, host, ...)"),
+  value: headerValue(),
+});
+
+export const grpcMonitorSchema = z
+  .object({
+    ...common,
+    uri: hostPort(LIMITS.targetMaxChars),
+    // A fully-qualified service name ("package.Service") or empty for the whole server; grpc.health.v1 sets no syntax.
+    service: readableLine(LIMITS.grpcServiceMaxChars).default(""),
+    tls: boolean().default(DEFAULTS.grpcTls),
+    headers: list(grpcMetadata, LIMITS.headersPerMonitor).default([]),
+    certificateExpiryDays: integer(LIMITS.certificateExpiryDays).default(DEFAULTS.certificateExpiryDays),
+    expectedStatus: oneOf(GRPC_HEALTH_STATUSES).default(DEFAULTS.grpcExpectedStatus),
+  })
+  .superRefine(quorumWithinRegions)
+  .transform(withDegradedAt);
+
 export const dnsMonitorSchema = z
   .object({
     ...common,
@@ -143,6 +172,7 @@ export const dnsMonitorSchema = z
 export type HttpMonitorConfig = z.output<typeof httpMonitorSchema>;
 export type TcpMonitorConfig = z.output<typeof tcpMonitorSchema>;
 export type DnsMonitorConfig = z.output<typeof dnsMonitorSchema>;
+export type GrpcMonitorConfig = z.output<typeof grpcMonitorSchema>;
 export type Header = z.output<typeof header>;
 export type OpenTelemetryConfig = z.output<typeof openTelemetry>;
 export type StatusCodeAssertion = z.output<typeof statusCodeAssertion>;
@@ -151,15 +181,19 @@ export type HeaderAssertion = z.output<typeof headerAssertion>;
 export type JsonBodyAssertion = z.output<typeof jsonBodyAssertion>;
 export type RecordAssertion = z.output<typeof recordAssertion>;
 
-export type MonitorKind = "http" | "tcp" | "dns";
+export type MonitorKind = "http" | "tcp" | "dns" | "grpc";
 export interface MonitorConfigByKind {
   http: HttpMonitorConfig;
   tcp: TcpMonitorConfig;
   dns: DnsMonitorConfig;
+  grpc: GrpcMonitorConfig;
 }
 export type MonitorConfig = MonitorConfigByKind[MonitorKind];
 
-const schemas = { http: httpMonitorSchema, tcp: tcpMonitorSchema, dns: dnsMonitorSchema } as const;
+const schemas = { http: httpMonitorSchema, tcp: tcpMonitorSchema, dns: dnsMonitorSchema, grpc: grpcMonitorSchema } as const;
+
+/** Every kind an agent checks (heartbeats are pushed to the control plane, not checked). */
+export const MONITOR_KINDS = Object.keys(schemas) as MonitorKind[];
 
 /**
  * A monitor's configuration as a client sent it: any field may be missing
@@ -182,4 +216,5 @@ export const MONITOR_FIELDS: { [K in MonitorKind]: readonly (keyof MonitorConfig
   http: Object.keys(httpMonitorSchema.in.shape) as (keyof HttpMonitorConfig)[],
   tcp: Object.keys(tcpMonitorSchema.in.shape) as (keyof TcpMonitorConfig)[],
   dns: Object.keys(dnsMonitorSchema.in.shape) as (keyof DnsMonitorConfig)[],
+  grpc: Object.keys(grpcMonitorSchema.in.shape) as (keyof GrpcMonitorConfig)[],
 };

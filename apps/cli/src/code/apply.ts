@@ -142,6 +142,7 @@ const MONITOR_CALLS = {
   tcp: { create: "createTCPMonitor", update: "updateTCPMonitor" },
   dns: { create: "createDNSMonitor", update: "updateDNSMonitor" },
   heartbeat: { create: "createHeartbeatMonitor", update: "updateHeartbeatMonitor" },
+  grpc: { create: "createGRPCMonitor", update: "updateGRPCMonitor" },
 } as const;
 
 type Call = (request: unknown) => Promise<{ monitor?: { id: string } }>;

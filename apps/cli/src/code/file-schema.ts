@@ -11,6 +11,7 @@ import {
   groupSchema,
   heartbeatMonitorSchema,
   heartbeatScheduleRule,
+  grpcMonitorSchema,
   httpMonitorSchema,
   set,
   statusPageSchema,
@@ -50,6 +51,7 @@ export const monitorEntrySchema = z.discriminatedUnion("type", [
   monitorEntry("dns", dnsMonitorSchema.in.shape),
   // No ping URL: it is a secret the server makes, answered by `vigil monitors get`.
   monitorEntry("heartbeat", heartbeatMonitorSchema.in.shape).superRefine(heartbeatScheduleRule),
+  monitorEntry("grpc", grpcMonitorSchema.in.shape),
 ]);
 
 /** A field's rule without its default: left out, it stays left out (zod 4 applies a default inside optional()). */

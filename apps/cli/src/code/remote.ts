@@ -1,6 +1,6 @@
 import { heartbeatInputFromMessage, monitorInputFromMessage, notificationInputFromMessage, statusPageFields, type MonitorKind, type ProviderType } from "@vigil/domain";
 import type { VigilClient } from "@vigil/client";
-import type { DNSMonitor, HTTPMonitor, HeartbeatMonitor, TCPMonitor } from "@vigil/proto";
+import type { DNSMonitor, GRPCMonitor, HTTPMonitor, HeartbeatMonitor, TCPMonitor } from "@vigil/proto";
 import { parseEntryConfig, type EntryConfig, type EntryKind } from "./kinds.js";
 import type { StatusPage, StatusPageComponent, StatusPageComponentGroup } from "@vigil/proto/status-page";
 
@@ -78,7 +78,7 @@ async function listAll<T>(read: (limit: number, offset: number) => Promise<{ ite
   return [first, ...rest].flatMap((page) => page.items);
 }
 
-function remoteMonitor(kind: EntryKind, message: HTTPMonitor | TCPMonitor | DNSMonitor | HeartbeatMonitor): RemoteMonitor {
+function remoteMonitor(kind: EntryKind, message: HTTPMonitor | TCPMonitor | DNSMonitor | GRPCMonitor | HeartbeatMonitor): RemoteMonitor {
   const input = kind === "heartbeat" ? heartbeatInputFromMessage(message as HeartbeatMonitor) : monitorInputFromMessage(kind as MonitorKind, message as never);
   return { id: message.id, externalId: message.externalId ?? "", kind, config: parseEntryConfig(kind, input) };
 }
@@ -93,6 +93,7 @@ async function readMonitors(client: VigilClient): Promise<RemoteMonitor[]> {
         ...r.tcpMonitors.map((m) => remoteMonitor("tcp", m)),
         ...r.dnsMonitors.map((m) => remoteMonitor("dns", m)),
         ...r.heartbeatMonitors.map((m) => remoteMonitor("heartbeat", m)),
+        ...r.grpcMonitors.map((m) => remoteMonitor("grpc", m)),
       ],
     };
   });

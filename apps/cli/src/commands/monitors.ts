@@ -1,8 +1,9 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { SUMMARY_TIME_RANGES, httpMethodCodec, monitorStatusCodec, numberComparatorCodec, periodicityCodec, regionCodec, timeRangeCodec } from "@vigil/domain";
+import { GRPC_HEALTH_STATUSES, SUMMARY_TIME_RANGES, httpMethodCodec, monitorStatusCodec, numberComparatorCodec, periodicityCodec, regionCodec, timeRangeCodec } from "@vigil/domain";
 import {
   DNSMonitorSchema,
+  GRPCMonitorSchema,
   GetMonitorStatusResponseSchema,
   type GetMonitorStatusResponse,
   HTTPMonitorSchema,
@@ -13,6 +14,7 @@ import {
   TCPMonitorSchema,
   type MonitorStatus,
   type DNSMonitor,
+  type GRPCMonitor,
   type HTTPMonitor,
   type HeartbeatMonitor,
   type ListMonitorOverviewsResponse,
@@ -27,8 +29,8 @@ import { addCommands, call } from "../resource.js";
 import { parseSeconds, showScreens, watch } from "../watch.js";
 import { addResultCommands, regionOption } from "./results.js";
 
-type Kind = "http" | "tcp" | "dns" | "heartbeat";
-type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor | HeartbeatMonitor;
+type Kind = "http" | "tcp" | "dns" | "grpc" | "heartbeat";
+type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor | GRPCMonitor | HeartbeatMonitor;
 
 const commonFields = (): FieldFlag[] => [
   fields.text("--name <name>", "name", "display name"),
@@ -46,14 +48,19 @@ const commonFields = (): FieldFlag[] => [
   fields.list("--depends-on <ids>", "dependsOn", "monitors it depends on: while one has an open incident, its failures alert nothing ('' for none)"),
 ];
 
+/** Flags HTTP and gRPC monitors share: headers (a gRPC call's metadata) and the certificate warning. */
+const headerField = () => fields.each("--header <name: value>", "headers", "a request header (a gRPC monitor's call metadata)", parseHeader);
+const certificateField = () =>
+  fields.integer("--certificate-expiry-days <days>", "certificateExpiryDays", "warn this many days before the TLS certificate expires, again at 7 and 1 (0: never; default 14)");
+
 const httpFields = (): FieldFlag[] => [
   fields.text("--url <url>", "url", "the URL to request"),
   fields.enumeration("--method <method>", "method", httpMethodCodec, "HTTP method"),
   fields.text("--body <text>", "body", "request body"),
-  fields.each("--header <name: value>", "headers", "a request header", parseHeader),
+  headerField(),
   ...fields.toggle("follow-redirects", "followRedirects", "follow redirects"),
   ...fields.toggle("trace-header", "traceHeader", "send a W3C traceparent header (a new trace per check)"),
-  fields.integer("--certificate-expiry-days <days>", "certificateExpiryDays", "warn this many days before the TLS certificate expires, again at 7 and 1 (0: never; default 14)"),
+  certificateField(),
   fields.each("--expect-status <code>", "statusCodeAssertions", "the status code must equal this", (value) => ({
     target: parseInteger(value),
     comparator: numberComparatorCodec.encode("eq"),
@@ -64,6 +71,13 @@ const httpFields = (): FieldFlag[] => [
     'the JSON body must satisfy "<JSONPath> <comparator> [<target>]", e.g. "$.status eq ok" or "$.error not_exists"',
     parseJsonAssertion,
   ),
+];
+
+/** What only gRPC monitors have (their metadata and certificate warning are headerField and certificateField). */
+const grpcFields = (): FieldFlag[] => [
+  fields.text("--service <name>", "service", 'the health service asked about ("package.Service"; default "", the whole server)'),
+  ...fields.toggle("tls", "tls", "connect over TLS, verifying the certificate (default off)"),
+  fields.text("--expected-status <status>", "expectedStatus", `the health status that passes: ${GRPC_HEALTH_STATUSES.join(", ")} (default SERVING)`),
 ];
 
 const heartbeatFields = (): FieldFlag[] => [
@@ -82,6 +96,7 @@ const KINDS = {
   http: { schema: HTTPMonitorSchema, fields: () => [...commonFields(), ...httpFields()] },
   tcp: { schema: TCPMonitorSchema, fields: () => [...commonFields(), uriField("host:port")] },
   dns: { schema: DNSMonitorSchema, fields: () => [...commonFields(), uriField("a domain name")] },
+  grpc: { schema: GRPCMonitorSchema, fields: () => [...commonFields(), uriField("host:port"), ...grpcFields(), headerField(), certificateField()] },
   heartbeat: { schema: HeartbeatMonitorSchema, fields: () => [...commonFields().filter((f) => HEARTBEAT_COMMON.has(f.field)), ...heartbeatFields()] },
 } satisfies Record<Kind, { schema: DescMessage; fields: () => FieldFlag[] }>;
 
@@ -111,7 +126,7 @@ const callKind = (ctx: Context, kind: Kind, verb: "create" | "update", request: 
   call(ctx, { ...ofMonitors, schema: KINDS[kind].schema }, verb, request, (r: { monitor?: AnyMonitor }) => monitorDetails(ctx, kind, r.monitor));
 
 /** Every flag any kind takes: an update learns the kind from the API, and a flag the kind lacks is refused as an unknown field. */
-const allFields = (): FieldFlag[] => [...commonFields(), ...httpFields(), uriField("host:port or a domain name"), ...heartbeatFields()];
+const allFields = (): FieldFlag[] => [...commonFields(), ...httpFields(), uriField("host:port or a domain name"), ...grpcFields(), ...heartbeatFields()];
 
 function monitorDetails(ctx: Context, kind: Kind, monitor: AnyMonitor | undefined): string {
   return messageDetails(ctx.out.colors, KINDS[kind].schema as DescMessage, monitor as never, [["type", kind]]);
@@ -123,7 +138,7 @@ function monitorRow(ctx: Context, kind: Kind, monitor: AnyMonitor): string[] {
     const status = statusText(ctx.out.colors, word(monitorStatusCodec, monitor.status));
     return [monitor.id, kind, monitor.name ?? "", monitor.pingUrl, every, "", String(monitor.active ?? ""), status];
   }
-  const target = kind === "http" ? (monitor as HTTPMonitor).url : (monitor as TCPMonitor | DNSMonitor).uri;
+  const target = kind === "http" ? (monitor as HTTPMonitor).url : (monitor as TCPMonitor | DNSMonitor | GRPCMonitor).uri;
   return [
     monitor.id,
     kind,
@@ -155,7 +170,7 @@ const sparkline = (values: number[]) => {
   return values.map((v) => (v > 0 ? BLOCKS[Math.min(BLOCKS.length - 1, Math.floor((v / highest) * BLOCKS.length))] : " ")).join("");
 };
 
-/** Each region's status and, for HTTPS monitors, the certificate its newest check saw: when the chain expires, days left, issuer. */
+/** Each region's status and, for HTTPS and gRPC TLS monitors, the certificate its newest check saw: when the chain expires, days left, issuer. */
 function statusTable(ctx: Context, regions: GetMonitorStatusResponse["regions"]): string {
   const rows = regions.map(({ region, status, certificate }) => [
     word(regionCodec, region),
@@ -168,7 +183,7 @@ function statusTable(ctx: Context, regions: GetMonitorStatusResponse["regions"])
 }
 
 export function monitorsCommand(): Command {
-  const monitors = new Command("monitors").description("HTTP, TCP, DNS and heartbeat monitors");
+  const monitors = new Command("monitors").description("HTTP, TCP, DNS, gRPC and heartbeat monitors");
 
   withPaging(monitors.command("list").description("list monitors")).action(
     action(async (ctx, options: { limit?: number; offset?: number }) => {
@@ -177,6 +192,7 @@ export function monitorsCommand(): Command {
           ...r.httpMonitors.map((m) => monitorRow(ctx, "http", m)),
           ...r.tcpMonitors.map((m) => monitorRow(ctx, "tcp", m)),
           ...r.dnsMonitors.map((m) => monitorRow(ctx, "dns", m)),
+          ...r.grpcMonitors.map((m) => monitorRow(ctx, "grpc", m)),
           ...r.heartbeatMonitors.map((m) => monitorRow(ctx, "heartbeat", m)),
         ];
         return pageOf(ctx, table(ctx.out.colors, ["ID", "TYPE", "NAME", "TARGET", "EVERY", "REGIONS", "ACTIVE", "STATUS"], rows), rows.length, r.totalSize);
@@ -223,10 +239,10 @@ export function monitorsCommand(): Command {
       }),
     );
 
-  const create = monitors.command("create").description("create a monitor: vigil monitors create http|tcp|dns|heartbeat [flags]");
+  const create = monitors.command("create").description("create a monitor: vigil monitors create http|tcp|dns|grpc|heartbeat [flags]");
   for (const [kind, spec] of Object.entries(KINDS)) {
     const flags = spec.fields();
-    withFields(create.command(kind).description(kind === "heartbeat" ? "create a heartbeat monitor, which a job pings (vigil ping)" : `create a ${kind.toUpperCase()} monitor`), flags).action(
+    withFields(create.command(kind).description(kind === "heartbeat" ? "create a heartbeat monitor, which a job pings (vigil ping)" : kind === "grpc" ? "create a gRPC health-check monitor" : `create a ${kind.toUpperCase()} monitor`), flags).action(
       action(async (ctx, options: Record<string, unknown>) => void (await callKind(ctx, kind as Kind, "create", { monitor: await bodyOf(flags, options) }))),
     );
   }

@@ -67,7 +67,7 @@ async function warn(tx: Tx, monitors: Map<string, MonitorState>, seen: Map<strin
   const settings = await tx.$queryRaw<{ id: string; days: number | null; chain_not_after: Date | null; stage: number | null }[]>`
     SELECT m.id, m.certificate_expiry_days AS days, w.chain_not_after, w.stage
     FROM monitors m LEFT JOIN certificate_warnings w ON w.monitor_id = m.id
-    WHERE m.id = ANY(${ids}::text[]) AND m.kind = 'http'`;
+    WHERE m.id = ANY(${ids}::text[]) AND m.kind IN ('http', 'grpc')`;
   const events: EventRow[] = [];
   const saved: { monitorId: string; chainNotAfter: Date; stage: number }[] = [];
   const ended: string[] = [];

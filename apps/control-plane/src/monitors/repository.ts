@@ -95,9 +95,19 @@ function checkedRecordOfRow(row: Row): MonitorRecord {
           headerAssertions: row.headerAssertions,
           jsonBodyAssertions: row.jsonBodyAssertions,
         }
-      : row.kind === "tcp"
-        ? { ...common, uri: row.target }
-        : { ...common, uri: row.target, recordAssertions: row.recordAssertions };
+      : row.kind === "grpc"
+        ? {
+            ...common,
+            uri: row.target,
+            service: row.grpcService ?? "",
+            tls: row.grpcTls ?? DEFAULTS.grpcTls,
+            headers: row.headers,
+            certificateExpiryDays: row.certificateExpiryDays ?? DEFAULTS.certificateExpiryDays,
+            expectedStatus: row.grpcExpectedStatus ?? DEFAULTS.grpcExpectedStatus,
+          }
+        : row.kind === "tcp"
+          ? { ...common, uri: row.target }
+          : { ...common, uri: row.target, recordAssertions: row.recordAssertions };
   return {
     id: row.id,
     kind: row.kind as MonitorKind,
@@ -115,9 +125,10 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
   const json = (value: unknown) => value as Prisma.InputJsonValue;
   const http = kind === "http" ? (config as MonitorConfigByKind["http"]) : undefined;
   const dns = kind === "dns" ? (config as MonitorConfigByKind["dns"]) : undefined;
+  const grpc = kind === "grpc" ? (config as MonitorConfigByKind["grpc"]) : undefined;
   return {
     name: config.name,
-    target: http ? http.url : (config as MonitorConfigByKind["tcp" | "dns"]).uri,
+    target: http ? http.url : (config as MonitorConfigByKind["tcp" | "dns" | "grpc"]).uri,
     periodicity: config.periodicity,
     timeoutMs: config.timeout,
     retry: config.retry,
@@ -134,8 +145,11 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
     body: http?.body ?? null,
     followRedirects: http?.followRedirects ?? null,
     traceHeader: http?.traceHeader ?? null,
-    certificateExpiryDays: http?.certificateExpiryDays ?? null,
-    headers: json(http?.headers ?? []),
+    certificateExpiryDays: (http ?? grpc)?.certificateExpiryDays ?? null,
+    grpcService: grpc?.service ?? null,
+    grpcTls: grpc?.tls ?? null,
+    grpcExpectedStatus: grpc?.expectedStatus ?? null,
+    headers: json((http ?? grpc)?.headers ?? []),
     statusCodeAssertions: json(http?.statusCodeAssertions ?? []),
     bodyAssertions: json(http?.bodyAssertions ?? []),
     headerAssertions: json(http?.headerAssertions ?? []),
@@ -152,7 +166,8 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
  * query itself. Timestamps are timestamptz, whose JSON carries its offset.
  */
 const MONITOR_COLUMNS = `id, workspace_id AS "workspaceId", kind::text AS kind, name, target, periodicity, method, body, headers,
-  timeout_ms AS "timeoutMs", retry, follow_redirects AS "followRedirects", trace_header AS "traceHeader", certificate_expiry_days AS "certificateExpiryDays", regions, active, public, degraded_at_ms AS "degradedAtMs",
+  timeout_ms AS "timeoutMs", retry, follow_redirects AS "followRedirects", trace_header AS "traceHeader", certificate_expiry_days AS "certificateExpiryDays",
+  grpc_service AS "grpcService", grpc_tls AS "grpcTls", grpc_expected_status AS "grpcExpectedStatus", regions, active, public, degraded_at_ms AS "degradedAtMs",
   description, status_code_assertions AS "statusCodeAssertions", body_assertions AS "bodyAssertions",
   header_assertions AS "headerAssertions", record_assertions AS "recordAssertions",
   json_body_assertions AS "jsonBodyAssertions", open_telemetry AS "openTelemetry", status,

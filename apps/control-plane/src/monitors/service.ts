@@ -60,7 +60,7 @@ import type { MonitorRepository } from "./repository";
 import type { HeartbeatPings } from "../heartbeats/pings";
 import type { OverviewWakes } from "./overview-wakes";
 
-const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS", heartbeat: "Heartbeat" } as const;
+const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS", grpc: "GRPC", heartbeat: "Heartbeat" } as const;
 /** Attempts at a partial update that keeps losing to concurrent writers before giving up. */
 const UPDATE_ATTEMPTS = 5;
 
@@ -280,6 +280,8 @@ export function monitorService(
     updateHTTPMonitor: (req, ctx) => updateMonitor(ctx, "http", req),
     updateTCPMonitor: (req, ctx) => updateMonitor(ctx, "tcp", req),
     updateDNSMonitor: (req, ctx) => updateMonitor(ctx, "dns", req),
+    createGRPCMonitor: (req, ctx) => createMonitor(ctx, "grpc", req.monitor),
+    updateGRPCMonitor: (req, ctx) => updateMonitor(ctx, "grpc", req),
     createHeartbeatMonitor: (req, ctx) => createHeartbeat(ctx, req.monitor),
     updateHeartbeatMonitor: (req, ctx) => updateHeartbeat(ctx, req),
 
@@ -292,6 +294,7 @@ export function monitorService(
         httpMonitors: listed("http"),
         tcpMonitors: listed("tcp"),
         dnsMonitors: listed("dns"),
+        grpcMonitors: listed("grpc"),
         heartbeatMonitors: listed("heartbeat"),
         totalSize: total,
       };

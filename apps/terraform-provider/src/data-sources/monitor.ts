@@ -9,10 +9,10 @@ import { monitorOutput } from "../resources/monitor.js";
 const schema: BlockSpec = {
   attributes: {
     id: required("string", "The monitor's id."),
-    type: computed("string", "The monitor's kind: http, tcp, dns or heartbeat."),
+    type: computed("string", "The monitor's kind: http, tcp, dns, grpc or heartbeat."),
     name: computed("string", "Name of the monitor."),
     url: computed("string", "URL requested (HTTP monitors; null for the others)."),
-    uri: computed("string", "Target: host:port of a TCP monitor, domain of a DNS monitor (null for HTTP monitors)."),
+    uri: computed("string", "Target: host:port of a TCP or gRPC monitor, domain of a DNS monitor (null for HTTP monitors and heartbeats)."),
     periodicity: computed("string", `How often the monitor is checked: ${PERIODICITIES.join(", ")} (null for heartbeats).`),
     method: computed("string", "HTTP method (HTTP monitors; null for the others)."),
     active: computed("bool", "Whether the monitor is checked."),

@@ -34,12 +34,13 @@ export const monitorsDataSource: DataSourceDefinition = {
   validate: (config) => domainViolations(() => pageOf(config), { prefixed: false }),
   async read(ctx, config) {
     const { limit, offset } = pageOf(config);
-    const { httpMonitors, tcpMonitors, dnsMonitors, heartbeatMonitors } = await ctx.client.monitors.listMonitors({ limit, offset }, { signal: ctx.signal });
+    const { httpMonitors, tcpMonitors, dnsMonitors, grpcMonitors, heartbeatMonitors } = await ctx.client.monitors.listMonitors({ limit, offset }, { signal: ctx.signal });
     // The API answers a page grouped by kind; the page's own order is put back.
     const listed = [
       ...httpMonitors.map((monitor) => ({ ...monitor, type: "http" })),
       ...tcpMonitors.map((monitor) => ({ ...monitor, type: "tcp" })),
       ...dnsMonitors.map((monitor) => ({ ...monitor, type: "dns" })),
+      ...grpcMonitors.map((monitor) => ({ ...monitor, type: "grpc" })),
       ...heartbeatMonitors.map((monitor) => ({ ...monitor, type: "heartbeat" })),
     ].sort(byCreation);
     return { limit, offset, monitors: listed.map(({ id, name, type }) => ({ id, name: name ?? "", type })) };

@@ -20,7 +20,7 @@ import type { TfObject } from "../values/index.js";
 import { answered, deleteIfPresent, dependsOnMonitorsAttribute, unlessMissing } from "./common.js";
 import type { CallContext, ResourceDefinition } from "./definition.js";
 
-/** What the HTTP, TCP and DNS monitors share, as the contract's tables list it. */
+/** What the HTTP, TCP, DNS and gRPC monitors share, as the contract's tables list it. */
 export const monitorAttributes: Record<string, AttributeSpec> = {
   id: computed("string", "The monitor's id."),
   name: required("string", `Name of the monitor, at most ${LIMITS.nameMaxChars} characters.`),
@@ -100,6 +100,7 @@ const CALLS = {
   http: { create: "createHTTPMonitor", update: "updateHTTPMonitor", label: "HTTP" },
   tcp: { create: "createTCPMonitor", update: "updateTCPMonitor", label: "TCP" },
   dns: { create: "createDNSMonitor", update: "updateDNSMonitor", label: "DNS" },
+  grpc: { create: "createGRPCMonitor", update: "updateGRPCMonitor", label: "gRPC" },
 } as const;
 
 type MonitorCall = (request: unknown, options: { signal: AbortSignal }) => Promise<{ monitor?: MonitorMessageByKind[MonitorKind] }>;

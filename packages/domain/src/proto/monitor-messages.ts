@@ -2,9 +2,11 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import type { FieldMask, Timestamp } from "@bufbuild/protobuf/wkt";
 import {
   DNSMonitorSchema,
+  GRPCMonitorSchema,
   HTTPMonitorSchema,
   TCPMonitorSchema,
   type DNSMonitor,
+  type GRPCMonitor,
   type Header as HeaderMessage,
   type HTTPMonitor,
   type OpenTelemetryConfig as OpenTelemetryMessage,
@@ -35,6 +37,7 @@ export interface MonitorMessageByKind {
   http: HTTPMonitor;
   tcp: TCPMonitor;
   dns: DNSMonitor;
+  grpc: GRPCMonitor;
 }
 
 /** A stored monitor: its configuration plus what the service keeps about it. */
@@ -54,6 +57,7 @@ export const MONITOR_MESSAGE_SCHEMAS: { [K in MonitorKind]: DescMessage } = {
   http: HTTPMonitorSchema,
   tcp: TCPMonitorSchema,
   dns: DNSMonitorSchema,
+  grpc: GRPCMonitorSchema,
 };
 
 const int = (value: bigint | undefined) => (value === undefined ? undefined : Number(value));
@@ -80,6 +84,18 @@ export function monitorInputFromMessage<K extends MonitorKind>(kind: K, message:
     dependsOn: message.dependsOn,
   };
   if (kind === "tcp") return { ...common, uri: (message as TCPMonitor).uri };
+  if (kind === "grpc") {
+    const grpc = message as GRPCMonitor;
+    return {
+      ...common,
+      uri: grpc.uri,
+      service: grpc.service,
+      tls: grpc.tls,
+      headers: headersIn(grpc.headers),
+      certificateExpiryDays: int(grpc.certificateExpiryDays),
+      expectedStatus: grpc.expectedStatus,
+    };
+  }
   if (kind === "dns") {
     const dns = message as DNSMonitor;
     return {
@@ -220,6 +236,20 @@ export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>
         target,
         comparator: recordComparatorCodec.encode(comparator),
       })),
+    };
+    return message as MonitorMessageByKind[K];
+  }
+  if (record.kind === "grpc") {
+    const grpc = config as MonitorConfigByKind["grpc"];
+    const message: EveryField<GRPCMonitor> = {
+      $typeName: "monitor.v1.GRPCMonitor",
+      ...common,
+      uri: grpc.uri,
+      service: grpc.service,
+      tls: grpc.tls,
+      headers: headersOut(grpc.headers),
+      certificateExpiryDays: BigInt(grpc.certificateExpiryDays),
+      expectedStatus: grpc.expectedStatus,
     };
     return message as MonitorMessageByKind[K];
   }

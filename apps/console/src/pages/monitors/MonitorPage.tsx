@@ -15,7 +15,7 @@ import { HeartbeatView } from "./HeartbeatView";
 import { LatencyChart } from "./LatencyChart";
 import { PhaseBars } from "./PhaseBars";
 import { regionName } from "../../monitors/regions";
-import { setActive, targetOf, type AnyMonitor, type Kind } from "./monitor";
+import { KIND_NAMES, setActive, targetOf, type AnyMonitor, type Kind } from "./monitor";
 
 /** After "Check now" the page asks again every second for this long, so the new results show as they arrive. */
 const LIVE_AFTER_CHECK_MS = 30_000;
@@ -81,11 +81,21 @@ function MonitorView({ id, kind, monitor }: { id: string; kind: Kind; monitor: A
     <Page title={monitor.name ?? id} wide>
       <dl className="facts">
         <dt>Kind</dt>
-        <dd>{kind.toUpperCase()}</dd>
+        <dd>{KIND_NAMES[kind]}</dd>
         <dt>Target</dt>
         <dd>
           <code>{targetOf(kind, monitor)}</code>
         </dd>
+        {monitor.$typeName === "monitor.v1.GRPCMonitor" && (
+          <>
+            <dt>Health service</dt>
+            <dd>{monitor.service ? <code>{monitor.service}</code> : "The whole server"}</dd>
+            <dt>Expected status</dt>
+            <dd>{monitor.expectedStatus}</dd>
+            <dt>TLS</dt>
+            <dd>{monitor.tls ? "On" : "Off"}</dd>
+          </>
+        )}
         <dt>Status</dt>
         <dd>
           <StatusBadge status={monitor.status} /> {monitor.active ? "" : "(paused)"}

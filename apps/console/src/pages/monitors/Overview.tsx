@@ -9,6 +9,7 @@ import { StatusBadge, formatLatency, formatPercent, statusLabel } from "../../mo
 import { useSignedIn } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
 import { useClient } from "../../controls";
+import { KIND_NAMES, type Kind } from "./monitor";
 import { Sparkline } from "./Sparkline";
 
 /** The API's largest page: a thousand monitors are ten calls, made at once. */
@@ -92,7 +93,7 @@ const STATUS_ORDER: Record<MonitorStatus, number> = {
   [MonitorStatus.UNSPECIFIED]: 2,
   [MonitorStatus.ACTIVE]: 3,
 };
-const KINDS = ["http", "tcp", "dns"] as const;
+const KINDS = ["http", "tcp", "dns", "grpc"] as const;
 const SORTS = {
   name: { label: "Name", compare: (a: MonitorOverview, b: MonitorOverview) => a.name.localeCompare(b.name) },
   status: { label: "Status (worst first)", compare: (a: MonitorOverview, b: MonitorOverview) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] },
@@ -164,7 +165,7 @@ export default function Overview() {
       )}
       <form className="filters" role="search" aria-label="Filter monitors" onSubmit={(e) => e.preventDefault()}>
         <Choice id="filter-status" label="Status" value={filters.status} onChange={(v) => filters.set("status", v)} options={[["", "Any status"], ...Object.keys(STATUS_FILTERS).map((s) => [s, statusLabel(STATUS_FILTERS[s as keyof typeof STATUS_FILTERS])] as const)]} />
-        <Choice id="filter-kind" label="Kind" value={filters.kind} onChange={(v) => filters.set("kind", v)} options={[["", "Any kind"], ...KINDS.map((k) => [k, k.toUpperCase()] as const)]} />
+        <Choice id="filter-kind" label="Kind" value={filters.kind} onChange={(v) => filters.set("kind", v)} options={[["", "Any kind"], ...KINDS.map((k) => [k, KIND_NAMES[k]] as const)]} />
         <Choice id="filter-region" label="Region" value={filters.region} onChange={(v) => filters.set("region", v)} options={[["", "Any region"], ...regions.map((r) => [r, r] as const)]} />
         <div className="field">
           <label htmlFor="filter-text">Name or target</label>
@@ -213,7 +214,7 @@ const Row = memo(function Row({ monitor: m }: { monitor: MonitorOverview }) {
         <Link to={`/monitors/${m.id}`}>{m.name}</Link>
         {!m.active && <span className="hint"> (paused)</span>}
       </th>
-      <td data-label="Kind">{m.kind.toUpperCase()}</td>
+      <td data-label="Kind">{KIND_NAMES[m.kind as Kind] ?? m.kind.toUpperCase()}</td>
       <td data-label="Status" className="badges">
         <StatusBadge status={m.status} />
         {m.regions.map((r) => (

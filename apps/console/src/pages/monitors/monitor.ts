@@ -1,12 +1,15 @@
 import type { Client } from "@connectrpc/connect";
-import { MonitorService, type DNSMonitor, type HTTPMonitor, type HeartbeatMonitor, type Monitor, type TCPMonitor } from "@vigil/proto";
+import { MonitorService, type DNSMonitor, type GRPCMonitor, type HTTPMonitor, type HeartbeatMonitor, type Monitor, type TCPMonitor } from "@vigil/proto";
 
 export type Kind = NonNullable<Monitor["config"]["case"]>;
-export type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor | HeartbeatMonitor;
+export type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor | GRPCMonitor | HeartbeatMonitor;
+
+/** Each kind's name as the console shows it. */
+export const KIND_NAMES: Record<Kind, string> = { http: "HTTP", tcp: "TCP", dns: "DNS", grpc: "gRPC", heartbeat: "Heartbeat" };
 
 /** What a monitor checks: the URL of an HTTP monitor, the host:port or domain of the others; a heartbeat checks nothing. */
 export const targetOf = (kind: Kind, monitor: AnyMonitor): string =>
-  (kind === "http" ? (monitor as HTTPMonitor).url : kind === "heartbeat" ? "" : (monitor as TCPMonitor | DNSMonitor).uri) ?? "";
+  (kind === "http" ? (monitor as HTTPMonitor).url : kind === "heartbeat" ? "" : (monitor as TCPMonitor | DNSMonitor | GRPCMonitor).uri) ?? "";
 
 /**
  * Pauses or resumes a monitor through its kind's Update method, as `vigil monitors update --no-active`
@@ -21,6 +24,8 @@ export function setActive(client: Client<typeof MonitorService>, kind: Kind, id:
       return client.updateTCPMonitor(request);
     case "dns":
       return client.updateDNSMonitor(request);
+    case "grpc":
+      return client.updateGRPCMonitor(request);
     case "heartbeat":
       return client.updateHeartbeatMonitor(request);
   }

@@ -45,7 +45,7 @@ export function Components({ page, mayEdit }: { page: StatusPage; mayEdit: boole
   const [moved, setMoved] = useState<{ top?: string[]; groups: Record<string, string[]> }>({ groups: {} });
   if (!components.data || !groups.data) return components.error || groups.error ? <FormMessage message={(components.error ?? groups.error)!.message} /> : null;
 
-  const monitorList = [...(monitors.data?.httpMonitors ?? []), ...(monitors.data?.tcpMonitors ?? []), ...(monitors.data?.dnsMonitors ?? [])];
+  const monitorList = [...(monitors.data?.httpMonitors ?? []), ...(monitors.data?.tcpMonitors ?? []), ...(monitors.data?.dnsMonitors ?? []), ...(monitors.data?.grpcMonitors ?? [])];
   const monitorName = (id: string | undefined) => monitorList.find((m) => m.id === id)?.name ?? "";
   const componentName = (c: StatusPageComponent) => c.name || monitorName(c.monitorId) || (c.type === "static" ? "Static component" : "Monitor component");
   const items = itemsOf(components.data.components, groups.data.groups);

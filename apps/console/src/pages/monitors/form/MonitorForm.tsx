@@ -1,4 +1,5 @@
 import {
+  GRPC_HEALTH_STATUSES,
   HTTP_METHODS,
   JSON_COMPARATORS,
   LIMITS,
@@ -27,15 +28,25 @@ import { Link, useNavigate } from "react-router";
 import { fieldRulesOf, refusalOfError } from "../../../api";
 import { FormMessage, Labelled, useFocusOnFirstError } from "../../../ui";
 import { DependsOn } from "./DependsOn";
+import { KIND_NAMES } from "../monitor";
 import { NEW_MONITOR, asNumber, formFieldOf, monitorResolver, orUndefined, type MonitorFormValues, type ValidMonitor } from "./values";
 
-export const KIND_LABELS: Record<MonitorKind, string> = { http: "HTTP", tcp: "TCP", dns: "DNS" };
+export const KIND_LABELS: Record<MonitorKind, string> = KIND_NAMES;
 
 const TARGETS = {
   http: { name: "url", label: "URL", hint: "An absolute http:// or https:// URL." },
   tcp: { name: "uri", label: "Host and port", hint: "host:port, where host is a name, an IPv4 address or [IPv6]; port 1 to 65535." },
   dns: { name: "uri", label: "Domain name", hint: "The name to resolve, e.g. example.com." },
+  grpc: { name: "uri", label: "Host and port", hint: "host:port of the gRPC server, where host is a name, an IPv4 address or [IPv6]; port 1 to 65535." },
 } as const;
+
+/** The health statuses' words; their values are the domain's (grpc.health.v1's names). */
+const HEALTH_STATUS_WORDS: Record<string, string> = {
+  SERVING: "SERVING",
+  NOT_SERVING: "NOT_SERVING",
+  UNKNOWN: "UNKNOWN",
+  SERVICE_UNKNOWN: "SERVICE_UNKNOWN (the server does not know the service)",
+};
 
 /** The comparators' words; their values are the domain's. */
 const COMPARATOR_WORDS: Record<string, string> = {
@@ -297,6 +308,38 @@ function RecordAssertions() {
   );
 }
 
+/** The certificate warning of the kinds that verify one (HTTPS, gRPC over TLS). */
+function CertificateExpiryDays() {
+  return (
+    <TextInput
+      name="certificateExpiryDays"
+      label="Certificate warning (days)"
+      hint={`${LIMITS.certificateExpiryDays.min} to ${LIMITS.certificateExpiryDays.max}: warn the monitor's channels this many days before the TLS certificate (or one that issued it) expires, and again at 7 and 1 days. 0: never.`}
+      inputMode="numeric"
+      options={numberOptions}
+    />
+  );
+}
+
+/** What a gRPC health check asks and expects. */
+function HealthCheck() {
+  return (
+    <fieldset>
+      <legend>Health check</legend>
+      <TextInput
+        name="service"
+        label="Service"
+        hint={`The health service asked about ("package.Service"), at most ${LIMITS.grpcServiceMaxChars} characters. Empty: the whole server.`}
+        autoComplete="off"
+      />
+      <Select name="expectedStatus" label="Expected status" values={GRPC_HEALTH_STATUSES} words={HEALTH_STATUS_WORDS} hint="The check passes when grpc.health.v1.Health/Check answers this status." />
+      <Check name="tls" label="TLS" hint="Connect over TLS, verifying the server's certificate as for HTTPS." />
+      <Headers name="headers" legend="Metadata" noun="Metadata entry" />
+      <CertificateExpiryDays />
+    </fieldset>
+  );
+}
+
 function Timing() {
   const { watch } = useFormContext<MonitorFormValues>();
   const timeout = watch("timeout");
@@ -435,15 +478,10 @@ export function MonitorForm<K extends MonitorKind>({
               label="Send a trace header"
               hint="Each check sends a W3C traceparent header starting a new trace, whose id the check log shows. A traceparent among the headers is sent instead."
             />
-            <TextInput
-              name="certificateExpiryDays"
-              label="Certificate warning (days)"
-              hint={`${LIMITS.certificateExpiryDays.min} to ${LIMITS.certificateExpiryDays.max}: warn the monitor's channels this many days before the TLS certificate (or one that issued it) expires, and again at 7 and 1 days. 0: never.`}
-              inputMode="numeric"
-              options={numberOptions}
-            />
+            <CertificateExpiryDays />
           </fieldset>
         )}
+        {kind === "grpc" && <HealthCheck />}
         <Timing />
         <Regions />
         <Alerting />

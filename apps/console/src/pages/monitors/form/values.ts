@@ -3,13 +3,14 @@ import {
   DEFAULTS,
   dnsMonitorSchema,
   externalIdRule,
+  grpcMonitorSchema,
   httpMonitorSchema,
   monitorInputFromMessage,
   tcpMonitorSchema,
   type MonitorConfigByKind,
   type MonitorKind,
 } from "@vigil/domain/monitors";
-import type { DNSMonitor, HTTPMonitor, TCPMonitor } from "@vigil/proto";
+import type { DNSMonitor, GRPCMonitor, HTTPMonitor, TCPMonitor } from "@vigil/proto";
 import type { Resolver } from "react-hook-form";
 import { z } from "zod";
 
@@ -32,6 +33,9 @@ export interface MonitorFormValues {
   followRedirects: boolean;
   traceHeader: boolean;
   certificateExpiryDays: number | undefined;
+  service: string;
+  tls: boolean;
+  expectedStatus: string;
   timeout: number | undefined;
   retry: number | undefined;
   degradedAt: number | undefined;
@@ -68,6 +72,9 @@ export const NEW_MONITOR: MonitorFormValues = {
   followRedirects: DEFAULTS.followRedirects,
   traceHeader: DEFAULTS.traceHeader,
   certificateExpiryDays: DEFAULTS.certificateExpiryDays,
+  service: "",
+  tls: DEFAULTS.grpcTls,
+  expectedStatus: DEFAULTS.grpcExpectedStatus,
   timeout: DEFAULTS.timeoutMs,
   retry: DEFAULTS.retry,
   degradedAt: undefined,
@@ -88,7 +95,7 @@ export const NEW_MONITOR: MonitorFormValues = {
 };
 
 /** A stored monitor's values, as GetMonitor answers it. */
-export function valuesOfMonitor<K extends MonitorKind>(kind: K, message: { http: HTTPMonitor; tcp: TCPMonitor; dns: DNSMonitor }[K]): MonitorFormValues {
+export function valuesOfMonitor<K extends MonitorKind>(kind: K, message: { http: HTTPMonitor; tcp: TCPMonitor; dns: DNSMonitor; grpc: GRPCMonitor }[K]): MonitorFormValues {
   const input = monitorInputFromMessage(kind, message) as Partial<MonitorFormValues> & { openTelemetry?: MonitorFormValues["openTelemetry"] };
   const defined = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
   return {
@@ -100,7 +107,7 @@ export function valuesOfMonitor<K extends MonitorKind>(kind: K, message: { http:
   };
 }
 
-const SCHEMAS = { http: httpMonitorSchema, tcp: tcpMonitorSchema, dns: dnsMonitorSchema } as const;
+const SCHEMAS = { http: httpMonitorSchema, tcp: tcpMonitorSchema, dns: dnsMonitorSchema, grpc: grpcMonitorSchema } as const;
 
 /** The API's rules of `kind`, run in the browser on what the form would send. */
 export function monitorResolver<K extends MonitorKind>(kind: K): Resolver<MonitorFormValues, unknown, ValidMonitor<K>> {

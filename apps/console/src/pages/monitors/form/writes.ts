@@ -1,10 +1,20 @@
 import { MONITOR_FIELDS, monitorConfigToMessage, type MonitorConfigByKind, type MonitorKind } from "@vigil/domain/monitors";
-import { DNSMonitorSchema, HTTPMonitorSchema, MonitorService, TCPMonitorSchema, type DNSMonitor, type HTTPMonitor, type TCPMonitor } from "@vigil/proto";
+import {
+  DNSMonitorSchema,
+  GRPCMonitorSchema,
+  HTTPMonitorSchema,
+  MonitorService,
+  TCPMonitorSchema,
+  type DNSMonitor,
+  type GRPCMonitor,
+  type HTTPMonitor,
+  type TCPMonitor,
+} from "@vigil/proto";
 import { useQueryClient } from "@tanstack/react-query";
 import { useClient } from "../../../controls";
 import type { ValidMonitor } from "./values";
 
-const MESSAGES = { http: HTTPMonitorSchema, tcp: TCPMonitorSchema, dns: DNSMonitorSchema } as const;
+const MESSAGES = { http: HTTPMonitorSchema, tcp: TCPMonitorSchema, dns: DNSMonitorSchema, grpc: GRPCMonitorSchema } as const;
 
 /** An update mask naming every field a form sets, as the proto spells them (`degraded_at`). */
 const everyField = (kind: MonitorKind) => {
@@ -32,6 +42,7 @@ export function useMonitorWrites() {
     const monitor = messageOf(kind, valid);
     if (kind === "http") return done(await client.createHTTPMonitor({ monitor: monitor as HTTPMonitor }));
     if (kind === "tcp") return done(await client.createTCPMonitor({ monitor: monitor as TCPMonitor }));
+    if (kind === "grpc") return done(await client.createGRPCMonitor({ monitor: monitor as GRPCMonitor }));
     return done(await client.createDNSMonitor({ monitor: monitor as DNSMonitor }));
   }
 
@@ -40,6 +51,7 @@ export function useMonitorWrites() {
     const updateMask = everyField(kind);
     if (kind === "http") return done(await client.updateHTTPMonitor({ id, monitor: monitor as HTTPMonitor, updateMask }));
     if (kind === "tcp") return done(await client.updateTCPMonitor({ id, monitor: monitor as TCPMonitor, updateMask }));
+    if (kind === "grpc") return done(await client.updateGRPCMonitor({ id, monitor: monitor as GRPCMonitor, updateMask }));
     return done(await client.updateDNSMonitor({ id, monitor: monitor as DNSMonitor, updateMask }));
   }
 
