@@ -1,4 +1,4 @@
-import { formatDuration, formatTime, type RegionReport } from "@vigil/domain";
+import { MONITOR_KIND_NAMES, formatDuration, formatTime, type RegionReport } from "@vigil/domain";
 import type { AlertMessage } from "./types";
 
 /**
@@ -81,7 +81,7 @@ export const regionList = (regions: RegionReport[]) => regions.map((r) => r.regi
 /** The facts of a message as label and value, in reading order; absent facts are left out. */
 export function facts(message: AlertMessage): { label: string; value: string }[] {
   const out: { label: string; value: string }[] = [
-    { label: "Monitor", value: `${message.monitor.name} (${message.monitor.kind.toUpperCase()}${message.monitor.target ? ` ${message.monitor.target}` : ""})` },
+    { label: "Monitor", value: `${message.monitor.name} (${MONITOR_KIND_NAMES[message.monitor.kind]}${message.monitor.target ? ` ${message.monitor.target}` : ""})` },
     { label: "Status", value: `${headline(message)}: ${message.monitor.name} ${what(message)}` },
   ];
   if (message.regions.length > 0) out.push({ label: "Regions", value: message.regions.map(describeRegion).join("; ") });

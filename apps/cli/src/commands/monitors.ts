@@ -1,6 +1,6 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { GRPC_HEALTH_STATUSES, SUMMARY_TIME_RANGES, httpMethodCodec, monitorStatusCodec, numberComparatorCodec, periodicityCodec, regionCodec, timeRangeCodec } from "@vigil/domain";
+import { GRPC_HEALTH_STATUSES, MONITOR_KIND_NAMES, SUMMARY_TIME_RANGES, httpMethodCodec, monitorStatusCodec, numberComparatorCodec, periodicityCodec, regionCodec, timeRangeCodec } from "@vigil/domain";
 import {
   DNSMonitorSchema,
   GRPCMonitorSchema,
@@ -242,7 +242,7 @@ export function monitorsCommand(): Command {
   const create = monitors.command("create").description("create a monitor: vigil monitors create http|tcp|dns|grpc|heartbeat [flags]");
   for (const [kind, spec] of Object.entries(KINDS)) {
     const flags = spec.fields();
-    withFields(create.command(kind).description(kind === "heartbeat" ? "create a heartbeat monitor, which a job pings (vigil ping)" : kind === "grpc" ? "create a gRPC health-check monitor" : `create a ${kind.toUpperCase()} monitor`), flags).action(
+    withFields(create.command(kind).description(kind === "heartbeat" ? "create a heartbeat monitor, which a job pings (vigil ping)" : kind === "grpc" ? "create a gRPC health-check monitor" : `create a ${MONITOR_KIND_NAMES[kind as Kind]} monitor`), flags).action(
       action(async (ctx, options: Record<string, unknown>) => void (await callKind(ctx, kind as Kind, "create", { monitor: await bodyOf(flags, options) }))),
     );
   }

@@ -1,11 +1,12 @@
 import type { Client } from "@connectrpc/connect";
 import { MonitorService, type DNSMonitor, type GRPCMonitor, type HTTPMonitor, type HeartbeatMonitor, type Monitor, type TCPMonitor } from "@vigil/proto";
+import { MONITOR_KIND_NAMES } from "@vigil/domain";
 
 export type Kind = NonNullable<Monitor["config"]["case"]>;
 export type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor | GRPCMonitor | HeartbeatMonitor;
 
 /** Each kind's name as the console shows it. */
-export const KIND_NAMES: Record<Kind, string> = { http: "HTTP", tcp: "TCP", dns: "DNS", grpc: "gRPC", heartbeat: "Heartbeat" };
+export const KIND_NAMES: Record<Kind, string> = MONITOR_KIND_NAMES;
 
 /** What a monitor checks: the URL of an HTTP monitor, the host:port or domain of the others; a heartbeat checks nothing. */
 export const targetOf = (kind: Kind, monitor: AnyMonitor): string =>
