@@ -1,34 +1,13 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
-import { vigil, type Run } from "./support/cli.js";
+import { vigil } from "./support/cli.js";
+import { cliWorkspace } from "./support/workspace.js";
 
 /** A monitor's alertQuorum, confirmations and recoveryConfirmations through the built CLI: flags, and vigil.yaml plan/apply/export. */
 describe("vigil: per-monitor alerting fields", () => {
-  let api: TestApi;
-  let ws: WorkspaceKeys;
-  let dir: string;
-
-  beforeAll(async () => {
-    api = await startTestApi("pglite");
-    ws = await api.workspace();
-    dir = await mkdtemp(join(tmpdir(), "vigil-alerting-"));
-  });
-  afterAll(async () => {
-    await api?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
-
-  const env = (): NodeJS.ProcessEnv => ({ HOME: dir, SERVICE_API_URL: api.baseUrl, SERVICE_API_KEY: ws.write.key });
-  async function ok(args: string[]): Promise<Run> {
-    const run = await vigil(args, env());
-    expect({ args, code: run.code, stderr: run.stderr }).toMatchObject({ code: 0, stderr: expect.not.stringContaining("vigil:") });
-    return run;
-  }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const okJson = async (args: string[]): Promise<any> => JSON.parse((await ok([...args, "-o", "json"])).stdout);
+  const cli = cliWorkspace("alerting");
+  const { ok, okJson } = cli;
 
   it("create and update take --alert-quorum, --confirmations and --recovery-confirmations for every kind", async () => {
     const regions = ["--region", "hostA-ams", "--region", "hostB-fra"];
@@ -49,16 +28,16 @@ describe("vigil: per-monitor alerting fields", () => {
   });
 
   it("refuses a bad value with the API's words, naming the field", async () => {
-    const run = await vigil(["monitors", "create", "tcp", "--name", "db", "--uri", "db.example.com:5432", "--periodicity", "1m", "--confirmations", "11"], env());
+    const run = await vigil(["monitors", "create", "tcp", "--name", "db", "--uri", "db.example.com:5432", "--periodicity", "1m", "--confirmations", "11"], cli.env());
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("monitor.confirmations: must be an integer from 1 to 10");
-    const quorum = await vigil(["monitors", "create", "tcp", "--name", "db", "--uri", "db.example.com:5432", "--periodicity", "1m", "--alert-quorum", "most"], env());
+    const quorum = await vigil(["monitors", "create", "tcp", "--name", "db", "--uri", "db.example.com:5432", "--periodicity", "1m", "--alert-quorum", "most"], cli.env());
     expect(quorum.code).not.toBe(0);
     expect(quorum.stderr).toContain("monitor.alertQuorum: must be");
   });
 
   it("vigil.yaml applies the fields, plans no change after, plans a change of one, and exports what differs from the defaults", async () => {
-    const file = join(dir, "vigil.yaml");
+    const file = join(cli.dir, "vigil.yaml");
     const text = (confirmations: number) => `
 project: quiet
 monitors:
@@ -79,13 +58,13 @@ monitors:
 `;
     await writeFile(file, text(3));
     await ok(["apply", "-f", file]);
-    const { httpMonitors, tcpMonitors } = await api.client(ws.write.key).listMonitors({ limit: 100 });
+    const { httpMonitors, tcpMonitors } = await cli.api.client(cli.ws.write.key).listMonitors({ limit: 100 });
     expect(httpMonitors.find((m) => m.externalId === "quiet/web")).toMatchObject({ alertQuorum: "majority", confirmations: 3n, recoveryConfirmations: 2n });
     expect(tcpMonitors.find((m) => m.externalId === "quiet/db")).toMatchObject({ alertQuorum: "", confirmations: 1n, recoveryConfirmations: 1n });
-    expect((await vigil(["plan", "-f", file, "--detailed-exitcode"], env())).code).toBe(0);
+    expect((await vigil(["plan", "-f", file, "--detailed-exitcode"], cli.env())).code).toBe(0);
 
     await writeFile(file, text(4));
-    const plan = await vigil(["plan", "-f", file, "--detailed-exitcode"], env());
+    const plan = await vigil(["plan", "-f", file, "--detailed-exitcode"], cli.env());
     expect(plan.code).toBe(2);
     expect(plan.stdout).toMatch(/confirmations: 3 → 4/);
     await ok(["apply", "-f", file]);
@@ -97,7 +76,7 @@ monitors:
   });
 
   it("vigil.yaml refuses a number quorum above the entry's regions, naming the field", async () => {
-    const file = join(dir, "bad.yaml");
+    const file = join(cli.dir, "bad.yaml");
     await writeFile(file, `
 project: bad
 monitors:
@@ -109,7 +88,7 @@ monitors:
     regions: [hostA-ams]
     alertQuorum: "2"
 `);
-    const run = await vigil(["plan", "-f", file], env());
+    const run = await vigil(["plan", "-f", file], cli.env());
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/alertQuorum: must be at most the number of the monitor's regions \(1\), not 2/);
   });

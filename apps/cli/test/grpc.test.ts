@@ -1,36 +1,14 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "yaml";
-import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
-import { vigil, type Run } from "./support/cli.js";
+import { vigil } from "./support/cli.js";
+import { cliWorkspace } from "./support/workspace.js";
 
 /** gRPC monitors through the built CLI: `monitors create grpc`, get, list, update, and vigil.yaml's plan, apply and export. */
 describe("vigil: gRPC monitors", () => {
-  let api: TestApi;
-  let ws: WorkspaceKeys;
-  let dir: string;
-
-  beforeAll(async () => {
-    api = await startTestApi("pglite");
-    ws = await api.workspace();
-    dir = await mkdtemp(join(tmpdir(), "vigil-grpc-"));
-  });
-  afterAll(async () => {
-    await api?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
-
-  const env = (key: string = ws.write.key): NodeJS.ProcessEnv => ({ HOME: dir, SERVICE_API_URL: api.baseUrl, SERVICE_API_KEY: key });
-  async function ok(args: string[], key?: string): Promise<Run> {
-    const run = await vigil(args, env(key));
-    // apply reports its progress on stderr; a failure there starts with "vigil:".
-    expect({ args, code: run.code, stderr: run.stderr }).toMatchObject({ code: 0, stderr: expect.not.stringContaining("vigil:") });
-    return run;
-  }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const okJson = async (args: string[]): Promise<any> => JSON.parse((await ok([...args, "-o", "json"])).stdout);
+  const cli = cliWorkspace("grpc");
+  const { ok, okJson } = cli;
 
   it("creates one with every gRPC flag, shows it, lists it and updates it", async () => {
     const { monitor } = await okJson([
@@ -58,17 +36,17 @@ describe("vigil: gRPC monitors", () => {
   });
 
   it("refuses a bad value with the API's words, and a flag of another kind", async () => {
-    const bad = await vigil(["monitors", "create", "grpc", "--name", "x", "--uri", "x.example.com:50051", "--periodicity", "1m", "--expected-status", "HEALTHY"], env());
+    const bad = await vigil(["monitors", "create", "grpc", "--name", "x", "--uri", "x.example.com:50051", "--periodicity", "1m", "--expected-status", "HEALTHY"], cli.env());
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("monitor.expectedStatus: must be one of SERVING, NOT_SERVING, UNKNOWN, SERVICE_UNKNOWN");
     const { monitor } = await okJson(["monitors", "create", "grpc", "--name", "x", "--uri", "x.example.com:50051", "--periodicity", "1m"]);
-    const other = await vigil(["monitors", "update", monitor.id, "--url", "https://example.com"], env());
+    const other = await vigil(["monitors", "update", monitor.id, "--url", "https://example.com"], cli.env());
     expect(other.code).not.toBe(0);
   });
 
   it("vigil.yaml: plans, applies and exports a grpc entry, whose export plans no changes and passes the shipped schema", async () => {
-    const own = await api.workspace();
-    const file = join(dir, "vigil.yaml");
+    const own = await cli.api.workspace();
+    const file = join(cli.dir, "vigil.yaml");
     await writeFile(
       file,
       [
@@ -90,7 +68,7 @@ describe("vigil: gRPC monitors", () => {
     const plan = (await ok(["plan", "-f", file], own.write.key)).stdout;
     expect(plan).toContain(`+ monitors.orders (grpc "Orders")`);
     expect((await ok(["apply", "-f", file], own.write.key)).stdout).toContain("Applied: 1 created, 0 changed, 0 replaced, 0 deleted.");
-    const { grpcMonitors } = await api.client(own.write.key).listMonitors({});
+    const { grpcMonitors } = await cli.api.client(own.write.key).listMonitors({});
     expect(grpcMonitors).toEqual([
       expect.objectContaining({ externalId: "rpc/orders", tls: true, service: "orders.v1.Orders", expectedStatus: "NOT_SERVING", headers: [expect.objectContaining({ key: "x-tenant", value: "acme" })] }),
     ]);
@@ -99,7 +77,7 @@ describe("vigil: gRPC monitors", () => {
     await writeFile(file, (await readFile(file, "utf8")).replace("expectedStatus: NOT_SERVING", "expectedStatus: SERVING"));
     expect((await ok(["plan", "-f", file], own.write.key)).stdout).toContain("~ monitors.orders");
     await ok(["apply", "-f", file], own.write.key);
-    expect((await api.client(own.write.key).listMonitors({})).grpcMonitors[0]).toMatchObject({ expectedStatus: "SERVING" });
+    expect((await cli.api.client(own.write.key).listMonitors({})).grpcMonitors[0]).toMatchObject({ expectedStatus: "SERVING" });
 
     const exported = (await ok(["export", "--project", "rpc"], own.write.key)).stdout;
     const parsed = parse(exported);
@@ -115,15 +93,15 @@ describe("vigil: gRPC monitors", () => {
     });
     const validate = new Ajv2020({ strict: false }).compile(JSON.parse((await ok(["schema"])).stdout));
     expect(validate(parsed) ? [] : validate.errors).toEqual([]);
-    const exportFile = join(dir, "exported.yaml");
+    const exportFile = join(cli.dir, "exported.yaml");
     await writeFile(exportFile, exported);
     expect((await ok(["plan", "-f", exportFile], own.write.key)).stdout).toContain("No changes");
   });
 
   it("vigil.yaml: a grpc entry's bad field is named with its line", async () => {
-    const file = join(dir, "bad.yaml");
+    const file = join(cli.dir, "bad.yaml");
     await writeFile(file, "monitors:\n  rpc:\n    type: grpc\n    name: RPC\n    uri: rpc.example.com:50051\n    periodicity: 1m\n    expectedStatus: HEALTHY\n");
-    const run = await vigil(["plan", "-f", file], env());
+    const run = await vigil(["plan", "-f", file], cli.env());
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/bad\.yaml:7:\d+: monitors\.rpc\.expectedStatus: must be one of SERVING, NOT_SERVING, UNKNOWN, SERVICE_UNKNOWN/s);
   });

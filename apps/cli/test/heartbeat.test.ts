@@ -1,33 +1,10 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
-import { vigil, type Run } from "./support/cli.js";
+import { vigil } from "./support/cli.js";
+import { cliWorkspace } from "./support/workspace.js";
 
 /** Heartbeat monitors through the built CLI: `monitors create heartbeat`, get, list, update, and `vigil ping`. */
 describe("vigil: heartbeat monitors", () => {
-  let api: TestApi;
-  let ws: WorkspaceKeys;
-  let dir: string;
-
-  beforeAll(async () => {
-    api = await startTestApi("pglite");
-    ws = await api.workspace();
-    dir = await mkdtemp(join(tmpdir(), "vigil-heartbeat-"));
-  });
-  afterAll(async () => {
-    await api?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
-
-  const env = (key: string | undefined = ws.write.key): NodeJS.ProcessEnv => ({ HOME: dir, SERVICE_API_URL: api.baseUrl, ...(key ? { SERVICE_API_KEY: key } : {}) });
-  async function ok(args: string[], key?: string): Promise<Run> {
-    const run = await vigil(args, env(key));
-    expect({ args, code: run.code, stderr: run.stderr }).toMatchObject({ code: 0, stderr: "" });
-    return run;
-  }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const okJson = async (args: string[]): Promise<any> => JSON.parse((await ok([...args, "-o", "json"])).stdout);
+  const cli = cliWorkspace("heartbeat");
+  const { ok, okJson } = cli;
 
   it("creates one with its schedule, shows it, lists it and updates it", async () => {
     const { monitor } = await okJson(["monitors", "create", "heartbeat", "--name", "backup", "--cron", "0 3 * * *", "--timezone", "Europe/Paris", "--grace", "600", "--active"]);
@@ -43,11 +20,11 @@ describe("vigil: heartbeat monitors", () => {
   });
 
   it("refuses a bad value with the API's words, and a flag of another kind", async () => {
-    const run = await vigil(["monitors", "create", "heartbeat", "--name", "job", "--period", "10"], env());
+    const run = await vigil(["monitors", "create", "heartbeat", "--name", "job", "--period", "10"], cli.env());
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("monitor.periodSeconds: must be an integer from 30 to 2678400");
     const { monitor } = await okJson(["monitors", "create", "heartbeat", "--name", "job"]);
-    const other = await vigil(["monitors", "update", monitor.id, "--url", "https://example.com"], env());
+    const other = await vigil(["monitors", "update", monitor.id, "--url", "https://example.com"], cli.env());
     expect(other.code).not.toBe(0);
   });
 
@@ -57,17 +34,17 @@ describe("vigil: heartbeat monitors", () => {
     await ok(["ping", token, "--start"], "");
     await ok(["ping", token, "--exit-code", "0", "--body", "3 files"], "");
     // The ping URL answered to the API is under PUBLIC_URL; given whole, the URL is used as it is.
-    await ok(["ping", `${api.baseUrl}/v1/ping/${token}`, "--fail"], "");
-    const { pings } = await api.client(ws.read.key).listHeartbeatPings({ id: monitor.id });
+    await ok(["ping", `${cli.api.baseUrl}/v1/ping/${token}`, "--fail"], "");
+    const { pings } = await cli.api.client(cli.ws.read.key).listHeartbeatPings({ id: monitor.id });
     expect(pings.map((p) => [p.kind, p.exitCode, p.body, p.method])).toEqual([
       ["fail", undefined, "", "GET"],
       ["success", 0, "3 files", "POST"],
       ["start", undefined, "", "GET"],
     ]);
-    const bad = await vigil(["ping", "A".repeat(32)], env(""));
+    const bad = await vigil(["ping", "A".repeat(32)], cli.env(""));
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("the ping was refused (404): no heartbeat monitor has this ping URL");
-    const both = await vigil(["ping", token, "--start", "--fail"], env(""));
+    const both = await vigil(["ping", token, "--start", "--fail"], cli.env(""));
     expect(both.stderr).toContain("give one of --start, --fail and --exit-code");
   });
 });
