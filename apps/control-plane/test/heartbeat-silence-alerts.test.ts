@@ -83,6 +83,27 @@ describe.each(BACKENDS)("the alert of a silent heartbeat (%s)", (backend) => {
     expect(incident).toMatchObject({ error: SILENCE, reason: "silence" });
   });
 
+  test("a failure ping says what the job reported, with reason job_failed", async () => {
+    const { monitor } = await api.client(ws.write.key).createHeartbeatMonitor({ monitor: { name: "export", active: true, periodSeconds: 3600n } });
+    const channels = api.notificationClient(ws.write.key);
+    await channels.createNotification({ notification: channel("webhook", localBlocks(provider.url).webhook, { name: "export hook", monitorIds: [monitor!.id] }) });
+    const path = new URL(monitor!.pingUrl).pathname;
+    expect((await api.fetch(`${path}/3`)).status).toBe(200);
+    const [incident] = (await api.incidents(ws.read.key).listIncidents({ monitorId: monitor!.id })).incidents;
+    expect(incident).toMatchObject({ error: "the job exited with code 3", reason: "job_failed" });
+    const hook = await eventually(() => {
+      const found = provider.received.map((r) => r.json as { type: string; data: { monitor: { id: string }; error: string; reason: string } }).find((j) => j?.data?.monitor?.id === monitor!.id);
+      if (!found) throw new Error("no alert yet");
+      return found;
+    });
+    expect(hook).toMatchObject({ type: "monitor.failed", data: { error: "the job exited with code 3", reason: "job_failed" } });
+
+    expect((await api.fetch(path)).status).toBe(200);
+    expect((await api.fetch(`${path}/fail`)).status).toBe(200);
+    const [second] = (await api.incidents(ws.read.key).listIncidents({ monitorId: monitor!.id, openOnly: true })).incidents;
+    expect(second).toMatchObject({ error: "the job reported a failure", reason: "job_failed" });
+  });
+
   test("a monitor never pinged says since when it was watched", async () => {
     now = new Date("2026-11-29T08:00:00Z");
     const { monitor } = await api.client(ws.write.key).createHeartbeatMonitor({ monitor: { name: "never", active: true, periodSeconds: 60n, graceSeconds: 0n } });

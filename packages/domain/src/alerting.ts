@@ -89,6 +89,8 @@ export const FAILURE_REASONS = [
   "protocol",
   // A heartbeat monitor received no success ping by its deadline (no check ran: the job went quiet).
   "silence",
+  // A heartbeat monitor's job reported a failure: a /fail ping, or a non-zero exit code.
+  "job_failed",
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 

@@ -115,6 +115,10 @@ export function silenceError(lastSuccessAt: Date | null, watchedSince: Date, dea
   return `${since}, expected by ${formatTime(deadline)}`;
 }
 
+/** The error of a heartbeat failed by its job's own ping: /fail (no code) or /<exit code>. */
+export const failurePingError = (exitCode: number | null): string =>
+  exitCode === null ? "the job reported a failure" : `the job exited with code ${exitCode}`;
+
 /** What a ping says, from the path after its token: nothing (success), `start`, `fail`, or an exit code (0 is a success). */
 export const PING_KINDS = ["success", "start", "fail"] as const;
 export type PingKind = (typeof PING_KINDS)[number];

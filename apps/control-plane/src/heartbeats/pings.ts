@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from "uuid";
 import type { PrismaClient } from "@vigil/db";
-import { LIMITS, type MonitorStatus, type PingKind } from "@vigil/domain";
+import { LIMITS, failurePingError, type MonitorStatus, type PingKind } from "@vigil/domain";
 import type { Transition } from "../status/evaluate";
 import type { TransitionSink } from "../status/statuses";
 import { moveHeartbeat, type HeartbeatRow } from "./silence";
@@ -71,7 +71,7 @@ export class HeartbeatPings {
     if (!stored) return null;
     // A start says nothing of the job's health; a success recovers the monitor, a failure fails it at once.
     const to: MonitorStatus | null = ping.kind === "success" ? "active" : ping.kind === "fail" ? "error" : null;
-    if (to !== null && stored.status !== to) await this.moveStatus(stored, BigInt(stored.seq), to, now);
+    if (to !== null && stored.status !== to) await this.moveStatus(stored, BigInt(stored.seq), to, now, to === "error" ? failurePingError(ping.exitCode) : null);
     return { ...ping, id, monitorId: stored.id, durationMs: stored.duration_ms, receivedAt: now };
   }
 
@@ -79,7 +79,7 @@ export class HeartbeatPings {
    * Moves the monitor to the status its ping `seq` says, through alerting in the same transaction, unless a newer
    * success or failure was stored meanwhile: that one read the status under the same row lock and decided for itself.
    */
-  private async moveStatus(row: HeartbeatRow, seq: bigint, to: MonitorStatus, at: Date): Promise<void> {
+  private async moveStatus(row: HeartbeatRow, seq: bigint, to: MonitorStatus, at: Date, error: string | null): Promise<void> {
     const eventIds = await this.prisma.$transaction(async (tx) => {
       const [current] = await tx.$queryRaw<HeartbeatRow[]>`
         SELECT id, workspace_id, name, status FROM monitors WHERE id = ${row.id} FOR NO KEY UPDATE`;
@@ -87,7 +87,7 @@ export class HeartbeatPings {
       const [newer] = await tx.$queryRaw<unknown[]>`
         SELECT 1 FROM heartbeat_pings WHERE monitor_id = ${row.id} AND seq > ${seq} AND kind <> 'start' LIMIT 1`;
       if (newer) return [];
-      const moved: Transition | null = await moveHeartbeat(tx, current, to, at);
+      const moved: Transition | null = await moveHeartbeat(tx, current, to, at, error === null ? undefined : { error, reason: "job_failed" });
       return moved ? this.transitions.record(tx, [moved]) : [];
     });
     // The events are stored; what fails to queue now, the deliveries' sweep queues.
