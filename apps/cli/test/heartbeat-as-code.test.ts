@@ -145,7 +145,7 @@ describe("vigil plan, apply and export: heartbeat monitors", () => {
     expect(cron.stderr).toMatch(/:5:\d+: monitors\.job\.cron: must be a cron expression of 5 or 6 fields/);
 
     await write("monitors:\n  job:\n    type: cronjob\n    name: Job\n");
-    expect((await run(["plan", "-f", file])).stderr).toContain("type must be one of http, tcp, dns, heartbeat");
+    expect((await run(["plan", "-f", file])).stderr).toContain("type must be one of http, tcp, dns, grpc, heartbeat");
     expect((await heartbeats()).size).toBe(3);
   });
 });

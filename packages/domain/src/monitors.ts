@@ -4,7 +4,7 @@
  */
 export * from "./monitor-config";
 export * from "./heartbeat";
-export { heartbeatConfigToMessage, heartbeatInputFromMessage } from "./proto/heartbeat-messages";
+export { MONITOR_KIND_NAMES, STORED_MONITOR_KINDS, heartbeatConfigToMessage, heartbeatInputFromMessage } from "./proto/heartbeat-messages";
 export { monitorConfigToMessage, monitorInputFromMessage } from "./proto/monitor-messages";
 export { externalIdRule } from "./external-id";
 export { DEFAULTS, LIMITS, defaultDegradedAt } from "./limits";

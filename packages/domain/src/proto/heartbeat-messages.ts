@@ -2,7 +2,6 @@ import type { FieldMask } from "@bufbuild/protobuf/wkt";
 import { HeartbeatMonitorSchema, type HeartbeatMonitor } from "@vigil/proto";
 import type { MonitorStatus } from "../comparators";
 import { HEARTBEAT_FIELDS, type HeartbeatMonitorConfig } from "../heartbeat";
-import { MONITOR_KINDS } from "../monitor-config";
 import { changedFields, timestampOf, type EveryField, type MonitorChanges, type MonitorRecord } from "./monitor-messages";
 import { monitorStatusCodec } from "./enums";
 
@@ -23,10 +22,9 @@ export interface HeartbeatRecord {
 export type StoredMonitor = MonitorRecord | HeartbeatRecord;
 export type StoredMonitorKind = StoredMonitor["kind"];
 /** Every kind of monitor the service stores, in the order the API lists them. */
-export const STORED_MONITOR_KINDS: readonly StoredMonitorKind[] = [...MONITOR_KINDS, "heartbeat"];
-
-/** Each kind's name as people read it (messages, the console, the CLI's help). */
+/** Each kind's name as people read it (messages, the console, the CLI's help); a new kind missing here fails the typecheck. */
 export const MONITOR_KIND_NAMES: Record<StoredMonitorKind, string> = { http: "HTTP", tcp: "TCP", dns: "DNS", grpc: "gRPC", heartbeat: "Heartbeat" };
+export const STORED_MONITOR_KINDS = Object.keys(MONITOR_KIND_NAMES) as readonly StoredMonitorKind[];
 
 const int = (value: bigint | undefined) => (value === undefined ? undefined : Number(value));
 

@@ -1,6 +1,6 @@
 import type { Client } from "@connectrpc/connect";
 import { MonitorService, type DNSMonitor, type GRPCMonitor, type HTTPMonitor, type HeartbeatMonitor, type Monitor, type TCPMonitor } from "@vigil/proto";
-import { MONITOR_KIND_NAMES } from "@vigil/domain";
+import { MONITOR_KIND_NAMES } from "@vigil/domain/monitors";
 
 export type Kind = NonNullable<Monitor["config"]["case"]>;
 export type AnyMonitor = HTTPMonitor | TCPMonitor | DNSMonitor | GRPCMonitor | HeartbeatMonitor;
