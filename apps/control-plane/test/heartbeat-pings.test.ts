@@ -4,7 +4,8 @@
  */
 import { Code } from "@connectrpc/connect";
 import { LIMITS } from "@vigil/domain";
-import { MonitorStatus, Periodicity } from "@vigil/proto";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { MonitorStatus, Periodicity, TimeRange } from "@vigil/proto";
 import { codeOf } from "./support/codes";
 import { BACKENDS, jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 
@@ -60,6 +61,22 @@ describe.each(BACKENDS)("heartbeat pings (%s)", (backend) => {
       ["success", 0, 5_000n],
       ["start", undefined, undefined],
     ]);
+  });
+
+  test("GetMonitorSummary of a heartbeat counts its successes and failures and gives its runs' durations", async () => {
+    const { id, path } = await heartbeat();
+    // The summary's range ends at the server's real now: the pings are made a little before it.
+    now = new Date(Date.now() - 600_000);
+    for (const [suffix, seconds] of [["/start", 10], ["", 20], ["/start", 30], ["/fail", 5], ["/start", 60], ["/0", 1]] as const) {
+      expect((await api.fetch(path + suffix, { method: "POST" })).status).toBe(200);
+      now = new Date(now.getTime() + seconds * 1_000);
+    }
+    const summary = await api.client(ws.read.key).getMonitorSummary({ id, timeRange: TimeRange.TIME_RANGE_1D });
+    expect(summary).toMatchObject({ totalSuccessful: 2n, totalFailed: 1n, totalDegraded: 0n, p50: 30_000n, p99: 60_000n });
+    expect(timestampDate(summary.lastPingAt!).getTime()).toBe(now.getTime() - 1_000);
+    const empty = await api.client(ws.read.key).getMonitorSummary({ id: (await heartbeat()).id, timeRange: TimeRange.TIME_RANGE_1D });
+    expect(empty).toMatchObject({ totalSuccessful: 0n, totalFailed: 0n, p50: 0n, p99: 0n });
+    expect(empty.lastPingAt).toBeUndefined();
   });
 
   test("a body keeps its first 10 KB", async () => {

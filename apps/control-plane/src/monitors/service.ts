@@ -58,6 +58,7 @@ import type { Statuses } from "../status/statuses";
 import { MonitorMessages, heartbeatMessage, kindAndMessage, type KindAndMessage } from "./messages";
 import type { MonitorRepository } from "./repository";
 import type { HeartbeatPings } from "../heartbeats/pings";
+import { heartbeatSummary } from "../heartbeats/summary";
 import type { OverviewWakes } from "./overview-wakes";
 
 const METHOD_KIND = { http: "HTTP", tcp: "TCP", dns: "DNS", grpc: "GRPC", heartbeat: "Heartbeat" } as const;
@@ -374,7 +375,8 @@ export function monitorService(
 
     async getMonitorSummary(req, ctx) {
       const { record, timeRange, regions } = await rangeOf(ctx, req, parseSummaryRequest);
-      const summary = await monitorSummary(prisma, record.id, timeRange, regions);
+      // A heartbeat has no checks to aggregate: its summary is its kept pings' (docs/api.md).
+      const summary = record.kind === "heartbeat" ? await heartbeatSummary(prisma, record.id, timeRange) : await monitorSummary(prisma, record.id, timeRange, regions);
       return {
         id: record.id,
         timeRange: req.timeRange,
