@@ -35,7 +35,8 @@ const incidentFields = {
 export type IncidentFields = { [K in keyof typeof incidentFields]: z.output<(typeof incidentFields)[K]> };
 export type AffectedComponent = z.output<typeof affected>;
 
-const incidentSchema = z.object({
+/** A new incident's fields with their defaults (the console's forms pick from it). */
+export const incidentSchema = z.object({
   title: incidentFields.title,
   status: incidentFields.status,
   message: incidentFields.message,
