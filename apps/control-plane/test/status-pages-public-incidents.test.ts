@@ -243,6 +243,19 @@ describe.each(BACKENDS)("incidents on the public pages on %s", (backend) => {
       expect([path, res.status]).toEqual([path, 401]);
       expect(res.body).not.toContain("Secret trouble");
     }
+    // Signed in with the password, the visitor reads them all.
+    const signIn = await fetch(new URL(`${page.base}/sign-in`, api.baseUrl), {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ password: "correct horse battery staple" }),
+    });
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+    for (const path of [page.base, `${page.base}/history`, `${page.base}/incidents/${incident!.id}`, `${page.base}/feed.atom`, `${page.base}/summary.json`]) {
+      const res = await fetch(new URL(path, api.baseUrl), { headers: { cookie } });
+      expect([path, res.status, res.headers.get("cache-control")]).toEqual([path, 200, "private, no-cache"]);
+      expect(await res.text()).toContain("Secret trouble");
+    }
   });
 
   it("shows an update at once: writes end the cached page", async () => {
