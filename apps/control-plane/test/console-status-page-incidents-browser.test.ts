@@ -1,3 +1,4 @@
+import { Periodicity } from "@vigil/proto";
 import { eventually } from "../../../test/eventually";
 import { consoleTestEnvironment, expectAccessible, heading, screenshotBoth, shows } from "./support/console";
 
@@ -70,6 +71,32 @@ describe("the console's status page incidents", () => {
     await incident.getByRole("button", { name: "Delete Website slow" }).click();
     await shows(page.getByText("No incident written yet."));
     expect((await client.listStatusPageIncidents({ pageId })).incidents).toEqual([]);
+  });
+
+  it("tells of an automatic incident in its place, or keeps it internal", async () => {
+    const { ws, page } = await env.signedInAt("editor", "Status pages");
+    const client = pages(ws.write.key);
+    const slug = `automatic-${ws.slug}`;
+    const { monitor } = await env.api.client(ws.write.key).createTCPMonitor({ monitor: { name: "Gateway", uri: "example.com:443", periodicity: Periodicity.PERIODICITY_1M } });
+    const pageId = (await client.createStatusPage({ statusPage: { title: "Gate", slug } })).statusPage!.id;
+    await client.createStatusPageComponent({ component: { pageId, type: "monitor", monitorId: monitor!.id } });
+    const workspaceId = (await env.api.db.prisma.workspace.findUniqueOrThrow({ where: { slug: ws.slug } })).id;
+    const automatic = await env.api.db.prisma.incident.create({ data: { workspaceId, monitorId: monitor!.id, severity: "error", startedAt: new Date(), regions: [] } });
+    expect(await (await env.api.fetch(`/status/${slug}`)).text()).toContain("Outage: Gateway");
+
+    await page.goto(`${env.api.baseUrl}/app/status-pages/${pageId}/incidents`);
+    await shows(heading(page), "Incidents of Gate");
+    await page.getByLabel("Incident title").fill("Gateway maintenance overran");
+    await page.getByLabel("Message", { exact: true }).fill("We are on it.");
+    await page.getByLabel("Tells of").selectOption(automatic.id);
+    await page.getByLabel("Keep both off the page (internal)").check();
+    await expectAccessible(page, "incident form with an automatic incident");
+    await page.getByRole("button", { name: "Publish incident" }).click();
+    await shows(page.getByTestId("incident").filter({ hasText: "Gateway maintenance overran" }));
+    expect((await client.listStatusPageIncidents({ pageId })).incidents[0]).toMatchObject({ monitorIncidentId: automatic.id, internal: true });
+    const html = await (await env.api.fetch(`/status/${slug}`)).text();
+    expect(html).not.toContain("Outage: Gateway");
+    expect(html).not.toContain("Gateway maintenance overran");
   });
 
   it("shows a viewer the incidents without a control to change them", async () => {

@@ -2,6 +2,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useQuery } from "@connectrpc/connect-query";
 import { roleCan } from "@vigil/domain/accounts";
 import { INCIDENT_IMPACTS, INCIDENT_STATUSES, incidentSchema, markdownHtml } from "@vigil/domain/status-pages";
+import { IncidentService, MonitorStatus } from "@vigil/proto";
 import { StatusPageService, type StatusPage, type StatusPageComponent, type StatusPageIncident } from "@vigil/proto/status-page";
 import { useState } from "react";
 import { useForm, type FieldValues, type Path, type UseFormReturn } from "react-hook-form";
@@ -103,16 +104,51 @@ const affected = (impacts: Record<string, string>) => Object.entries(impacts).fl
 
 const newIncidentSchema = incidentSchema.pick({ title: true, status: true, message: true });
 
+/**
+ * The automatic incidents of the page's monitors (the workspace's newest 100) that a written
+ * incident may tell of, or keep off the page.
+ */
+function AutomaticIncidentFields({ components, value, internal, onChange }: { components: StatusPageComponent[]; value: string; internal: boolean; onChange: (value: string, internal: boolean) => void }) {
+  const incidents = useQuery(IncidentService.method.listIncidents, { limit: 100 }, { retry: false });
+  const shown = new Map(components.flatMap((c) => (c.monitorId ? [[c.monitorId, componentName(c)] as const] : [])));
+  const options = (incidents.data?.incidents ?? []).filter((i) => shown.has(i.monitorId));
+  if (options.length === 0) return null;
+  return (
+    <fieldset>
+      <legend>Automatic incident</legend>
+      <div className="field">
+        <label htmlFor="monitor-incident">Tells of</label>
+        <p id="monitor-incident-hint" className="hint">
+          The page then shows this incident in place of the one alerting opened.
+        </p>
+        <select id="monitor-incident" aria-describedby="monitor-incident-hint" value={value} onChange={(e) => onChange(e.target.value, e.target.value ? internal : false)}>
+          <option value="">None</option>
+          {options.map((i) => (
+            <option key={i.id} value={i.id}>
+              {`${shown.get(i.monitorId)}: ${i.severity === MonitorStatus.DEGRADED ? "degraded" : "outage"} since ${when(i.startedAt)}${i.resolvedAt ? " (resolved)" : ""}`}
+            </option>
+          ))}
+        </select>
+      </div>
+      <label className="field check">
+        <input type="checkbox" checked={internal} disabled={!value} onChange={(e) => onChange(value, e.target.checked)} /> Keep both off the page (internal)
+      </label>
+    </fieldset>
+  );
+}
+
 function CreateIncident({ page, components }: { page: StatusPage; components: StatusPageComponent[] }) {
   const client = useClient(StatusPageService);
   const [impacts, setImpacts] = useState<Record<string, string>>({});
+  const [automatic, setAutomatic] = useState({ monitorIncidentId: "", internal: false });
   const form = useForm({ resolver: zodResolver(newIncidentSchema), defaultValues: { title: "", status: "investigating" as const, message: "" } });
   const api = useApiErrors(form, ["title", "status", "message"]);
   const submit = form.handleSubmit((fields) =>
     api.call(async () => {
-      await client.createStatusPageIncident({ incident: { ...fields, pageId: page.id, components: affected(impacts) } });
+      await client.createStatusPageIncident({ incident: { ...fields, ...automatic, pageId: page.id, components: affected(impacts) } });
       form.reset();
       setImpacts({});
+      setAutomatic({ monitorIncidentId: "", internal: false });
     }),
   );
   return (
@@ -124,6 +160,12 @@ function CreateIncident({ page, components }: { page: StatusPage; components: St
         <HookField form={form} name="status" label="Status" options={INCIDENT_STATUSES} />
         <MarkdownField form={form} name="message" label="Message" />
         <ImpactFields components={components} impacts={impacts} onChange={setImpacts} />
+        <AutomaticIncidentFields
+          components={components}
+          value={automatic.monitorIncidentId}
+          internal={automatic.internal}
+          onChange={(monitorIncidentId, internal) => setAutomatic({ monitorIncidentId, internal })}
+        />
         <button type="submit" disabled={form.formState.isSubmitting}>
           Publish incident
         </button>
