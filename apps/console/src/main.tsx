@@ -31,6 +31,7 @@ const AuditLog = lazy(() => import("./pages/audit/AuditLog"));
 const Regions = lazy(() => import("./pages/regions/Regions"));
 const StatusPages = lazy(() => import("./pages/status-pages/StatusPages"));
 const StatusPageEditor = lazy(() => import("./pages/status-pages/StatusPageEditor"));
+const StatusPageIncidents = lazy(() => import("./pages/status-pages/Incidents"));
 const loadOverview = () => import("./pages/monitors/Overview");
 const MonitorsOverview = lazy(loadOverview);
 // The landing page's chunk loads beside the session's first queries, not after them.
@@ -73,6 +74,7 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/regions" element={<Regions />} />
               <Route path="/status-pages" element={<StatusPages />} />
               <Route path="/status-pages/:id" element={<StatusPageEditor />} />
+              <Route path="/status-pages/:id/incidents" element={<StatusPageIncidents />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />

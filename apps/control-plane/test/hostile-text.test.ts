@@ -81,6 +81,13 @@ describe.each(BACKENDS)("hostile text on %s", (backend) => {
       await expectViolations(pages.createStatusPageComponent({ component: { pageId: page.id, type: "static", name: "\u0000" } }), ["component.name"], NOT_STORABLE);
       await expectViolations(pages.createStatusPageComponentGroup({ group: { pageId: page.id, name: "\u0000" } }), ["group.name"], NOT_STORABLE);
       await expectViolations(
+        pages.createStatusPageIncident({ incident: { pageId: page.id, title: "\u0000", status: "resolved", message: "a\u0000", postmortem: "\u0000", components: [{ componentId: "\u0000", impact: "major_outage" }] } }),
+        ["incident.title", "incident.message", "incident.postmortem", "incident.components[0].componentId"],
+        NOT_STORABLE,
+      );
+      const incident = (await pages.createStatusPageIncident({ incident: { pageId: page.id, title: "t", status: "investigating", message: "m" } })).incident!;
+      await expectViolations(pages.addStatusPageIncidentUpdate({ incidentId: incident.id, status: "identified", message: "\u0000" }), ["message"], NOT_STORABLE);
+      await expectViolations(
         api.notificationClient(keys.write.key).createNotification({
           notification: { name: "\u0000", providerType: "webhook", monitorIds: ["\u0000"], provider: { case: "webhook", value: { endpoint: "https://example.com/hook", headers: [{ key: "x", value: "\u0000" }] } } },
         }),
@@ -98,12 +105,15 @@ describe.each(BACKENDS)("hostile text on %s", (backend) => {
       await expectViolations(api.incidents(keys.read.key).listIncidents({ monitorId: id }), ["monitorId"], rule);
       await expectViolations(api.statusPageClient(keys.read.key).getStatusPage({ id }), ["id"], rule);
       await expectViolations(api.statusPageClient(keys.read.key).listStatusPageComponents({ pageId: id }), ["pageId"], rule);
+      await expectViolations(api.statusPageClient(keys.read.key).getStatusPageIncident({ id }), ["id"], rule);
+      await expectViolations(api.statusPageClient(keys.read.key).listStatusPageIncidents({ pageId: id }), ["pageId"], rule);
+      await expectViolations(api.statusPageClient(keys.write.key).addStatusPageIncidentUpdate({ incidentId: id, status: "resolved", message: "m" }), ["incidentId"], rule);
       await expectViolations(api.notificationClient(keys.read.key).getNotification({ id }), ["id"], rule);
       expect(errorLines()).toEqual([]);
     });
 
     it("in a path is answered 400, with and without a key, and logs no error", async () => {
-      const paths = ["/status/%00", "/status/%00/summary.json", "/status/%00/badge.svg", "/status/%00/feed.atom", "/status/%00/sign-in", "/sign-in/%00", "/status/a%0Ab"];
+      const paths = ["/status/%00", "/status/%00/summary.json", "/status/%00/badge.svg", "/status/%00/feed.atom", "/status/%00/history", "/status/%00/incidents/x", "/status/x/incidents/%00", "/status/%00/sign-in", "/sign-in/%00", "/status/a%0Ab"];
       for (const path of paths) {
         const answer = await request(api.baseUrl, path);
         expect({ path, status: answer.status }).toEqual({ path, status: 400 });
@@ -140,6 +150,11 @@ describe.each(BACKENDS)("hostile text on %s", (backend) => {
       await expectViolations(pages.updateStatusPage({ id: page.id, statusPage: { title: "a\u0001" } }), ["statusPage.title"], NOT_READABLE);
       await expectViolations(pages.createStatusPageComponent({ component: { pageId: page.id, type: "static", name: "a\u0002" } }), ["component.name"], NOT_READABLE);
       await expectViolations(pages.createStatusPageComponentGroup({ group: { pageId: page.id, name: "a\uffff" } }), ["group.name"], NOT_READABLE);
+      // A message is Markdown of several lines: tabs and line breaks are its own, other control characters are not.
+      await expectViolations(pages.createStatusPageIncident({ incident: { pageId: page.id, title: "two\nlines", status: "identified", message: "bell\u0007" } }), ["incident.title", "incident.message"], NOT_READABLE);
+      const incident = (await pages.createStatusPageIncident({ incident: { pageId: page.id, title: "t", status: "identified", message: "line\n\tindented\r\n" } })).incident!;
+      expect(incident.updates[0]!.message).toBe("line\n\tindented\r\n");
+      await expectViolations(pages.updateStatusPageIncident({ id: incident.id, incident: { title: "non\ufffe" } }), ["incident.title"], NOT_READABLE);
       await expectViolations(
         api.notificationClient(keys.write.key).createNotification({ notification: { name: "a\u0003", providerType: "webhook", provider: { case: "webhook", value: { endpoint: "https://example.com/hook" } } } }),
         ["notification.name"],

@@ -100,6 +100,12 @@ const MATRIX = [
     ListStatusPageComponentGroups: READ,
     UpdateStatusPageComponentGroup: WRITE,
     DeleteStatusPageComponentGroup: WRITE,
+    CreateStatusPageIncident: WRITE,
+    AddStatusPageIncidentUpdate: WRITE,
+    ListStatusPageIncidents: READ,
+    GetStatusPageIncident: READ,
+    UpdateStatusPageIncident: WRITE,
+    DeleteStatusPageIncident: WRITE,
   }),
   rows(AccountService, {
     GetProfile: PERSON,

@@ -41,7 +41,8 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
   const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) => request(api.baseUrl, path, { form, headers });
   const page = (fields: Parameters<typeof createPage>[2]) => createPage(api.db.prisma, workspace.slug, fields);
 
-  const COMPANIONS = ["/summary.json", "/badge.svg", "/feed.atom"];
+  // The history is no companion, but the same access holds for it.
+  const COMPANIONS = ["/summary.json", "/badge.svg", "/feed.atom", "/history"];
 
   /** Everything a protected page serves, none of it readable without a session. */
   async function expectLockedOut(slug: string, title: string, headers: Record<string, string> = {}) {

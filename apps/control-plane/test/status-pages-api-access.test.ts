@@ -8,7 +8,7 @@ describe.each(BACKENDS)("StatusPageService access on %s", (backend) => {
   let api: TestApi;
   let ws: WorkspaceKeys;
   let other: WorkspaceKeys;
-  let ids: { pageId: string; componentId: string; groupId: string };
+  let ids: { pageId: string; componentId: string; groupId: string; incidentId: string };
   let created = 0;
 
   /** Everything a refused call could have written. */
@@ -16,6 +16,7 @@ describe.each(BACKENDS)("StatusPageService access on %s", (backend) => {
     pages: await api.db.prisma.statusPage.findMany({ orderBy: { id: "asc" } }),
     components: await api.db.prisma.statusPageComponent.findMany({ orderBy: { id: "asc" } }),
     groups: await api.db.prisma.statusPageComponentGroup.findMany({ orderBy: { id: "asc" } }),
+    incidents: await api.db.prisma.statusPageIncident.findMany({ orderBy: { id: "asc" }, include: { updates: true, components: true } }),
   });
 
   /** A page with a group and a component in it, of the workspace of `key`. */
@@ -24,7 +25,9 @@ describe.each(BACKENDS)("StatusPageService access on %s", (backend) => {
     const pageId = (await c.createStatusPage({ statusPage: { title: "Acme", slug: `access-${++created}` } })).statusPage!.id;
     const groupId = (await c.createStatusPageComponentGroup({ group: { pageId, name: "Core" } })).group!.id;
     const componentId = (await c.createStatusPageComponent({ component: { pageId, type: "static", groupId } })).component!.id;
-    return { pageId, componentId, groupId };
+    const incident = { pageId, title: "Slow", status: "investigating", message: "Looking", components: [{ componentId, impact: "partial_outage" }] };
+    const incidentId = (await c.createStatusPageIncident({ incident })).incident!.id;
+    return { pageId, componentId, groupId, incidentId };
   }
 
   beforeAll(async () => {
@@ -35,7 +38,7 @@ describe.each(BACKENDS)("StatusPageService access on %s", (backend) => {
   });
   afterAll(() => api.close());
 
-  const mutations = (key: string | undefined, { pageId, componentId, groupId } = ids) => {
+  const mutations = (key: string | undefined, { pageId, componentId, groupId, incidentId } = ids) => {
     const c = api.statusPageClient(key);
     return {
       CreateStatusPage: () => c.createStatusPage({ statusPage: { title: "t", slug: `access-${++created}` } }),
@@ -46,12 +49,16 @@ describe.each(BACKENDS)("StatusPageService access on %s", (backend) => {
       UpdateStatusPageComponent: () => c.updateStatusPageComponent({ pageId, id: componentId, component: { name: "x" } }),
       CreateStatusPageComponentGroup: () => c.createStatusPageComponentGroup({ group: { pageId, name: "g" } }),
       UpdateStatusPageComponentGroup: () => c.updateStatusPageComponentGroup({ pageId, id: groupId, group: { name: "g2" } }),
+      CreateStatusPageIncident: () => c.createStatusPageIncident({ incident: { pageId, title: "t", status: "identified", message: "m" } }),
+      AddStatusPageIncidentUpdate: () => c.addStatusPageIncidentUpdate({ incidentId, status: "monitoring", message: "m" }),
+      UpdateStatusPageIncident: () => c.updateStatusPageIncident({ id: incidentId, incident: { title: "t2" } }),
+      DeleteStatusPageIncident: () => c.deleteStatusPageIncident({ id: incidentId }),
       DeleteStatusPageComponent: () => c.deleteStatusPageComponent({ pageId, id: componentId }),
       DeleteStatusPageComponentGroup: () => c.deleteStatusPageComponentGroup({ pageId, id: groupId }),
       DeleteStatusPage: () => c.deleteStatusPage({ id: pageId }),
     };
   };
-  const reads = (key: string | undefined, { pageId, componentId, groupId } = ids) => {
+  const reads = (key: string | undefined, { pageId, componentId, groupId, incidentId } = ids) => {
     const c = api.statusPageClient(key);
     return {
       GetStatusPage: () => c.getStatusPage({ id: pageId }),
@@ -60,6 +67,8 @@ describe.each(BACKENDS)("StatusPageService access on %s", (backend) => {
       ListStatusPageComponents: () => c.listStatusPageComponents({ pageId }),
       GetStatusPageComponentGroup: () => c.getStatusPageComponentGroup({ pageId, id: groupId }),
       ListStatusPageComponentGroups: () => c.listStatusPageComponentGroups({ pageId }),
+      ListStatusPageIncidents: () => c.listStatusPageIncidents({ pageId }),
+      GetStatusPageIncident: () => c.getStatusPageIncident({ id: incidentId }),
     };
   };
 

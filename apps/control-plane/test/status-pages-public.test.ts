@@ -218,8 +218,8 @@ describe.each(BACKENDS)("public status pages on %s", (backend) => {
     const open = await incident(id, "error", hoursAgo(2), null);
 
     const html = (await page(`/status/${p.slug}`)).body;
-    expect(html).toContain("Outage: Search</h3>");
-    expect(html).toContain("Degraded performance: Search</h3>");
+    expect(html).toContain("Outage: Search</a></h3>");
+    expect(html).toContain("Degraded performance: Search</a></h3>");
     expect(html).toMatch(new RegExp(`<time datetime="${open.startedAt.toISOString()}">`, "i"));
     expect(html).toContain("<dt>Duration</dt><dd>1 h 30 min</dd>");
     expect(html).toContain("<dt>Duration</dt><dd>ongoing</dd>");

@@ -449,6 +449,13 @@ describe("change notices for the public pages", () => {
       const ids = { pageId, componentId: component.component.id as string, groupId: group.group.id as string };
       expect((await call("updateStatusPageComponent", { pageId, id: ids.componentId, component: { name: "c" } } as never)).notices).toEqual([pageId]);
       expect((await call("updateStatusPageComponentGroup", { pageId, id: ids.groupId, group: { name: "h" } } as never)).notices).toEqual([pageId]);
+      const { res: incident, notices: onIncident } = await call("createStatusPageIncident", {
+        incident: { pageId, title: "t", status: "investigating", message: "m", components: [{ componentId: ids.componentId, impact: "major_outage" }] } as never,
+      });
+      expect(onIncident).toEqual([pageId]);
+      const incidentId: string = incident.incident.id;
+      expect((await call("addStatusPageIncidentUpdate", { incidentId, status: "resolved", message: "m" } as never)).notices).toEqual([pageId]);
+      expect((await call("updateStatusPageIncident", { id: incidentId, incident: { postmortem: "p" } } as never)).notices).toEqual([pageId]);
       for (const [method, req] of [
         ["getStatusPage", { id: pageId }],
         ["listStatusPages", {}],
@@ -456,10 +463,13 @@ describe("change notices for the public pages", () => {
         ["listStatusPageComponents", { pageId }],
         ["getStatusPageComponentGroup", { pageId, id: ids.groupId }],
         ["listStatusPageComponentGroups", { pageId }],
+        ["getStatusPageIncident", { id: incidentId }],
+        ["listStatusPageIncidents", { pageId }],
       ] as const) {
         expect((await call(method, req as never)).notices).toEqual([]);
       }
       await expect(call("updateStatusPage", { id: pageId, statusPage: { title: "" } } as never)).rejects.toThrow("statusPage.title");
+      expect((await call("deleteStatusPageIncident", { id: incidentId } as never)).notices).toEqual([pageId]);
       expect((await call("deleteStatusPageComponent", { pageId, id: ids.componentId } as never)).notices).toEqual([pageId]);
       expect((await call("deleteStatusPageComponentGroup", { pageId, id: ids.groupId } as never)).notices).toEqual([pageId]);
       expect((await call("deleteStatusPage", { id: pageId } as never)).notices).toEqual([pageId]);

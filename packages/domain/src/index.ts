@@ -42,5 +42,8 @@ export * from "./status-page-config";
 export * from "./status-page-fields";
 export * from "./status-page-status";
 export * from "./proto/status-page-messages";
+export * from "./status-page-incidents";
+export * from "./proto/status-page-incident-messages";
+export * from "./markdown";
 export * from "./status-page-access";
 export * from "./sso";

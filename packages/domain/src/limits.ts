@@ -36,6 +36,12 @@ export const LIMITS = {
   /** Status pages: e-mail domains allowed to sign in, a page password (hashed; its length only bounds the work). */
   authEmailDomains: 50,
   pagePasswordMaxChars: 1024,
+  /** Incidents written on a status page (docs/status-pages.md "Incidents"): a title, each update's and the postmortem's Markdown, the components named, the updates kept. */
+  incidentTitleMaxChars: 256,
+  incidentMessageMaxChars: 10_000,
+  incidentPostmortemMaxChars: 50_000,
+  incidentComponents: 25,
+  incidentUpdates: 200,
   /** Largest request body the API reads. */
   requestBodyBytes: 1024 * 1024,
   /** Audit log entries one listing of the admin command shows. */

@@ -10,6 +10,10 @@ export const PAGE_HISTORY = {
   recentIncidentDays: 14,
   /** At most this many incidents are listed, the open ones and the newest first, so a flapping monitor cannot swell the page. */
   maxIncidents: 50,
+  /** /history lists the incidents that started in this many UTC months, this one included… */
+  historyMonths: 12,
+  /** …at most this many of them, the newest first. */
+  historyMaxIncidents: 500,
 } as const;
 
 /** How long the aggregates of results are kept: a period's rows are deleted once it started this long ago. */

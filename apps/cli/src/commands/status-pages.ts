@@ -12,6 +12,7 @@ import { ACCESS_TYPES, COMPONENT_TYPES } from "@vigil/domain";
 import { Command } from "commander";
 import { fields, type FieldFlag } from "../fields.js";
 import { addCommands, type Resource } from "../resource.js";
+import { addIncidentCommands } from "./status-page-incidents.js";
 
 const pageFields = (): FieldFlag[] => [
   fields.text("--title <title>", "title", "title shown on the page"),
@@ -101,8 +102,9 @@ const PAGES: Resource = {
 };
 
 export function statusPagesCommand(): Command {
-  const pages = addCommands(new Command("status-pages").description("public status pages, their components and groups"), PAGES);
+  const pages = addCommands(new Command("status-pages").description("public status pages, their components, groups and incidents"), PAGES);
   pages.addCommand(addCommands(new Command("components").description("components of a status page"), COMPONENTS));
   pages.addCommand(addCommands(new Command("groups").description("component groups of a status page"), GROUPS));
+  pages.addCommand(addIncidentCommands(new Command("incidents").description("incidents written on a status page, their updates and postmortems")));
   return pages;
 }

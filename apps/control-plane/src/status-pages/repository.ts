@@ -2,6 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { Prisma, type PrismaClient } from "@vigil/db";
 import { componentReferenceViolations, throwViolations, type AccessType, type ComponentType, type ComponentView, type GroupView, type PageFields, type StatusPageView } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
+import { StatusPageIncidentRepository } from "./incidents/repository";
 
 /** A stored page: what answers show, plus what only the service reads. */
 export interface PageRecord extends StatusPageView {
@@ -150,8 +151,10 @@ function pageChildren<Row, View, Write>(table: ChildTable<Row>, spec: ChildSpec<
 export class StatusPageRepository {
   readonly components: PageChildren<ComponentView, ComponentWrite>;
   readonly groups: PageChildren<GroupView, GroupWrite>;
+  readonly incidents: StatusPageIncidentRepository;
 
   constructor(private readonly prisma: PrismaClient) {
+    this.incidents = new StatusPageIncidentRepository(prisma);
     this.components = pageChildren(prisma.statusPageComponent as unknown as ChildTable<ComponentRow>, {
       toView: toComponent,
       columns: componentColumns,

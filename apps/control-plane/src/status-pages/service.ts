@@ -22,6 +22,7 @@ import { notFound } from "../errors";
 import type { Changes } from "../changes/changes";
 import { componentMethods, groupMethods } from "./components-service";
 import type { FindPage } from "./ids";
+import { incidentMethods } from "./incidents/service";
 import { hashPassword, verifyPassword } from "../auth/password";
 import type { PageRecord, PageWrite, StatusPageRepository } from "./repository";
 
@@ -127,5 +128,6 @@ export function statusPageService(repo: StatusPageRepository, pageChanges: Chang
 
     ...componentMethods(repo, findPage, pageChanges),
     ...groupMethods(repo, findPage, pageChanges),
+    ...incidentMethods(repo.incidents, findPage, pageChanges),
   };
 }

@@ -172,3 +172,6 @@ export function groupToMessage(view: GroupView): StatusPageComponentGroup {
     updatedAt: timestampFromDate(view.updatedAt),
   });
 }
+
+/** changedFields for the messages of status_page.v1 kept in files of their own (incidents). */
+export const statusPageMessageChanges = changedFields;

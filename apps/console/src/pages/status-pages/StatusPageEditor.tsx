@@ -4,7 +4,7 @@ import { roleCan } from "@vigil/domain/accounts";
 import { ACCESS_TYPES, pageAccessViolations, statusPageFields, statusPageSchema } from "@vigil/domain/status-pages";
 import { StatusPageService, type StatusPage } from "@vigil/proto/status-page";
 import { useForm } from "react-hook-form";
-import { useNavigate, useParams } from "react-router";
+import { Link, useNavigate, useParams } from "react-router";
 import { z } from "zod";
 import { useRole } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
@@ -44,7 +44,8 @@ export default function StatusPageEditor() {
             <a href={`/status/${statusPage.slug}`} target="_blank" rel="noreferrer">
               Open the public page
             </a>{" "}
-            ({statusPage.published ? "published" : "not published: visitors see nothing yet"})
+            ({statusPage.published ? "published" : "not published: visitors see nothing yet"}) ·{" "}
+            <Link to={`/status-pages/${statusPage.id}/incidents`}>Incidents on this page</Link>
           </p>
           {mayEdit ? <EditPage page={statusPage} /> : <PageDetails page={statusPage} />}
           <Components page={statusPage} mayEdit={mayEdit} />

@@ -23,6 +23,9 @@ const customDomainOrigin = (domain: string) => `https://${domain}`;
 export const pageUrl = (page: PageLocation, publicUrl: string) =>
   page.customDomain ? `${customDomainOrigin(page.customDomain)}/` : `${publicUrl}/status/${encodeURIComponent(page.slug)}`;
 
+/** The page of one of its incidents, under the page's own address. */
+export const incidentUrl = (pageUrl: string, incidentId: string) => `${pageUrl.replace(/\/$/, "")}/incidents/${encodeURIComponent(incidentId)}`;
+
 /** An RFC 3986 host (a name, IPv4, or [IPv6]) and an optional port: nothing else, no user info, path, query or fragment. */
 const AUTHORITY = /^(\[[^\]]*\]|[^:[\]]*)(?::\d{1,5})?$/;
 

@@ -1,6 +1,16 @@
-import { COMPONENT_STATUS_WORDS, DAY_STATUS_WORDS, durationWords, incidentTitle, uptimeWords, utcWords } from "./words";
-import { groupStatusOf, type ComponentView, type DayView, type IncidentView, type PageView, type Section } from "./view";
-import { PAGE_HISTORY, type ComponentStatus } from "@vigil/domain";
+import type { ReactNode } from "react";
+import { COMPONENT_STATUS_WORDS, DAY_STATUS_WORDS, INCIDENT_STATUS_WORDS, durationWords, monthWords, uptimeWords, utcWords } from "./words";
+import {
+  groupStatusOf,
+  type ComponentView,
+  type DayView,
+  type HistoryPageView,
+  type IncidentPageView,
+  type IncidentView,
+  type PageView,
+  type Section,
+} from "./view";
+import { PAGE_HISTORY, markdownHtml, type ComponentStatus } from "@vigil/domain";
 import { htmlDocument } from "./document";
 import { securityHeaders } from "./security-headers";
 
@@ -17,20 +27,21 @@ function webUrl(url: string): string | null {
 }
 
 /**
- * The public page, complete without JavaScript: the only script swaps in a
- * fresh <main> every minute while the page is visible and nothing in it has
- * focus. `base` is where the companions are ("/status/<slug>" or "" on a custom domain).
+ * A page of a status page: its masthead, `main` and footer, complete without
+ * JavaScript: the only script swaps in a fresh <main> every minute while the
+ * page is visible and nothing in it has focus. `base` is where the page and
+ * its companions are ("/status/<slug>" or "" on a custom domain).
  */
-export function renderPage(view: PageView, base: string): string {
+function Frame({ view, base, title, children }: { view: PageView; base: string; title: string; children: ReactNode }) {
   const { page } = view;
   const icon = webUrl(page.icon);
-  return htmlDocument(
+  return (
     <html lang="en">
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
-        <title>{`${page.title} status`}</title>
+        <title>{title}</title>
         {page.description && <meta name="description" content={page.description} />}
         {/* Without an icon of its own the page names an empty one: browsers would ask for /favicon.ico, a 404 on every visit. */}
         <link rel="icon" href={icon ?? "data:,"} />
@@ -50,30 +61,109 @@ export function renderPage(view: PageView, base: string): string {
             <Links homepageUrl={page.homepageUrl} contactUrl={page.contactUrl} />
           </div>
         </header>
-        <main className="wrap">
-          <section className={`banner banner-${view.status.indicator}`} aria-labelledby="overall">
-            <h2 id="overall">
-              <span className="symbol" aria-hidden="true">{view.status.indicator === "none" ? "✓" : "!"}</span> {view.status.description}
-            </h2>
-          </section>
-          <section aria-labelledby="components-title">
-            <h2 id="components-title" className="section-title">Components</h2>
-            {view.sections.length === 0 ? <p>This page has no components yet.</p> : view.sections.map((section) => <SectionOf key={sectionKey(section)} section={section} />)}
-            <Legend />
-          </section>
-          <section aria-labelledby="incidents-title">
-            <h2 id="incidents-title" className="section-title">Incidents</h2>
-            <Incidents incidents={view.incidents} />
-          </section>
-        </main>
+        <main className="wrap">{children}</main>
         <footer className="wrap">
           <p>
-            Times are in UTC. <a href={`${base}/feed.atom`}>Incident feed (Atom)</a> · <a href={`${base}/summary.json`}>summary.json</a> · Powered by Vigil
+            Times are in UTC. <a href={`${base}/history`}>Incident history</a> · <a href={`${base}/feed.atom`}>Incident feed (Atom)</a> ·{" "}
+            <a href={`${base}/summary.json`}>summary.json</a> · Powered by Vigil
           </p>
         </footer>
         <script dangerouslySetInnerHTML={{ __html: REFRESH }} />
       </body>
-    </html>,
+    </html>
+  );
+}
+
+/** The public page: the overall status, the components and the incidents. */
+export function renderPage(view: PageView, base: string): string {
+  return htmlDocument(
+    <Frame view={view} base={base} title={`${view.page.title} status`}>
+      <section className={`banner banner-${view.status.indicator}`} aria-labelledby="overall">
+        <h2 id="overall">
+          <span className="symbol" aria-hidden="true">{view.status.indicator === "none" ? "✓" : "!"}</span> {view.status.description}
+        </h2>
+      </section>
+      <section aria-labelledby="components-title">
+        <h2 id="components-title" className="section-title">Components</h2>
+        {view.sections.length === 0 ? <p>This page has no components yet.</p> : view.sections.map((section) => <SectionOf key={sectionKey(section)} section={section} />)}
+        <Legend />
+      </section>
+      <section aria-labelledby="incidents-title">
+        <h2 id="incidents-title" className="section-title">Incidents</h2>
+        <Incidents incidents={view.incidents} base={base} />
+        <p className="more">
+          <a href={`${base}/history`}>Incident history</a>
+        </p>
+      </section>
+    </Frame>,
+  );
+}
+
+/** /history: the incidents of the last months, by month, newest first. */
+export function renderHistory(view: HistoryPageView, base: string): string {
+  return htmlDocument(
+    <Frame view={view} base={base} title={`${view.page.title} incident history`}>
+      <h2 className="page-title">Incident history</h2>
+      {view.history.length === 0 && <p>{`No incidents in the last ${PAGE_HISTORY.historyMonths} months.`}</p>}
+      {view.history.map(({ month, entries }) => (
+        <section key={month} className="month" aria-labelledby={`month-${month}`}>
+          <h3 id={`month-${month}`} className="section-title">
+            {monthWords(month)}
+          </h3>
+          <ol className="incidents">
+            {entries.map((entry) => (
+              // Maintenances will be another kind of entry here.
+              <IncidentSummary key={entry.incident.id} incident={entry.incident} base={base} heading="h4" />
+            ))}
+          </ol>
+        </section>
+      ))}
+    </Frame>,
+  );
+}
+
+/** /incidents/<id>: one incident with all its updates and its postmortem. */
+export function renderIncidentPage(view: IncidentPageView & { incident: IncidentView }, base: string): string {
+  const { incident } = view;
+  return htmlDocument(
+    <Frame view={view} base={base} title={`${incident.title} · ${view.page.title} status`}>
+      <article className="incident-page" aria-labelledby="incident-title">
+        <div className="row">
+          <h2 id="incident-title" className="page-title">
+            {incident.title}
+          </h2>
+          <IncidentStatusLabel incident={incident} />
+        </div>
+        <IncidentFacts incident={incident} />
+        {incident.components.length > 0 && (
+          <section aria-labelledby="affected-title">
+            <h3 id="affected-title" className="section-title">Affected components</h3>
+            <ul className="affected">
+              {incident.components.map((c) => (
+                <li key={c.id}>
+                  {c.name}: <span className={`status-${c.impact}`}>{COMPONENT_STATUS_WORDS[c.impact].label}</span>
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
+        {incident.updates.length > 0 && (
+          <section aria-labelledby="updates-title">
+            <h3 id="updates-title" className="section-title">Updates</h3>
+            <Updates incident={incident} />
+          </section>
+        )}
+        {incident.postmortem && (
+          <section aria-labelledby="postmortem-title">
+            <h3 id="postmortem-title" className="section-title">Postmortem</h3>
+            <Markdown text={incident.postmortem} />
+          </section>
+        )}
+      </article>
+      <p className="more">
+        <a href={base || "/"}>Current status</a> · <a href={`${base}/history`}>Incident history</a>
+      </p>
+    </Frame>,
   );
 }
 
@@ -196,45 +286,92 @@ function Legend() {
 const Time = ({ at }: { at: Date }) => <time dateTime={at.toISOString()}>{utcWords(at)}</time>;
 
 /**
+ * Markdown people wrote, as HTML: markdown-it escapes raw HTML and makes links
+ * of web and mail addresses only (@vigil/domain markdown.ts), so its output is
+ * the one text besides the page's own style and script set as HTML.
+ */
+const Markdown = ({ text }: { text: string }) => <div className="markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(text) }} />;
+
+function IncidentStatusLabel({ incident }: { incident: IncidentView }) {
+  const open = incident.resolvedAt === null;
+  // An automatic incident says what the checks say; a written one what people said last.
+  const words = incident.kind === "automatic" ? (open ? "Ongoing" : "Resolved") : INCIDENT_STATUS_WORDS[incident.status];
+  return (
+    <p className={`status ${open ? "status-major_outage" : "status-operational"}`}>
+      <span className="symbol" aria-hidden="true">{open ? "!" : "✓"}</span> {words}
+    </p>
+  );
+}
+
+/**
  * An open incident shows when it started, not a duration that grows: the
  * page then changes only when what it reports changes, so its ETag holds.
  */
-function Incidents({ incidents }: { incidents: readonly IncidentView[] }) {
+function IncidentFacts({ incident }: { incident: IncidentView }) {
+  const ended = incident.resolvedAt;
+  return (
+    <dl>
+      <div>
+        <dt>Started</dt>
+        <dd>
+          <Time at={incident.startedAt} />
+        </dd>
+      </div>
+      <div>
+        <dt>Ended</dt>
+        <dd>{ended === null ? "not yet" : <Time at={ended} />}</dd>
+      </div>
+      <div>
+        <dt>Duration</dt>
+        <dd>{ended === null ? "ongoing" : durationWords(ended.getTime() - incident.startedAt.getTime())}</dd>
+      </div>
+    </dl>
+  );
+}
+
+/** An incident's updates, newest first. */
+function Updates({ incident }: { incident: IncidentView }) {
+  return (
+    <ol className="updates">
+      {incident.updates.map((update) => (
+        <li key={update.id} className="update">
+          <p className="update-head">
+            <strong>{INCIDENT_STATUS_WORDS[update.status]}</strong> · <Time at={update.createdAt} />
+          </p>
+          <Markdown text={update.message} />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** An incident in a list: its title (a link to its own page), status and times; with its updates where `withUpdates`. */
+function IncidentSummary({ incident, base, heading: Heading, withUpdates = false }: { incident: IncidentView; base: string; heading: "h3" | "h4"; withUpdates?: boolean }) {
+  const open = incident.resolvedAt === null;
+  return (
+    <li className={`incident ${open ? "incident-open" : "incident-resolved"}`}>
+      <article aria-labelledby={`incident-${incident.id}`}>
+        <div className="row">
+          <Heading id={`incident-${incident.id}`}>
+            <a href={`${base}/incidents/${encodeURIComponent(incident.id)}`}>{incident.title}</a>
+          </Heading>
+          <IncidentStatusLabel incident={incident} />
+        </div>
+        <IncidentFacts incident={incident} />
+        {withUpdates && incident.updates.length > 0 && <Updates incident={incident} />}
+      </article>
+    </li>
+  );
+}
+
+/** Open incidents with their updates, then those of the last days. */
+function Incidents({ incidents, base }: { incidents: readonly IncidentView[]; base: string }) {
   if (incidents.length === 0) return <p>{`No incidents in the last ${PAGE_HISTORY.recentIncidentDays} days.`}</p>;
   return (
     <ol className="incidents">
-      {incidents.map((incident) => {
-        const ended = incident.resolvedAt;
-        const open = ended === null;
-        return (
-          <li key={incident.id} className={`incident ${open ? "incident-open" : "incident-resolved"}`}>
-            <article aria-labelledby={`incident-${incident.id}`}>
-              <div className="row">
-                <h3 id={`incident-${incident.id}`}>{incidentTitle(incident)}</h3>
-                <p className={`status ${open ? "status-major_outage" : "status-operational"}`}>
-                  <span className="symbol" aria-hidden="true">{open ? "!" : "✓"}</span> {open ? "Ongoing" : "Resolved"}
-                </p>
-              </div>
-              <dl>
-                <div>
-                  <dt>Started</dt>
-                  <dd>
-                    <Time at={incident.startedAt} />
-                  </dd>
-                </div>
-                <div>
-                  <dt>Ended</dt>
-                  <dd>{open ? "not yet" : <Time at={ended} />}</dd>
-                </div>
-                <div>
-                  <dt>Duration</dt>
-                  <dd>{open ? "ongoing" : durationWords(ended.getTime() - incident.startedAt.getTime())}</dd>
-                </div>
-              </dl>
-            </article>
-          </li>
-        );
-      })}
+      {incidents.map((incident) => (
+        <IncidentSummary key={incident.id} incident={incident} base={base} heading="h3" withUpdates={incident.resolvedAt === null} />
+      ))}
     </ol>
   );
 }
@@ -304,9 +441,21 @@ section+section{margin-top:2rem}
 .incidents{list-style:none;margin:0;padding:0}
 .incident{background:var(--surface);border:1px solid var(--border);border-radius:8px;padding:1rem;margin-bottom:.75rem}
 .incident h3{font-size:1rem}
-.incident dl{display:flex;flex-wrap:wrap;gap:.25rem 1.5rem;margin:.5rem 0 0;font-size:.9rem}
-.incident dt{color:var(--muted)}.incident dd{margin:0}
+.incident dl,.incident-page dl{display:flex;flex-wrap:wrap;gap:.25rem 1.5rem;margin:.5rem 0 0;font-size:.9rem}
+.incident dt,.incident-page dt{color:var(--muted)}.incident dd,.incident-page dd{margin:0}
 footer{color:var(--muted);font-size:.85rem;margin:2rem auto;}
+.page-title{font-size:1.25rem;margin:0 0 1rem}
+.more{margin-top:.75rem;font-size:.9rem}
+.updates{list-style:none;margin:.75rem 0 0;padding:0;border-left:3px solid var(--border)}
+.update{padding:0 0 .75rem .75rem}
+.update-head{font-size:.9rem;color:var(--muted)}.update-head strong{color:var(--text)}
+.markdown{margin-top:.25rem}.markdown p,.markdown ul,.markdown ol,.markdown pre,.markdown blockquote{margin:.25rem 0}
+.markdown pre,.markdown code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
+.markdown pre{overflow-x:auto;background:var(--bg);padding:.5rem;border-radius:6px}
+.markdown blockquote{border-left:3px solid var(--border);padding-left:.75rem;color:var(--muted)}
+.affected{margin:.25rem 0 1rem}
+.incident-page section{margin-top:1.5rem}
+.month+.month{margin-top:1.5rem}
 `;
 
 /** The page's own style and refresh script are all it runs: allowed by hash, nothing from elsewhere. */

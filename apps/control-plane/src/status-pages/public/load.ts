@@ -9,16 +9,20 @@ import {
   type DayCounts,
   type MonitorStatus,
   type RegionVerdict,
+  worstStatus,
 } from "@vigil/domain";
 import { dailyRollups, dateOf } from "../../results/aggregates";
 import type { Statuses } from "../../status/statuses";
 import { pageUrl } from "./addresses";
+import { loadIncidents, openFirst, writtenImpacts, type IncidentContext } from "./incidents";
 import {
   componentsOf,
   sectionsOf,
   type ComponentView,
   type DayView,
-  type IncidentView,
+  type HistoryMonth,
+  type HistoryPageView,
+  type IncidentPageView,
   type PageView,
 } from "./view";
 
@@ -46,9 +50,14 @@ type PageRow = NonNullable<Awaited<ReturnType<typeof findPublishedPage>>>;
 /**
  * Reads what a page shows from the aggregates only (never check_results):
  * daily counts for the bars and daily latency buckets for public monitors'
- * medians (both the roll-ups across regions), monitors' statuses, and their incidents.
+ * medians (both the roll-ups across regions), monitors' statuses, and the
+ * incidents: those alerting opened and those people wrote.
  */
 export async function loadPageView(sources: PageSources, row: PageRow, now = new Date()): Promise<PageView> {
+  return (await loadPage(sources, row, now)).view;
+}
+
+async function loadPage(sources: PageSources, row: PageRow, now: Date): Promise<{ view: PageView; context: IncidentContext }> {
   const { prisma } = sources;
   const [components, groups] = await Promise.all([
     prisma.statusPageComponent.findMany({
@@ -63,12 +72,8 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
   const firstDay = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - (PAGE_HISTORY.barDays - 1) * DAY_MS);
   const incidentsSince = new Date(now.getTime() - PAGE_HISTORY.recentIncidentDays * DAY_MS);
 
-  const [history, incidents, verdicts] = await Promise.all([
+  const [history, verdicts] = await Promise.all([
     dailyRollups(prisma, monitorIds, publicIds, firstDay),
-    prisma.incident.findMany({
-      where: { monitorId: { in: monitorIds }, OR: [{ resolvedAt: null }, { resolvedAt: { gte: incidentsSince } }] },
-      orderBy: [{ startedAt: "desc" }, { id: "desc" }],
-    }),
     regionVerdictsOfFailing(sources.statuses, [...monitors.values()]),
   ]);
   const dates = Array.from({ length: PAGE_HISTORY.barDays }, (_, i) => dateOf(new Date(firstDay.getTime() + i * DAY_MS)));
@@ -110,24 +115,25 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
       ...(monitor ? barOf(monitor.id) : { days: [], uptime90d: null }),
     };
   });
-  const sections = sectionsOf(views, groups);
+  const context: IncidentContext = {
+    pageId: row.id,
+    // In page order, so that an automatic incident names its components as the page lists them.
+    components: componentsOf(sectionsOf(views, groups)),
+    monitorNames: new Map([...monitors.values()].map((m) => [m.id, m.name])),
+  };
+  const open = { OR: [{ resolvedAt: null }, { resolvedAt: { gte: incidentsSince } }] };
+  const incidents = await loadIncidents(prisma, context, { written: open, automatic: open });
+
+  // A component an open written incident names shows the worse of its monitor's status and the impact written.
+  const impacts = writtenImpacts(incidents);
+  const sections = sectionsOf(
+    views.map((v) => ({ ...v, status: worstStatus([v.status, ...(impacts.get(v.id) ?? [])]) })),
+    groups,
+  );
   const ordered = componentsOf(sections);
 
-  const listed = [...incidents.filter((i) => i.resolvedAt === null), ...incidents.filter((i) => i.resolvedAt !== null)].slice(0, PAGE_HISTORY.maxIncidents);
-  const incidentViews = listed.map(
-    (i): IncidentView => ({
-      id: i.id,
-      monitorId: i.monitorId,
-      monitorName: monitors.get(i.monitorId)?.name ?? "",
-      components: ordered.filter((c) => c.monitorId === i.monitorId).map((c) => ({ id: c.id, name: c.name })),
-      severity: i.severity === "degraded" ? "degraded" : "error",
-      startedAt: i.startedAt,
-      resolvedAt: i.resolvedAt,
-    }),
-  );
-
-  const changes = [row.updatedAt, ...components.map((c) => c.updatedAt), ...groups.map((g) => g.updatedAt), ...incidents.flatMap((i) => [i.startedAt, i.resolvedAt ?? i.startedAt])];
-  return {
+  const changes = [row.updatedAt, ...components.map((c) => c.updatedAt), ...groups.map((g) => g.updatedAt), ...incidents.map((i) => i.updatedAt)];
+  const view: PageView = {
     page: {
       id: row.id,
       slug: row.slug,
@@ -146,8 +152,37 @@ export async function loadPageView(sources: PageSources, row: PageRow, now = new
     status: pageStatusOf(ordered.map((c) => c.status)),
     sections,
     components: ordered,
-    incidents: incidentViews,
+    incidents: openFirst(incidents, PAGE_HISTORY.maxIncidents),
   };
+  return { view, context };
+}
+
+/** The UTC month of a time, as YYYY-MM. */
+const monthOf = (at: Date) => at.toISOString().slice(0, 7);
+
+/** The page with its incidents of the last PAGE_HISTORY.historyMonths UTC months by month, newest first (/history). */
+export async function loadHistoryView(sources: PageSources, row: PageRow, now = new Date()): Promise<HistoryPageView> {
+  const { view, context } = await loadPage(sources, row, now);
+  const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (PAGE_HISTORY.historyMonths - 1), 1));
+  const incidents = await loadIncidents(sources.prisma, context, {
+    written: { createdAt: { gte: since } },
+    automatic: { startedAt: { gte: since } },
+    take: PAGE_HISTORY.historyMaxIncidents,
+  });
+  const months: HistoryMonth[] = [];
+  for (const incident of incidents.slice(0, PAGE_HISTORY.historyMaxIncidents)) {
+    const month = monthOf(incident.startedAt);
+    if (months.at(-1)?.month !== month) months.push({ month, entries: [] });
+    months.at(-1)!.entries.push({ kind: "incident", incident });
+  }
+  return { ...view, history: months };
+}
+
+/** The page with one of its incidents, written or automatic, by id; null when the page shows none of that id (/incidents/<id>). */
+export async function loadIncidentPageView(sources: PageSources, row: PageRow, id: string, now = new Date()): Promise<IncidentPageView> {
+  const { view, context } = await loadPage(sources, row, now);
+  const [incident] = await loadIncidents(sources.prisma, context, { written: { id }, automatic: { id } });
+  return { ...view, incident: incident ?? null };
 }
 
 /**

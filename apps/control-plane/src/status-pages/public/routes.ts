@@ -9,11 +9,11 @@ import type { PageHosts } from "./addresses";
 import { atomOf } from "./feed";
 import { badgeOf } from "./badge";
 import { PAGE_CACHE_MS, PublicPageCache, type Made, type Rendered } from "./cache";
-import { NOT_FOUND_PAGE, PAGE_HEADERS, renderPage } from "./html";
+import { NOT_FOUND_PAGE, PAGE_HEADERS, renderHistory, renderIncidentPage, renderPage } from "./html";
 import { securityHeaders } from "./security-headers";
-import { findPublishedPage, loadPageView, type PageAddress, type PageSources } from "./load";
+import { findPublishedPage, loadHistoryView, loadIncidentPageView, loadPageView, type PageAddress, type PageSources } from "./load";
 import { summaryOf } from "./summary";
-import type { PageView } from "./view";
+import type { HistoryPageView, IncidentPageView, PageView } from "./view";
 import { statusPageRequests } from "../../metrics/definitions";
 import { acceptsGzip, matchesEtag } from "../../http/conditional";
 import { CONSOLE_PATH } from "../../console/files";
@@ -27,10 +27,19 @@ export interface PublicPagesOptions extends PageSources {
   logger: Logger;
 }
 
-type Representation = "html" | "summary" | "badge" | "feed";
+type Representation = "html" | "summary" | "badge" | "feed" | "history" | "incident";
+
+/** What a request asks of a page: a representation, and for an incident's page, the incident. */
+interface Wanted {
+  representation: Representation;
+  incidentId?: string;
+}
+
+/** The pages of a status page that are HTML, and so answer a visitor lost with a page rather than JSON. */
+const HTML: ReadonlySet<Representation> = new Set(["html", "history", "incident"]);
 
 /** The companions' names after a page's address. */
-const COMPANIONS: Record<Exclude<Representation, "html">, string> = { summary: "/summary.json", badge: "/badge.svg", feed: "/feed.atom" };
+const COMPANIONS: Record<Exclude<Representation, "html" | "history" | "incident">, string> = { summary: "/summary.json", badge: "/badge.svg", feed: "/feed.atom" };
 
 /**
  * The public status pages: /status/<slug> and its companions on the API
@@ -43,36 +52,47 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
   const serve = (address: (req: Request, params: Record<string, string | undefined>) => PageAddress | null, representation: Representation) =>
     (req: Request, res: Response, params: Record<string, string | undefined>) => {
       statusPageRequests.inc({ representation });
-      answer(req, res, address(req, params), representation).catch((error: unknown) => {
+      const wanted: Wanted = { representation, ...(params.id !== undefined && { incidentId: params.id }) };
+      answer(req, res, address(req, params), wanted).catch((error: unknown) => {
         const answer = toHttpError(error);
         if (answer.code === "internal") options.logger.error({ err: error, path: req.url }, "status page failed");
         if (!res.headersSent) sendError(res, answer);
       });
     };
 
-  const answer = async (req: Request, res: Response, address: PageAddress | null, representation: Representation) => {
-    const asPage = address?.kind === "slug" && representation === "html";
+  const answer = async (req: Request, res: Response, address: PageAddress | null, wanted: Wanted) => {
+    const asPage = address?.kind === "slug" && HTML.has(wanted.representation);
     if (!address) return notFound(req, res, asPage);
-    const key = address.kind === "slug" ? `slug:${address.slug}` : `host:${address.host}`;
-    const refusal = await options.rates.pageView(clientAddress(req), key);
+    const pageKey = address.kind === "slug" ? `slug:${address.slug}` : `host:${address.host}`;
+    const refusal = await options.rates.pageView(clientAddress(req), pageKey);
     if (refusal) return sendError(res, tooManyRequests(refusal));
-    const page = await cache.get(key, () => load(address));
+    // The history and each incident's page are views of their own, cached and forgotten with the page.
+    const key = wanted.representation === "history" ? `${pageKey}|history` : wanted.representation === "incident" ? `${pageKey}|incident:${wanted.incidentId}` : pageKey;
+    const page = await cache.get(key, () => load(address, wanted));
     if (!page) return notFound(req, res, asPage);
     if (!(await options.access.authorize(req, res, page.view.page))) return;
+    if (wanted.representation === "incident" && !(page.view as IncidentPageView).incident) return notFound(req, res, asPage);
     const base = address.kind === "slug" ? `/status/${encodeURIComponent(page.view.page.slug)}` : "";
-    const rendered = page.render(representation, (view) => make(view, representation, base));
+    const rendered = page.render(wanted.representation, (view) => make(view, wanted.representation, base));
     send(req, res, rendered, page.view.page.accessType === "public");
   };
 
-  const load = async (address: PageAddress): Promise<PageView | null> => {
+  const load = async (address: PageAddress, wanted: Wanted): Promise<PageView | null> => {
     const row = await findPublishedPage(options.prisma, address);
-    return row && loadPageView(options, row);
+    if (!row) return null;
+    if (wanted.representation === "history") return loadHistoryView(options, row);
+    if (wanted.representation === "incident") return loadIncidentPageView(options, row, wanted.incidentId ?? "");
+    return loadPageView(options, row);
   };
 
   const make = (view: PageView, representation: Representation, base: string): Made => {
     switch (representation) {
       case "html":
         return { body: renderPage(view, base), contentType: "text/html; charset=utf-8" };
+      case "history":
+        return { body: renderHistory(view as HistoryPageView, base), contentType: "text/html; charset=utf-8" };
+      case "incident":
+        return { body: renderIncidentPage(view as IncidentPageView & { incident: NonNullable<IncidentPageView["incident"]> }, base), contentType: "text/html; charset=utf-8" };
       case "summary":
         return { body: JSON.stringify(summaryOf(view)), contentType: "application/json; charset=utf-8" };
       case "badge":
@@ -96,7 +116,7 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
     if (options.hosts.isOwnAddress(req)) return void res.writeHead(302, { location: CONSOLE_PATH, "cache-control": "no-cache" }).end();
     servePageAtRoot(req, res, params);
   });
-  for (const [representation, path] of Object.entries(COMPANIONS) as [Representation, string][]) {
+  for (const [representation, path] of [...Object.entries(COMPANIONS), ["history", "/history"], ["incident", "/incidents/:id"]] as [Representation, string][]) {
     router.on("GET", `/status/:slug${path}`, serve(bySlug, representation));
     router.on("GET", path, serve(byHost, representation));
   }

@@ -1,5 +1,5 @@
-import { groupStatusOf, type ComponentView, type PageView } from "./view";
-import { incidentTitle } from "./words";
+import { groupStatusOf, type ComponentView, type IncidentView, type PageView } from "./view";
+import { incidentUrl } from "./addresses";
 
 const iso = (at: Date) => at.toISOString();
 
@@ -52,26 +52,47 @@ export function summaryOf(view: PageView) {
   return {
     page: { id: page.id, name: page.title, url: page.url, time_zone: "Etc/UTC", updated_at: iso(page.updatedAt) },
     components: [...view.components.map(component), ...groups],
-    incidents: view.incidents
-      .filter((i) => i.resolvedAt === null)
-      .map((i) => ({
-        id: i.id,
-        name: incidentTitle(i),
-        // Vigil's incidents are opened by the checks themselves, before anyone has looked.
-        status: "investigating",
-        impact: i.severity === "error" ? "major" : "minor",
-        created_at: iso(i.startedAt),
-        updated_at: iso(i.startedAt),
-        started_at: iso(i.startedAt),
-        monitoring_at: null,
-        resolved_at: null,
-        shortlink: page.url,
-        page_id: page.id,
-        incident_updates: [],
-        components: view.components.filter((c) => c.monitorId === i.monitorId).map(component),
-        monitor: { id: i.monitorId, name: i.monitorName },
-      })),
+    incidents: view.incidents.filter((i) => i.resolvedAt === null).map((i) => incidentOf(i, view, component)),
     scheduled_maintenances: [],
     status: view.status,
+  };
+}
+
+/**
+ * An open incident in Statuspage's shape, its updates newest first as
+ * `incident_updates`. Vigil keeps no per-update component changes, so
+ * `affected_components` is null, as Statuspage has it for updates that
+ * changed none. An automatic incident has no updates and names its monitor.
+ */
+function incidentOf(i: IncidentView, view: PageView, component: (c: ComponentView) => object) {
+  const { page } = view;
+  const named = new Set(i.components.map((c) => c.id));
+  return {
+    id: i.id,
+    name: i.title,
+    status: i.status,
+    impact: i.impact,
+    created_at: iso(i.startedAt),
+    updated_at: iso(i.updatedAt),
+    started_at: iso(i.startedAt),
+    monitoring_at: i.monitoringAt && iso(i.monitoringAt),
+    resolved_at: i.resolvedAt && iso(i.resolvedAt),
+    shortlink: incidentUrl(page.url, i.id),
+    page_id: page.id,
+    incident_updates: i.updates.map((u) => ({
+      id: u.id,
+      status: u.status,
+      body: u.message,
+      incident_id: i.id,
+      created_at: iso(u.createdAt),
+      updated_at: iso(u.createdAt),
+      display_at: iso(u.createdAt),
+      affected_components: null,
+      deliver_notifications: true,
+      custom_tweet: null,
+      tweet_id: null,
+    })),
+    components: view.components.filter((c) => named.has(c.id)).map(component),
+    ...(i.monitor ? { monitor: i.monitor } : {}),
   };
 }

@@ -1,4 +1,6 @@
-import { COMPONENT_STATUSES, type ComponentStatus, type DayStatus, type PageIndicator } from "@vigil/domain";
+import { worstStatus, type ComponentStatus, type DayStatus, type IncidentStatus, type PageIndicator } from "@vigil/domain";
+
+export type IncidentImpactLevel = "none" | "minor" | "major" | "critical";
 
 
 /** What access control and the answers' headers need of a page. */
@@ -51,15 +53,52 @@ export interface GroupView {
 /** What the page lists in order: a component on its own, or a group of them. */
 export type Section = { kind: "component"; component: ComponentView } | { kind: "group"; group: GroupView };
 
+export interface IncidentUpdateView {
+  id: string;
+  status: IncidentStatus;
+  /** Markdown, rendered by markdownHtml where it is shown. */
+  message: string;
+  createdAt: Date;
+}
+
+/**
+ * An incident as the page tells it: one opened by alerting (automatic, told
+ * in the machine's words) or one written by people (with its updates), which
+ * takes the place of the automatic incident it names.
+ */
 export interface IncidentView {
   id: string;
-  monitorId: string;
-  monitorName: string;
-  /** The page's components that show the incident's monitor. */
-  components: { id: string; name: string }[];
-  severity: "degraded" | "error";
+  kind: "automatic" | "written";
+  title: string;
+  status: IncidentStatus;
+  /** Statuspage's impact: none, minor, major or critical. */
+  impact: IncidentImpactLevel;
+  /** The monitor of an automatic incident; null for a written one. */
+  monitor: { id: string; name: string } | null;
+  /** The page's components it affects, each with the impact shown. */
+  components: { id: string; name: string; impact: ComponentStatus }[];
+  /** Newest first; none for an automatic incident. */
+  updates: IncidentUpdateView[];
+  /** Markdown; empty when there is none. */
+  postmortem: string;
   startedAt: Date;
+  /** Its newest change: the latest update, or its end. */
+  updatedAt: Date;
+  /** When an update last said monitoring, if that is the status now. */
+  monitoringAt: Date | null;
   resolvedAt: Date | null;
+}
+
+/**
+ * What /history lists for a month, newest first. Incidents only today;
+ * maintenances join here as another kind of entry once they exist.
+ */
+export type HistoryEntry = { kind: "incident"; incident: IncidentView };
+
+export interface HistoryMonth {
+  /** The UTC month, as YYYY-MM. */
+  month: string;
+  entries: HistoryEntry[];
 }
 
 /** Everything a public page and its companions say. */
@@ -81,6 +120,16 @@ export interface PageView {
   components: ComponentView[];
   /** The open incidents first, then the newest. */
   incidents: IncidentView[];
+}
+
+/** /status/<slug>/history: the page, and its past by month. */
+export interface HistoryPageView extends PageView {
+  history: HistoryMonth[];
+}
+
+/** /status/<slug>/incidents/<id>: the page, and the incident (null when the page has none of that id). */
+export interface IncidentPageView extends PageView {
+  incident: IncidentView | null;
 }
 
 interface Ordered {
@@ -124,10 +173,5 @@ export function sectionsOf(
 export const componentsOf = (sections: readonly Section[]): ComponentView[] =>
   sections.flatMap((s) => (s.kind === "component" ? [s.component] : s.group.components));
 
-/** A group's status: the worst of its components' (the statuses are listed from best to worst). */
-export function groupStatusOf(group: GroupView): ComponentStatus {
-  return group.components.reduce<ComponentStatus>(
-    (worst, c) => (COMPONENT_STATUSES.indexOf(c.status) > COMPONENT_STATUSES.indexOf(worst) ? c.status : worst),
-    "operational",
-  );
-}
+/** A group's status: the worst of its components'. */
+export const groupStatusOf = (group: GroupView): ComponentStatus => worstStatus(group.components.map((c) => c.status));

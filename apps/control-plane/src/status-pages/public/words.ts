@@ -1,5 +1,4 @@
-import type { ComponentStatus, DayStatus } from "@vigil/domain";
-import type { IncidentView } from "./view";
+import type { ComponentStatus, DayStatus, IncidentStatus } from "@vigil/domain";
 
 /** The words and symbols that say each status, so that no status is told by colour alone. */
 export const COMPONENT_STATUS_WORDS: Record<ComponentStatus, { label: string; symbol: string }> = {
@@ -16,12 +15,22 @@ export const DAY_STATUS_WORDS: Record<DayStatus, string> = {
   outage: "Outage",
 };
 
-/** An incident's title: what happened to which components. */
-export function incidentTitle(incident: IncidentView): string {
-  const what = incident.severity === "error" ? "Outage" : "Degraded performance";
-  const names = incident.components.map((c) => c.name).join(", ") || incident.monitorName;
-  return `${what}: ${names}`;
+/** An automatic incident's title: what happened to which components (the monitor's name when the page names none). */
+export function automaticTitle(severity: "degraded" | "error", componentNames: readonly string[], monitorName: string): string {
+  const what = severity === "error" ? "Outage" : "Degraded performance";
+  return `${what}: ${componentNames.join(", ") || monitorName}`;
 }
+
+export const INCIDENT_STATUS_WORDS: Record<IncidentStatus, string> = {
+  investigating: "Investigating",
+  identified: "Identified",
+  monitoring: "Monitoring",
+  resolved: "Resolved",
+};
+
+/** A UTC month (YYYY-MM) in words: "November 2026". */
+export const monthWords = (month: string) =>
+  new Date(`${month}-01T00:00:00Z`).toLocaleString("en-US", { month: "long", year: "numeric", timeZone: "UTC" });
 
 /** A duration in words: "2 d 3 h", "1 h 5 min", "45 s". */
 export function durationWords(ms: number): string {

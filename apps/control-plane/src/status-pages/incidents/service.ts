@@ -1,0 +1,125 @@
+import { create } from "@bufbuild/protobuf";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import {
+  ValidationError,
+  checkUpdateCount,
+  incidentChanges,
+  incidentInputFromMessage,
+  incidentToMessage,
+  incidentViolations,
+  parseId,
+  parseIncident,
+  parseIncidentChanges,
+  parseIncidentUpdate,
+  parsePage,
+  throwViolations,
+  type AffectedComponent,
+  type IncidentView,
+} from "@vigil/domain";
+import { StatusPageIncidentSchema, type StatusPageService } from "@vigil/proto/status-page";
+import { actorOf } from "../../auth/context";
+import type { Changes } from "../../changes/changes";
+import { notFound } from "../../errors";
+import type { FindPage } from "../ids";
+import type { StatusPageIncidentRepository } from "./repository";
+
+type Methods<K extends keyof ServiceImpl<typeof StatusPageService>> = Pick<ServiceImpl<typeof StatusPageService>, K>;
+
+/**
+ * The incidents people write on a page. Every write tells the public pages
+ * that the page changed (their cache, summary.json and feed follow at once).
+ * `clock` is the time updates are stamped with.
+ */
+export function incidentMethods(
+  incidents: StatusPageIncidentRepository,
+  findPage: FindPage,
+  pageChanges: Changes,
+  clock: () => Date = () => new Date(),
+): Methods<
+  | "createStatusPageIncident"
+  | "addStatusPageIncidentUpdate"
+  | "listStatusPageIncidents"
+  | "getStatusPageIncident"
+  | "updateStatusPageIncident"
+  | "deleteStatusPageIncident"
+> {
+  const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
+
+  const find = async (ctx: HandlerContext, id: string, field = "id") => {
+    const incident = await incidents.find(workspaceOf(ctx), parseId(id, field));
+    if (!incident) throw notFound(`status page incident ${id}`);
+    return incident;
+  };
+
+  const changed = (incident: IncidentView) => {
+    pageChanges.publish(incident.pageId);
+    return { incident: incidentToMessage(incident) };
+  };
+
+  /** Every component named is one of the page's. */
+  async function requireComponents(pageId: string, components: readonly AffectedComponent[]): Promise<void> {
+    const found = await incidents.componentsOfPage(pageId, components.map((c) => c.componentId));
+    throwViolations(
+      components.flatMap((c, i) => (found.has(c.componentId) ? [] : [{ field: `components[${i}].componentId`, rule: `no component ${c.componentId} on this page` }])),
+      "incident",
+    );
+  }
+
+  return {
+    async createStatusPageIncident(req, ctx) {
+      if (!req.incident) throw ValidationError.of("incident", "is required");
+      const page = await findPage(ctx, req.incident.pageId, "incident.pageId");
+      const fields = parseIncident(incidentInputFromMessage(req.incident));
+      await requireComponents(page.id, fields.components);
+      if (fields.monitorIncidentId && !(await incidents.monitorIncidentOnPage(workspaceOf(ctx), page.id, fields.monitorIncidentId))) {
+        throw ValidationError.of("incident.monitorIncidentId", `no incident ${fields.monitorIncidentId} of a monitor shown on this page`);
+      }
+      return changed(await incidents.create(page.id, fields, clock()));
+    },
+
+    async addStatusPageIncidentUpdate(req, ctx) {
+      const current = await find(ctx, req.incidentId, "incidentId");
+      const update = parseIncidentUpdate({ status: req.status, message: req.message });
+      if (incidentViolations({ ...current, monitorIncidentId: current.monitorIncidentId ?? "", status: update.status }).some((v) => v.field === "postmortem")) {
+        throw ValidationError.of("status", "must be resolved while the incident has a postmortem (clear the postmortem to reopen it)");
+      }
+      const saved = await incidents.addUpdate(current.id, update, clock(), checkUpdateCount);
+      if (!saved) throw notFound(`status page incident ${req.incidentId}`);
+      return changed(saved);
+    },
+
+    async listStatusPageIncidents(req, ctx) {
+      const list = parsePage({ limit: req.limit, offset: req.offset });
+      const page = await findPage(ctx, req.pageId, "pageId");
+      const { records, total } = await incidents.list(page.id, list.limit, list.offset);
+      return { incidents: records.map(incidentToMessage), totalSize: total };
+    },
+
+    async getStatusPageIncident(req, ctx) {
+      return { incident: incidentToMessage(await find(ctx, req.id)) };
+    },
+
+    async updateStatusPageIncident(req, ctx) {
+      const current = await find(ctx, req.id);
+      const { pageId, monitorIncidentId, ...raw } = incidentChanges(req.incident ?? create(StatusPageIncidentSchema), req.updateMask);
+      if (pageId !== undefined && pageId !== current.pageId) throw ValidationError.of("incident.pageId", "cannot change");
+      if (monitorIncidentId !== undefined && monitorIncidentId !== (current.monitorIncidentId ?? "")) {
+        throw ValidationError.of("incident.monitorIncidentId", "cannot change: delete this incident and create another");
+      }
+      const changes = parseIncidentChanges(raw);
+      throwViolations(incidentViolations({ ...current, monitorIncidentId: current.monitorIncidentId ?? "", ...changes }), "incident");
+      if (changes.components) await requireComponents(current.pageId, changes.components);
+      if (Object.keys(changes).length === 0) return { incident: incidentToMessage(current) };
+      const saved = await incidents.update(current.id, changes);
+      if (!saved) throw notFound(`status page incident ${req.id}`);
+      return changed(saved);
+    },
+
+    async deleteStatusPageIncident(req, ctx) {
+      const current = await find(ctx, req.id);
+      if (!(await incidents.delete(current.id))) throw notFound(`status page incident ${req.id}`);
+      pageChanges.publish(current.pageId);
+      return { success: true };
+    },
+  };
+}
