@@ -131,6 +131,14 @@ describe.each(BACKENDS)("audit log of the API on %s", (backend) => {
     const componentId = component.component!.id;
     await made(S, "UpdateStatusPageComponent", "StatusPageComponent", () =>
       pages.updateStatusPageComponent({ pageId, id: componentId, component: { name: "Public API" } }), (a) => a.component!.id);
+    const written = await made(S, "CreateStatusPageIncident", "StatusPageIncident", () =>
+      pages.createStatusPageIncident({ incident: { pageId, title: "API errors", status: "investigating", message: "Looking into it", components: [{ componentId, impact: "partial_outage" }] } }), (a) => a.incident!.id);
+    const incidentId = written.incident!.id;
+    await made(S, "AddStatusPageIncidentUpdate", "StatusPageIncidentUpdate", () =>
+      pages.addStatusPageIncidentUpdate({ incidentId, status: "resolved", message: "Fixed" }), (a) => a.incident!.id);
+    await made(S, "UpdateStatusPageIncident", "StatusPageIncident", () =>
+      pages.updateStatusPageIncident({ id: incidentId, incident: { postmortem: "A bad deploy." } }), (a) => a.incident!.id);
+    await made(S, "DeleteStatusPageIncident", "StatusPageIncident", () => pages.deleteStatusPageIncident({ id: incidentId }), () => incidentId);
     await made(S, "DeleteStatusPageComponent", "StatusPageComponent", () => pages.deleteStatusPageComponent({ pageId, id: componentId }), () => componentId);
     await made(S, "DeleteStatusPageComponentGroup", "StatusPageComponentGroup", () =>
       pages.deleteStatusPageComponentGroup({ pageId, id: groupId }), () => groupId);
