@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { connect } from "node:net";
 import { Redis } from "ioredis";
 import { SHARED_COUNT_INTERVAL_MS, SharedRateLimiter } from "../src/limits/shared-rate-limiter";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
@@ -5,15 +7,28 @@ import { eventually } from "../../../test/eventually";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The scripts Redis is asked to run on keys under `prefix` (MONITOR, on a connection of its own; the commands a script runs are left out). */
+/**
+ * The scripts Redis is asked to run on keys under `prefix`, as MONITOR lines (the commands a script runs are left
+ * out). MONITOR is spoken on a plain socket: ioredis's monitor mode can take a monitor line for the reply to a
+ * command of its own when Redis is busy ("Command queue state error").
+ */
 async function watchScripts(prefix: string) {
-  // monitor() opens a connection of its own in monitor mode; the one it is called on never connects.
-  const monitor = await new Redis(redisServerUrl(), { lazyConnect: true }).monitor();
-  const seen: string[][] = [];
-  monitor.on("monitor", (_time: string, args: string[]) => {
-    if (/^eval/i.test(args[0] ?? "") && args.some((arg) => arg.startsWith(prefix))) seen.push(args);
+  const { hostname, port } = new URL(redisServerUrl());
+  const socket = connect(Number(port || 6379), hostname);
+  await once(socket, "connect");
+  const seen: string[] = [];
+  let pending = "";
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk: string) => {
+    const lines = (pending + chunk).split("\r\n");
+    pending = lines.pop()!;
+    // A line is `+<time> [<db> <client>] "eval" "<script>" "<keys>" "<key>" ...`.
+    for (const line of lines) if (/^\+\d+\.\d+ \[\d+ [^\]]+\] "eval(sha)?"/i.test(line) && line.includes(`"${prefix}`)) seen.push(line);
   });
-  return { seen, close: () => monitor.disconnect() };
+  socket.write("MONITOR\r\n");
+  // Redis answers +OK before it streams the commands of others.
+  await new Promise<void>((resolve) => socket.once("data", () => resolve()));
+  return { seen, close: () => socket.destroy() };
 }
 
 describe("the rate limits' shared count in Redis", () => {
@@ -37,10 +52,10 @@ describe("the rate limits' shared count in Redis", () => {
       await eventually(async () => (await redis.get(`${keyPrefix}:busy`)) === "40" && (await redis.get(`${keyPrefix}:other`)) === "10");
       // Nothing more follows.
       await sleep(5 * SHARED_COUNT_INTERVAL_MS);
-      const perKey = (key: string) => scripts.seen.filter((args) => args.includes(`${keyPrefix}:${key}`));
+      const perKey = (key: string) => scripts.seen.filter((line) => line.includes(`"${keyPrefix}:${key}"`));
       expect(perKey("busy")).toHaveLength(1);
       expect(perKey("other")).toHaveLength(1);
-      expect(perKey("busy")[0]).toContain("40");
+      expect(perKey("busy")[0]).toContain('"40"');
     } finally {
       scripts.close();
     }
