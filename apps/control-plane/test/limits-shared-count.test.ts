@@ -34,8 +34,10 @@ async function watchScripts(prefix: string) {
 describe("the rate limits' shared count in Redis", () => {
   const prefix = testPrefix();
   let redis: Redis;
-  beforeAll(() => {
+  beforeAll(async () => {
     redis = new Redis(redisServerUrl());
+    // A limiter drops what it would add while its client is not ready yet (rejectIfRedisNotReady): start ready.
+    await redis.ping();
   });
   afterAll(async () => {
     redis.disconnect();
