@@ -101,6 +101,31 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       await expectReadable(slug, title, sessionCookieOf(res));
     });
 
+    it("show the form at the history and an incident's page too, and bring the visitor back there; a crafted return leads to the page", async () => {
+      const { slug, title } = await page({ accessType: "password", password: "s3cret" });
+      for (const view of [`/status/${slug}/history`, `/status/${slug}/incidents/0193a4b2-0000-7000-8000-000000000001`]) {
+        const form = await get(view);
+        expect([view, form.status, formPostTarget(form.body)]).toEqual([view, 401, `/status/${slug}/sign-in`]);
+        expect(form.body).not.toContain(title);
+        expect(form.body).toContain(`<input type="hidden" name="next" value="${view}"/>`);
+        const wrong = await post(`/status/${slug}/sign-in`, { password: "nope", next: view });
+        expect(wrong.body).toContain(`name="next" value="${view}"`);
+        const res = await post(`/status/${slug}/sign-in`, { password: "s3cret", next: view });
+        expect([view, res.status, res.headers.location]).toEqual([view, 303, view]);
+      }
+      for (const next of ["https://evil.test/", "//evil.test/history", "/status/other/history", `/status/${slug}/history/../../x`, `/status/${slug}/sign-in`, `/status/${slug}history`]) {
+        const res = await post(`/status/${slug}/sign-in`, { password: "s3cret", next });
+        expect([next, res.status, res.headers.location]).toEqual([next, 303, `/status/${slug}`]);
+      }
+      const host = "status-next.acme.example";
+      await page({ accessType: "password", password: "s3cret", customDomain: host });
+      const form = await get("/history", { host });
+      expect([form.status, formPostTarget(form.body)]).toEqual([401, "/sign-in"]);
+      expect(form.body).toContain(`name="next" value="/history"`);
+      const res = await post("/sign-in", { password: "s3cret", next: "/history" }, { host, origin: `http://${host}` });
+      expect([res.status, res.headers.location]).toEqual([303, "/history"]);
+    });
+
     it("make the cookie Secure when the visitor came over HTTPS", async () => {
       const { slug } = await page({ accessType: "password", password: "s3cret" });
       // PUBLIC_URL is https://vigil.test: a request to that host came through its TLS proxy.
@@ -259,6 +284,19 @@ describe.each(BACKENDS)("status page access on %s", (backend) => {
       expect(again.body).toContain("already used");
       expect(again.body).toContain(`href="/status/${slug}"`);
       expect(again.headers["set-cookie"]).toBeUndefined();
+    });
+
+    it("carry the view asked for in the mailed link, so it opens there", async () => {
+      const { slug } = await page({ accessType: "email-domain", authEmailDomains: ["acme.example"] });
+      const history = await get(`/status/${slug}/history`);
+      expect(history.status).toBe(401);
+      expect(history.body).toContain(`name="next" value="/status/${slug}/history"`);
+      await post(`/status/${slug}/sign-in`, { email: "nat@acme.example", next: `/status/${slug}/history` });
+      const link = firstLinkOf(await eventually(() => mailbox.mailTo("nat@acme.example")));
+      expect(link).toMatch(new RegExp(`^https://vigil\\.test/status/${slug}/sign-in/[A-Za-z0-9_-]{43}\\?next=%2Fstatus%2F${slug}%2Fhistory$`));
+      const opened = await get(new URL(link).pathname + new URL(link).search);
+      expect([opened.status, opened.headers.location]).toEqual([303, `/status/${slug}/history`]);
+      expect((await get(`/status/${slug}/history`, { cookie: sessionCookieOf(opened) })).status).toBe(200);
     });
 
     it("answer an expired link with 410 and an unknown one with 400, both with a way to ask again", async () => {

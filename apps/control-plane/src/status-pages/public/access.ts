@@ -24,19 +24,21 @@ export class PageAccessControl {
 
   /**
    * Whether the request may read the page. When it may not, the answer has
-   * been sent and the caller stops: at the page's own address the sign-in form
-   * (401), at a companion (summary.json, badge.svg, feed.atom) a plain 401.
-   * Protected answers are private to the visitor: no shared cache keeps them.
+   * been sent and the caller stops: at one of the page's HTML views (the page,
+   * its history, an incident's page) the sign-in form (401), which brings the
+   * visitor back to that view; at a companion (summary.json, badge.svg,
+   * feed.atom) a plain 401. Protected answers are private to the visitor: no
+   * shared cache keeps them.
    */
-  async authorize(req: Request, res: Response, page: PageAccess): Promise<boolean> {
+  async authorize(req: Request, res: Response, page: PageAccess, view: "html" | "data"): Promise<boolean> {
     if (page.accessType === "public") return true;
     res.setHeader("cache-control", "private");
     res.setHeader("vary", "Cookie");
     if (this.sessions.holds(req, page)) return true;
 
-    const path = (req.url ?? "/").split("?")[0]?.replace(/(.)\/+$/, "$1");
-    if (path === this.hosts.pagePath(req, page) && (page.accessType === "password" || page.accessType === "email-domain")) {
-      sendPage(res, 401, signInForm(page.accessType, this.hosts.signInPath(req, page)));
+    if (view === "html" && (page.accessType === "password" || page.accessType === "email-domain")) {
+      const path = (req.url ?? "/").split("?")[0] ?? "/";
+      sendPage(res, 401, signInForm(page.accessType, this.hosts.signInPath(req, page), "", path));
     } else {
       const text = `sign in at ${this.hosts.pagePath(req, page)} to read this status page\n`;
       (res as ServerResponse).writeHead(401, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...securityHeaders() }).end(text);

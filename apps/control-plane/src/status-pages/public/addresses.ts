@@ -88,6 +88,18 @@ export class PageHosts {
     return this.onCustomDomain(req, page) ? "/" : `/status/${page.slug}`;
   }
 
+  /**
+   * Where a sign-in returns the visitor: `next` when it is one of the page's
+   * HTML views on this host (its history, an incident's page), else the page.
+   * Nothing else is followed, so a crafted form or link leads nowhere outside.
+   */
+  returnPath(req: Request, page: PageLocation, next: string | null | undefined): string {
+    const path = this.pagePath(req, page);
+    const base = path === "/" ? "" : path;
+    const view = next?.startsWith(`${base}/`) ? next.slice(base.length) : "";
+    return /^\/(history|incidents\/[A-Za-z0-9_-]{1,64})$/.test(view) ? next! : path;
+  }
+
   /** Where its sign-in form posts, on the same host. */
   signInPath(req: Request, page: PageLocation): string {
     return this.onCustomDomain(req, page) ? "/sign-in" : `/status/${page.slug}/sign-in`;

@@ -6,7 +6,7 @@ import { htmlDocument } from "./document";
 import { securityHeaders } from "./security-headers";
 
 /** Field names of the sign-in forms. */
-export const FIELDS = { password: "password", email: "email" } as const;
+export const FIELDS = { password: "password", email: "email", next: "next" } as const;
 
 const FORM_STYLE =
   "body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.4rem;margin:.25rem 0}input{width:100%;box-sizing:border-box}";
@@ -45,8 +45,9 @@ export function sendPage(res: Response, status: number, page: PlainPage, headers
 /**
  * The form a protected page shows without a session: a password, or an
  * address to email a link to. It names nothing of the page, not even its title.
+ * `next` is the view the visitor asked for, where a password sign-in returns.
  */
-export function signInForm(accessType: "password" | "email-domain", action: string, notice = ""): PlainPage {
+export function signInForm(accessType: "password" | "email-domain", action: string, notice = "", next = ""): PlainPage {
   const password = accessType === "password";
   return {
     title: "Sign in",
@@ -64,6 +65,7 @@ export function signInForm(accessType: "password" | "email-domain", action: stri
           </p>
         )}
         <form method="post" action={action}>
+          {next && <input type="hidden" name={FIELDS.next} value={next} />}
           {password ? (
             <>
               <label htmlFor="password">Password</label>

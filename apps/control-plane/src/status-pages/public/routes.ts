@@ -70,7 +70,7 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
     const key = wanted.representation === "history" ? `${pageKey}|history` : wanted.representation === "incident" ? `${pageKey}|incident:${wanted.incidentId}` : pageKey;
     const page = await cache.get(key, () => load(address, wanted));
     if (!page) return notFound(req, res, asPage);
-    if (!(await options.access.authorize(req, res, page.view.page))) return;
+    if (!(await options.access.authorize(req, res, page.view.page, HTML.has(wanted.representation) ? "html" : "data"))) return;
     if (wanted.representation === "incident" && !(page.view as IncidentPageView).incident) return notFound(req, res, asPage);
     const base = address.kind === "slug" ? `/status/${encodeURIComponent(page.view.page.slug)}` : "";
     const rendered = page.render(wanted.representation, (view) => make(view, wanted.representation, base));

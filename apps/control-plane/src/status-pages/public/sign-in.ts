@@ -47,11 +47,17 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     return customDomain ? prisma.statusPage.findFirst({ where: { customDomain, published: true } }) : null;
   };
 
-  const signedIn = (req: Request, res: Response, page: StatusPage) =>
-    redirect(res, hosts.pagePath(req, page), { "set-cookie": sessions.open(page, { secure: hosts.isHttps(req) }) });
+  const signedIn = (req: Request, res: Response, page: StatusPage, next: string | null) =>
+    redirect(res, hosts.returnPath(req, page, next), { "set-cookie": sessions.open(page, { secure: hosts.isHttps(req) }) });
 
-  const showForm = (req: Request, res: Response, page: StatusPage, status: number, message = "") => {
-    sendPage(res, status, signInForm(page.accessType as "password" | "email-domain", hosts.signInPath(req, page), message));
+  /** The view (history, an incident's page) a sign-in returns to, carried by the form and the mailed link; "" for the page itself. */
+  const viewAsked = (req: Request, page: StatusPage, next: string | null) => {
+    const returnTo = hosts.returnPath(req, page, next);
+    return returnTo === hosts.pagePath(req, page) ? "" : returnTo;
+  };
+
+  const showForm = (req: Request, res: Response, page: StatusPage, status: number, message = "", next: string | null = null) => {
+    sendPage(res, status, signInForm(page.accessType as "password" | "email-domain", hosts.signInPath(req, page), message, viewAsked(req, page, next)));
   };
 
   async function post(req: Request, res: Response, page: StatusPage): Promise<void> {
@@ -71,21 +77,22 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     }
     const form = await readForm(req);
     if (form === null) return showForm(req, res, page, 413, "The form is too large.");
+    const next = form.get(FIELDS.next);
 
     if (page.accessType === "password") {
       const password = form.get(FIELDS.password) ?? "";
       if (page.passwordHash && password !== "" && (await verifyPassword(password, page.passwordHash))) {
         await attempts.giveBack(attempt);
-        return signedIn(req, res, page);
+        return signedIn(req, res, page, next);
       }
-      return showForm(req, res, page, 401, "Wrong password.");
+      return showForm(req, res, page, 401, "Wrong password.", next);
     }
 
     let email: { address: string; domain: string };
     try {
       email = parseSignInEmail(form.get(FIELDS.email) ?? "");
     } catch (error) {
-      if (error instanceof ValidationError) return showForm(req, res, page, 400, error.message);
+      if (error instanceof ValidationError) return showForm(req, res, page, 400, error.message, next);
       throw error;
     }
     if (!settings.smtpUrl) {
@@ -101,13 +108,14 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     );
     sendPage(res, 200, sent);
     if (!page.authEmailDomains.includes(email.domain)) return;
-    const linkBase = hosts.signInLinkBase(req, page);
-    emailLink(page, email.address, linkBase).catch((error: unknown) =>
+    const view = viewAsked(req, page, next);
+    const linkEnd = view && `?${FIELDS.next}=${encodeURIComponent(view)}`;
+    emailLink(page, email.address, hosts.signInLinkBase(req, page), linkEnd).catch((error: unknown) =>
       logger.error({ err: error, pageId: page.id }, "status page sign-in: the sign-in email could not be sent"),
     );
   }
 
-  async function emailLink(page: StatusPage, address: string, linkBase: string): Promise<void> {
+  async function emailLink(page: StatusPage, address: string, linkBase: string, linkEnd: string): Promise<void> {
     const token = randomBytes(32).toString("base64url");
     const now = Date.now();
     await prisma.statusPageSignInToken.create({
@@ -115,7 +123,7 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     });
     // Links expired a day ago are told apart no longer ("not valid" instead of "expired"): they can go.
     await prisma.statusPageSignInToken.deleteMany({ where: { pageId: page.id, expiresAt: { lt: new Date(now - 86_400_000) } } });
-    await sendSignInMail(settings, { to: address, pageTitle: page.title, link: linkBase + token });
+    await sendSignInMail(settings, { to: address, pageTitle: page.title, link: linkBase + token + linkEnd });
   }
 
   async function openLink(req: Request, res: Response, page: StatusPage, token: string): Promise<void> {
@@ -128,7 +136,7 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     });
     const stored = await prisma.statusPageSignInToken.findUnique({ where: { tokenHash: hash } });
     const stillAllowed = page.accessType === "email-domain" && !!stored && page.authEmailDomains.includes(emailDomainOf(stored.email));
-    if (spent.count === 1 && stillAllowed) return signedIn(req, res, page);
+    if (spent.count === 1 && stillAllowed) return signedIn(req, res, page, new URL(req.url ?? "/", "http://page").searchParams.get(FIELDS.next));
 
     const again = (heading: string, text: string, status: number) => {
       const answer = notice(heading, `${text} Ask for a new one on the page.`, { href: hosts.pagePath(req, page), text: "Ask for a new sign-in link" });
