@@ -160,6 +160,37 @@ describe.each(BACKENDS)("incidents on the public pages on %s", (backend) => {
     expect(html.links).toEqual(["https://example.com/details"]);
   });
 
+  it("carries a postmortem as an entry of its own, dated when its words last changed, gone when it is cleared", async () => {
+    const page = await newPage();
+    const { incident } = await client.createStatusPageIncident({ incident: { pageId: page.pageId, title: "Disk full", status: "resolved", message: "Fixed" } });
+    const id = incident!.id;
+    const entries = async () => {
+      const body = (await text(`${page.base}/feed.atom`)).body;
+      expect(XMLValidator.validate(body)).toBe(true);
+      const feed = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === "entry" }).parse(body).feed;
+      return (feed.entry as { id: string; title: { "#text": string }; updated: string; summary: { "#text": string } }[]).filter((e) => e.id === `urn:vigil:incident-postmortem:${id}`);
+    };
+    const writtenAt = async () => (await api.db.prisma.statusPageIncident.findUniqueOrThrow({ where: { id } })).postmortemAt;
+    expect(await entries()).toEqual([]);
+
+    await client.updateStatusPageIncident({ id, incident: { postmortem: "## What happened\n\nThe **disk** filled up." } });
+    const first = await writtenAt();
+    expect(first).not.toBeNull();
+    const [entry] = await entries();
+    expect(entry!.title["#text"]).toBe("Disk full: Postmortem");
+    expect(new Date(entry!.updated).getTime()).toBe(first!.getTime());
+    expect(parsedHtml(entry!.summary["#text"]).tags).toEqual(expect.arrayContaining(["h2", "strong"]));
+
+    // The same words sent again with a new title leave its date alone.
+    await client.updateStatusPageIncident({ id, incident: { title: "Disk full on db-1", postmortem: "## What happened\n\nThe **disk** filled up." } });
+    expect(await writtenAt()).toEqual(first);
+    expect((await entries())[0]!.title["#text"]).toBe("Disk full on db-1: Postmortem");
+
+    await client.updateStatusPageIncident({ id, incident: { postmortem: "" }, updateMask: { paths: ["postmortem"] } });
+    expect(await writtenAt()).toBeNull();
+    expect(await entries()).toEqual([]);
+  });
+
   it("gives each incident a page of its own, with its updates and, once resolved, its postmortem", async () => {
     const page = await newPage();
     const { incident } = await client.createStatusPageIncident({

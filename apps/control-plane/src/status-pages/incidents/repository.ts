@@ -59,6 +59,7 @@ export class StatusPageIncidentRepository {
           title: fields.title,
           status: fields.status,
           postmortem: fields.postmortem,
+          postmortemAt: fields.postmortem ? at : null,
           monitorIncidentId,
           internal: fields.internal,
           createdAt: at,
@@ -108,11 +109,15 @@ export class StatusPageIncidentRepository {
     });
   }
 
-  /** Writes the changed fields; a components list replaces the incident's. Null when the incident is gone. */
-  async update(id: string, changes: Partial<Pick<IncidentFields, "title" | "postmortem" | "internal" | "components">>): Promise<IncidentView | null> {
+  /**
+   * Writes the changed fields; a components list replaces the incident's. A
+   * postmortem written is dated `at` (undated when cleared). Null when the incident is gone.
+   */
+  async update(id: string, changes: Partial<Pick<IncidentFields, "title" | "postmortem" | "internal" | "components">>, at: Date): Promise<IncidentView | null> {
     const { components, ...columns } = changes;
     return guarded(null, () => this.prisma.$transaction(async (tx) => {
-      const { count } = await tx.statusPageIncident.updateMany({ where: { id }, data: columns });
+      const postmortemAt = columns.postmortem === undefined ? {} : { postmortemAt: columns.postmortem ? at : null };
+      const { count } = await tx.statusPageIncident.updateMany({ where: { id }, data: { ...columns, ...postmortemAt } });
       if (count === 0) return null;
       if (components) {
         await tx.statusPageIncidentComponent.deleteMany({ where: { incidentId: id } });

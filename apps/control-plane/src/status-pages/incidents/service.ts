@@ -106,11 +106,13 @@ export function incidentMethods(
       if (monitorIncidentId !== undefined && monitorIncidentId !== (current.monitorIncidentId ?? "")) {
         throw ValidationError.of("incident.monitorIncidentId", "cannot change: delete this incident and create another");
       }
-      const changes = parseIncidentChanges(raw);
+      const { postmortem, ...others } = parseIncidentChanges(raw);
+      // A postmortem sent again unchanged is not written again: its date is when its words last changed.
+      const changes = postmortem === undefined || postmortem === current.postmortem ? others : { ...others, postmortem };
       throwViolations(incidentViolations({ ...current, monitorIncidentId: current.monitorIncidentId ?? "", ...changes }), "incident");
       if (changes.components) await requireComponents(current.pageId, changes.components);
       if (Object.keys(changes).length === 0) return { incident: incidentToMessage(current) };
-      const saved = await incidents.update(current.id, changes);
+      const saved = await incidents.update(current.id, changes, clock());
       if (!saved) throw notFound(`status page incident ${req.id}`);
       return changed(saved);
     },

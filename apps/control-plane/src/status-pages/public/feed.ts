@@ -8,8 +8,9 @@ import { wellFormedXml } from "./xml";
 
 /**
  * The page's listed incidents (open and of the last 14 days) as an Atom feed:
- * each update people wrote is an entry of its own (its Markdown as HTML), and
- * so is each automatic incident, whose entry changes when it ends.
+ * each update people wrote is an entry of its own (its Markdown as HTML), so
+ * is a postmortem (its entry changes when it is rewritten), and so is each
+ * automatic incident, whose entry changes when it ends.
  */
 export function atomOf(view: PageView, feedUrl: string): string {
   const { page } = view;
@@ -23,7 +24,7 @@ export function atomOf(view: PageView, feedUrl: string): string {
     feedLinks: { atom: feedUrl },
     copyright: "",
   });
-  const entries = view.incidents.flatMap((incident) => (incident.kind === "written" ? updateEntries(incident, page.url) : [automaticEntry(incident, page.url)]));
+  const entries = view.incidents.flatMap((incident) => (incident.kind === "written" ? [...updateEntries(incident, page.url), ...postmortemEntries(incident, page.url)] : [automaticEntry(incident, page.url)]));
   for (const entry of entries.sort((a, b) => b.date.getTime() - a.date.getTime())) feed.addItem(entry);
   return wellFormedXml(feed.atom1());
 }
@@ -40,6 +41,19 @@ function updateEntries(incident: IncidentView, pageUrl: string) {
     // Rendered by markdown-it with raw HTML escaped and only web and mail links (@vigil/domain markdown.ts).
     description: markdownHtml(update.message),
   }));
+}
+
+function postmortemEntries(incident: IncidentView, pageUrl: string) {
+  if (!incident.postmortem || !incident.postmortemAt) return [];
+  return [
+    {
+      id: `urn:vigil:incident-postmortem:${incident.id}`,
+      title: htmlText(`${incident.title}: Postmortem`),
+      link: incidentUrl(pageUrl, incident.id),
+      date: incident.postmortemAt,
+      description: markdownHtml(incident.postmortem),
+    },
+  ];
 }
 
 function automaticEntry(incident: IncidentView, pageUrl: string) {

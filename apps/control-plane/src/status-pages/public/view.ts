@@ -81,6 +81,8 @@ export interface IncidentView {
   updates: IncidentUpdateView[];
   /** Markdown; empty when there is none. */
   postmortem: string;
+  /** When the postmortem was last written; null without one. */
+  postmortemAt: Date | null;
   startedAt: Date;
   /** Its newest change: the latest update, or its end. */
   updatedAt: Date;
