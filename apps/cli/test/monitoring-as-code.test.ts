@@ -66,6 +66,7 @@ statusPages:
     slug: staff-status-SUFFIX
     accessType: password
     password: \${STAFF_PASSWORD}
+    language: de
     published: false
 `;
 
@@ -142,7 +143,7 @@ describe("vigil plan, apply and export", () => {
 
     const { statusPages } = await client().statusPages.listStatusPages({});
     const staff = statusPages.find((p) => p.externalId === "shop/staff")!;
-    expect(staff).toMatchObject({ accessType: "password", published: false });
+    expect(staff).toMatchObject({ accessType: "password", published: false, language: "de" });
     const pub = statusPages.find((p) => p.externalId === "shop/public")!;
     const { components } = await client().statusPages.listStatusPageComponents({ pageId: pub.id });
     const { groups } = await client().statusPages.listStatusPageComponentGroups({ pageId: pub.id });
@@ -271,6 +272,8 @@ describe("vigil plan, apply and export", () => {
     expect(parsed.monitors.web.certificateExpiryDays).toBe(30);
     expect(parsed.monitors["made-by-hand"]).not.toHaveProperty("certificateExpiryDays");
     expect(exported).toContain("webhookUrl: sensitive, kept as stored while left out");
+    expect(parsed.statusPages.staff.language).toBe("de");
+    expect(parsed.statusPages.public).not.toHaveProperty("language");
 
     const schema = JSON.parse((await ok(["schema"])).stdout);
     // The same schema ships in the package, for editors.

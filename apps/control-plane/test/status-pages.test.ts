@@ -54,6 +54,7 @@ describe.each(BACKENDS)("status pages on %s", (backend) => {
         authEmailDomains: [],
         published: true,
         theme: "system",
+        language: "en",
       });
       expect(page.password).toBeUndefined();
       expect(page.id).toMatch(/\S/);
@@ -134,6 +135,16 @@ describe.each(BACKENDS)("status pages on %s", (backend) => {
     it("takes public, password or email-domain as accessType", async () => {
       await invalid({ accessType: "private" }, "statusPage.accessType: must be one of public, password, email-domain");
       expect((await createPage({ accessType: "public" })).accessType).toBe("public");
+    });
+
+    it("takes en, de, fr, es, pt or ja as language; a masked clear returns it to en", async () => {
+      await invalid({ language: "xx" }, "statusPage.language: must be one of en, de, fr, es, pt, ja");
+      await invalid({ language: "DE" }, "statusPage.language: must be one of en, de, fr, es, pt, ja");
+      const page = await createPage({ language: "ja" });
+      expect(page.language).toBe("ja");
+      expect((await client.updateStatusPage({ id: page.id, statusPage: { language: "pt" } })).statusPage!.language).toBe("pt");
+      await refused(() => client.updateStatusPage({ id: page.id, statusPage: { language: "klingon" } }), Code.InvalidArgument, "statusPage.language: must be one of en, de, fr, es, pt, ja");
+      expect((await client.updateStatusPage({ id: page.id, updateMask: mask("language") })).statusPage!.language).toBe("en");
     });
 
     it("requires a password for password access, stores only its scrypt hash and never returns it", async () => {

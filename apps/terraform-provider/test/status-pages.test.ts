@@ -33,6 +33,7 @@ resource "service_status_page" "main" {
   custom_domain      = "${customDomain}"
   access_type        = "password"
   password           = "${password}"
+  language           = "fr"
 }
 
 resource "service_status_page" "other" {
@@ -113,10 +114,11 @@ describe("status pages, components and groups with terraform", () => {
       password: "s3cret",
       published: true,
       theme: "system",
+      language: "fr",
       contact_url: "",
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
-    expect(await tf.stateOf("service_status_page.other")).toMatchObject({ access_type: "public", password: null, custom_domain: "", auth_email_domains: [] });
+    expect(await tf.stateOf("service_status_page.other")).toMatchObject({ access_type: "public", password: null, custom_domain: "", auth_email_domains: [], language: "en" });
     expect(await tf.stateOf("service_status_page_component.note")).toMatchObject({ monitor_id: "", group_id: "", group_order: 0 });
     await tf.plan(0);
   });

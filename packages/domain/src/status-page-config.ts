@@ -12,6 +12,17 @@ export const DEFAULT_ACCESS_TYPE: AccessType = "public";
 export const COMPONENT_TYPES = ["monitor", "static"] as const;
 export type ComponentType = (typeof COMPONENT_TYPES)[number];
 
+/**
+ * The languages a public page is written in: its own (`language`, English
+ * when it says none) unless the visitor asks for another of these by `?lang=`
+ * or Accept-Language (docs/status-pages.md "Languages").
+ */
+export const PAGE_LANGUAGES = ["en", "de", "fr", "es", "pt", "ja"] as const;
+export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
+export const DEFAULT_PAGE_LANGUAGE: PageLanguage = "en";
+/** Each language by its own name, as a reader of it looks for it. */
+export const PAGE_LANGUAGE_NAMES: Record<PageLanguage, string> = { en: "English", de: "Deutsch", fr: "Français", es: "Español", pt: "Português", ja: "日本語" };
+
 /** A page's theme is read-only: it follows the visitor's light or dark preference. */
 export const PAGE_THEME = "system";
 
@@ -61,6 +72,7 @@ const pageFields = {
   accessType: oneOf(ACCESS_TYPES),
   password: text(LIMITS.pagePasswordMaxChars),
   authEmailDomains: list(domainName(253).transform((domain) => domain.toLowerCase()), LIMITS.authEmailDomains),
+  language: oneOf(PAGE_LANGUAGES),
 };
 
 export type PageFields = { [K in keyof typeof pageFields]: z.output<(typeof pageFields)[K]> };
@@ -77,6 +89,7 @@ export const statusPageSchema = z.object({
   accessType: pageFields.accessType.default(DEFAULT_ACCESS_TYPE),
   password: pageFields.password.default(""),
   authEmailDomains: pageFields.authEmailDomains.default([]),
+  language: pageFields.language.default(DEFAULT_PAGE_LANGUAGE),
 });
 
 /** Validates a new page's fields (`statusPage.<field>` in violations); absent optional fields take their defaults. */

@@ -42,6 +42,7 @@ export interface RemotePage {
   customDomain: string;
   accessType: string;
   authEmailDomains: string[];
+  language: string;
   published: boolean;
   passwordFingerprint: string;
   groups: RemoteGroup[];

@@ -8,7 +8,7 @@ import {
   type StatusPageComponent,
   type StatusPageComponentGroup,
 } from "@vigil/proto/status-page";
-import { ACCESS_TYPES, COMPONENT_TYPES } from "@vigil/domain";
+import { ACCESS_TYPES, COMPONENT_TYPES, PAGE_LANGUAGES } from "@vigil/domain";
 import { Command } from "commander";
 import { fields, type FieldFlag } from "../fields.js";
 import { addCommands, type Resource } from "../resource.js";
@@ -25,6 +25,7 @@ const pageFields = (): FieldFlag[] => [
   fields.text("--access-type <type>", "accessType", `who may see it: ${ACCESS_TYPES.join(", ")}`),
   fields.text("--password <password>", "password", "password of a password-protected page"),
   fields.texts("--auth-email-domain <domain>", "authEmailDomains", "an email domain allowed in"),
+  fields.text("--language <code>", "language", `the page's language unless a visitor asks for another: ${PAGE_LANGUAGES.join(", ")}`),
 ];
 
 const componentFields = (): FieldFlag[] => [

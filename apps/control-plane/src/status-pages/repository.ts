@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Prisma, type PrismaClient } from "@vigil/db";
-import { componentReferenceViolations, throwViolations, type AccessType, type ComponentType, type ComponentView, type GroupView, type PageFields, type StatusPageView } from "@vigil/domain";
+import { componentReferenceViolations, throwViolations, type AccessType, type PageLanguage, type ComponentType, type ComponentView, type GroupView, type PageFields, type StatusPageView } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
 import { StatusPageIncidentRepository } from "./incidents/repository";
 
@@ -34,6 +34,7 @@ const toPage = (row: PageRow): PageRecord => ({
   customDomain: row.customDomain ?? "",
   // The row was written from a validated access type.
   accessType: row.accessType as AccessType,
+  language: row.language as PageLanguage,
 });
 
 /** A custom domain is stored as NULL when the page has none, so that the unique index allows many such pages. */

@@ -1,6 +1,7 @@
 import type { VigilClient } from "@vigil/client";
 import {
   ACCESS_TYPES,
+  PAGE_LANGUAGES,
   DEFAULT_ACCESS_TYPE,
   LIMITS,
   checkPageAccess,
@@ -42,6 +43,7 @@ export const statusPageSchemaSpec: BlockSpec = {
       sensitive: true,
     }),
     auth_email_domains: withDefault(["list", "string"], "Domains whose addresses may sign in, required when access_type is email-domain.", defaultOf("authEmailDomains")),
+    language: withDefault("string", `The public page's language unless a visitor asks for another: ${PAGE_LANGUAGES.join(", ")}.`, defaultOf("language")),
     published: computed("bool", "Whether the page is published."),
     theme: computed("string", "The page's theme."),
     ...timestampAttributes("page"),

@@ -1,7 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useQuery } from "@connectrpc/connect-query";
 import { roleCan } from "@vigil/domain/accounts";
-import { ACCESS_TYPES, pageAccessViolations, statusPageFields, statusPageSchema } from "@vigil/domain/status-pages";
+import { ACCESS_TYPES, PAGE_LANGUAGES, PAGE_LANGUAGE_NAMES, pageAccessViolations, statusPageFields, statusPageSchema } from "@vigil/domain/status-pages";
 import { StatusPageService, type StatusPage } from "@vigil/proto/status-page";
 import { useForm } from "react-hook-form";
 import { Link, useNavigate, useParams } from "react-router";
@@ -24,7 +24,8 @@ const pageFormSchema = (hasPassword: boolean) =>
       for (const v of violations) ctx.addIssue({ code: "custom", path: [v.field], message: v.rule });
     });
 
-const FIELDS = ["title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "password", "authEmailDomains"] as const;
+const FIELDS = ["title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "password", "authEmailDomains", "language"] as const;
+const LANGUAGE_OPTIONS = PAGE_LANGUAGES.map((value) => ({ value, label: PAGE_LANGUAGE_NAMES[value] }));
 /** The update mask names fields as the proto does. */
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -65,6 +66,7 @@ function PageDetails({ page }: { page: StatusPage }) {
     ["Custom domain", page.customDomain ?? ""],
     ["Access", page.accessType ?? ""],
     ["E-mail domains", page.authEmailDomains.join(", ")],
+    ["Language", PAGE_LANGUAGE_NAMES[statusPageFields(page).language] ?? page.language ?? ""],
   ];
   return (
     <dl>
@@ -136,6 +138,7 @@ function EditPage({ page }: { page: StatusPage }) {
           hint={hasPassword ? "Set: leave empty to keep it." : "For access by password."}
         />
         <HookField form={form} name="authEmailDomains" label="E-mail domains" hint="For access by e-mail: example.com, example.org." />
+        <HookField form={form} name="language" label="Language" options={LANGUAGE_OPTIONS} hint="What the public page is written in; a visitor's browser may ask for another of these." />
         <button type="submit" disabled={form.formState.isSubmitting}>
           Save page
         </button>
