@@ -115,7 +115,7 @@ describe("a public status page in a browser", () => {
       expect(text).toContain("Outage");
       expect(text).toContain("1,000 checks");
       expect(text).toContain("100 failed");
-      expect(text).toContain("90.00 % uptime");
+      expect(text).toContain("90.00% uptime");
       expect(text).toMatch(/median response \d+ ms/);
       expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
       await page.screenshot({ path: path.join(screenshots, "day-focused-390.png"), fullPage: false, clip: { x: 0, y: 0, width: PHONE.width, height: 844 } });

@@ -4,6 +4,7 @@ import type { PageHosts, PageLocation } from "./addresses";
 import { sendPage, signInForm } from "./forms";
 import { securityHeaders } from "./security-headers";
 import type { PageSessions } from "./sessions";
+import type { Words } from "./words";
 
 /** What access control needs to know of a page (a stored StatusPage has all of it). */
 export interface PageAccess extends PageLocation {
@@ -30,7 +31,7 @@ export class PageAccessControl {
    * feed.atom) a plain 401. Protected answers are private to the visitor: no
    * shared cache keeps them.
    */
-  async authorize(req: Request, res: Response, page: PageAccess, view: "html" | "data"): Promise<boolean> {
+  async authorize(req: Request, res: Response, page: PageAccess, view: "html" | "data", words: Words): Promise<boolean> {
     if (page.accessType === "public") return true;
     res.setHeader("cache-control", "private");
     res.setHeader("vary", "Cookie");
@@ -38,7 +39,7 @@ export class PageAccessControl {
 
     if (view === "html" && (page.accessType === "password" || page.accessType === "email-domain")) {
       const path = (req.url ?? "/").split("?")[0] ?? "/";
-      sendPage(res, 401, signInForm(page.accessType, this.hosts.signInPath(req, page), "", path));
+      sendPage(res, 401, signInForm(words, page.accessType, this.hosts.signInPath(req, page), "", path));
     } else {
       const text = `sign in at ${this.hosts.pagePath(req, page)} to read this status page\n`;
       (res as ServerResponse).writeHead(401, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...securityHeaders() }).end(text);

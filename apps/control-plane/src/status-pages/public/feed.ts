@@ -3,20 +3,21 @@ import { markdownHtml } from "@vigil/domain";
 import { incidentUrl } from "./addresses";
 import { htmlText } from "./document";
 import type { IncidentView, PageView } from "./view";
-import { INCIDENT_STATUS_WORDS, durationWords, utcWords } from "./words";
+import { incidentTitle, type Words } from "./words";
 import { wellFormedXml } from "./xml";
 
 /**
  * The page's listed incidents (open and of the last 14 days) as an Atom feed:
  * each update people wrote is an entry of its own (its Markdown as HTML), so
  * is a postmortem (its entry changes when it is rewritten), and so is each
- * automatic incident, whose entry changes when it ends.
+ * automatic incident, whose entry changes when it ends. Written in `words`' language.
  */
-export function atomOf(view: PageView, feedUrl: string): string {
+export function atomOf(view: PageView, feedUrl: string, words: Words): string {
   const { page } = view;
   const feed = new Feed({
     id: page.url,
-    title: `${page.title} incidents`,
+    title: words.t("page.feedTitle", { page: page.title }),
+    language: words.lang,
     description: page.description || undefined,
     link: page.url,
     updated: page.updatedAt,
@@ -24,17 +25,17 @@ export function atomOf(view: PageView, feedUrl: string): string {
     feedLinks: { atom: feedUrl },
     copyright: "",
   });
-  const entries = view.incidents.flatMap((incident) => (incident.kind === "written" ? [...updateEntries(incident, page.url), ...postmortemEntries(incident, page.url)] : [automaticEntry(incident, page.url)]));
+  const entries = view.incidents.flatMap((incident) => (incident.kind === "written" ? [...updateEntries(incident, page.url, words), ...postmortemEntries(incident, page.url, words)] : [automaticEntry(incident, page.url, words)]));
   for (const entry of entries.sort((a, b) => b.date.getTime() - a.date.getTime())) feed.addItem(entry);
   return wellFormedXml(feed.atom1());
 }
 
 // The library writes entries' titles and summaries as type="html": text goes in as HTML that shows it.
 
-function updateEntries(incident: IncidentView, pageUrl: string) {
+function updateEntries(incident: IncidentView, pageUrl: string, words: Words) {
   return incident.updates.map((update) => ({
     id: `urn:vigil:incident-update:${update.id}`,
-    title: htmlText(`${incident.title}: ${INCIDENT_STATUS_WORDS[update.status]}`),
+    title: htmlText(`${incident.title}: ${words.incidentStatus(update.status)}`),
     link: incidentUrl(pageUrl, incident.id),
     date: update.createdAt,
     published: update.createdAt,
@@ -43,12 +44,12 @@ function updateEntries(incident: IncidentView, pageUrl: string) {
   }));
 }
 
-function postmortemEntries(incident: IncidentView, pageUrl: string) {
+function postmortemEntries(incident: IncidentView, pageUrl: string, words: Words) {
   if (!incident.postmortem || !incident.postmortemAt) return [];
   return [
     {
       id: `urn:vigil:incident-postmortem:${incident.id}`,
-      title: htmlText(`${incident.title}: Postmortem`),
+      title: htmlText(`${incident.title}: ${words.t("incident.postmortem")}`),
       link: incidentUrl(pageUrl, incident.id),
       date: incident.postmortemAt,
       description: markdownHtml(incident.postmortem),
@@ -56,14 +57,16 @@ function postmortemEntries(incident: IncidentView, pageUrl: string) {
   ];
 }
 
-function automaticEntry(incident: IncidentView, pageUrl: string) {
+function automaticEntry(incident: IncidentView, pageUrl: string, words: Words) {
   const ended = incident.resolvedAt;
+  const started = words.time(incident.startedAt);
   const summary = ended
-    ? `Started ${utcWords(incident.startedAt)}, resolved ${utcWords(ended)} after ${durationWords(ended.getTime() - incident.startedAt.getTime())}.`
-    : `Started ${utcWords(incident.startedAt)}; ongoing.`;
+    ? words.t("incident.feedResolved", { started, ended: words.time(ended), duration: words.duration(ended.getTime() - incident.startedAt.getTime()) })
+    : words.t("incident.feedOngoing", { started });
+  const title = incidentTitle(words, incident);
   return {
     id: `urn:vigil:incident:${incident.id}`,
-    title: htmlText(`${incident.title}${ended ? " (resolved)" : ""}`),
+    title: htmlText(ended ? words.t("incident.resolvedMark", { title }) : title),
     link: incidentUrl(pageUrl, incident.id),
     date: ended ?? incident.startedAt,
     published: incident.startedAt,

@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { ReactNode } from "react";
 import { PAGE_ACCESS } from "@vigil/domain";
+import type { Words } from "./words";
 import type { Response } from "../../http/json";
 import { htmlDocument } from "./document";
 import { securityHeaders } from "./security-headers";
@@ -12,8 +13,9 @@ const FORM_STYLE =
   "body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.4rem;margin:.25rem 0}input{width:100%;box-sizing:border-box}";
 const FORM_HEADERS = securityHeaders({ styles: [FORM_STYLE] });
 
-/** A plain page of Vigil's own: its title and what its <body> holds. */
+/** A plain page of Vigil's own: its language (English unless it says), its title and what its <body> holds. */
 export interface PlainPage {
+  lang?: string;
   title: string;
   body: ReactNode;
 }
@@ -21,7 +23,7 @@ export interface PlainPage {
 /** A plain page (forms and notices), never cached: it answers one visitor's state. */
 export function sendPage(res: Response, status: number, page: PlainPage, headers: Record<string, string | number> = {}): void {
   const html = htmlDocument(
-    <html lang="en">
+    <html lang={page.lang ?? "en"}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -47,18 +49,15 @@ export function sendPage(res: Response, status: number, page: PlainPage, headers
  * address to email a link to. It names nothing of the page, not even its title.
  * `next` is the view the visitor asked for, where a password sign-in returns.
  */
-export function signInForm(accessType: "password" | "email-domain", action: string, notice = "", next = ""): PlainPage {
+export function signInForm(w: Words, accessType: "password" | "email-domain", action: string, notice = "", next = ""): PlainPage {
   const password = accessType === "password";
   return {
-    title: "Sign in",
+    lang: w.lang,
+    title: w.t("signIn.title"),
     body: (
       <>
-        <h1>Sign in</h1>
-        <p>
-          {password
-            ? "This status page is protected by a password."
-            : `This status page is private. We will email you a sign-in link, valid for ${PAGE_ACCESS.signInLinkMinutes} minutes.`}
-        </p>
+        <h1>{w.t("signIn.title")}</h1>
+        <p>{password ? w.t("signIn.passwordIntro") : w.t("signIn.emailIntro", { minutes: PAGE_ACCESS.signInLinkMinutes })}</p>
         {notice && (
           <p role="alert">
             <strong>{notice}</strong>
@@ -68,16 +67,16 @@ export function signInForm(accessType: "password" | "email-domain", action: stri
           {next && <input type="hidden" name={FIELDS.next} value={next} />}
           {password ? (
             <>
-              <label htmlFor="password">Password</label>
+              <label htmlFor="password">{w.t("signIn.password")}</label>
               <input type="password" id="password" name={FIELDS.password} autoComplete="current-password" required autoFocus />
             </>
           ) : (
             <>
-              <label htmlFor="email">Your work email address</label>
+              <label htmlFor="email">{w.t("signIn.email")}</label>
               <input type="email" id="email" name={FIELDS.email} autoComplete="email" required autoFocus />
             </>
           )}
-          <button type="submit">{password ? "Sign in" : "Email me a link"}</button>
+          <button type="submit">{password ? w.t("signIn.submitPassword") : w.t("signIn.submitEmail")}</button>
         </form>
       </>
     ),
@@ -85,8 +84,9 @@ export function signInForm(accessType: "password" | "email-domain", action: stri
 }
 
 /** A notice, with a link (to the page, where the form is) for every answer of the sign-in flow that has somewhere to go. */
-export function notice(heading: string, text: string, link?: { href: string; text: string }): PlainPage {
+export function notice(heading: string, text: string, link?: { href: string; text: string }, lang?: string): PlainPage {
   return {
+    lang,
     title: heading,
     body: (
       <>

@@ -1,5 +1,6 @@
-import type { ReactNode } from "react";
-import { COMPONENT_STATUS_WORDS, DAY_STATUS_WORDS, INCIDENT_STATUS_WORDS, durationWords, monthWords, uptimeWords, utcWords } from "./words";
+import { createContext, useContext, type ReactNode } from "react";
+import { PAGE_LANGUAGES, PAGE_LANGUAGE_NAMES } from "@vigil/domain";
+import { COMPONENT_STATUS_SYMBOLS, incidentTitle, type Words } from "./words";
 import {
   groupStatusOf,
   type ComponentView,
@@ -14,8 +15,6 @@ import { PAGE_HISTORY, markdownHtml, type ComponentStatus } from "@vigil/domain"
 import { htmlDocument } from "./document";
 import { securityHeaders } from "./security-headers";
 
-const count = (n: number) => n.toLocaleString("en-US");
-
 /** Only web addresses become links: anything else written into the database stays text. */
 function webUrl(url: string): string | null {
   try {
@@ -26,17 +25,33 @@ function webUrl(url: string): string | null {
   }
 }
 
+/** The words of the language a page is rendered in, for every part of it. */
+const WordsContext = createContext<Words | null>(null);
+const useWords = (): Words => {
+  const words = useContext(WordsContext);
+  if (!words) throw new Error("a page part was rendered without its words");
+  return words;
+};
+
+/** How a page is rendered: `base` is where the page and its companions are ("/status/<slug>" or "" on a custom domain). */
+export interface Rendering {
+  base: string;
+  words: Words;
+}
+
 /**
  * A page of a status page: its masthead, `main` and footer, complete without
- * JavaScript: the only script swaps in a fresh <main> every minute while the
- * page is visible and nothing in it has focus. `base` is where the page and
- * its companions are ("/status/<slug>" or "" on a custom domain).
+ * JavaScript. The only script shows times in the visitor's zone and language
+ * (they are written in UTC), and swaps in a fresh <main> every minute while
+ * the page is visible and nothing in it has focus. `here` is the view's own
+ * path, which the language links lead to.
  */
-function Frame({ view, base, title, children }: { view: PageView; base: string; title: string; children: ReactNode }) {
+function Frame({ view, base, here, title, children }: { view: PageView; base: string; here: string; title: string; children: ReactNode }) {
   const { page } = view;
+  const w = useWords();
   const icon = webUrl(page.icon);
   return (
-    <html lang="en">
+    <html lang={w.lang}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -45,7 +60,10 @@ function Frame({ view, base, title, children }: { view: PageView; base: string; 
         {page.description && <meta name="description" content={page.description} />}
         {/* Without an icon of its own the page names an empty one: browsers would ask for /favicon.ico, a 404 on every visit. */}
         <link rel="icon" href={icon ?? "data:,"} />
-        <link rel="alternate" type="application/atom+xml" title={`${page.title} incidents`} href={`${base}/feed.atom`} />
+        <link rel="alternate" type="application/atom+xml" title={w.t("page.feedTitle", { page: page.title })} href={w.href(`${base}/feed.atom`)} />
+        {PAGE_LANGUAGES.map((lang) => (
+          <link key={lang} rel="alternate" hrefLang={lang} href={`${here}?lang=${lang}`} />
+        ))}
         <style dangerouslySetInnerHTML={{ __html: STYLE }} />
       </head>
       <body>
@@ -64,35 +82,54 @@ function Frame({ view, base, title, children }: { view: PageView; base: string; 
         <main className="wrap">{children}</main>
         <footer className="wrap">
           <p>
-            Times are in UTC. <a href={`${base}/history`}>Incident history</a> · <a href={`${base}/feed.atom`}>Incident feed (Atom)</a> ·{" "}
-            <a href={`${base}/summary.json`}>summary.json</a> · Powered by Vigil
+            <span id="times-note" data-local={w.t("page.timesLocal", { zone: "{zone}" })}>
+              {w.t("page.timesUtc")}
+            </span>{" "}
+            <a href={w.href(`${base}/history`)}>{w.t("page.history")}</a> · <a href={w.href(`${base}/feed.atom`)}>{w.t("page.feed")}</a> ·{" "}
+            <a href={`${base}/summary.json`}>summary.json</a> · {w.t("page.poweredBy")}
           </p>
+          <nav aria-label={w.t("page.languages")}>
+            <ul className="languages">
+              {PAGE_LANGUAGES.map((lang) => (
+                <li key={lang}>
+                  <a href={`${here}?lang=${lang}`} lang={lang} hrefLang={lang} aria-current={lang === w.lang ? "true" : undefined}>
+                    {PAGE_LANGUAGE_NAMES[lang]}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
         </footer>
-        <script dangerouslySetInnerHTML={{ __html: REFRESH }} />
+        <script dangerouslySetInnerHTML={{ __html: SCRIPT }} />
       </body>
     </html>
   );
 }
 
+/** A whole page in the rendering's words. */
+const pageDocument = ({ words }: Rendering, page: ReactNode) => htmlDocument(<WordsContext.Provider value={words}>{page}</WordsContext.Provider>);
+
 /** The public page: the overall status, the components and the incidents. */
-export function renderPage(view: PageView, base: string): string {
-  return htmlDocument(
-    <Frame view={view} base={base} title={`${view.page.title} status`}>
+export function renderPage(view: PageView, rendering: Rendering): string {
+  const { base, words: w } = rendering;
+  return pageDocument(
+    rendering,
+    <Frame view={view} base={base} here={base || "/"} title={w.t("page.title", { page: view.page.title })}>
       <section className={`banner banner-${view.status.indicator}`} aria-labelledby="overall">
         <h2 id="overall">
-          <span className="symbol" aria-hidden="true">{view.status.indicator === "none" ? "✓" : "!"}</span> {view.status.description}
+          <span className="symbol" aria-hidden="true">{view.status.indicator === "none" ? "✓" : "!"}</span> {w.overall(view.status.indicator)}
         </h2>
       </section>
       <section aria-labelledby="components-title">
-        <h2 id="components-title" className="section-title">Components</h2>
-        {view.sections.length === 0 ? <p>This page has no components yet.</p> : view.sections.map((section) => <SectionOf key={sectionKey(section)} section={section} />)}
+        <h2 id="components-title" className="section-title">{w.t("page.components")}</h2>
+        {view.sections.length === 0 ? <p>{w.t("page.noComponents")}</p> : view.sections.map((section) => <SectionOf key={sectionKey(section)} section={section} />)}
         <Legend />
       </section>
       <section aria-labelledby="incidents-title">
-        <h2 id="incidents-title" className="section-title">Incidents</h2>
+        <h2 id="incidents-title" className="section-title">{w.t("page.incidents")}</h2>
         <Incidents incidents={view.incidents} base={base} />
         <p className="more">
-          <a href={`${base}/history`}>Incident history</a>
+          <a href={w.href(`${base}/history`)}>{w.t("page.history")}</a>
         </p>
       </section>
     </Frame>,
@@ -100,15 +137,17 @@ export function renderPage(view: PageView, base: string): string {
 }
 
 /** /history: the incidents of the last months, by month, newest first. */
-export function renderHistory(view: HistoryPageView, base: string): string {
-  return htmlDocument(
-    <Frame view={view} base={base} title={`${view.page.title} incident history`}>
-      <h2 className="page-title">Incident history</h2>
-      {view.history.length === 0 && <p>{`No incidents in the last ${PAGE_HISTORY.historyMonths} months.`}</p>}
+export function renderHistory(view: HistoryPageView, rendering: Rendering): string {
+  const { base, words: w } = rendering;
+  return pageDocument(
+    rendering,
+    <Frame view={view} base={base} here={`${base}/history`} title={w.t("page.historyTitle", { page: view.page.title })}>
+      <h2 className="page-title">{w.t("page.history")}</h2>
+      {view.history.length === 0 && <p>{w.t("page.noHistory", { count: PAGE_HISTORY.historyMonths })}</p>}
       {view.history.map(({ month, entries }) => (
         <section key={month} className="month" aria-labelledby={`month-${month}`}>
           <h3 id={`month-${month}`} className="section-title">
-            {monthWords(month)}
+            {w.month(month)}
           </h3>
           <ol className="incidents">
             {entries.map((entry) => (
@@ -123,25 +162,28 @@ export function renderHistory(view: HistoryPageView, base: string): string {
 }
 
 /** /incidents/<id>: one incident with all its updates and its postmortem. */
-export function renderIncidentPage(view: IncidentPageView & { incident: IncidentView }, base: string): string {
+export function renderIncidentPage(view: IncidentPageView & { incident: IncidentView }, rendering: Rendering): string {
+  const { base, words: w } = rendering;
   const { incident } = view;
-  return htmlDocument(
-    <Frame view={view} base={base} title={`${incident.title} · ${view.page.title} status`}>
+  const title = incidentTitle(w, incident);
+  return pageDocument(
+    rendering,
+    <Frame view={view} base={base} here={`${base}/incidents/${encodeURIComponent(incident.id)}`} title={w.t("page.incidentTitle", { incident: title, page: view.page.title })}>
       <article className="incident-page" aria-labelledby="incident-title">
         <div className="row">
           <h2 id="incident-title" className="page-title">
-            {incident.title}
+            {title}
           </h2>
           <IncidentStatusLabel incident={incident} />
         </div>
         <IncidentFacts incident={incident} />
         {incident.components.length > 0 && (
           <section aria-labelledby="affected-title">
-            <h3 id="affected-title" className="section-title">Affected components</h3>
+            <h3 id="affected-title" className="section-title">{w.t("incident.affected")}</h3>
             <ul className="affected">
               {incident.components.map((c) => (
                 <li key={c.id}>
-                  {c.name}: <span className={`status-${c.impact}`}>{COMPONENT_STATUS_WORDS[c.impact].label}</span>
+                  {c.name}: <span className={`status-${c.impact}`}>{w.componentStatus(c.impact)}</span>
                 </li>
               ))}
             </ul>
@@ -149,32 +191,33 @@ export function renderIncidentPage(view: IncidentPageView & { incident: Incident
         )}
         {incident.updates.length > 0 && (
           <section aria-labelledby="updates-title">
-            <h3 id="updates-title" className="section-title">Updates</h3>
+            <h3 id="updates-title" className="section-title">{w.t("incident.updates")}</h3>
             <Updates incident={incident} />
           </section>
         )}
         {incident.postmortem && (
           <section aria-labelledby="postmortem-title">
-            <h3 id="postmortem-title" className="section-title">Postmortem</h3>
+            <h3 id="postmortem-title" className="section-title">{w.t("incident.postmortem")}</h3>
             <Markdown text={incident.postmortem} />
           </section>
         )}
       </article>
       <p className="more">
-        <a href={base || "/"}>Current status</a> · <a href={`${base}/history`}>Incident history</a>
+        <a href={w.href(base || "/")}>{w.t("page.currentStatus")}</a> · <a href={w.href(`${base}/history`)}>{w.t("page.history")}</a>
       </p>
     </Frame>,
   );
 }
 
 function Links({ homepageUrl, contactUrl }: { homepageUrl: string; contactUrl: string }) {
+  const w = useWords();
   const items = [
-    [webUrl(homepageUrl), "Homepage"],
-    [webUrl(contactUrl), "Contact"],
+    [webUrl(homepageUrl), w.t("page.homepage")],
+    [webUrl(contactUrl), w.t("page.contact")],
   ].filter((item): item is [string, string] => item[0] !== null);
   if (items.length === 0) return null;
   return (
-    <nav aria-label="Links">
+    <nav aria-label={w.t("page.links")}>
       <ul className="links">
         {items.map(([href, text]) => (
           <li key={text}>
@@ -187,10 +230,10 @@ function Links({ homepageUrl, contactUrl }: { homepageUrl: string; contactUrl: s
 }
 
 function StatusLabel({ status }: { status: ComponentStatus }) {
-  const words = COMPONENT_STATUS_WORDS[status];
+  const w = useWords();
   return (
     <p className={`status status-${status}`}>
-      <span className="symbol" aria-hidden="true">{words.symbol}</span> {words.label}
+      <span className="symbol" aria-hidden="true">{COMPONENT_STATUS_SYMBOLS[status]}</span> {w.componentStatus(status)}
     </p>
   );
 }
@@ -235,30 +278,32 @@ function Component({ component, heading: Heading }: { component: ComponentView; 
 }
 
 function Bar({ component }: { component: ComponentView }) {
+  const w = useWords();
   return (
     <>
-      <ul className="bar" aria-label={`${component.name}: the last ${PAGE_HISTORY.barDays} days, one entry a day`}>
+      <ul className="bar" aria-label={w.t("bar.label", { name: component.name, count: PAGE_HISTORY.barDays })}>
         {component.days.map((day) => (
           <Day key={day.date} day={day} />
         ))}
       </ul>
       <p className="bar-foot">
-        <span>{`${PAGE_HISTORY.barDays} days ago`}</span>
-        <span>{`${uptimeWords(component.uptime90d)} uptime`}</span>
-        <span>Today</span>
+        <span>{w.t("bar.daysAgo", { count: PAGE_HISTORY.barDays })}</span>
+        <span>{w.t("bar.uptime", { uptime: w.uptime(component.uptime90d) })}</span>
+        <span>{w.t("bar.today")}</span>
       </p>
     </>
   );
 }
 
 function Day({ day }: { day: DayView }) {
+  const w = useWords();
   const figures = [
-    day.date,
-    DAY_STATUS_WORDS[day.status],
-    `${count(day.checks)} checks`,
-    `${count(day.failed)} failed`,
-    `${uptimeWords(day.uptime)} uptime`,
-    ...(day.p50Ms !== null ? [`median response ${count(day.p50Ms)} ms`] : []),
+    w.day(day.date),
+    w.dayStatus(day.status),
+    w.t("bar.checks", { count: day.checks }),
+    w.t("bar.failed", { count: day.failed }),
+    w.t("bar.uptime", { uptime: w.uptime(day.uptime) }),
+    ...(day.p50Ms !== null ? [w.t("bar.median", { ms: w.count(day.p50Ms) })] : []),
   ];
   return (
     <li className={`day day-${day.status}`} tabIndex={0}>
@@ -268,14 +313,15 @@ function Day({ day }: { day: DayView }) {
 }
 
 function Legend() {
+  const w = useWords();
   return (
     <div className="legend">
-      <p>Each bar is a UTC day; hover or focus a day for its figures.</p>
-      <ul aria-label="What the colours of a day mean">
+      <p>{w.t("bar.legend")}</p>
+      <ul aria-label={w.t("bar.legendLabel")}>
         {(["operational", "degraded", "outage", "no_data"] as const).map((status) => (
           <li key={status}>
             <span className={`swatch day-${status}`} aria-hidden="true"></span>
-            {DAY_STATUS_WORDS[status]}
+            {w.dayStatus(status)}
           </li>
         ))}
       </ul>
@@ -283,7 +329,15 @@ function Legend() {
   );
 }
 
-const Time = ({ at }: { at: Date }) => <time dateTime={at.toISOString()}>{utcWords(at)}</time>;
+/** A time in UTC, which the page's script writes in the visitor's zone. */
+function Time({ at }: { at: Date }) {
+  const w = useWords();
+  return (
+    <time dateTime={at.toISOString()} data-local="">
+      {w.time(at)}
+    </time>
+  );
+}
 
 /**
  * Markdown people wrote, as HTML: markdown-it escapes raw HTML and makes links
@@ -293,9 +347,10 @@ const Time = ({ at }: { at: Date }) => <time dateTime={at.toISOString()}>{utcWor
 const Markdown = ({ text }: { text: string }) => <div className="markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(text) }} />;
 
 function IncidentStatusLabel({ incident }: { incident: IncidentView }) {
+  const w = useWords();
   const open = incident.resolvedAt === null;
   // An automatic incident says what the checks say; a written one what people said last.
-  const words = incident.kind === "automatic" ? (open ? "Ongoing" : "Resolved") : INCIDENT_STATUS_WORDS[incident.status];
+  const words = incident.kind === "automatic" && open ? w.t("incident.ongoingStatus") : w.incidentStatus(incident.status);
   return (
     <p className={`status ${open ? "status-major_outage" : "status-operational"}`}>
       <span className="symbol" aria-hidden="true">{open ? "!" : "✓"}</span> {words}
@@ -308,22 +363,23 @@ function IncidentStatusLabel({ incident }: { incident: IncidentView }) {
  * page then changes only when what it reports changes, so its ETag holds.
  */
 function IncidentFacts({ incident }: { incident: IncidentView }) {
+  const w = useWords();
   const ended = incident.resolvedAt;
   return (
     <dl>
       <div>
-        <dt>Started</dt>
+        <dt>{w.t("incident.started")}</dt>
         <dd>
           <Time at={incident.startedAt} />
         </dd>
       </div>
       <div>
-        <dt>Ended</dt>
-        <dd>{ended === null ? "not yet" : <Time at={ended} />}</dd>
+        <dt>{w.t("incident.ended")}</dt>
+        <dd>{ended === null ? w.t("incident.notYet") : <Time at={ended} />}</dd>
       </div>
       <div>
-        <dt>Duration</dt>
-        <dd>{ended === null ? "ongoing" : durationWords(ended.getTime() - incident.startedAt.getTime())}</dd>
+        <dt>{w.t("incident.duration")}</dt>
+        <dd>{ended === null ? w.t("incident.ongoing") : w.duration(ended.getTime() - incident.startedAt.getTime())}</dd>
       </div>
     </dl>
   );
@@ -331,12 +387,13 @@ function IncidentFacts({ incident }: { incident: IncidentView }) {
 
 /** An incident's updates, newest first. */
 function Updates({ incident }: { incident: IncidentView }) {
+  const w = useWords();
   return (
     <ol className="updates">
       {incident.updates.map((update) => (
         <li key={update.id} className="update">
           <p className="update-head">
-            <strong>{INCIDENT_STATUS_WORDS[update.status]}</strong> · <Time at={update.createdAt} />
+            <strong>{w.incidentStatus(update.status)}</strong> · <Time at={update.createdAt} />
           </p>
           <Markdown text={update.message} />
         </li>
@@ -347,13 +404,14 @@ function Updates({ incident }: { incident: IncidentView }) {
 
 /** An incident in a list: its title (a link to its own page), status and times; with its updates where `withUpdates`. */
 function IncidentSummary({ incident, base, heading: Heading, withUpdates = false }: { incident: IncidentView; base: string; heading: "h3" | "h4"; withUpdates?: boolean }) {
+  const w = useWords();
   const open = incident.resolvedAt === null;
   return (
     <li className={`incident ${open ? "incident-open" : "incident-resolved"}`}>
       <article aria-labelledby={`incident-${incident.id}`}>
         <div className="row">
           <Heading id={`incident-${incident.id}`}>
-            <a href={`${base}/incidents/${encodeURIComponent(incident.id)}`}>{incident.title}</a>
+            <a href={w.href(`${base}/incidents/${encodeURIComponent(incident.id)}`)}>{incidentTitle(w, incident)}</a>
           </Heading>
           <IncidentStatusLabel incident={incident} />
         </div>
@@ -366,7 +424,8 @@ function IncidentSummary({ incident, base, heading: Heading, withUpdates = false
 
 /** Open incidents with their updates, then those of the last days. */
 function Incidents({ incidents, base }: { incidents: readonly IncidentView[]; base: string }) {
-  if (incidents.length === 0) return <p>{`No incidents in the last ${PAGE_HISTORY.recentIncidentDays} days.`}</p>;
+  const w = useWords();
+  if (incidents.length === 0) return <p>{w.t("page.noRecentIncidents", { count: PAGE_HISTORY.recentIncidentDays })}</p>;
   return (
     <ol className="incidents">
       {incidents.map((incident) => (
@@ -377,23 +436,30 @@ function Incidents({ incidents, base }: { incidents: readonly IncidentView[]; ba
 }
 
 /** What /status/<slug> answers for a slug no published page has. */
-export const NOT_FOUND_PAGE = htmlDocument(
-  <html lang="en">
-    <head>
-      <meta charSet="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title>Page not found</title>
-    </head>
-    <body>
-      <main>
-        <h1>Page not found</h1>
-        <p>There is no status page here.</p>
-      </main>
-    </body>
-  </html>,
-);
+export const notFoundPage = (w: Words) =>
+  htmlDocument(
+    <html lang={w.lang}>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{w.t("notFound.title")}</title>
+      </head>
+      <body>
+        <main>
+          <h1>{w.t("notFound.title")}</h1>
+          <p>{w.t("notFound.text")}</p>
+        </main>
+      </body>
+    </html>,
+  );
 
-const REFRESH = `(function(){setInterval(function(){var m=document.querySelector("main");if(document.hidden||!m||m.contains(document.activeElement)&&document.activeElement!==document.body)return;fetch(location.href,{headers:{accept:"text/html"}}).then(function(r){return r.ok?r.text():null}).then(function(t){if(!t)return;var n=new DOMParser().parseFromString(t,"text/html").querySelector("main");if(n)m.replaceWith(n)}).catch(function(){})},60000)})();`;
+/**
+ * The page's one script. It writes every <time data-local> in the visitor's
+ * zone, in the page's language, and says so in the footer (without the
+ * script, times stay in UTC, as the footer then says). Every minute, while the
+ * page is visible and nothing in <main> has focus, it swaps in a fresh <main>.
+ */
+const SCRIPT = `(function(){var lang=document.documentElement.lang;function local(root){var f;try{f=new Intl.DateTimeFormat(lang,{dateStyle:"medium",timeStyle:"short"})}catch(e){return}root.querySelectorAll("time[data-local]").forEach(function(t){t.textContent=f.format(new Date(t.getAttribute("datetime")))})}local(document);var note=document.getElementById("times-note");if(note&&note.dataset.local)note.textContent=note.dataset.local.replace("{zone}",Intl.DateTimeFormat().resolvedOptions().timeZone);setInterval(function(){var m=document.querySelector("main");if(document.hidden||!m||m.contains(document.activeElement)&&document.activeElement!==document.body)return;fetch(location.href,{headers:{accept:"text/html"}}).then(function(r){return r.ok?r.text():null}).then(function(t){if(!t)return;var n=new DOMParser().parseFromString(t,"text/html").querySelector("main");if(n){local(n);m.replaceWith(n)}}).catch(function(){})},60000)})();`;
 
 const STYLE = `
 :root{color-scheme:light dark;--bg:#f6f8fa;--surface:#fff;--text:#1f2328;--muted:#59636e;--border:#d1d9e0;--ok:#1a7f37;--warn:#9a6700;--bad:#cf222e;--nodata:#c8d1da;--link:#0969da;--focus:#0969da}
@@ -456,7 +522,9 @@ footer{color:var(--muted);font-size:.85rem;margin:2rem auto;}
 .affected{margin:.25rem 0 1rem}
 .incident-page section{margin-top:1.5rem}
 .month+.month{margin-top:1.5rem}
+.languages{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:.5rem 0 0;padding:0}
+.languages [aria-current]{font-weight:600;color:var(--text)}
 `;
 
-/** The page's own style and refresh script are all it runs: allowed by hash, nothing from elsewhere. */
-export const PAGE_HEADERS = securityHeaders({ styles: [STYLE], scripts: [REFRESH], images: true, fetchSelf: true });
+/** The page's own style and script are all it runs: allowed by hash, nothing from elsewhere. */
+export const PAGE_HEADERS = securityHeaders({ styles: [STYLE], scripts: [SCRIPT], images: true, fetchSelf: true });

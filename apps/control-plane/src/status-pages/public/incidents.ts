@@ -1,7 +1,10 @@
 import type { Prisma, PrismaClient } from "@vigil/db";
 import { incidentImpactOf, type ComponentStatus, type IncidentImpact, type IncidentStatus } from "@vigil/domain";
 import type { IncidentView } from "./view";
-import { automaticTitle } from "./words";
+import { incidentTitle, wordsOf } from "./words";
+
+/** summary.json names incidents in English, as Statuspage's does. */
+const ENGLISH = wordsOf("en");
 
 /** What the page's incidents are told with: its id, its components in page order, and its monitors' names. */
 export interface IncidentContext {
@@ -80,15 +83,13 @@ function automaticView(row: AutomaticRow, context: IncidentContext): IncidentVie
   const severity = row.severity === "degraded" ? "degraded" : "error";
   const impact: ComponentStatus = severity === "error" ? "major_outage" : "degraded_performance";
   const components = context.components.filter((c) => c.monitorId === row.monitorId).map((c) => ({ id: c.id, name: c.name, impact }));
+  const told = { kind: "automatic", impact: severity === "error" ? "major" : "minor", monitor: { id: row.monitorId, name: context.monitorNames.get(row.monitorId) ?? "" }, components } as const;
   return {
     id: row.id,
-    kind: "automatic",
-    title: automaticTitle(severity, components.map((c) => c.name), context.monitorNames.get(row.monitorId) ?? ""),
+    ...told,
+    title: incidentTitle(ENGLISH, { ...told, title: "" }),
     // Alerting opens an incident before anyone has looked, and closes it when the checks pass again.
     status: row.resolvedAt ? "resolved" : "investigating",
-    impact: severity === "error" ? "major" : "minor",
-    monitor: { id: row.monitorId, name: context.monitorNames.get(row.monitorId) ?? "" },
-    components,
     updates: [],
     postmortem: "",
     postmortemAt: null,

@@ -140,6 +140,7 @@ async function loadPage(sources: PageSources, row: PageRow, now: Date): Promise<
       customDomain: row.customDomain,
       accessType: row.accessType,
       accessVersion: row.accessVersion,
+      language: row.language,
       title: row.title,
       description: row.description,
       homepageUrl: row.homepageUrl,

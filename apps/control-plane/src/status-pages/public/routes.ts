@@ -1,4 +1,5 @@
 import type { HTTPVersion, Instance } from "find-my-way";
+import { DEFAULT_PAGE_LANGUAGE } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 import { HttpError, sendError, type Request, type Response } from "../../http/json";
 import { toHttpError } from "../../errors";
@@ -9,7 +10,8 @@ import type { PageHosts } from "./addresses";
 import { atomOf } from "./feed";
 import { badgeOf } from "./badge";
 import { PAGE_CACHE_MS, PublicPageCache, type Made, type Rendered } from "./cache";
-import { NOT_FOUND_PAGE, PAGE_HEADERS, renderHistory, renderIncidentPage, renderPage } from "./html";
+import { PAGE_HEADERS, notFoundPage, renderHistory, renderIncidentPage, renderPage, type Rendering } from "./html";
+import { wordsFor } from "./language";
 import { securityHeaders } from "./security-headers";
 import { findPublishedPage, loadHistoryView, loadIncidentPageView, loadPageView, type PageAddress, type PageSources } from "./load";
 import { summaryOf } from "./summary";
@@ -37,6 +39,9 @@ interface Wanted {
 
 /** The pages of a status page that are HTML, and so answer a visitor lost with a page rather than JSON. */
 const HTML: ReadonlySet<Representation> = new Set(["html", "history", "incident"]);
+
+/** summary.json (Statuspage's shape, English as Statuspage's) and the badge are the same in every language. */
+const LANGUAGE_BLIND: ReadonlySet<Representation> = new Set(["summary", "badge"]);
 
 /** The companions' names after a page's address. */
 const COMPANIONS: Record<Exclude<Representation, "html" | "history" | "incident">, string> = { summary: "/summary.json", badge: "/badge.svg", feed: "/feed.atom" };
@@ -70,11 +75,14 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
     const key = wanted.representation === "history" ? `${pageKey}|history` : wanted.representation === "incident" ? `${pageKey}|incident:${wanted.incidentId}` : pageKey;
     const page = await cache.get(key, () => load(address, wanted));
     if (!page) return notFound(req, res, asPage);
-    if (!(await options.access.authorize(req, res, page.view.page, HTML.has(wanted.representation) ? "html" : "data"))) return;
+    const words = wordsFor(req, page.view.page.language);
+    if (!(await options.access.authorize(req, res, page.view.page, HTML.has(wanted.representation) ? "html" : "data", words))) return;
     if (wanted.representation === "incident" && !(page.view as IncidentPageView).incident) return notFound(req, res, asPage);
     const base = address.kind === "slug" ? `/status/${encodeURIComponent(page.view.page.slug)}` : "";
-    const rendered = page.render(wanted.representation, (view) => make(view, wanted.representation, base));
-    send(req, res, rendered, page.view.page.accessType === "public");
+    // Each language is a representation of its own, and so is one chosen by ?lang= (its links keep the choice).
+    const variant = LANGUAGE_BLIND.has(wanted.representation) ? wanted.representation : `${wanted.representation}|${words.lang}|${words.href("")}`;
+    const rendered = page.render(variant, (view) => make(view, wanted.representation, { base, words }));
+    send(req, res, rendered, page.view.page.accessType === "public", LANGUAGE_BLIND.has(wanted.representation) ? null : words.lang);
   };
 
   const load = async (address: PageAddress, wanted: Wanted): Promise<PageView | null> => {
@@ -85,20 +93,21 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
     return loadPageView(options, row);
   };
 
-  const make = (view: PageView, representation: Representation, base: string): Made => {
+  const make = (view: PageView, representation: Representation, rendering: Rendering): Made => {
+    const { base, words } = rendering;
     switch (representation) {
       case "html":
-        return { body: renderPage(view, base), contentType: "text/html; charset=utf-8" };
+        return { body: renderPage(view, rendering), contentType: "text/html; charset=utf-8" };
       case "history":
-        return { body: renderHistory(view as HistoryPageView, base), contentType: "text/html; charset=utf-8" };
+        return { body: renderHistory(view as HistoryPageView, rendering), contentType: "text/html; charset=utf-8" };
       case "incident":
-        return { body: renderIncidentPage(view as IncidentPageView & { incident: NonNullable<IncidentPageView["incident"]> }, base), contentType: "text/html; charset=utf-8" };
+        return { body: renderIncidentPage(view as IncidentPageView & { incident: NonNullable<IncidentPageView["incident"]> }, rendering), contentType: "text/html; charset=utf-8" };
       case "summary":
         return { body: JSON.stringify(summaryOf(view)), contentType: "application/json; charset=utf-8" };
       case "badge":
         return { body: badgeOf(view), contentType: "image/svg+xml; charset=utf-8" };
       case "feed":
-        return { body: atomOf(view, new URL(`${base}${COMPANIONS.feed}`, view.page.url).href), contentType: "application/atom+xml; charset=utf-8" };
+        return { body: atomOf(view, new URL(`${base}${COMPANIONS.feed}`, view.page.url).href, words), contentType: "application/atom+xml; charset=utf-8" };
     }
   };
 
@@ -125,13 +134,16 @@ export function publicStatusPageRoutes(router: Instance<HTTPVersion.V1>, options
 /** summary.json, the badge and the feed load nothing. */
 const DATA_HEADERS = securityHeaders();
 
-function send(req: Request, res: Response, rendered: Rendered, isPublic: boolean): void {
+/** `language` is the one a representation is written in, null for those the same in every language. */
+function send(req: Request, res: Response, rendered: Rendered, isPublic: boolean, language: string | null): void {
   const seconds = PAGE_CACHE_MS / 1000;
+  const vary = ["Accept-Encoding", ...(language ? ["Accept-Language"] : []), ...(isPublic ? [] : ["Cookie"])].join(", ");
   const headers = {
     etag: rendered.etag,
     // A protected page is for the signed-in reader only, and is asked again each time: its access may end at any moment.
     "cache-control": isPublic ? `public, max-age=${seconds}, s-maxage=${seconds}` : "private, no-cache",
-    vary: isPublic ? "Accept-Encoding" : "Accept-Encoding, Cookie",
+    vary,
+    ...(language && { "content-language": language }),
     ...(rendered.contentType.startsWith("text/html") ? PAGE_HEADERS : DATA_HEADERS),
   };
   if (matchesEtag(req.headers["if-none-match"], rendered.etag)) {
@@ -145,8 +157,12 @@ function send(req: Request, res: Response, rendered: Rendered, isPublic: boolean
     .end(body);
 }
 
-/** Visitors of /status/<slug> get a page; programs, and hosts that are no page's domain, the API's JSON error. */
+/** Visitors of /status/<slug> get a page (in the language they ask for); programs, and hosts that are no page's domain, the API's JSON error. */
 function notFound(req: Request, res: Response, asPage: boolean): void {
   if (!asPage) return sendError(res, new HttpError("not_found", `no endpoint ${req.method} ${req.url}`));
-  res.writeHead(404, { "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(NOT_FOUND_PAGE), ...DATA_HEADERS }).end(NOT_FOUND_PAGE);
+  const words = wordsFor(req, DEFAULT_PAGE_LANGUAGE);
+  const page = notFoundPage(words);
+  res
+    .writeHead(404, { "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(page), "content-language": words.lang, vary: "Accept-Language", ...DATA_HEADERS })
+    .end(page);
 }

@@ -3,7 +3,7 @@ import type { ServerResponse } from "node:http";
 import type FindMyWay from "find-my-way";
 import type { HTTPVersion } from "find-my-way";
 import type { Prisma, PrismaClient } from "@vigil/db";
-import { PAGE_ACCESS, ValidationError, emailDomainOf, parseSignInEmail } from "@vigil/domain";
+import { DEFAULT_PAGE_LANGUAGE, PAGE_ACCESS, ValidationError, emailDomainOf, parseSignInEmail } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 import type { ProviderSettings } from "@vigil/notifications";
 import { readBody } from "../../http/body";
@@ -15,6 +15,9 @@ import type { PageHosts } from "./addresses";
 import { FIELDS, notice, sendPage, signInForm } from "./forms";
 import type { PageSessions } from "./sessions";
 import { sendSignInMail } from "./sign-in-mail";
+import type { MessageKey } from "./i18n/messages";
+import { wordsFor } from "./language";
+import type { Words } from "./words";
 
 export interface SignInDeps {
   prisma: PrismaClient;
@@ -57,13 +60,14 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
   };
 
   const showForm = (req: Request, res: Response, page: StatusPage, status: number, message = "", next: string | null = null) => {
-    sendPage(res, status, signInForm(page.accessType as "password" | "email-domain", hosts.signInPath(req, page), message, viewAsked(req, page, next)));
+    sendPage(res, status, signInForm(wordsFor(req, page.language), page.accessType as "password" | "email-domain", hosts.signInPath(req, page), message, viewAsked(req, page, next)));
   };
 
   async function post(req: Request, res: Response, page: StatusPage): Promise<void> {
+    const w = wordsFor(req, page.language);
     if (!hosts.isSameOriginPost(req, page)) {
       logger.warn({ pageId: page.id, origin: req.headers.origin }, "status page sign-in: cross-site post refused");
-      return sendPage(res, 403, notice("Sign-in refused", "This form was sent from another site.", { href: hosts.pagePath(req, page), text: "Go to the status page" }));
+      return sendPage(res, 403, notice(w.t("signIn.refused"), w.t("signIn.crossSite"), { href: hosts.pagePath(req, page), text: w.t("signIn.toPage") }, w.lang));
     }
     if (page.accessType !== "password" && page.accessType !== "email-domain") {
       return redirect(res, hosts.pagePath(req, page));
@@ -72,11 +76,11 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     const attempt = `${clientAddress(req)}|${page.id}`;
     const wait = await attempts.reserve(attempt);
     if (wait > 0) {
-      const slowDown = notice("Too many attempts", `Try again in ${wait} seconds.`, { href: hosts.pagePath(req, page), text: "Back to the sign-in form" });
+      const slowDown = notice(w.t("signIn.tooMany"), w.t("signIn.tryAgainIn", { count: wait }), { href: hosts.pagePath(req, page), text: w.t("signIn.backToForm") }, w.lang);
       return sendPage(res, 429, slowDown, { "retry-after": wait });
     }
     const form = await readForm(req);
-    if (form === null) return showForm(req, res, page, 413, "The form is too large.");
+    if (form === null) return showForm(req, res, page, 413, w.t("signIn.tooLarge"));
     const next = form.get(FIELDS.next);
 
     if (page.accessType === "password") {
@@ -85,7 +89,7 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
         await attempts.giveBack(attempt);
         return signedIn(req, res, page, next);
       }
-      return showForm(req, res, page, 401, "Wrong password.", next);
+      return showForm(req, res, page, 401, w.t("signIn.wrongPassword"), next);
     }
 
     let email: { address: string; domain: string };
@@ -96,26 +100,27 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
       throw error;
     }
     if (!settings.smtpUrl) {
-      const unavailable = notice("Email sign-in unavailable", "This Vigil deployment cannot send email (SMTP_URL is not set).", { href: hosts.pagePath(req, page), text: "Back" });
+      const unavailable = notice(w.t("signIn.mailUnavailable"), w.t("signIn.noSmtp"), { href: hosts.pagePath(req, page), text: w.t("signIn.back") }, w.lang);
       return sendPage(res, 503, unavailable);
     }
     // Answered before the link is made and sent, and alike for every address: neither the
     // answer nor its timing tells which domains may read the page.
     const sent = notice(
-      "Check your email",
-      `If this address may read the page, a sign-in link is on its way to it. It works once, for ${PAGE_ACCESS.signInLinkMinutes} minutes.`,
-      { href: hosts.pagePath(req, page), text: "Ask for another link" },
+      w.t("signIn.checkMail"),
+      w.t("signIn.linkOnItsWay", { minutes: PAGE_ACCESS.signInLinkMinutes }),
+      { href: hosts.pagePath(req, page), text: w.t("signIn.anotherLink") },
+      w.lang,
     );
     sendPage(res, 200, sent);
     if (!page.authEmailDomains.includes(email.domain)) return;
     const view = viewAsked(req, page, next);
     const linkEnd = view && `?${FIELDS.next}=${encodeURIComponent(view)}`;
-    emailLink(page, email.address, hosts.signInLinkBase(req, page), linkEnd).catch((error: unknown) =>
+    emailLink(w, page, email.address, hosts.signInLinkBase(req, page), linkEnd).catch((error: unknown) =>
       logger.error({ err: error, pageId: page.id }, "status page sign-in: the sign-in email could not be sent"),
     );
   }
 
-  async function emailLink(page: StatusPage, address: string, linkBase: string, linkEnd: string): Promise<void> {
+  async function emailLink(w: Words, page: StatusPage, address: string, linkBase: string, linkEnd: string): Promise<void> {
     const token = randomBytes(32).toString("base64url");
     const now = Date.now();
     await prisma.statusPageSignInToken.create({
@@ -123,7 +128,7 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     });
     // Links expired a day ago are told apart no longer ("not valid" instead of "expired"): they can go.
     await prisma.statusPageSignInToken.deleteMany({ where: { pageId: page.id, expiresAt: { lt: new Date(now - 86_400_000) } } });
-    await sendSignInMail(settings, { to: address, pageTitle: page.title, link: linkBase + token + linkEnd });
+    await sendSignInMail(settings, w, { to: address, pageTitle: page.title, link: linkBase + token + linkEnd });
   }
 
   async function openLink(req: Request, res: Response, page: StatusPage, token: string): Promise<void> {
@@ -138,14 +143,15 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
     const stillAllowed = page.accessType === "email-domain" && !!stored && page.authEmailDomains.includes(emailDomainOf(stored.email));
     if (spent.count === 1 && stillAllowed) return signedIn(req, res, page, new URL(req.url ?? "/", "http://page").searchParams.get(FIELDS.next));
 
-    const again = (heading: string, text: string, status: number) => {
-      const answer = notice(heading, `${text} Ask for a new one on the page.`, { href: hosts.pagePath(req, page), text: "Ask for a new sign-in link" });
+    const w = wordsFor(req, page.language);
+    const again = (heading: MessageKey, reason: string, status: number) => {
+      const answer = notice(w.t(heading), w.t("signIn.askAgain", { reason }), { href: hosts.pagePath(req, page), text: w.t("signIn.newLink") }, w.lang);
       sendPage(res, status, answer);
     };
-    if (!stored || stored.pageId !== page.id) return again("Sign-in link not valid", "This sign-in link is not one of this page.", 400);
-    if (spent.count === 1) return again("Sign-in link no longer valid", "Who may read this page changed since the link was sent.", 410);
-    if (stored.usedAt) return again("Sign-in link already used", "Each sign-in link works once.", 410);
-    return again("Sign-in link expired", `Sign-in links work for ${PAGE_ACCESS.signInLinkMinutes} minutes.`, 410);
+    if (!stored || stored.pageId !== page.id) return again("signIn.linkNotValid", w.t("signIn.notOfThisPage"), 400);
+    if (spent.count === 1) return again("signIn.linkNoLongerValid", w.t("signIn.accessChanged"), 410);
+    if (stored.usedAt) return again("signIn.linkUsed", w.t("signIn.worksOnce"), 410);
+    return again("signIn.linkExpired", w.t("signIn.linksLast", { minutes: PAGE_ACCESS.signInLinkMinutes }), 410);
   }
 
   const on = (method: "GET" | "POST", path: string, lookup: Lookup, handler: (req: Request, res: Response, page: StatusPage, params: Params) => Promise<void>) =>
@@ -153,12 +159,14 @@ export function registerSignInRoutes(router: FindMyWay.Instance<HTTPVersion.V1>,
       (async () => {
         const page = await lookup(req, params);
         if (!page) {
-          return sendPage(res, 404, notice("No such status page", "There is no status page here.", { href: "/", text: "Home" }));
+          const w = wordsFor(req, DEFAULT_PAGE_LANGUAGE);
+          return sendPage(res, 404, notice(w.t("notFound.title"), w.t("notFound.text"), { href: "/", text: w.t("notFound.home") }, w.lang));
         }
         await handler(req, res, page, params);
       })().catch((error: unknown) => {
         logger.error({ err: error, method, path }, "status page sign-in failed");
-        if (!res.headersSent) sendPage(res, 500, notice("Something went wrong", "Try again in a moment."));
+        const w = wordsFor(req, DEFAULT_PAGE_LANGUAGE);
+        if (!res.headersSent) sendPage(res, 500, notice(w.t("signIn.failed"), w.t("signIn.tryAgain"), undefined, w.lang));
       });
     });
 

@@ -11,6 +11,8 @@ export interface PageHeader {
   title: string;
   accessType: string;
   accessVersion: number;
+  /** The page's own language, which a visitor's choice overrides. */
+  language: string;
 }
 
 /** One day of a component's bar: its checks in all of the monitor's regions. */

@@ -1,0 +1,25 @@
+import Negotiator from "negotiator";
+import { PAGE_LANGUAGES, type PageLanguage } from "@vigil/domain";
+import type { Request } from "../../http/json";
+import { wordsOf, type Words } from "./words";
+
+const isPageLanguage = (code: string): code is PageLanguage => (PAGE_LANGUAGES as readonly string[]).includes(code);
+
+/** The words of every language, made once: a request picks one. */
+const CHOSEN = new Map(PAGE_LANGUAGES.map((lang) => [lang, wordsOf(lang, true)]));
+const NEGOTIATED = new Map(PAGE_LANGUAGES.map((lang) => [lang, wordsOf(lang)]));
+
+/**
+ * The language a visitor reads a page in: `?lang=<code>` when it is one of
+ * the pages' languages (links then keep it), else the best of them that
+ * Accept-Language takes (the page's own language winning a tie, `de-AT`
+ * taking `de`), else the page's own.
+ */
+export function wordsFor(req: Request, pageLanguage: string): Words {
+  const asked = new URL(req.url ?? "/", "http://page").searchParams.get("lang")?.toLowerCase() ?? "";
+  if (isPageLanguage(asked)) return CHOSEN.get(asked)!;
+  const own = isPageLanguage(pageLanguage) ? pageLanguage : "en";
+  const header = req.headers["accept-language"];
+  const accepted = header ? new Negotiator({ headers: { "accept-language": header } }).language([own, ...PAGE_LANGUAGES.filter((lang) => lang !== own)]) : undefined;
+  return NEGOTIATED.get(accepted !== undefined && isPageLanguage(accepted) ? accepted : own)!;
+}
