@@ -345,6 +345,8 @@ describe("vigil commands", () => {
       expect((await okJson(["status-pages", "get", pageId])).statusPage).toMatchObject({ id: pageId });
       expect(await ok(["status-pages", "update", pageId, "--description", "All of Acme"])).toMatch(/^description\s+All of Acme$/m);
       expect((await okJson(["status-pages", "update", pageId, "--homepage-url", "https://acme.example"])).statusPage).toMatchObject({ homepageUrl: "https://acme.example" });
+      expect((await okJson(["status-pages", "update", pageId, "--language", "fr"])).statusPage).toMatchObject({ language: "fr" });
+      expect((await fails(["status-pages", "update", pageId, "--language", "xx"])).stderr).toContain("statusPage.language: must be one of en, de, fr, es, pt, ja");
       // A new page is published.
       expect(await ok(["status-pages", "unpublish", pageId])).not.toMatch(/^published\s+true$/m);
       expect(await ok(["status-pages", "publish", pageId])).toMatch(/^published\s+true$/m);

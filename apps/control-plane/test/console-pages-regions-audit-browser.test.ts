@@ -91,8 +91,12 @@ describe("the console's status pages, regions and audit log", () => {
     await fields.getByRole("button", { name: "Save page" }).click();
     await shows(fields.getByText("Password: is required when accessType is password"));
     await fields.getByLabel("Access").selectOption("public");
+    // Languages are offered by their own names.
+    await fields.getByLabel("Language").selectOption({ label: "Deutsch" });
     await fields.getByRole("button", { name: "Save page" }).click();
-    await eventually(async () => expect((await pages(ws.write.key).getStatusPage({ id: pageId })).statusPage?.description).toBe("Everything Acme runs."));
+    await eventually(async () =>
+      expect((await pages(ws.write.key).getStatusPage({ id: pageId })).statusPage).toMatchObject({ description: "Everything Acme runs.", language: "de" }),
+    );
 
     const add = page.getByRole("form", { name: "Add a component" });
     // The rule between type and monitor, in the browser as in the API.
