@@ -15,7 +15,7 @@ import type { PageHosts } from "./addresses";
 import { FIELDS, notice, sendPage, signInForm } from "./forms";
 import type { PageSessions } from "./sessions";
 import { sendSignInMail } from "./sign-in-mail";
-import type { MessageKey } from "./i18n/messages";
+import type { MessageKey } from "./i18n/shape";
 import { wordsFor } from "./language";
 import type { Words } from "./words";
 

@@ -1,6 +1,6 @@
 /**
  * The public pages' words in English: the source every other language
- * translates, key for key (messages.ts types them by this one). `{{name}}`
+ * translates, key for key (shape.ts types them by this one). `{{name}}`
  * is filled in by i18next; `_one`/`_other` are plural forms chosen by
  * Intl.PluralRules (a language without a singular repeats `_other`).
  */

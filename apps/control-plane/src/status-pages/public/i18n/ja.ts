@@ -1,4 +1,4 @@
-import type { Messages } from "./messages";
+import type { Messages } from "./shape";
 
 // Japanese has no plural forms: `_one` repeats `_other`.
 export const ja: Messages = {
