@@ -1,14 +1,11 @@
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { latencyBucket } from "@vigil/domain";
 import { Periodicity } from "@vigil/proto";
 import { startTestApi, type TestApi } from "./support/api";
-import { artifactsDir, launchBrowser } from "./support/browser";
+import { PHONE, artifactsDir, launchBrowser, openPage, scrollWidth } from "./support/browser";
 import { seedDay, statusPageFixtures, utcDay } from "./support/status-pages";
 
-const PHONE = { width: 390, height: 844 };
-/** How wide the document is: wider than the viewport means sideways scrolling. */
-const scrollWidth = (page: Page) => page.evaluate<number>("document.documentElement.scrollWidth");
 
 describe("a public status page in a browser", () => {
   let api: TestApi;
@@ -51,15 +48,9 @@ describe("a public status page in a browser", () => {
   });
 
   const open = async (colorScheme: "light" | "dark") => {
-    const context = await browser.newContext({ viewport: PHONE, colorScheme });
-    const page = await context.newPage();
-    // What the browser refused or failed at (a Content Security Policy violation shows up here).
-    const errors: string[] = [];
-    page.on("console", (message) => void (message.type() === "error" && errors.push(message.text())));
-    page.on("pageerror", (error) => void errors.push(error.message));
-    const response = await page.goto(`${api.baseUrl}/status/${slug}`);
-    expect(response?.status()).toBe(200);
-    return { page, errors, close: () => context.close() };
+    const opened = await openPage(browser, `${api.baseUrl}/status/${slug}`, { colorScheme });
+    expect(opened.status).toBe(200);
+    return opened;
   };
 
   it.each(["light", "dark"] as const)("renders components and 90-day bars in %s at 390 px without sideways scrolling", async (scheme) => {

@@ -1,11 +1,8 @@
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { Periodicity } from "@vigil/proto";
 import { startTestApi, type TestApi } from "./support/api";
-import { artifactsDir, launchBrowser } from "./support/browser";
-
-const PHONE = { width: 390, height: 844 };
-const scrollWidth = (page: Page) => page.evaluate<number>("document.documentElement.scrollWidth");
+import { PHONE, artifactsDir, launchBrowser, openPage, scrollWidth } from "./support/browser";
 
 describe("a status page incident in a browser", () => {
   let api: TestApi;
@@ -53,16 +50,9 @@ describe("a status page incident in a browser", () => {
   });
 
   const open = async (url: string, colorScheme: "light" | "dark") => {
-    const context = await browser.newContext({ viewport: PHONE, colorScheme });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    const dialogs: string[] = [];
-    page.on("console", (message) => void (message.type() === "error" && errors.push(message.text())));
-    page.on("pageerror", (error) => void errors.push(error.message));
-    page.on("dialog", (dialog) => void (dialogs.push(dialog.message()), dialog.dismiss()));
-    const response = await page.goto(url);
-    expect(response?.status()).toBe(200);
-    return { page, errors, dialogs, close: () => context.close() };
+    const opened = await openPage(browser, url, { colorScheme });
+    expect(opened.status).toBe(200);
+    return opened;
   };
 
   it.each(["light", "dark"] as const)("shows an open incident with its updates, newest first, on the page in %s at 390 px", async (scheme) => {

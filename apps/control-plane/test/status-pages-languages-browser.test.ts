@@ -2,10 +2,8 @@ import path from "node:path";
 import type { Browser } from "playwright-core";
 import { Periodicity } from "@vigil/proto";
 import { startTestApi, type TestApi } from "./support/api";
-import { artifactsDir, launchBrowser } from "./support/browser";
+import { artifactsDir, launchBrowser, openPage } from "./support/browser";
 import { seedDay, statusPageFixtures, utcDay } from "./support/status-pages";
-
-const PHONE = { width: 390, height: 844 };
 
 /**
  * A visitor's browser chooses the page's language (Accept-Language from its
@@ -38,12 +36,8 @@ describe("a status page in the visitor's language and time zone", () => {
   });
 
   async function visit(options: { locale: string; timezoneId: string; javaScriptEnabled?: boolean }, shot: string) {
-    const context = await browser.newContext({ viewport: PHONE, ...options });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on("console", (message) => void (message.type() === "error" && errors.push(message.text())));
-    page.on("pageerror", (error) => void errors.push(error.message));
-    expect((await page.goto(base))?.status()).toBe(200);
+    const { page, status, errors, close } = await openPage(browser, base, options);
+    expect(status).toBe(200);
     const seen = {
       lang: await page.locator("html").getAttribute("lang"),
       banner: await page.locator(".banner h2").innerText(),
@@ -51,7 +45,7 @@ describe("a status page in the visitor's language and time zone", () => {
       note: await page.locator("#times-note").innerText(),
     };
     await page.screenshot({ path: path.join(screenshots, shot), fullPage: true });
-    await context.close();
+    await close();
     expect(errors).toEqual([]);
     return seen;
   }
