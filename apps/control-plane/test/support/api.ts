@@ -1,7 +1,7 @@
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { applyMigrations, openDatabase, type Database } from "@vigil/db";
-import { IncidentService, MonitorService } from "@vigil/proto";
+import { IncidentService, MaintenanceService, MonitorService } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
 import { createTestDatabase } from "../../../../test/postgres";
@@ -113,6 +113,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
       createClient(MonitorService, transport(key, protocol)),
     notificationClient: (key: string | undefined, protocol: Protocol = "connect"): Client<typeof NotificationService> =>
       createClient(NotificationService, transport(key, protocol)),
+    maintenanceClient: (key: string | undefined): Client<typeof MaintenanceService> => createClient(MaintenanceService, transport(key, "connect")),
     statusPageClient: (key: string | undefined, protocol: Protocol = "connect"): Client<typeof StatusPageService> =>
       createClient(StatusPageService, transport(key, protocol)),
     /** A new workspace with a write, a read and a legacy (scope-less) key. */
