@@ -106,7 +106,8 @@ export interface ApiServerOptions {
 export const apiPartsOf = (
   pipeline: Pipeline,
   redisPrefix: string,
-): Pick<ApiServerOptions, "scheduler" | "statuses" | "acknowledgements" | "pings" | "pageChanges" | "monitorChanges" | "verifiedKeys" | "verifiedSessions" | "revocations" | "redis"> => ({
+): Pick<ApiServerOptions, "scheduler" | "statuses" | "acknowledgements" | "pings" | "pageChanges" | "monitorChanges" | "verifiedKeys" | "verifiedSessions" | "revocations" | "redis" | "maintenanceEvents"> => ({
+  maintenanceEvents: pipeline.maintenanceEvents,
   scheduler: pipeline.scheduler,
   acknowledgements: pipeline.acknowledgements,
   pings: pipeline.pings,

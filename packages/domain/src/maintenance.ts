@@ -2,7 +2,7 @@ import { RRuleTemporal } from "rrule-temporal";
 import { z } from "zod";
 import { timeZone } from "./heartbeat";
 import { DEFAULTS, LIMITS } from "./limits";
-import { list, readableText, requiredLine, set, text } from "./rules";
+import { list, readableText, requiredLine, set, text, wellFormed } from "./rules";
 import { parseOrThrow, throwViolations, type FieldViolation } from "./validation";
 
 /**
@@ -63,7 +63,7 @@ export function recurrenceProblem(recurrence: string, timezone = "UTC"): string 
     rule.all((_, i) => i < 1);
     return null;
   } catch (error) {
-    return `must be an RFC 5545 RRULE: ${error instanceof Error ? error.message : String(error)}`;
+    return `must be an RFC 5545 RRULE: ${wellFormed(error instanceof Error ? error.message : String(error))}`;
   }
 }
 
