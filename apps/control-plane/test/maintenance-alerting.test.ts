@@ -62,9 +62,14 @@ describe.each(BACKENDS)("alerting during maintenance on %s", (backend) => {
   const publish = (monitorId: string, at: Date, status: "error" | "success") => publishResults(api.redisPrefix, [checkResult(monitorId, "hostA-ams", at.toISOString(), status)]);
   const statusOf = async (id: string) => (await api.db.prisma.monitor.findUniqueOrThrow({ where: { id } })).status;
   const incidentsOf = (monitorId: string) => api.db.prisma.incident.findMany({ where: { monitorId } });
+  /** The checks the daily figures (uptime on pages, summaries) count for a monitor. */
+  const counted = async (monitorId: string) => {
+    const days = await api.db.prisma.allRegionDailyResultCount.findMany({ where: { monitorId } });
+    return days.reduce((sum, d) => sum + d.successful + d.degraded + d.failed, 0);
+  };
   const deliveriesOf = (monitorId: string) => api.db.prisma.notificationDelivery.count({ where: { monitorId } });
 
-  it("checks and stores a failure inside a window but opens no incident and sends nothing, and alerts once at the end if it still goes on", async () => {
+  it("checks and stores a failure inside a window, marked and left out of uptime, but opens no incident and sends nothing, and alerts once at the end if it still goes on", async () => {
     const muted = await monitorWithWebhook();
     const loud = await monitorWithWebhook();
     const startsAt = new Date(Date.now() - 10 * MINUTE);
@@ -77,7 +82,12 @@ describe.each(BACKENDS)("alerting during maintenance on %s", (backend) => {
     // The monitor outside the window alerts; by then the one inside has been stored too (one batch, one transaction each).
     await eventually(() => expect(loud.received().map((e) => e.type)).toEqual(["monitor.failed"]));
     await eventually(async () => expect(await statusOf(muted.id)).toBe("error"));
-    expect(await api.db.prisma.checkResult.count({ where: { monitorId: muted.id } })).toBe(1);
+    // Stored and marked, and counted in no uptime figure.
+    const [stored] = (await api.client(ws.read.key).listCheckResults({ id: muted.id })).results;
+    expect(stored).toMatchObject({ inMaintenance: true });
+    expect((await api.client(ws.read.key).listCheckResults({ id: loud.id })).results[0]).toMatchObject({ inMaintenance: false });
+    expect(await counted(muted.id)).toBe(0);
+    expect(await counted(loud.id)).toBe(1);
     expect(await incidentsOf(muted.id)).toEqual([]);
     expect(await deliveriesOf(muted.id)).toBe(0);
     expect(muted.received()).toEqual([]);

@@ -163,3 +163,12 @@ export function occurrenceAt(timing: MaintenanceTiming, at: Date): Occurrence | 
 export function inMaintenance(windows: readonly MaintenanceTiming[], at: Date): boolean {
   return windows.some((window) => occurrenceAt(window, at) !== null);
 }
+
+/**
+ * "In maintenance at t" for many times between `from` and `to` (a batch of
+ * results): each window's occurrences are expanded once, not once per time.
+ */
+export function maintenanceTimes(windows: readonly MaintenanceTiming[], from: Date, to: Date): (at: Date) => boolean {
+  const spans = windows.flatMap((window) => occurrencesBetween(window, from, new Date(to.getTime() + 1)));
+  return (at) => spans.some((span) => span.startsAt <= at && at < span.endsAt);
+}

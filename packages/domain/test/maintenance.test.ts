@@ -1,4 +1,4 @@
-import { ValidationError, inMaintenance, nextOccurrences, occurrencesBetween, parseMaintenance, recurrenceProblem, type MaintenanceTiming } from "../src";
+import { ValidationError, inMaintenance, maintenanceTimes, nextOccurrences, occurrencesBetween, parseMaintenance, recurrenceProblem, type MaintenanceTiming } from "../src";
 
 const iso = (o: { startsAt: Date; endsAt: Date }) => [o.startsAt.toISOString(), o.endsAt.toISOString()];
 
@@ -81,6 +81,14 @@ describe("maintenance occurrences", () => {
     expect(inMaintenance([sundays], new Date("2026-03-08T02:00:00Z"))).toBe(false);
     expect(inMaintenance([sundays], new Date("2026-04-05T00:30:00Z"))).toBe(true);
     expect(inMaintenance([], new Date("2026-04-05T00:30:00Z"))).toBe(false);
+  });
+
+  it("answers many times of a batch as inMaintenance does, each window expanded once", () => {
+    const test = maintenanceTimes([sundays], new Date("2026-03-08T00:00:00Z"), new Date("2026-03-15T03:00:00Z"));
+    for (const at of ["2026-03-08T00:59:59.999Z", "2026-03-08T01:00:00Z", "2026-03-08T01:59:59.999Z", "2026-03-08T02:00:00Z", "2026-03-11T01:30:00Z", "2026-03-15T01:30:00Z"]) {
+      expect([at, test(new Date(at))]).toEqual([at, inMaintenance([sundays], new Date(at))]);
+    }
+    expect(maintenanceTimes([], new Date(0), new Date())(new Date())).toBe(false);
   });
 
   it("lists the next occurrences, the first going on", () => {
