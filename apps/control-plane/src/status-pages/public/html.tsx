@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { COMPONENT_STATUS_WORDS, DAY_STATUS_WORDS, INCIDENT_STATUS_WORDS, durationWords, monthWords, uptimeWords, utcWords } from "./words";
+import { COMPONENT_STATUS_WORDS, DAY_STATUS_WORDS, INCIDENT_STATUS_WORDS, MAINTENANCE_STATUS_WORDS, durationWords, monthWords, uptimeWords, utcWords } from "./words";
 import {
   groupStatusOf,
   type ComponentView,
@@ -7,6 +7,7 @@ import {
   type HistoryPageView,
   type IncidentPageView,
   type IncidentView,
+  type MaintenanceOccurrenceView,
   type PageView,
   type Section,
 } from "./view";
@@ -88,6 +89,16 @@ export function renderPage(view: PageView, base: string): string {
         {view.sections.length === 0 ? <p>This page has no components yet.</p> : view.sections.map((section) => <SectionOf key={sectionKey(section)} section={section} />)}
         <Legend />
       </section>
+      {view.maintenances.length > 0 && (
+        <section aria-labelledby="maintenance-title">
+          <h2 id="maintenance-title" className="section-title">Maintenance</h2>
+          <ol className="incidents">
+            {view.maintenances.map((maintenance) => (
+              <MaintenanceSummary key={maintenance.id} maintenance={maintenance} heading="h3" />
+            ))}
+          </ol>
+        </section>
+      )}
       <section aria-labelledby="incidents-title">
         <h2 id="incidents-title" className="section-title">Incidents</h2>
         <Incidents incidents={view.incidents} base={base} />
@@ -99,22 +110,25 @@ export function renderPage(view: PageView, base: string): string {
   );
 }
 
-/** /history: the incidents of the last months, by month, newest first. */
+/** /history: the incidents and maintenances of the last months, by month, newest first. */
 export function renderHistory(view: HistoryPageView, base: string): string {
   return htmlDocument(
     <Frame view={view} base={base} title={`${view.page.title} incident history`}>
       <h2 className="page-title">Incident history</h2>
-      {view.history.length === 0 && <p>{`No incidents in the last ${PAGE_HISTORY.historyMonths} months.`}</p>}
+      {view.history.length === 0 && <p>{`No incidents or maintenance in the last ${PAGE_HISTORY.historyMonths} months.`}</p>}
       {view.history.map(({ month, entries }) => (
         <section key={month} className="month" aria-labelledby={`month-${month}`}>
           <h3 id={`month-${month}`} className="section-title">
             {monthWords(month)}
           </h3>
           <ol className="incidents">
-            {entries.map((entry) => (
-              // Maintenances will be another kind of entry here.
-              <IncidentSummary key={entry.incident.id} incident={entry.incident} base={base} heading="h4" />
-            ))}
+            {entries.map((entry) =>
+              entry.kind === "incident" ? (
+                <IncidentSummary key={entry.incident.id} incident={entry.incident} base={base} heading="h4" />
+              ) : (
+                <MaintenanceSummary key={entry.maintenance.id} maintenance={entry.maintenance} heading="h4" />
+              ),
+            )}
           </ol>
         </section>
       ))}
@@ -364,6 +378,49 @@ function IncidentSummary({ incident, base, heading: Heading, withUpdates = false
   );
 }
 
+/**
+ * A maintenance in a list: title, what it is at, when, the components it
+ * names and its message. Its times are fixed, so the page's ETag holds while
+ * it goes on.
+ */
+function MaintenanceSummary({ maintenance, heading: Heading }: { maintenance: MaintenanceOccurrenceView; heading: "h3" | "h4" }) {
+  const id = `maintenance-${maintenance.id}`;
+  return (
+    <li className={`incident maintenance maintenance-${maintenance.status}`}>
+      <article aria-labelledby={id}>
+        <div className="row">
+          <Heading id={id}>{maintenance.title}</Heading>
+          <p className="status status-under_maintenance">
+            <span className="symbol" aria-hidden="true">
+              {COMPONENT_STATUS_WORDS.under_maintenance.symbol}
+            </span>{" "}
+            {MAINTENANCE_STATUS_WORDS[maintenance.status]}
+          </p>
+        </div>
+        <dl>
+          <div>
+            <dt>From</dt>
+            <dd>
+              <Time at={maintenance.startsAt} />
+            </dd>
+          </div>
+          <div>
+            <dt>Until</dt>
+            <dd>
+              <Time at={maintenance.endsAt} />
+            </dd>
+          </div>
+          <div>
+            <dt>Components</dt>
+            <dd>{maintenance.components.map((c) => c.name).join(", ")}</dd>
+          </div>
+        </dl>
+        {maintenance.message !== "" && <Markdown text={maintenance.message} />}
+      </article>
+    </li>
+  );
+}
+
 /** Open incidents with their updates, then those of the last days. */
 function Incidents({ incidents, base }: { incidents: readonly IncidentView[]; base: string }) {
   if (incidents.length === 0) return <p>{`No incidents in the last ${PAGE_HISTORY.recentIncidentDays} days.`}</p>;
@@ -424,7 +481,7 @@ section+section{margin-top:2rem}
 .name,.group h3{font-size:1rem}
 .description{color:var(--muted);font-size:.9rem;margin-top:.25rem}
 .status{font-size:.9rem;font-weight:600}
-.status-operational{color:var(--ok)}.status-degraded_performance{color:var(--warn)}.status-partial_outage,.status-major_outage{color:var(--bad)}
+.status-operational{color:var(--ok)}.status-under_maintenance{color:var(--link)}.status-degraded_performance{color:var(--warn)}.status-partial_outage,.status-major_outage{color:var(--bad)}
 .bar{position:relative;display:flex;gap:1px;list-style:none;margin:.75rem 0 0;padding:0;height:2.25rem;align-items:flex-end}
 .day{flex:1 1 0;min-width:0;height:100%;border-radius:1px;cursor:default}
 .day-operational{background:var(--ok)}

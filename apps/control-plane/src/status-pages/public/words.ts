@@ -3,6 +3,7 @@ import type { ComponentStatus, DayStatus, IncidentStatus } from "@vigil/domain";
 /** The words and symbols that say each status, so that no status is told by colour alone. */
 export const COMPONENT_STATUS_WORDS: Record<ComponentStatus, { label: string; symbol: string }> = {
   operational: { label: "Operational", symbol: "✓" },
+  under_maintenance: { label: "Under maintenance", symbol: "⚙" },
   degraded_performance: { label: "Degraded performance", symbol: "!" },
   partial_outage: { label: "Partial outage", symbol: "✕" },
   major_outage: { label: "Major outage", symbol: "✕" },
@@ -59,3 +60,6 @@ export function uptimeWords(uptime: number | null): string {
   const shown = Math.floor(uptime * 100) / 100;
   return `${shown.toFixed(2)} %`;
 }
+
+/** What a maintenance occurrence is at, in Statuspage's words and the page's. */
+export const MAINTENANCE_STATUS_WORDS = { scheduled: "Scheduled", in_progress: "In progress", completed: "Completed" } as const;
