@@ -92,6 +92,10 @@ describe.each(BACKENDS)("maintenance windows API on %s", (backend) => {
     expect(cleared).toMatchObject({ title: "Renamed", message: "", pageComponentIds: [componentId] });
     const recurring = (await client.updateMaintenanceWindow({ id: window.id, maintenance: { recurrence: "FREQ=DAILY;COUNT=2" } })).maintenance!;
     expect(recurring.nextOccurrences).toHaveLength(2);
+    // An optional field sent empty is sent: without a mask it is cleared too.
+    const once = (await client.updateMaintenanceWindow({ id: window.id, maintenance: { recurrence: "" } })).maintenance!;
+    expect(once).toMatchObject({ recurrence: "", title: "Renamed" });
+    expect(once.nextOccurrences).toHaveLength(1);
     await refused(() => client.updateMaintenanceWindow({ id: window.id, maintenance: { endsAt: at("2030-03-03T00:30:00Z") } }), Code.InvalidArgument, "maintenance.endsAt: must be after startsAt");
     await refused(() => client.updateMaintenanceWindow({ id: window.id, maintenance: {}, updateMask: mask("startsAt") }), Code.InvalidArgument, "maintenance.startsAt: is required");
     await refused(() => client.updateMaintenanceWindow({ id: window.id, maintenance: {}, updateMask: mask("monitorIds", "pageComponentIds") }), Code.InvalidArgument, "maintenance.monitorIds: a window names at least one");

@@ -48,8 +48,12 @@ function ruleOf(timing: MaintenanceTiming): RRuleTemporal {
 /** RFC 5545's recur-rule-parts: the library takes others silently, which would hide a typo. */
 const RULE_PARTS = new Set(["FREQ", "UNTIL", "COUNT", "INTERVAL", "BYSECOND", "BYMINUTE", "BYHOUR", "BYDAY", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYMONTH", "BYSETPOS", "WKST"]);
 
-/** Why a recurrence cannot be used, or null when it can (an empty one: the window happens once). */
-export function recurrenceProblem(recurrence: string, timezone = "UTC"): string | null {
+/**
+ * Why a recurrence cannot be used, or null when it can (an empty one: the
+ * window happens once). Whether a rule is one does not depend on the zone it
+ * is read in (UNTIL is in UTC), so this is the field's own rule.
+ */
+export function recurrenceProblem(recurrence: string): string | null {
   if (recurrence === "") return null;
   if (/[\r\n]|DTSTART|RRULE:/i.test(recurrence)) return "must be the rule's parts alone (FREQ=WEEKLY;BYDAY=SU), without DTSTART or an RRULE: prefix";
   const parts = recurrence.split(";").map((part) => part.split("=")[0]!.toUpperCase());
@@ -59,7 +63,7 @@ export function recurrenceProblem(recurrence: string, timezone = "UTC"): string 
   if (!freq) return "must be an RFC 5545 RRULE with FREQ, e.g. FREQ=WEEKLY;BYDAY=SU";
   if (!(MAINTENANCE_FREQUENCIES as readonly string[]).includes(freq)) return `must have FREQ ${MAINTENANCE_FREQUENCIES.join(", ")}`;
   try {
-    const rule = ruleOf({ startsAt: new Date(Date.UTC(2026, 0, 1)), endsAt: new Date(Date.UTC(2026, 0, 1, 1)), recurrence, timezone });
+    const rule = ruleOf({ startsAt: new Date(Date.UTC(2026, 0, 1)), endsAt: new Date(Date.UTC(2026, 0, 1, 1)), recurrence, timezone: "UTC" });
     rule.all((_, i) => i < 1);
     return null;
   } catch (error) {
@@ -75,7 +79,10 @@ const maintenanceFields = {
   message: readableText(LIMITS.incidentMessageMaxChars),
   startsAt: date(),
   endsAt: date(),
-  recurrence: text(LIMITS.maintenanceRecurrenceMaxChars),
+  recurrence: text(LIMITS.maintenanceRecurrenceMaxChars).superRefine((value, ctx) => {
+    const problem = recurrenceProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }),
   timezone: timeZone(),
   monitorIds: ids(LIMITS.maintenanceMonitors),
   pageComponentIds: ids(LIMITS.maintenanceComponents),
@@ -98,11 +105,9 @@ export const maintenanceSchema = z.object({
 /** The rules across a window's fields, on the window as it will be stored. */
 export function maintenanceViolations(window: MaintenanceFields): FieldViolation[] {
   const length = window.endsAt.getTime() - window.startsAt.getTime();
-  const problem = recurrenceProblem(window.recurrence, window.timezone);
   return [
     ...(length <= 0 ? [{ field: "endsAt", rule: "must be after startsAt" }] : []),
     ...(length > LIMITS.maintenanceMaxMs ? [{ field: "endsAt", rule: `must be at most ${LIMITS.maintenanceMaxMs / 86_400_000} days after startsAt` }] : []),
-    ...(problem ? [{ field: "recurrence", rule: problem }] : []),
     ...(window.monitorIds.length === 0 && window.pageComponentIds.length === 0 ? [{ field: "monitorIds", rule: "a window names at least one monitor or page component" }] : []),
   ];
 }
