@@ -12,7 +12,7 @@ import { consoleTestEnvironment, expectAccessible, screenshotBoth, shows } from 
 const env = consoleTestEnvironment("https://vigil.example.com");
 
 describe("the console's maintenance windows", () => {
-  it("lets an editor schedule a weekly window with a preview of its next occurrences, and delete it", async () => {
+  it("lets an editor schedule a weekly window with a preview of its next occurrences, edit and delete it", async () => {
     const { ws, page } = await env.signedInAt("editor", "Maintenance");
     const { monitor } = await env.api.client(ws.write.key).createTCPMonitor({ monitor: { name: "Database", uri: "example.com:5432", periodicity: Periodicity.PERIODICITY_1M } });
     const pages = env.api.statusPageClient(ws.write.key);
@@ -62,8 +62,26 @@ describe("the console's maintenance windows", () => {
     await expectAccessible(page, "maintenance list");
     await screenshotBoth(page, "maintenance");
 
+    // Edited: the form opens with what is stored (the custom rule, the choices) and saves every field.
+    await row.getByRole("button", { name: "Edit Database upgrade" }).click();
+    const edit = page.getByRole("form", { name: "Edit Database upgrade" });
+    await shows(edit);
+    expect(await edit.getByLabel("RRULE").inputValue()).toBe("FREQ=WEEKLY;BYDAY=FR;COUNT=2");
+    expect(await edit.getByLabel("Database").isChecked()).toBe(true);
+    await edit.getByLabel("Maintenance title").fill("Database upgrade, longer");
+    await edit.getByLabel("Ends (UTC)").fill("2030-03-22T03:00");
+    await edit.getByLabel("Repeats").selectOption("once");
+    await edit.getByLabel("Website").uncheck();
+    await shows(edit.getByRole("region", { name: "Next occurrences" }).getByText("2030-03-22 01:00 – 2030-03-22 03:00 UTC"));
+    await expectAccessible(page, "maintenance edit form");
+    await edit.getByRole("button", { name: "Save maintenance" }).click();
+    await shows(page.getByTestId("maintenance").filter({ hasText: "Database upgrade, longer" }));
+    const [changed] = (await windows.listMaintenanceWindows({})).maintenances;
+    expect(changed).toMatchObject({ title: "Database upgrade, longer", recurrence: "", monitorIds: [monitor!.id], pageComponentIds: [] });
+    expect(timestampDate(changed!.endsAt!).toISOString()).toBe("2030-03-22T03:00:00.000Z");
+
     page.once("dialog", (dialog) => void dialog.accept());
-    await row.getByRole("button", { name: "Delete Database upgrade" }).click();
+    await page.getByRole("button", { name: "Delete Database upgrade, longer" }).click();
     await shows(page.getByText("No maintenance window yet."));
     await eventually(async () => expect((await windows.listMaintenanceWindows({})).maintenances).toEqual([]));
   });

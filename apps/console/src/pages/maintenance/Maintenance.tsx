@@ -4,7 +4,7 @@ import { roleCan } from "@vigil/domain/accounts";
 import { nextOccurrences, recurrenceProblem, type Occurrence } from "@vigil/domain/maintenance";
 import { MaintenanceService, MonitorService, type MaintenanceWindow } from "@vigil/proto";
 import { StatusPageService, type StatusPage } from "@vigil/proto/status-page";
-import { useState } from "react";
+import { Fragment, useState } from "react";
 import { useForm } from "react-hook-form";
 import { useRole } from "../../SignedIn";
 import { FormMessage, Page } from "../../ui";
@@ -42,6 +42,7 @@ export default function Maintenance() {
   const mayEdit = !!role && roleCan(role, "write");
   const action = useAction();
   const client = useClient(MaintenanceService);
+  const [editing, setEditing] = useState<string | null>(null);
   return (
     <Page title="Maintenance" wide>
       {windows.error && <FormMessage message={windows.error.message} />}
@@ -50,7 +51,8 @@ export default function Maintenance() {
       {windows.data && windows.data.maintenances.length > 0 && (
         <Table caption="Maintenance windows" head={["Title", "First occurrence", "Repeats", "Next", "Monitors", "Components", ""]}>
           {windows.data.maintenances.map((w: MaintenanceWindow) => (
-            <tr key={w.id} data-testid="maintenance">
+            <Fragment key={w.id}>
+            <tr data-testid="maintenance">
               <td>{w.title}</td>
               <td>{span(w)}</td>
               <td>{w.recurrence ? `${w.recurrence} (${w.timezone})` : "no"}</td>
@@ -59,17 +61,30 @@ export default function Maintenance() {
               <td>{w.pageComponentIds.length}</td>
               <td>
                 {mayEdit && (
-                  <button type="button" className="secondary" onClick={() => void action.run(() => client.deleteMaintenanceWindow({ id: w.id }), `Delete the maintenance window ${w.title}?`)}>
-                    Delete {w.title}
-                  </button>
+                  <>
+                    <button type="button" className="secondary" aria-expanded={editing === w.id} onClick={() => setEditing(editing === w.id ? null : w.id)}>
+                      Edit {w.title}
+                    </button>
+                    <button type="button" className="secondary" onClick={() => void action.run(() => client.deleteMaintenanceWindow({ id: w.id }), `Delete the maintenance window ${w.title}?`)}>
+                      Delete {w.title}
+                    </button>
+                  </>
                 )}
               </td>
             </tr>
+            {editing === w.id && (
+              <tr>
+                <td colSpan={7}>
+                  <WindowForm window={w} onDone={() => setEditing(null)} />
+                </td>
+              </tr>
+            )}
+            </Fragment>
           ))}
         </Table>
       )}
       {action.message}
-      {mayEdit && <CreateWindow />}
+      {mayEdit && <WindowForm />}
     </Page>
   );
 }
@@ -84,13 +99,29 @@ interface Fields {
   recurrence: string;
 }
 
-function CreateWindow() {
+/** A datetime-local value (UTC) of an answer's time. */
+const local = (at: Parameters<typeof timestampDate>[0] | undefined) => (at ? timestampDate(at).toISOString().slice(0, 16) : "");
+
+/** The preset a stored rule reads as: "custom" unless it is one of the presets for its start. */
+function presetOf(window: MaintenanceWindow): Preset {
+  const rule = window.recurrence ?? "";
+  if (rule === "") return "once";
+  const start = window.startsAt ? timestampDate(window.startsAt) : new Date(0);
+  return (["daily", "weekly", "monthly"] as const).find((preset) => ruleOf(preset, start, "") === rule) ?? "custom";
+}
+
+/** Schedules a window, or with `window` changes that one (every field, the lists replaced). */
+function WindowForm({ window, onDone }: { window?: MaintenanceWindow; onDone?: () => void }) {
   const client = useClient(MaintenanceService);
   const monitors = useQuery(MonitorService.method.listMonitors, { limit: 100 }, { retry: false });
   const pages = useQuery(StatusPageService.method.listStatusPages, { limit: 100 }, { retry: false });
-  const [monitorIds, setMonitorIds] = useState<string[]>([]);
-  const [componentIds, setComponentIds] = useState<string[]>([]);
-  const form = useForm<Fields>({ defaultValues: { title: "", message: "", startsAt: "", endsAt: "", timezone: "UTC", preset: "once", recurrence: "" } });
+  const [monitorIds, setMonitorIds] = useState<string[]>(window ? [...window.monitorIds] : []);
+  const [componentIds, setComponentIds] = useState<string[]>(window ? [...window.pageComponentIds] : []);
+  const form = useForm<Fields>({
+    defaultValues: window
+      ? { title: window.title ?? "", message: window.message ?? "", startsAt: local(window.startsAt), endsAt: local(window.endsAt), timezone: window.timezone || "UTC", preset: presetOf(window), recurrence: window.recurrence ?? "" }
+      : { title: "", message: "", startsAt: "", endsAt: "", timezone: "UTC", preset: "once", recurrence: "" },
+  });
   const api = useApiErrors(form, ["title", "message", "startsAt", "endsAt", "timezone", "recurrence"]);
   const values = form.watch();
   const start = utc(values.startsAt);
@@ -116,27 +147,33 @@ function CreateWindow() {
   ];
   const submit = form.handleSubmit((fields) =>
     api.call(async () => {
-      await client.createMaintenanceWindow({
-        maintenance: {
-          title: fields.title,
-          message: fields.message,
-          startsAt: start ? timestampFromDate(start) : undefined,
-          endsAt: end ? timestampFromDate(end) : undefined,
-          recurrence: rule,
-          timezone: fields.timezone,
-          monitorIds,
-          pageComponentIds: componentIds,
-        },
-      });
+      const maintenance = {
+        title: fields.title,
+        message: fields.message,
+        startsAt: start ? timestampFromDate(start) : undefined,
+        endsAt: end ? timestampFromDate(end) : undefined,
+        recurrence: rule,
+        timezone: fields.timezone,
+        monitorIds,
+        pageComponentIds: componentIds,
+      };
+      if (window) {
+        // A mask's paths are the proto's names: the JSON form cannot carry camelCase ones.
+        await client.updateMaintenanceWindow({ id: window.id, maintenance, updateMask: { paths: Object.keys(maintenance).map((key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)) } });
+        onDone?.();
+        return;
+      }
+      await client.createMaintenanceWindow({ maintenance });
       form.reset();
       setMonitorIds([]);
       setComponentIds([]);
     }),
   );
+  const name = window ? `Edit ${window.title}` : "Schedule maintenance";
   return (
     <>
-      <h2>Schedule maintenance</h2>
-      <form onSubmit={(e) => void submit(e)} noValidate aria-label="Schedule maintenance">
+      {!window && <h2>Schedule maintenance</h2>}
+      <form onSubmit={(e) => void submit(e)} noValidate aria-label={name}>
         <FormMessage message={api.message} />
         <HookField form={form} name="title" label="Maintenance title" />
         <HookField form={form} name="message" label="Message" hint="Markdown, shown on status pages." multiline />
@@ -168,7 +205,7 @@ function CreateWindow() {
           <PageComponents key={p.id} page={p} chosen={componentIds} onChange={(id, on) => setComponentIds(toggle(componentIds, id, on))} />
         ))}
         <button type="submit" disabled={form.formState.isSubmitting}>
-          Schedule
+          {window ? "Save maintenance" : "Schedule"}
         </button>
       </form>
     </>
