@@ -5,6 +5,7 @@ import { pingCommand } from "./commands/ping.js";
 import { auditCommand } from "./commands/audit.js";
 import { applyCommand, exportCommand, planCommand, schemaCommand } from "./commands/code.js";
 import { incidentsCommand } from "./commands/incidents.js";
+import { maintenanceCommand } from "./commands/maintenance.js";
 import { keysCommand } from "./commands/keys.js";
 import { membersCommand } from "./commands/members.js";
 import { ssoCommand } from "./commands/sso.js";
@@ -51,6 +52,7 @@ export function createProgram(): Command {
     pingCommand(),
     regionsCommand(),
     incidentsCommand(),
+    maintenanceCommand(),
     notificationsCommand(),
     statusPagesCommand(),
     keysCommand(),

@@ -83,6 +83,9 @@ export function SignedIn() {
               <NavLink to="/incidents">Incidents</NavLink>
             </li>
             <li>
+              <NavLink to="/maintenance">Maintenance</NavLink>
+            </li>
+            <li>
               <NavLink to="/channels">Channels</NavLink>
             </li>
             <li>

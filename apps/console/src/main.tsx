@@ -32,6 +32,7 @@ const Regions = lazy(() => import("./pages/regions/Regions"));
 const StatusPages = lazy(() => import("./pages/status-pages/StatusPages"));
 const StatusPageEditor = lazy(() => import("./pages/status-pages/StatusPageEditor"));
 const StatusPageIncidents = lazy(() => import("./pages/status-pages/Incidents"));
+const Maintenance = lazy(() => import("./pages/maintenance/Maintenance"));
 const loadOverview = () => import("./pages/monitors/Overview");
 const MonitorsOverview = lazy(loadOverview);
 // The landing page's chunk loads beside the session's first queries, not after them.
@@ -67,6 +68,7 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/monitors/:id" element={<MonitorPage />} />
               <Route path="/incidents" element={<Incidents />} />
               <Route path="/incidents/:id" element={<Incident />} />
+              <Route path="/maintenance" element={<Maintenance />} />
               <Route path="/channels" element={<Channels />} />
               <Route path="/channels/new" element={<NewChannel />} />
               <Route path="/channels/:id" element={<Channel />} />

@@ -9,6 +9,8 @@ import { Acknowledgements } from "./alerting/acknowledgements";
 import { HeartbeatPings } from "./heartbeats/pings";
 import { HeartbeatSilence, SILENCE_SWEEP_MS } from "./heartbeats/silence";
 import { REMINDER_SWEEP_MS, Reminders } from "./alerting/reminders";
+import { MAINTENANCE_SWEEP_MS, MaintenanceSweep } from "./maintenance/sweep";
+import { NO_MAINTENANCE_EVENTS, type MaintenanceEvents } from "./maintenance/events";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
 import type { Logger } from "@vigil/logging";
@@ -31,7 +33,10 @@ export type PipelineConfig = Pick<
   "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "ingestLanes" | "ingestGatherMs" | "retryDelaysMs"
 > &
   // Left out, the deployment's default (SILENCE_SWEEP_MS).
-  Partial<Pick<ControlPlaneConfig, "heartbeatSweepMs">>;
+  Partial<Pick<ControlPlaneConfig, "heartbeatSweepMs">> & {
+    /** Left out, MAINTENANCE_SWEEP_MS; 0 never (tests that sweep on a clock of their own). */
+    maintenanceSweepMs?: number;
+  };
 
 /** What delivering notifications needs from the rest of the control plane. */
 export interface NotificationSetup {
@@ -39,6 +44,8 @@ export interface NotificationSetup {
   loadChannels: ChannelLoader;
   /** The time reminders are due by and acknowledgement links expire by; tests run them on a clock of their own. */
   clock?: () => Date;
+  /** Told when a maintenance window is scheduled, starts and completes (status page subscribers); none by default. */
+  maintenanceEvents?: MaintenanceEvents;
 }
 
 export interface Pipeline {
@@ -48,6 +55,9 @@ export interface Pipeline {
   /** Acknowledging incidents (API calls and links in alerts), and the reminders of those not acknowledged. */
   acknowledgements: Acknowledgements;
   reminders: Reminders;
+  /** Alerts at the end of maintenance windows for failures still going on; tells of starts and ends. */
+  maintenance: MaintenanceSweep;
+  maintenanceEvents: MaintenanceEvents;
   /** Heartbeat monitors' pings, on the same clock as reminders. */
   pings: HeartbeatPings;
   /** Fails heartbeat monitors that fell silent. */
@@ -112,6 +122,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   });
   const repo = new MonitorRepository(prisma);
   const pageChanges = new Changes();
+  const maintenanceEvents = notifications.maintenanceEvents ?? NO_MAINTENANCE_EVENTS;
+  const maintenance = new MaintenanceSweep(prisma, statuses.rules, transitionSink, maintenanceEvents, pageChanges, logger, notifications.clock);
   const stopRelays = [
     relayChanges(pageChanges, { name: "status-page-changes", component: "status page relay" }, redis, config.redisPrefix, logger),
     relayChanges(monitorChanges, { name: "monitor-changes", component: "monitor change relay" }, redis, config.redisPrefix, logger),
@@ -154,6 +166,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   const timers = [
     every(PRUNE_INTERVAL_MS, prune),
     every(REMINDER_SWEEP_MS, safely("sending reminders", () => reminders.sweep())),
+    every(config.maintenanceSweepMs ?? MAINTENANCE_SWEEP_MS, safely("sweeping maintenance windows", () => maintenance.sweep())),
     every(config.heartbeatSweepMs ?? SILENCE_SWEEP_MS, safely("sweeping silent heartbeat monitors", () => silence.sweep())),
   ];
   void prune();
@@ -166,6 +179,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     pings,
     silence,
     reminders,
+    maintenance,
+    maintenanceEvents,
     pageChanges,
     monitorChanges,
     verifiedKeys,

@@ -2,7 +2,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { PrismaClient } from "@vigil/db";
 import { DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, reservedDomainsOf, type ConnectionLimits } from "@vigil/domain";
-import { IncidentService, MonitorService } from "@vigil/proto";
+import { IncidentService, MaintenanceService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
@@ -37,6 +37,9 @@ import { notificationService } from "./notifications/service";
 import type { Changes } from "./changes/changes";
 import { StatusPageRepository } from "./status-pages/repository";
 import { statusPageService } from "./status-pages/service";
+import { maintenanceService } from "./maintenance/service";
+import { MaintenanceRepository } from "./maintenance/repository";
+import { NO_MAINTENANCE_EVENTS, type MaintenanceEvents } from "./maintenance/events";
 import { addServerReflection } from "./grpc/reflection";
 import { auditLogService } from "./audit/service";
 import { errorsAndLogging } from "./rpc-interceptors";
@@ -57,6 +60,8 @@ import { OverviewWakes, type WakeSettings } from "./monitors/overview-wakes";
 import { rpcHandler } from "./http/rpc-handler";
 
 export interface ApiServerOptions {
+  /** Told when a maintenance window is scheduled (subscribers); none by default. */
+  maintenanceEvents?: MaintenanceEvents;
   prisma: PrismaClient;
   scheduler: CheckScheduler;
   /** What notification channels need: the providers' deployment settings and the key their secrets are encrypted with. */
@@ -101,7 +106,8 @@ export interface ApiServerOptions {
 export const apiPartsOf = (
   pipeline: Pipeline,
   redisPrefix: string,
-): Pick<ApiServerOptions, "scheduler" | "statuses" | "acknowledgements" | "pings" | "pageChanges" | "monitorChanges" | "verifiedKeys" | "verifiedSessions" | "revocations" | "redis"> => ({
+): Pick<ApiServerOptions, "scheduler" | "statuses" | "acknowledgements" | "pings" | "pageChanges" | "monitorChanges" | "verifiedKeys" | "verifiedSessions" | "revocations" | "redis" | "maintenanceEvents"> => ({
+  maintenanceEvents: pipeline.maintenanceEvents,
   scheduler: pipeline.scheduler,
   acknowledgements: pipeline.acknowledgements,
   pings: pipeline.pings,
@@ -124,7 +130,7 @@ const JSON_OPTIONS = { ignoreUnknownFields: false, alwaysEmitImplicit: true };
  */
 export async function startApiServer(options: ApiServerOptions): Promise<Listener> {
   const { prisma, logger, scheduler } = options;
-  const reflected: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService, AccountService, ApiKeyService, MemberService, SsoService, AuditLogService, Health];
+  const reflected: DescService[] = [MonitorService, IncidentService, MaintenanceService, NotificationService, StatusPageService, AccountService, ApiKeyService, MemberService, SsoService, AuditLogService, Health];
   const { pageChanges } = options;
   const metricsSource = options.metricsEnabled === false ? null : { queue: scheduler.queue.bind(scheduler), redis: options.redis.connection, prefix: options.redis.prefix };
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
@@ -155,6 +161,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy, quota, wakes, options.monitorChanges, options.notifications.settings.publicUrl, options.pings);
       router.service(MonitorService, monitors, authenticated);
       router.service(IncidentService, incidentService(prisma, options.acknowledgements), authenticated);
+      router.service(MaintenanceService, maintenanceService(new MaintenanceRepository(prisma), pageChanges, options.maintenanceEvents ?? NO_MAINTENANCE_EVENTS, logger), authenticated);
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
       router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);
       router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges, reservedDomains), authenticated);

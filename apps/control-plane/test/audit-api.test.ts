@@ -4,7 +4,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import { secretFingerprint } from "@vigil/domain";
-import { IncidentService, MonitorService, Periodicity } from "@vigil/proto";
+import { IncidentService, MaintenanceService, MonitorService, Periodicity } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
 import { channel } from "./support/channels";
@@ -12,7 +12,7 @@ import { codeOf } from "./support/codes";
 import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 
 const periodicity = Periodicity.PERIODICITY_1M;
-const AUDITED_SERVICES: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService];
+const AUDITED_SERVICES: DescService[] = [MonitorService, IncidentService, MaintenanceService, NotificationService, StatusPageService];
 
 /** Values that must never reach the audit log. */
 const SECRETS = {
@@ -96,6 +96,13 @@ describe.each(BACKENDS)("audit log of the API on %s", (backend) => {
     const { id: workspaceId } = await api.db.prisma.workspace.findUniqueOrThrow({ where: { slug: ws.slug } });
     const incident = await api.db.prisma.incident.create({ data: { workspaceId, monitorId: httpId, severity: "error", startedAt: new Date(), regions: [] } });
     await made(IncidentService, "AcknowledgeIncident", "Incident", () => api.incidents(writer.key).acknowledgeIncident({ id: incident.id }), (a) => a.incident!.id);
+    const windows = api.maintenanceClient(writer.key);
+    const window = await made(MaintenanceService, "CreateMaintenanceWindow", "MaintenanceWindow", () =>
+      windows.createMaintenanceWindow({ maintenance: { title: "DB upgrade", startsAt: { seconds: 1_900_000_000n }, endsAt: { seconds: 1_900_003_600n }, monitorIds: [tcp.monitor!.id] } }), (a) => a.maintenance!.id);
+    const windowId = window.maintenance!.id;
+    await made(MaintenanceService, "UpdateMaintenanceWindow", "MaintenanceWindow", () =>
+      windows.updateMaintenanceWindow({ id: windowId, maintenance: { title: "DB upgrade, part 2" } }), (a) => a.maintenance!.id);
+    await made(MaintenanceService, "DeleteMaintenanceWindow", "MaintenanceWindow", () => windows.deleteMaintenanceWindow({ id: windowId }), () => windowId);
     await made(M, "DeleteMonitor", "Monitor", () => monitors.deleteMonitor({ id: tcp.monitor!.id }), () => tcp.monitor!.id);
 
     const slack = await made(N, "CreateNotification", "Notification", () =>

@@ -1,7 +1,7 @@
 import { ScalarType, type DescField, type DescMessage, type DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import fc from "fast-check";
-import { IncidentService, MonitorService } from "@vigil/proto";
+import { IncidentService, MaintenanceService, MonitorService } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
 import { recordingLogger } from "../../../test/recording-logger";
@@ -15,7 +15,7 @@ import { rawRpc, type RawAnswer } from "./support/raw-rpc";
  * or write anything. Seeded, so that every run sends the same requests.
  */
 
-const SERVICES: DescService[] = [MonitorService, IncidentService, NotificationService, StatusPageService];
+const SERVICES: DescService[] = [MonitorService, IncidentService, MaintenanceService, NotificationService, StatusPageService];
 const RPC_PATHS = SERVICES.flatMap((service) => service.methods.map((method) => `/${service.typeName}/${method.name}`));
 const CONTENT_TYPES = [
   "application/json",

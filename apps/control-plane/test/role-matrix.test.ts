@@ -2,7 +2,7 @@ import type { DescMethod, DescMethodStreaming, DescMethodUnary, DescService } fr
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { SESSION_COOKIE, WORKSPACE_HEADER } from "@vigil/domain";
-import { IncidentService, MonitorService } from "@vigil/proto";
+import { IncidentService, MaintenanceService, MonitorService } from "@vigil/proto";
 import { AccountService, ApiKeyService, AuditLogService, MemberService, SsoService } from "@vigil/proto/account";
 import { Health, reflectionV1, reflectionV1alpha } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
@@ -106,6 +106,13 @@ const MATRIX = [
     GetStatusPageIncident: READ,
     UpdateStatusPageIncident: WRITE,
     DeleteStatusPageIncident: WRITE,
+  }),
+  rows(MaintenanceService, {
+    CreateMaintenanceWindow: WRITE,
+    ListMaintenanceWindows: READ,
+    GetMaintenanceWindow: READ,
+    UpdateMaintenanceWindow: WRITE,
+    DeleteMaintenanceWindow: WRITE,
   }),
   rows(AccountService, {
     GetProfile: PERSON,

@@ -6,7 +6,7 @@ import { startTestApi, type TestApi } from "./support/api";
 import { seedDay, statusPageFixtures, utcDay } from "./support/status-pages";
 
 /** A message key i18next would answer for a word it lacks: a page in any language shows none. */
-const UNTRANSLATED = /\b(?:page|bar|incident|signIn|overall|componentStatus|dayStatus|incidentStatus|automaticTitle|notFound)\.[a-zA-Z]+/;
+const UNTRANSLATED = /\b(?:page|bar|incident|signIn|overall|componentStatus|dayStatus|incidentStatus|automaticTitle|notFound|maintenance|maintenanceStatus)\.[a-zA-Z]+/;
 const htmlLang = (html: string) => /<html lang="([^"]+)"/.exec(html)?.[1];
 
 describe("status pages in several languages", () => {

@@ -263,7 +263,7 @@ describe.each(BACKENDS)("incidents on the public pages on %s", (backend) => {
 
     const empty = await newPage();
     await api.db.prisma.statusPageComponent.delete({ where: { id: empty.api } });
-    expect((await text(`${empty.base}/history`)).body).toContain("No incidents in the last 12 months.");
+    expect((await text(`${empty.base}/history`)).body).toContain("No incidents or maintenance in the last 12 months.");
   });
 
   it("applies a protected page's access to its history and incident pages", async () => {

@@ -1,4 +1,4 @@
-import { IncidentService, MonitorService } from "@vigil/proto";
+import { IncidentService, MaintenanceService, MonitorService } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
 import { AccountService, ApiKeyService, AuditLogService, MemberService, SsoService } from "@vigil/proto/account";
@@ -13,6 +13,8 @@ export interface VigilClient {
   readonly baseUrl: string;
   readonly monitors: ServiceClient<typeof MonitorService>;
   readonly incidents: ServiceClient<typeof IncidentService>;
+  /** Maintenance windows (monitor.v1.MaintenanceService). */
+  readonly maintenance: ServiceClient<typeof MaintenanceService>;
   readonly notifications: ServiceClient<typeof NotificationService>;
   readonly statusPages: ServiceClient<typeof StatusPageService>;
   readonly members: ServiceClient<typeof MemberService>;
@@ -56,6 +58,7 @@ export function createClient(options: ClientOptions = {}): VigilClient {
     baseUrl: config.baseUrl,
     monitors: serviceClient(MonitorService, transport, config),
     incidents: serviceClient(IncidentService, transport, config),
+    maintenance: serviceClient(MaintenanceService, transport, config),
     notifications: serviceClient(NotificationService, transport, config),
     statusPages: serviceClient(StatusPageService, transport, config),
     members: serviceClient(MemberService, transport, config),

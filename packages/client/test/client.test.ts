@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { IncidentService, MonitorService, Periodicity } from "@vigil/proto";
+import { IncidentService, MaintenanceService, MonitorService, Periodicity } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
 import { AccountService } from "@vigil/proto/account";
@@ -39,6 +39,7 @@ describe("@vigil/client against a real API server", () => {
     const services = [
       ["monitors", MonitorService],
       ["incidents", IncidentService],
+      ["maintenance", MaintenanceService],
       ["notifications", NotificationService],
       ["statusPages", StatusPageService],
     ] as const;

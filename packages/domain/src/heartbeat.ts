@@ -22,6 +22,9 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
+/** An IANA time zone's name, as heartbeats' cron and maintenance windows' recurrence take it. */
+export const timeZone = () => text(LIMITS.timezoneMaxChars).refine(isTimeZone, "must be an IANA time zone, e.g. UTC or Europe/Paris");
+
 /** Why a cron expression cannot be used (croner's reason), or null when it can. */
 export function cronProblem(expression: string, timezone: string): string | null {
   try {
@@ -53,7 +56,7 @@ export const heartbeatMonitorSchema = z
     name: requiredLine(LIMITS.nameMaxChars),
     periodSeconds: integer(LIMITS.heartbeatPeriodSeconds).nullable().optional(),
     cron: text(LIMITS.cronMaxChars).default(""),
-    timezone: text(LIMITS.timezoneMaxChars).refine(isTimeZone, "must be an IANA time zone, e.g. UTC or Europe/Paris").default(DEFAULTS.timezone),
+    timezone: timeZone().default(DEFAULTS.timezone),
     graceSeconds: integer(LIMITS.heartbeatGraceSeconds).default(DEFAULTS.heartbeatGraceSeconds),
     description: readableText(LIMITS.descriptionMaxChars).default(DEFAULTS.description),
     active: boolean().default(DEFAULTS.active),

@@ -45,5 +45,7 @@ export * from "./proto/status-page-messages";
 export * from "./status-page-incidents";
 export * from "./proto/status-page-incident-messages";
 export * from "./markdown";
+export * from "./maintenance";
+export * from "./proto/maintenance-messages";
 export * from "./status-page-access";
 export * from "./sso";

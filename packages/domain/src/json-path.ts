@@ -1,4 +1,5 @@
 import { jsonpath, type JSONPathQuery, type JSONValue } from "json-p3";
+import { wellFormed } from "./rules";
 
 /**
  * JSONPath queries (RFC 9535) of JSON body assertions, through json-p3: it
@@ -21,7 +22,8 @@ export function jsonPathProblem(path: string): string | undefined {
   } catch (error) {
     const message = (error as Error).message;
     const at = /:(\d+)\)$/.exec(message)?.[1];
-    const reason = message.replace(/\s*\('.*\)$/s, "");
+    // json-p3 quotes the offending UTF-16 unit, which may be half of a pair.
+    const reason = wellFormed(message.replace(/\s*\('.*\)$/s, ""));
     return `must be a JSONPath query (RFC 9535) such as $.status: ${reason}${at === undefined ? "" : ` at offset ${at}`}`;
   }
 }

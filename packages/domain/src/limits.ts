@@ -42,6 +42,11 @@ export const LIMITS = {
   incidentPostmortemMaxChars: 50_000,
   incidentComponents: 25,
   incidentUpdates: 200,
+  /** Maintenance windows (docs/alerting.md "Maintenance"): an occurrence's length, the RRULE's text, the monitors and components named. */
+  maintenanceMaxMs: 31 * 86_400_000,
+  maintenanceRecurrenceMaxChars: 500,
+  maintenanceMonitors: 100,
+  maintenanceComponents: 100,
   /** Largest request body the API reads. */
   requestBodyBytes: 1024 * 1024,
   /** Audit log entries one listing of the admin command shows. */

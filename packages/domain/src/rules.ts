@@ -23,6 +23,13 @@ const LONE_SURROGATE = /\p{Cs}/u;
  */
 export const isStorableText = (value: string): boolean => !value.includes("\0") && !LONE_SURROGATE.test(value);
 
+/**
+ * A library's message about the caller's text, made sendable: a message that
+ * cut a surrogate pair in two cannot be encoded as UTF-8 (nor as gRPC's
+ * percent-encoded grpc-message), so a half pair becomes U+FFFD.
+ */
+export const wellFormed = (message: string): string => message.replace(/\p{Cs}/gu, "\uFFFD");
+
 export const NOT_STORABLE_RULE = "must not contain U+0000 (NUL) or unpaired surrogates";
 
 /** Any text a field stores (bodies, header values, assertion targets), at most `maxChars` long. */

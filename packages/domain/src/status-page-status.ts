@@ -6,7 +6,12 @@ import type { MonitorStatus } from "./comparators";
  * (summary.json), so that tools made for it read Vigil's pages. The mapping
  * from monitor statuses is documented in docs/status-pages.md.
  */
-export const COMPONENT_STATUSES = ["operational", "degraded_performance", "partial_outage", "major_outage"] as const;
+/**
+ * In order, best first: the worst of several (a group) is the last. A component
+ * named by a maintenance going on is under_maintenance whatever its monitor
+ * says; among others it ranks above operational only.
+ */
+export const COMPONENT_STATUSES = ["operational", "under_maintenance", "degraded_performance", "partial_outage", "major_outage"] as const;
 export type ComponentStatus = (typeof COMPONENT_STATUSES)[number];
 
 /**
@@ -35,6 +40,7 @@ export function pageStatusOf(components: readonly ComponentStatus[]): { indicato
     return { indicator: "major", description: "Partial System Outage" };
   }
   if (components.some((status) => status === "degraded_performance")) return { indicator: "minor", description: "Degraded System Performance" };
+  if (components.some((status) => status === "under_maintenance")) return { indicator: "none", description: "Service Under Maintenance" };
   return { indicator: "none", description: "All Systems Operational" };
 }
 

@@ -45,12 +45,14 @@ describe("the page's overall status", () => {
     ["a degraded and a major outage", ["major_outage", "degraded_performance"], major],
     ["every component major_outage", ["major_outage", "major_outage"], critical],
     ["the only component major_outage", ["major_outage"], critical],
+    ["some under_maintenance, the others operational", ["operational", "under_maintenance"], { indicator: "none", description: "Service Under Maintenance" }],
+    ["under_maintenance beside a degraded one", ["under_maintenance", "degraded_performance"], minor],
   ] as [string, ComponentStatus[], object][])("%s", (_case, components, expected) => {
     expect(pageStatusOf(components)).toEqual(expected);
   });
 
-  it("knows Statuspage's four component statuses", () => {
-    expect(COMPONENT_STATUSES).toEqual(["operational", "degraded_performance", "partial_outage", "major_outage"]);
+  it("knows Statuspage's five component statuses, best first", () => {
+    expect(COMPONENT_STATUSES).toEqual(["operational", "under_maintenance", "degraded_performance", "partial_outage", "major_outage"]);
   });
 });
 

@@ -3,6 +3,7 @@ import type { Prisma } from "@vigil/db";
 import {
   absorbingIncident,
   dependenciesFirst,
+  inMaintenance,
   eventOfTransition,
   type DependencyState,
   worseStatus,
@@ -16,6 +17,7 @@ import {
 import type { Transition } from "../status/evaluate";
 import type { EventDetails } from "./message";
 import { absorbedBy, loadDependencies, saveAlsoAffected, type AbsorbedFailure } from "./dependents";
+import { windowsOfMonitors } from "../maintenance/repository";
 
 type Tx = Prisma.TransactionClient;
 
@@ -85,6 +87,9 @@ async function openIncidents(tx: Tx, monitorIds: readonly string[]): Promise<Map
  * has an open incident is recorded under that incident instead, and sends
  * nothing (docs/alerting.md "Dependencies"); when that incident resolves, each
  * monitor it absorbed that is still failing alerts as a failure of its own.
+ * A failure of a monitor in maintenance at its time opens no incident and
+ * sends nothing (docs/alerting.md "Maintenance"); the maintenance sweep
+ * alerts at the window's end if it still goes on.
  * Returns the ids of the events that have deliveries, to be queued once the
  * transaction has committed.
  */
@@ -118,6 +123,7 @@ async function recordRound(tx: Tx, alerting: readonly (AlertTransition & { event
   // A dependency's incident is then open before the failures it absorbs are judged.
   const place = new Map(dependenciesFirst(monitorIds, (id) => graph.get(id)?.dependsOn ?? []).map((id, index) => [id, index]));
   const ordered = [...alerting].sort((a, b) => place.get(a.monitor.id)! - place.get(b.monitor.id)!);
+  const maintenance = await windowsOfMonitors(tx, [...new Set(alerting.filter((t) => t.event !== "monitor.recovered").map((t) => t.monitor.id))]);
 
   const incidents: OpenIncident[] = [];
   const events: EventRow[] = [];
@@ -125,6 +131,15 @@ async function recordRound(tx: Tx, alerting: readonly (AlertTransition & { event
   for (const t of ordered) {
     const { named, lead } = affected(t.event, t);
     let incident = open.get(t.monitor.id);
+    if (t.event !== "monitor.recovered" && inMaintenance(maintenance.get(t.monitor.id) ?? [], t.at)) {
+      // An incident open since before the window keeps its worst severity, unsaid.
+      if (incident) {
+        incident.severity = worseStatus(incident.severity as "error", t.to);
+        incident.changed = true;
+        if (!incidents.includes(incident)) incidents.push(incident);
+      }
+      continue;
+    }
     if (t.event === "monitor.recovered") {
       // A monitor that failed before incidents were recorded has none to resolve, and nobody to tell.
       if (!incident) continue;

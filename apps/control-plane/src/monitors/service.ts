@@ -437,6 +437,7 @@ export function monitorService(
           trigger: r.trigger,
           attempts: r.attempts,
           traceId: r.traceId ?? "",
+          inMaintenance: r.inMaintenance,
         })),
       };
     },

@@ -16,6 +16,7 @@ export interface StoredResult {
   reason: string | null;
   traceId: string | null;
   attempts: number;
+  inMaintenance: boolean;
 }
 
 /** A page of a monitor's results, newest first, after `cursor` (a previous page's next cursor; empty for the first). */
@@ -30,7 +31,7 @@ export async function listCheckResults(
   const ofRegions = regions.length > 0 ? Prisma.sql` AND region = ANY(${[...regions]}::text[])` : Prisma.empty;
   const before = after ? Prisma.sql` AND (started_at, id) < (${after.at}, ${after.id})` : Prisma.empty;
   const rows = await prisma.$queryRaw<(Omit<StoredResult, "startedAt" | "statusCode" | "latencyMs"> & { started_at: Date; status_code: number | null; latency_ms: number })[]>`
-    SELECT id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, trace_id AS "traceId", attempts FROM check_results
+    SELECT id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, trace_id AS "traceId", attempts, in_maintenance AS "inMaintenance" FROM check_results
     WHERE monitor_id = ${monitorId}${ofRegions}${before}
     ORDER BY started_at DESC, id DESC LIMIT ${limit + 1}`;
   const { items, nextCursor } = pageOf(rows, limit, (row) => ({ at: row.started_at, id: row.id }));

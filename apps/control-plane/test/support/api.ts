@@ -1,12 +1,12 @@
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { applyMigrations, openDatabase, type Database } from "@vigil/db";
-import { IncidentService, MonitorService } from "@vigil/proto";
+import { IncidentService, MaintenanceService, MonitorService } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
 import { createTestDatabase } from "../../../../test/postgres";
 import { deletePrefix, testPrefix } from "../../../../test/redis";
-import { startPipeline, type Pipeline, type PipelineConfig } from "../../src/pipeline";
+import { startPipeline, type NotificationSetup, type Pipeline, type PipelineConfig } from "../../src/pipeline";
 import { Administration } from "../../src/admin/operations";
 import { API_KEY_HEADER } from "../../src/auth/api-keys";
 import { createLogger, type Logger } from "@vigil/logging";
@@ -52,6 +52,8 @@ export interface TestApiOptions {
   consoleDir?: string;
   /** The clock reminders and acknowledgement links go by (replicas share it); default the real one. */
   clock?: () => Date;
+  /** Told of maintenance windows scheduled, started and completed (replicas share it); default none. */
+  maintenanceEvents?: NotificationSetup["maintenanceEvents"];
 }
 
 /**
@@ -79,6 +81,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
   const logger = options.logger ?? createLogger("silent", "test");
   const redisPrefix = testPrefix();
   const notifications = testNotifications(db.prisma, options.providerEnv, undefined, options.clock);
+  if (options.maintenanceEvents) notifications.setup.maintenanceEvents = options.maintenanceEvents;
   const pipeline = await startPipeline(db.prisma, testPipelineConfig(redisPrefix, options.pipeline), logger, notifications.setup);
   const serve = (on: Pipeline, limits = options.limits, prisma = db.prisma) =>
     startApiServer({
@@ -113,6 +116,7 @@ export async function startTestApi(backend: Backend, options: TestApiOptions = {
       createClient(MonitorService, transport(key, protocol)),
     notificationClient: (key: string | undefined, protocol: Protocol = "connect"): Client<typeof NotificationService> =>
       createClient(NotificationService, transport(key, protocol)),
+    maintenanceClient: (key: string | undefined): Client<typeof MaintenanceService> => createClient(MaintenanceService, transport(key, "connect")),
     statusPageClient: (key: string | undefined, protocol: Protocol = "connect"): Client<typeof StatusPageService> =>
       createClient(StatusPageService, transport(key, protocol)),
     /** A new workspace with a write, a read and a legacy (scope-less) key. */

@@ -66,6 +66,25 @@ const incident = {
   },
 } as const;
 
+const maintenanceUpdate = {
+  ...incidentUpdate,
+  properties: { ...incidentUpdate.properties, status: { enum: ["scheduled", "in_progress", "verifying", "completed"] } },
+} as const;
+
+/** A scheduled maintenance as Statuspage's summary.json lists those upcoming or in progress. */
+const scheduledMaintenance = {
+  type: "object",
+  required: [...incident.required, "scheduled_for", "scheduled_until"],
+  properties: {
+    ...incident.properties,
+    status: { enum: ["scheduled", "in_progress", "verifying", "completed"] },
+    impact: { enum: ["maintenance", "none", "minor", "major", "critical"] },
+    scheduled_for: time,
+    scheduled_until: time,
+    incident_updates: { type: "array", items: maintenanceUpdate },
+  },
+} as const;
+
 export const STATUSPAGE_SUMMARY_SCHEMA = {
   type: "object",
   required: ["page", "components", "incidents", "scheduled_maintenances", "status"],
@@ -73,7 +92,7 @@ export const STATUSPAGE_SUMMARY_SCHEMA = {
     page: { type: "object", required: ["id", "name", "url", "time_zone", "updated_at"] },
     components: { type: "array", items: component },
     incidents: { type: "array", items: incident },
-    scheduled_maintenances: { type: "array" },
+    scheduled_maintenances: { type: "array", items: scheduledMaintenance },
     status: {
       type: "object",
       required: ["indicator", "description"],

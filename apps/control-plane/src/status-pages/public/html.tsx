@@ -8,6 +8,7 @@ import {
   type HistoryPageView,
   type IncidentPageView,
   type IncidentView,
+  type MaintenanceOccurrenceView,
   type PageView,
   type Section,
 } from "./view";
@@ -117,7 +118,7 @@ export function renderPage(view: PageView, rendering: Rendering): string {
     <Frame view={view} base={base} here={base || "/"} title={w.t("page.title", { page: view.page.title })}>
       <section className={`banner banner-${view.status.indicator}`} aria-labelledby="overall">
         <h2 id="overall">
-          <span className="symbol" aria-hidden="true">{view.status.indicator === "none" ? "✓" : "!"}</span> {w.overall(view.status.indicator)}
+          <span className="symbol" aria-hidden="true">{view.status.indicator === "none" ? "✓" : "!"}</span> {w.overall(view.status.indicator, view.components.some((c) => c.status === "under_maintenance"))}
         </h2>
       </section>
       <section aria-labelledby="components-title">
@@ -125,6 +126,16 @@ export function renderPage(view: PageView, rendering: Rendering): string {
         {view.sections.length === 0 ? <p>{w.t("page.noComponents")}</p> : view.sections.map((section) => <SectionOf key={sectionKey(section)} section={section} />)}
         <Legend />
       </section>
+      {view.maintenances.length > 0 && (
+        <section aria-labelledby="maintenance-title">
+          <h2 id="maintenance-title" className="section-title">{w.t("maintenance.title")}</h2>
+          <ol className="incidents">
+            {view.maintenances.map((maintenance) => (
+              <MaintenanceSummary key={maintenance.id} maintenance={maintenance} heading="h3" />
+            ))}
+          </ol>
+        </section>
+      )}
       <section aria-labelledby="incidents-title">
         <h2 id="incidents-title" className="section-title">{w.t("page.incidents")}</h2>
         <Incidents incidents={view.incidents} base={base} />
@@ -136,7 +147,7 @@ export function renderPage(view: PageView, rendering: Rendering): string {
   );
 }
 
-/** /history: the incidents of the last months, by month, newest first. */
+/** /history: the incidents and maintenances of the last months, by month, newest first. */
 export function renderHistory(view: HistoryPageView, rendering: Rendering): string {
   const { base, words: w } = rendering;
   return pageDocument(
@@ -150,10 +161,13 @@ export function renderHistory(view: HistoryPageView, rendering: Rendering): stri
             {w.month(month)}
           </h3>
           <ol className="incidents">
-            {entries.map((entry) => (
-              // Maintenances will be another kind of entry here.
-              <IncidentSummary key={entry.incident.id} incident={entry.incident} base={base} heading="h4" />
-            ))}
+            {entries.map((entry) =>
+              entry.kind === "incident" ? (
+                <IncidentSummary key={entry.incident.id} incident={entry.incident} base={base} heading="h4" />
+              ) : (
+                <MaintenanceSummary key={entry.maintenance.id} maintenance={entry.maintenance} heading="h4" />
+              ),
+            )}
           </ol>
         </section>
       ))}
@@ -422,6 +436,50 @@ function IncidentSummary({ incident, base, heading: Heading, withUpdates = false
   );
 }
 
+/**
+ * A maintenance in a list: title, what it is at, when, the components it
+ * names and its message. Its times are fixed, so the page's ETag holds while
+ * it goes on.
+ */
+function MaintenanceSummary({ maintenance, heading: Heading }: { maintenance: MaintenanceOccurrenceView; heading: "h3" | "h4" }) {
+  const w = useWords();
+  const id = `maintenance-${maintenance.id}`;
+  return (
+    <li className={`incident maintenance maintenance-${maintenance.status}`}>
+      <article aria-labelledby={id}>
+        <div className="row">
+          <Heading id={id}>{maintenance.title}</Heading>
+          <p className="status status-under_maintenance">
+            <span className="symbol" aria-hidden="true">
+              {COMPONENT_STATUS_SYMBOLS.under_maintenance}
+            </span>{" "}
+            {w.t(`maintenanceStatus.${maintenance.status}`)}
+          </p>
+        </div>
+        <dl>
+          <div>
+            <dt>{w.t("maintenance.from")}</dt>
+            <dd>
+              <Time at={maintenance.startsAt} />
+            </dd>
+          </div>
+          <div>
+            <dt>{w.t("maintenance.until")}</dt>
+            <dd>
+              <Time at={maintenance.endsAt} />
+            </dd>
+          </div>
+          <div>
+            <dt>{w.t("page.components")}</dt>
+            <dd>{maintenance.components.map((c) => c.name).join(", ")}</dd>
+          </div>
+        </dl>
+        {maintenance.message !== "" && <Markdown text={maintenance.message} />}
+      </article>
+    </li>
+  );
+}
+
 /** Open incidents with their updates, then those of the last days. */
 function Incidents({ incidents, base }: { incidents: readonly IncidentView[]; base: string }) {
   const w = useWords();
@@ -490,7 +548,7 @@ section+section{margin-top:2rem}
 .name,.group h3{font-size:1rem}
 .description{color:var(--muted);font-size:.9rem;margin-top:.25rem}
 .status{font-size:.9rem;font-weight:600}
-.status-operational{color:var(--ok)}.status-degraded_performance{color:var(--warn)}.status-partial_outage,.status-major_outage{color:var(--bad)}
+.status-operational{color:var(--ok)}.status-under_maintenance{color:var(--link)}.status-degraded_performance{color:var(--warn)}.status-partial_outage,.status-major_outage{color:var(--bad)}
 .bar{position:relative;display:flex;gap:1px;list-style:none;margin:.75rem 0 0;padding:0;height:2.25rem;align-items:flex-end}
 .day{flex:1 1 0;min-width:0;height:100%;border-radius:1px;cursor:default}
 .day-operational{background:var(--ok)}

@@ -15,11 +15,13 @@ import { dailyRollups, dateOf } from "../../results/aggregates";
 import type { Statuses } from "../../status/statuses";
 import { pageUrl } from "./addresses";
 import { loadIncidents, openFirst, writtenImpacts, type IncidentContext } from "./incidents";
+import { loadCurrentMaintenances, loadMaintenances } from "./maintenances";
 import {
   componentsOf,
   sectionsOf,
   type ComponentView,
   type DayView,
+  type HistoryEntry,
   type HistoryMonth,
   type HistoryPageView,
   type IncidentPageView,
@@ -122,17 +124,28 @@ async function loadPage(sources: PageSources, row: PageRow, now: Date): Promise<
     monitorNames: new Map([...monitors.values()].map((m) => [m.id, m.name])),
   };
   const open = { OR: [{ resolvedAt: null }, { resolvedAt: { gte: incidentsSince } }] };
-  const incidents = await loadIncidents(prisma, context, { written: open, automatic: open });
+  const [incidents, maintenances] = await Promise.all([
+    loadIncidents(prisma, context, { written: open, automatic: open }),
+    loadCurrentMaintenances(prisma, row.id, context.components, now),
+  ]);
 
-  // A component an open written incident names shows the worse of its monitor's status and the impact written.
+  // A component an open written incident names shows the worse of its monitor's status and the impact written;
+  // one a maintenance going on names is under maintenance, whatever they say.
   const impacts = writtenImpacts(incidents);
+  const underMaintenance = new Set(maintenances.filter((m) => m.status === "in_progress").flatMap((m) => m.components.map((c) => c.id)));
   const sections = sectionsOf(
-    views.map((v) => ({ ...v, status: worstStatus([v.status, ...(impacts.get(v.id) ?? [])]) })),
+    views.map((v) => ({ ...v, status: underMaintenance.has(v.id) ? "under_maintenance" : worstStatus([v.status, ...(impacts.get(v.id) ?? [])]) })),
     groups,
   );
   const ordered = componentsOf(sections);
 
-  const changes = [row.updatedAt, ...components.map((c) => c.updatedAt), ...groups.map((g) => g.updatedAt), ...incidents.map((i) => i.updatedAt)];
+  const changes = [
+    row.updatedAt,
+    ...components.map((c) => c.updatedAt),
+    ...groups.map((g) => g.updatedAt),
+    ...incidents.map((i) => i.updatedAt),
+    ...maintenances.map((m) => m.updatedAt),
+  ];
   const view: PageView = {
     page: {
       id: row.id,
@@ -154,6 +167,7 @@ async function loadPage(sources: PageSources, row: PageRow, now: Date): Promise<
     sections,
     components: ordered,
     incidents: openFirst(incidents, PAGE_HISTORY.maxIncidents),
+    maintenances,
   };
   return { view, context };
 }
@@ -161,20 +175,32 @@ async function loadPage(sources: PageSources, row: PageRow, now: Date): Promise<
 /** The UTC month of a time, as YYYY-MM. */
 const monthOf = (at: Date) => at.toISOString().slice(0, 7);
 
-/** The page with its incidents of the last PAGE_HISTORY.historyMonths UTC months by month, newest first (/history). */
+/**
+ * The page with its incidents and its maintenances that started (those
+ * started in the last PAGE_HISTORY.historyMonths UTC months, at most
+ * PAGE_HISTORY.historyMaxIncidents of each) by month, newest first (/history).
+ */
 export async function loadHistoryView(sources: PageSources, row: PageRow, now = new Date()): Promise<HistoryPageView> {
   const { view, context } = await loadPage(sources, row, now);
   const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (PAGE_HISTORY.historyMonths - 1), 1));
-  const incidents = await loadIncidents(sources.prisma, context, {
-    written: { createdAt: { gte: since } },
-    automatic: { startedAt: { gte: since } },
-    take: PAGE_HISTORY.historyMaxIncidents,
-  });
+  const [incidents, maintenances] = await Promise.all([
+    loadIncidents(sources.prisma, context, {
+      written: { createdAt: { gte: since } },
+      automatic: { startedAt: { gte: since } },
+      take: PAGE_HISTORY.historyMaxIncidents,
+    }),
+    loadMaintenances(sources.prisma, row.id, context.components, { from: since, to: new Date(now.getTime() + 1), now, take: PAGE_HISTORY.historyMaxIncidents }),
+  ]);
+  const entries: (HistoryEntry & { at: Date })[] = [
+    ...incidents.slice(0, PAGE_HISTORY.historyMaxIncidents).map((incident) => ({ kind: "incident" as const, incident, at: incident.startedAt })),
+    // Started in the range: one that began before it and still went on is the month before's.
+    ...maintenances.filter((m) => m.startsAt >= since).map((maintenance) => ({ kind: "maintenance" as const, maintenance, at: maintenance.startsAt })),
+  ].sort((a, b) => b.at.getTime() - a.at.getTime());
   const months: HistoryMonth[] = [];
-  for (const incident of incidents.slice(0, PAGE_HISTORY.historyMaxIncidents)) {
-    const month = monthOf(incident.startedAt);
+  for (const { at, ...entry } of entries) {
+    const month = monthOf(at);
     if (months.at(-1)?.month !== month) months.push({ month, entries: [] });
-    months.at(-1)!.entries.push({ kind: "incident", incident });
+    months.at(-1)!.entries.push(entry);
   }
   return { ...view, history: months };
 }

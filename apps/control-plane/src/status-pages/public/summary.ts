@@ -1,4 +1,4 @@
-import { groupStatusOf, type ComponentView, type IncidentView, type PageView } from "./view";
+import { groupStatusOf, type ComponentView, type IncidentView, type MaintenanceOccurrenceView, type PageView } from "./view";
 import { incidentUrl } from "./addresses";
 
 const iso = (at: Date) => at.toISOString();
@@ -53,7 +53,7 @@ export function summaryOf(view: PageView) {
     page: { id: page.id, name: page.title, url: page.url, time_zone: "Etc/UTC", updated_at: iso(page.updatedAt) },
     components: [...view.components.map(component), ...groups],
     incidents: view.incidents.filter((i) => i.resolvedAt === null).map((i) => incidentOf(i, view, component)),
-    scheduled_maintenances: [],
+    scheduled_maintenances: view.maintenances.map((m) => maintenanceOf(m, view, component)),
     status: view.status,
   };
 }
@@ -94,5 +94,47 @@ function incidentOf(i: IncidentView, view: PageView, component: (c: ComponentVie
     })),
     components: view.components.filter((c) => named.has(c.id)).map(component),
     ...(i.monitor ? { monitor: i.monitor } : {}),
+  };
+}
+
+/**
+ * A maintenance going on or starting within 7 days, as Statuspage's
+ * scheduled_maintenances have it (impact "maintenance", scheduled_for and
+ * scheduled_until). Its message is its one update, in the status it is at;
+ * its shortlink is its place on the page.
+ */
+function maintenanceOf(m: MaintenanceOccurrenceView, view: PageView, component: (c: ComponentView) => object) {
+  const { page } = view;
+  const named = new Set(m.components.map((c) => c.id));
+  return {
+    id: m.id,
+    name: m.title,
+    status: m.status,
+    created_at: iso(m.createdAt),
+    updated_at: iso(m.updatedAt),
+    monitoring_at: null,
+    resolved_at: m.status === "completed" ? iso(m.endsAt) : null,
+    shortlink: `${page.url}#maintenance-${m.id}`,
+    started_at: iso(m.startsAt),
+    scheduled_for: iso(m.startsAt),
+    scheduled_until: iso(m.endsAt),
+    impact: "maintenance",
+    page_id: page.id,
+    incident_updates: [
+      {
+        id: `${m.id}.update`,
+        status: m.status,
+        body: m.message,
+        incident_id: m.id,
+        created_at: iso(m.updatedAt),
+        updated_at: iso(m.updatedAt),
+        display_at: iso(m.updatedAt),
+        affected_components: null,
+        deliver_notifications: true,
+        custom_tweet: null,
+        tweet_id: null,
+      },
+    ],
+    components: view.components.filter((c) => named.has(c.id)).map(component),
   };
 }

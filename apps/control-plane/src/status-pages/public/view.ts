@@ -93,11 +93,26 @@ export interface IncidentView {
   resolvedAt: Date | null;
 }
 
-/**
- * What /history lists for a month, newest first. Incidents only today;
- * maintenances join here as another kind of entry once they exist.
- */
-export type HistoryEntry = { kind: "incident"; incident: IncidentView };
+/** One occurrence of a maintenance window naming components of the page. */
+export interface MaintenanceOccurrenceView {
+  /** The window's id and the occurrence's start (ms): `<windowId>.<ms>`. */
+  id: string;
+  windowId: string;
+  title: string;
+  /** Markdown, rendered by markdownHtml where it is shown. */
+  message: string;
+  startsAt: Date;
+  endsAt: Date;
+  /** Statuspage's words. */
+  status: "scheduled" | "in_progress" | "completed";
+  /** The page's components it names, in page order. */
+  components: { id: string; name: string }[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What /history lists for a month, newest first: incidents and maintenances that took place. */
+export type HistoryEntry = { kind: "incident"; incident: IncidentView } | { kind: "maintenance"; maintenance: MaintenanceOccurrenceView };
 
 export interface HistoryMonth {
   /** The UTC month, as YYYY-MM. */
@@ -124,6 +139,8 @@ export interface PageView {
   components: ComponentView[];
   /** The open incidents first, then the newest. */
   incidents: IncidentView[];
+  /** Maintenances going on, then those starting within 7 days, soonest first. */
+  maintenances: MaintenanceOccurrenceView[];
 }
 
 /** /status/<slug>/history: the page, and its past by month. */

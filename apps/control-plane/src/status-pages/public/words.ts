@@ -26,12 +26,14 @@ export interface Words {
   componentStatus(status: ComponentStatus): string;
   dayStatus(status: DayStatus): string;
   incidentStatus(status: IncidentStatus): string;
-  overall(indicator: PageIndicator): string;
+  /** The banner's words: Statuspage's indicator, which says none while components are only under maintenance. */
+  overall(indicator: PageIndicator, underMaintenance: boolean): string;
 }
 
 /** The symbols that say each component status, so that no status is told by colour alone. */
 export const COMPONENT_STATUS_SYMBOLS: Record<ComponentStatus, string> = {
   operational: "✓",
+  under_maintenance: "⚙",
   degraded_performance: "!",
   partial_outage: "✕",
   major_outage: "✕",
@@ -80,7 +82,7 @@ export function wordsOf(lang: PageLanguage, explicit = false): Words {
     componentStatus: (status) => t(`componentStatus.${status}`),
     dayStatus: (status) => t(`dayStatus.${status}`),
     incidentStatus: (status) => t(`incidentStatus.${status}`),
-    overall: (indicator) => t(`overall.${indicator}`),
+    overall: (indicator, underMaintenance) => t(indicator === "none" && underMaintenance ? "overall.maintenance" : `overall.${indicator}`),
   };
 }
 

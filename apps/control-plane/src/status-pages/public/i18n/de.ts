@@ -3,6 +3,7 @@ import type { Messages } from "./shape";
 export const de: Messages = {
   componentStatus: {
     operational: "Betriebsbereit",
+    under_maintenance: "Wartung",
     degraded_performance: "Eingeschränkte Leistung",
     partial_outage: "Teilweiser Ausfall",
     major_outage: "Schwerer Ausfall",
@@ -11,6 +12,7 @@ export const de: Messages = {
   incidentStatus: { investigating: "Wird untersucht", identified: "Ursache gefunden", monitoring: "Wird beobachtet", resolved: "Behoben" },
   overall: {
     none: "Alle Systeme betriebsbereit",
+    maintenance: "Wartungsarbeiten",
     minor: "Eingeschränkte Systemleistung",
     major: "Teilweiser Systemausfall",
     critical: "Schwerer Systemausfall",
@@ -27,8 +29,8 @@ export const de: Messages = {
     noRecentIncidents_one: "Keine Störungen am letzten Tag.",
     noRecentIncidents_other: "Keine Störungen in den letzten {{count}} Tagen.",
     history: "Störungsverlauf",
-    noHistory_one: "Keine Störungen im letzten Monat.",
-    noHistory_other: "Keine Störungen in den letzten {{count}} Monaten.",
+    noHistory_one: "Keine Störungen oder Wartungen im letzten Monat.",
+    noHistory_other: "Keine Störungen oder Wartungen in den letzten {{count}} Monaten.",
     currentStatus: "Aktueller Status",
     links: "Links",
     homepage: "Website",
@@ -67,6 +69,8 @@ export const de: Messages = {
     feedResolved: "Begonnen {{started}}, behoben {{ended}} nach {{duration}}.",
     resolvedMark: "{{title}} (behoben)",
   },
+  maintenanceStatus: { scheduled: "Geplant", in_progress: "Läuft", completed: "Abgeschlossen" },
+  maintenance: { title: "Wartung", from: "Von", until: "Bis" },
   notFound: { title: "Seite nicht gefunden", text: "Hier gibt es keine Statusseite.", home: "Startseite" },
   signIn: {
     title: "Anmelden",

@@ -7,6 +7,7 @@
 export const en = {
   componentStatus: {
     operational: "Operational",
+    under_maintenance: "Under maintenance",
     degraded_performance: "Degraded performance",
     partial_outage: "Partial outage",
     major_outage: "Major outage",
@@ -15,6 +16,7 @@ export const en = {
   incidentStatus: { investigating: "Investigating", identified: "Identified", monitoring: "Monitoring", resolved: "Resolved" },
   overall: {
     none: "All Systems Operational",
+    maintenance: "Service Under Maintenance",
     minor: "Degraded System Performance",
     major: "Partial System Outage",
     critical: "Major System Outage",
@@ -31,8 +33,8 @@ export const en = {
     noRecentIncidents_one: "No incidents in the last {{count}} day.",
     noRecentIncidents_other: "No incidents in the last {{count}} days.",
     history: "Incident history",
-    noHistory_one: "No incidents in the last {{count}} month.",
-    noHistory_other: "No incidents in the last {{count}} months.",
+    noHistory_one: "No incidents or maintenance in the last {{count}} month.",
+    noHistory_other: "No incidents or maintenance in the last {{count}} months.",
     currentStatus: "Current status",
     links: "Links",
     homepage: "Homepage",
@@ -71,6 +73,8 @@ export const en = {
     feedResolved: "Started {{started}}, resolved {{ended}} after {{duration}}.",
     resolvedMark: "{{title}} (resolved)",
   },
+  maintenanceStatus: { scheduled: "Scheduled", in_progress: "In progress", completed: "Completed" },
+  maintenance: { title: "Maintenance", from: "From", until: "Until" },
   notFound: { title: "Page not found", text: "There is no status page here.", home: "Home" },
   signIn: {
     title: "Sign in",

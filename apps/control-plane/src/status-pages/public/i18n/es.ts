@@ -3,6 +3,7 @@ import type { Messages } from "./shape";
 export const es: Messages = {
   componentStatus: {
     operational: "Operativo",
+    under_maintenance: "En mantenimiento",
     degraded_performance: "Rendimiento degradado",
     partial_outage: "Interrupción parcial",
     major_outage: "Interrupción grave",
@@ -11,6 +12,7 @@ export const es: Messages = {
   incidentStatus: { investigating: "Investigando", identified: "Causa identificada", monitoring: "En observación", resolved: "Resuelto" },
   overall: {
     none: "Todos los sistemas operativos",
+    maintenance: "Servicio en mantenimiento",
     minor: "Rendimiento de los sistemas degradado",
     major: "Interrupción parcial de los sistemas",
     critical: "Interrupción grave de los sistemas",
@@ -27,8 +29,8 @@ export const es: Messages = {
     noRecentIncidents_one: "Ningún incidente en el último día.",
     noRecentIncidents_other: "Ningún incidente en los últimos {{count}} días.",
     history: "Historial de incidentes",
-    noHistory_one: "Ningún incidente en el último mes.",
-    noHistory_other: "Ningún incidente en los últimos {{count}} meses.",
+    noHistory_one: "Ningún incidente ni mantenimiento en el último mes.",
+    noHistory_other: "Ningún incidente ni mantenimiento en los últimos {{count}} meses.",
     currentStatus: "Estado actual",
     links: "Enlaces",
     homepage: "Sitio web",
@@ -67,6 +69,8 @@ export const es: Messages = {
     feedResolved: "Comenzó el {{started}}, resuelto el {{ended}} tras {{duration}}.",
     resolvedMark: "{{title}} (resuelto)",
   },
+  maintenanceStatus: { scheduled: "Programado", in_progress: "En curso", completed: "Completado" },
+  maintenance: { title: "Mantenimiento", from: "Desde", until: "Hasta" },
   notFound: { title: "Página no encontrada", text: "Aquí no hay ninguna página de estado.", home: "Inicio" },
   signIn: {
     title: "Iniciar sesión",

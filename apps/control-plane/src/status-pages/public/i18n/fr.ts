@@ -3,6 +3,7 @@ import type { Messages } from "./shape";
 export const fr: Messages = {
   componentStatus: {
     operational: "Opérationnel",
+    under_maintenance: "En maintenance",
     degraded_performance: "Performances dégradées",
     partial_outage: "Panne partielle",
     major_outage: "Panne majeure",
@@ -11,6 +12,7 @@ export const fr: Messages = {
   incidentStatus: { investigating: "Analyse en cours", identified: "Cause identifiée", monitoring: "Sous surveillance", resolved: "Résolu" },
   overall: {
     none: "Tous les systèmes sont opérationnels",
+    maintenance: "Service en maintenance",
     minor: "Performances des systèmes dégradées",
     major: "Panne partielle des systèmes",
     critical: "Panne majeure des systèmes",
@@ -27,8 +29,8 @@ export const fr: Messages = {
     noRecentIncidents_one: "Aucun incident depuis {{count}} jour.",
     noRecentIncidents_other: "Aucun incident depuis {{count}} jours.",
     history: "Historique des incidents",
-    noHistory_one: "Aucun incident depuis {{count}} mois.",
-    noHistory_other: "Aucun incident depuis {{count}} mois.",
+    noHistory_one: "Aucun incident ni maintenance depuis {{count}} mois.",
+    noHistory_other: "Aucun incident ni maintenance depuis {{count}} mois.",
     currentStatus: "État actuel",
     links: "Liens",
     homepage: "Site web",
@@ -67,6 +69,8 @@ export const fr: Messages = {
     feedResolved: "Commencé le {{started}}, résolu le {{ended}} après {{duration}}.",
     resolvedMark: "{{title}} (résolu)",
   },
+  maintenanceStatus: { scheduled: "Planifiée", in_progress: "En cours", completed: "Terminée" },
+  maintenance: { title: "Maintenance", from: "Du", until: "Au" },
   notFound: { title: "Page introuvable", text: "Il n’y a pas de page d’état ici.", home: "Accueil" },
   signIn: {
     title: "Se connecter",

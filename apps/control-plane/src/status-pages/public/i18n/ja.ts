@@ -4,6 +4,7 @@ import type { Messages } from "./shape";
 export const ja: Messages = {
   componentStatus: {
     operational: "正常",
+    under_maintenance: "メンテナンス中",
     degraded_performance: "パフォーマンス低下",
     partial_outage: "一部停止",
     major_outage: "重大な停止",
@@ -12,6 +13,7 @@ export const ja: Messages = {
   incidentStatus: { investigating: "調査中", identified: "原因特定", monitoring: "経過観察中", resolved: "解決済み" },
   overall: {
     none: "すべてのシステムが正常に稼働しています",
+    maintenance: "メンテナンス中です",
     minor: "システムのパフォーマンスが低下しています",
     major: "システムの一部が停止しています",
     critical: "システムに重大な停止が発生しています",
@@ -28,8 +30,8 @@ export const ja: Messages = {
     noRecentIncidents_one: "過去 {{count}} 日間に障害はありません。",
     noRecentIncidents_other: "過去 {{count}} 日間に障害はありません。",
     history: "障害履歴",
-    noHistory_one: "過去 {{count}} か月間に障害はありません。",
-    noHistory_other: "過去 {{count}} か月間に障害はありません。",
+    noHistory_one: "過去 {{count}} か月間に障害やメンテナンスはありません。",
+    noHistory_other: "過去 {{count}} か月間に障害やメンテナンスはありません。",
     currentStatus: "現在のステータス",
     links: "リンク",
     homepage: "ホームページ",
@@ -68,6 +70,8 @@ export const ja: Messages = {
     feedResolved: "{{started}} に開始、{{duration}} 後の {{ended}} に解決。",
     resolvedMark: "{{title}} (解決済み)",
   },
+  maintenanceStatus: { scheduled: "予定", in_progress: "実施中", completed: "完了" },
+  maintenance: { title: "メンテナンス", from: "開始", until: "終了" },
   notFound: { title: "ページが見つかりません", text: "ここにステータスページはありません。", home: "ホーム" },
   signIn: {
     title: "サインイン",

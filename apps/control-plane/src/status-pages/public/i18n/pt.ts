@@ -3,6 +3,7 @@ import type { Messages } from "./shape";
 export const pt: Messages = {
   componentStatus: {
     operational: "Operacional",
+    under_maintenance: "Em manutenção",
     degraded_performance: "Desempenho degradado",
     partial_outage: "Interrupção parcial",
     major_outage: "Interrupção grave",
@@ -11,6 +12,7 @@ export const pt: Messages = {
   incidentStatus: { investigating: "Investigando", identified: "Causa identificada", monitoring: "Em observação", resolved: "Resolvido" },
   overall: {
     none: "Todos os sistemas operacionais",
+    maintenance: "Serviço em manutenção",
     minor: "Desempenho dos sistemas degradado",
     major: "Interrupção parcial dos sistemas",
     critical: "Interrupção grave dos sistemas",
@@ -27,8 +29,8 @@ export const pt: Messages = {
     noRecentIncidents_one: "Nenhum incidente no último dia.",
     noRecentIncidents_other: "Nenhum incidente nos últimos {{count}} dias.",
     history: "Histórico de incidentes",
-    noHistory_one: "Nenhum incidente no último mês.",
-    noHistory_other: "Nenhum incidente nos últimos {{count}} meses.",
+    noHistory_one: "Nenhum incidente ou manutenção no último mês.",
+    noHistory_other: "Nenhum incidente ou manutenção nos últimos {{count}} meses.",
     currentStatus: "Status atual",
     links: "Links",
     homepage: "Site",
@@ -67,6 +69,8 @@ export const pt: Messages = {
     feedResolved: "Começou em {{started}}, resolvido em {{ended}} após {{duration}}.",
     resolvedMark: "{{title}} (resolvido)",
   },
+  maintenanceStatus: { scheduled: "Agendada", in_progress: "Em andamento", completed: "Concluída" },
+  maintenance: { title: "Manutenção", from: "De", until: "Até" },
   notFound: { title: "Página não encontrada", text: "Não há nenhuma página de status aqui.", home: "Início" },
   signIn: {
     title: "Entrar",
