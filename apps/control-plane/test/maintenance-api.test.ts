@@ -104,6 +104,24 @@ describe.each(BACKENDS)("maintenance windows API on %s", (backend) => {
     await client.deleteMaintenanceWindow({ id: window.id });
   });
 
+  it("keeps an external id unique in the workspace, refuses a malformed one, and clears one sent empty", async () => {
+    const window = await createWindow({ externalId: "ops/db-upgrade" });
+    expect(window.externalId).toBe("ops/db-upgrade");
+    expect((await client.getMaintenanceWindow({ id: window.id })).maintenance!.externalId).toBe("ops/db-upgrade");
+    await refused(() => client.createMaintenanceWindow({ maintenance: valid({ externalId: "ops/db-upgrade" }) }), Code.AlreadyExists, "maintenance.externalId: another maintenance window of this workspace has external id ops/db-upgrade");
+    await refused(() => client.createMaintenanceWindow({ maintenance: valid({ externalId: "-bad id" }) }), Code.InvalidArgument, "maintenance.externalId: must");
+    const other = await createWindow();
+    await refused(() => client.updateMaintenanceWindow({ id: other.id, maintenance: { externalId: "ops/db-upgrade" } }), Code.AlreadyExists, "maintenance.externalId: another maintenance window");
+    // Another workspace has ids of its own.
+    const theirs = (await otherClient.createMaintenanceWindow({ maintenance: valid({ externalId: "ops/db-upgrade", monitorIds: [otherMonitorId] }) })).maintenance!;
+    expect(theirs.externalId).toBe("ops/db-upgrade");
+    const renamed = (await client.updateMaintenanceWindow({ id: window.id, maintenance: { externalId: "ops/db" } })).maintenance!;
+    expect(renamed).toMatchObject({ externalId: "ops/db", title: "DB upgrade" });
+    expect((await client.updateMaintenanceWindow({ id: window.id, maintenance: {}, updateMask: mask("externalId") })).maintenance!.externalId).toBe("");
+    for (const id of [window.id, other.id]) await client.deleteMaintenanceWindow({ id });
+    await otherClient.deleteMaintenanceWindow({ id: theirs.id });
+  });
+
   it("keeps each workspace's windows to itself", async () => {
     const window = await createWindow();
     expect((await rejection(otherClient.getMaintenanceWindow({ id: window.id }))).code).toBe(Code.NotFound);

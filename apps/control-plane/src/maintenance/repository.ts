@@ -1,6 +1,7 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
 import type { MaintenanceFields, MaintenanceTiming, MaintenanceView } from "@vigil/domain";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { externalIdTaken, refusingDuplicates } from "../duplicates";
 
 const include = {
   monitors: { orderBy: { position: "asc" } },
@@ -12,6 +13,7 @@ type Row = Prisma.MaintenanceWindowGetPayload<{ include: typeof include }>;
 const toView = (row: Row): MaintenanceView => ({
   id: row.id,
   workspaceId: row.workspaceId,
+  externalId: row.externalId,
   title: row.title,
   message: row.message,
   startsAt: row.startsAt,
@@ -26,10 +28,13 @@ const toView = (row: Row): MaintenanceView => ({
 
 const positioned = <K extends string>(key: K, ids: readonly string[]) => ids.map((id, position) => ({ [key]: id, position }) as Record<K, string> & { position: number });
 
-/** A monitor or component deleted between the service's check and the write is refused by its foreign key. */
-async function guarded<T>(run: () => Promise<T>): Promise<T> {
+/**
+ * A monitor or component deleted between the service's check and the write is refused by its foreign
+ * key; an external id another window has, by the unique index.
+ */
+async function guarded<T>(externalId: string | null | undefined, run: () => Promise<T>): Promise<T> {
   try {
-    return await run();
+    return await refusingDuplicates(externalIdTaken("maintenance", "maintenance window of this workspace", externalId), run);
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2003") {
       throw new ConnectError("a monitor or component it names was deleted meanwhile; try again", Code.FailedPrecondition);
@@ -44,12 +49,13 @@ type Columns = Omit<MaintenanceFields, "monitorIds" | "pageComponentIds">;
 export class MaintenanceRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async create(workspaceId: string, fields: MaintenanceFields): Promise<MaintenanceView> {
+  async create(workspaceId: string, fields: MaintenanceFields, externalId: string | null = null): Promise<MaintenanceView> {
     const { monitorIds, pageComponentIds, ...columns } = fields;
-    const row = await guarded(() =>
+    const row = await guarded(externalId, () =>
       this.prisma.maintenanceWindow.create({
         data: {
           workspaceId,
+          externalId,
           ...columns,
           monitors: { create: positioned("monitorId", monitorIds) },
           components: { create: positioned("componentId", pageComponentIds) },
@@ -74,13 +80,13 @@ export class MaintenanceRepository {
     return { records: rows.map(toView), total };
   }
 
-  /** Writes the changed fields; a list sent replaces the window's. Null when the window is gone. */
-  async update(id: string, changes: Partial<MaintenanceFields>): Promise<MaintenanceView | null> {
+  /** Writes the changed fields; a list sent replaces the window's; `externalId` undefined keeps it. Null when the window is gone. */
+  async update(id: string, changes: Partial<MaintenanceFields>, externalId?: string | null): Promise<MaintenanceView | null> {
     const { monitorIds, pageComponentIds, ...columns } = changes;
-    return guarded(() =>
+    return guarded(externalId, () =>
       this.prisma.$transaction(async (tx) => {
         // updated_at moves even when only the lists change: the window changed.
-        const { count } = await tx.maintenanceWindow.updateMany({ where: { id }, data: { ...(columns as Partial<Columns>), updatedAt: new Date() } });
+        const { count } = await tx.maintenanceWindow.updateMany({ where: { id }, data: { ...(columns as Partial<Columns>), ...(externalId === undefined ? {} : { externalId }), updatedAt: new Date() } });
         if (count === 0) return null;
         if (monitorIds) {
           await tx.maintenanceWindowMonitor.deleteMany({ where: { windowId: id } });

@@ -6,6 +6,7 @@ import {
   maintenanceInputFromMessage,
   maintenanceToMessage,
   maintenanceViolations,
+  parseExternalId,
   parseId,
   parseMaintenance,
   parseMaintenanceChanges,
@@ -61,8 +62,9 @@ export function maintenanceService(
     async createMaintenanceWindow(req, ctx) {
       if (!req.maintenance) throw ValidationError.of("maintenance", "is required");
       const fields = parseMaintenance(maintenanceInputFromMessage(req.maintenance));
+      const externalId = parseExternalId(req.maintenance.externalId, "maintenance.externalId");
       const pages = await requireNamed(workspaceOf(ctx), fields);
-      const saved = await windows.create(workspaceOf(ctx), fields);
+      const saved = await windows.create(workspaceOf(ctx), fields, externalId);
       publish(pages);
       await events.scheduled(saved).catch((error: unknown) => logger.warn({ err: error, windowId: saved.id }, "telling of a scheduled maintenance failed"));
       return answer(saved);
@@ -80,13 +82,15 @@ export function maintenanceService(
 
     async updateMaintenanceWindow(req, ctx) {
       const current = await find(ctx, req.id);
-      const changes = parseMaintenanceChanges(maintenanceChanges(req.maintenance ?? create(MaintenanceWindowSchema), req.updateMask));
+      const { externalId: externalIdSent, ...sent } = maintenanceChanges(req.maintenance ?? create(MaintenanceWindowSchema), req.updateMask);
+      const changes = parseMaintenanceChanges(sent);
+      const externalId = externalIdSent === undefined ? undefined : parseExternalId(externalIdSent as string, "maintenance.externalId");
       const next = { ...current, ...changes };
       throwViolations(maintenanceViolations(next), "maintenance");
-      if (Object.keys(changes).length === 0) return answer(current);
+      if (Object.keys(changes).length === 0 && externalId === undefined) return answer(current);
       const pages = await requireNamed(current.workspaceId, next);
       const before = await windows.componentsOf(current.workspaceId, current.pageComponentIds);
-      const saved = await windows.update(current.id, changes);
+      const saved = await windows.update(current.id, changes, externalId);
       if (!saved) throw notFound(`maintenance window ${req.id}`);
       publish([...pages, ...before.values()]);
       return answer(saved);

@@ -22,9 +22,9 @@ export function maintenanceInputFromMessage(message: MaintenanceWindow): Fields<
   };
 }
 
-/** The fields an update changes, as UpdateMaintenanceWindowRequest says. */
-export function maintenanceChanges(message: MaintenanceWindow, mask: FieldMask | undefined): Fields<keyof MaintenanceFields> {
-  const changed = statusPageMessageChanges(MaintenanceWindowSchema, MAINTENANCE_UPDATABLE, message, mask, { startsAt: undefined, endsAt: undefined });
+/** The fields an update changes, as UpdateMaintenanceWindowRequest says; externalId apart, as it is no field of the rules. */
+export function maintenanceChanges(message: MaintenanceWindow, mask: FieldMask | undefined): Fields<keyof MaintenanceFields | "externalId"> {
+  const changed = statusPageMessageChanges(MaintenanceWindowSchema, [...MAINTENANCE_UPDATABLE, "externalId"], message, mask, { startsAt: undefined, endsAt: undefined });
   return Object.fromEntries(
     Object.entries(changed).map(([key, value]) => [key, key === "startsAt" || key === "endsAt" ? time(value as Timestamp | undefined) : Array.isArray(value) ? [...value] : value]),
   );
@@ -34,6 +34,7 @@ export function maintenanceChanges(message: MaintenanceWindow, mask: FieldMask |
 export interface MaintenanceView extends MaintenanceFields {
   id: string;
   workspaceId: string;
+  externalId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -49,6 +50,7 @@ export function maintenanceToMessage(view: MaintenanceView, now = new Date()): M
     timezone: view.timezone,
     monitorIds: view.monitorIds,
     pageComponentIds: view.pageComponentIds,
+    externalId: view.externalId ?? "",
     createdAt: timestampFromDate(view.createdAt),
     updatedAt: timestampFromDate(view.updatedAt),
     nextOccurrences: nextOccurrences(view, now).map((o) => ({ startsAt: timestampFromDate(o.startsAt), endsAt: timestampFromDate(o.endsAt) })),
