@@ -28,7 +28,7 @@ import { VerifiedSessions } from "./accounts/verified-sessions";
 
 export type PipelineConfig = Pick<
   ControlPlaneConfig,
-  "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "ingestLanes" | "ingestGatherMs" | "retryDelaysMs"
+  "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "dailyAggregateRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "ingestLanes" | "ingestGatherMs" | "retryDelaysMs"
 > &
   // Left out, the deployment's default (SILENCE_SWEEP_MS).
   Partial<Pick<ControlPlaneConfig, "heartbeatSweepMs">>;
@@ -147,7 +147,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   resetWatch.start();
   consumer.start();
   deliveries.start();
-  const pruneData = safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays));
+  const pruneData = safely("pruning results", () => pruneResults(prisma, { resultDays: config.resultRetentionDays, dailyAggregateDays: config.dailyAggregateRetentionDays }));
   const pruneAudit = safely("pruning the audit log", () => new AuditStore(prisma).prune(config.auditRetentionDays));
   const pruneAckLinks = safely("pruning acknowledgement links", () => acknowledgements.pruneLinks());
   const prune = () => Promise.all([pruneData(), pruneAudit(), pruneAckLinks()]);
