@@ -66,6 +66,7 @@ const MATRIX = [
     DeleteMonitor: WRITE,
     GetMonitorStatus: READ,
     GetMonitorSummary: READ,
+    GetMonitorSlo: READ,
     GetMonitorTimeseries: READ,
     ListCheckResults: READ,
     ListRegions: READ,

@@ -50,6 +50,8 @@ import { notFound } from "../errors";
 import type { Logger } from "@vigil/logging";
 import { listCheckResults } from "../results/check-results";
 import { OVERVIEW_ANSWER_MS, SharedAnswers, changeTokenOf, monitorHistories, overviewState, stateOfToken } from "../results/overview";
+import { monitorSlo } from "../slo/figures";
+import { sloResponse } from "../slo/messages";
 import { monitorSummary } from "../results/summary";
 import { monitorTimeseries } from "../results/timeseries";
 import { listRegions } from "../regions/regions";
@@ -390,6 +392,13 @@ export function monitorService(
         p95: BigInt(summary.percentiles[95]),
         p99: BigInt(summary.percentiles[99]),
       };
+    },
+
+    async getMonitorSlo(req, ctx) {
+      const record = await findMonitor(ctx, req.id);
+      // A heartbeat stores no checks and takes no objectives: its answer has no figures.
+      const slo = record.kind === "heartbeat" ? { availability: null, latency: null } : await monitorSlo(prisma, record.id, record.config, new Date());
+      return sloResponse(record.id, slo);
     },
 
     async getMonitorTimeseries(req, ctx) {
