@@ -6,6 +6,8 @@ import {
   GRPCMonitorSchema,
   GetMonitorStatusResponseSchema,
   type GetMonitorStatusResponse,
+  type GetMonitorSloResponse,
+  type SloFigures,
   HTTPMonitorSchema,
   HeartbeatMonitorSchema,
   ListMonitorOverviewsResponseSchema,
@@ -46,6 +48,9 @@ const commonFields = (): FieldFlag[] => [
   fields.integer("--confirmations <n>", "confirmations", "failing checks in a row before a region counts as failing (1-10)"),
   fields.integer("--recovery-confirmations <n>", "recoveryConfirmations", "good checks in a row before a failing region recovers (1-10)"),
   fields.list("--depends-on <ids>", "dependsOn", "monitors it depends on: while one has an open incident, its failures alert nothing ('' for none)"),
+  fields.decimal("--availability-objective <percent>", "availabilityObjective", "SLO: percent of checks over 30 days that must not fail (50-99.999; 0: none)"),
+  fields.integer("--latency-objective-ms <ms>", "latencyObjectiveMs", "SLO: the latency threshold, with --latency-objective-percent (1-120000; 0: none)"),
+  fields.decimal("--latency-objective-percent <percent>", "latencyObjectivePercent", "SLO: percent of answered checks over 30 days at or under the threshold (50-99.999; 0: none)"),
 ];
 
 /** Flags HTTP and gRPC monitors share: headers (a gRPC call's metadata) and the certificate warning. */
@@ -99,6 +104,29 @@ const KINDS = {
   grpc: { schema: GRPCMonitorSchema, fields: () => [...commonFields(), uriField("host:port"), ...grpcFields(), headerField(), certificateField()] },
   heartbeat: { schema: HeartbeatMonitorSchema, fields: () => [...commonFields().filter((f) => HEARTBEAT_COMMON.has(f.field)), ...heartbeatFields()] },
 } satisfies Record<Kind, { schema: DescMessage; fields: () => FieldFlag[] }>;
+
+/** GetMonitorSlo's answer: one row per objective the monitor has. */
+function sloTable(ctx: Context, r: GetMonitorSloResponse): string {
+  const percent = (value: number | undefined, digits: number) => (value === undefined ? "-" : `${value.toFixed(digits)}%`);
+  const rate = (value: number | undefined) => (value === undefined ? "-" : `${value.toFixed(2)}x`);
+  const objectives: [string, SloFigures | undefined][] = [
+    ["availability", r.availability],
+    ["latency", r.latency],
+  ];
+  const rows = objectives
+    .filter((entry): entry is [string, SloFigures] => entry[1] !== undefined)
+    .map(([name, f]) => [
+      name,
+      `${f.objective}%${name === "latency" ? ` under ${f.thresholdMs}ms` : ""}`,
+      percent(f.actual, 3),
+      `${f.good}/${f.total}`,
+      percent(f.budgetRemaining, 1),
+      rate(f.burnRate1h),
+      rate(f.burnRate6h),
+    ]);
+  if (rows.length === 0) return "no objectives (set --availability-objective or --latency-objective-ms with --latency-objective-percent)\n";
+  return table(ctx.out.colors, ["OBJECTIVE", "TARGET", `LAST ${r.windowDays}D`, "GOOD/CHECKS", "BUDGET LEFT", "BURN 1H", "BURN 6H"], rows);
+}
 
 /** The overviews of a page as a table. */
 function overviewTable(ctx: Context, r: ListMonitorOverviewsResponse): string {
@@ -283,6 +311,16 @@ export function monitorsCommand(): Command {
         };
         if (options.watch) await watch(ctx.out, options.interval, render);
         else ctx.out.write(await render());
+      }),
+    );
+
+  monitors
+    .command("slo")
+    .description("the monitor's objectives over 30 days: the figure, the error budget left and the burn rates over 1 h and 6 h")
+    .argument("<id>", "monitor id")
+    .action(
+      action(async (ctx, id: string) => {
+        await send(ctx, MonitorService.method.getMonitorSlo, ctx.client.monitors.getMonitorSlo, { id }, (r) => sloTable(ctx, r));
       }),
     );
 

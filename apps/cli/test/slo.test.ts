@@ -1,0 +1,102 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { STATUS_RULES } from "../../control-plane/test/support/api.js";
+import { checkResult } from "../../control-plane/test/support/results.js";
+import { storeResults } from "../../control-plane/src/results/store.js";
+import { vigil } from "./support/cli.js";
+import { cliWorkspace } from "./support/workspace.js";
+
+/** SLOs through the built CLI: the objective flags, `monitors slo`, and the objectives in vigil.yaml. */
+describe("vigil: monitor SLOs", () => {
+  const cli = cliWorkspace("slo");
+  const { ok, okJson } = cli;
+  const objectives = ["--availability-objective", "99.5", "--latency-objective-ms", "500", "--latency-objective-percent", "90"];
+
+  it("create and update take the objective flags for every kind that stores results", async () => {
+    const http = await okJson(["monitors", "create", "http", "--name", "web", "--url", "https://example.com", "--periodicity", "1m", ...objectives]);
+    const tcp = await okJson(["monitors", "create", "tcp", "--name", "db", "--uri", "db.example.com:5432", "--periodicity", "1m", ...objectives]);
+    const dns = await okJson(["monitors", "create", "dns", "--name", "ns", "--uri", "example.com", "--periodicity", "1m", ...objectives]);
+    const grpc = await okJson(["monitors", "create", "grpc", "--name", "api", "--uri", "api.example.com:443", "--periodicity", "1m", ...objectives]);
+    for (const { monitor } of [http, tcp, dns, grpc]) expect(monitor).toMatchObject({ availabilityObjective: 99.5, latencyObjectiveMs: "500", latencyObjectivePercent: 90 });
+    const updated = await okJson(["monitors", "update", tcp.monitor.id, "--availability-objective", "99.95"]);
+    expect(updated.monitor).toMatchObject({ availabilityObjective: 99.95, latencyObjectiveMs: "500" });
+    const refused = await vigil(["monitors", "update", tcp.monitor.id, "--latency-objective-ms", "0"], cli.env());
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("monitor.latencyObjectiveMs: must be set (not 0) when latencyObjectivePercent is");
+    const notANumber = await vigil(["monitors", "update", tcp.monitor.id, "--availability-objective", "high"], cli.env());
+    expect(notANumber.code).not.toBe(0);
+    expect(notANumber.stderr).toContain("must be a decimal number");
+  });
+
+  it("monitors slo shows the figure, the budget left and the burn rates, as a table and as JSON", async () => {
+    const { monitor } = await okJson(["monitors", "create", "tcp", "--name", "slo", "--uri", "db.example.com:5432", "--periodicity", "1m", "--availability-objective", "99"]);
+    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+    const results = Array.from({ length: 99 }, (_, i) => checkResult(monitor.id, "hostA-ams", at(2 * 1440 + i), "success"));
+    results.push(checkResult(monitor.id, "hostA-ams", at(30), "error"));
+    await storeResults(cli.api.db.prisma, results, STATUS_RULES);
+
+    const table = (await ok(["monitors", "slo", monitor.id])).stdout;
+    expect(table).toMatch(/^OBJECTIVE\s+TARGET\s+LAST 30D\s+GOOD\/CHECKS\s+BUDGET LEFT\s+BURN 1H\s+BURN 6H$/m);
+    // 1 failure in 100 checks spends exactly the 1 % budget; the hour's one check failed: 100x.
+    expect(table).toMatch(/^availability\s+99%\s+99\.000%\s+99\/100\s+0\.0%\s+100\.00x\s+100\.00x$/m);
+    const json = await okJson(["monitors", "slo", monitor.id]);
+    expect(json).toMatchObject({ id: monitor.id, windowDays: "30", availability: { objective: 99, total: "100", good: "99", actual: 99, burnRate1h: 100 } });
+    expect(json.latency).toBeUndefined();
+
+    const none = await okJson(["monitors", "create", "tcp", "--name", "none", "--uri", "db.example.com:5432", "--periodicity", "1m"]);
+    expect((await ok(["monitors", "slo", none.monitor.id])).stdout).toContain("no objectives");
+  });
+
+  it("vigil.yaml applies the objectives, plans no change after, and exports them", async () => {
+    const file = join(cli.dir, "vigil.yaml");
+    const text = (objective: number) => `
+project: slo
+monitors:
+  web:
+    type: http
+    name: Web
+    url: https://slo.example.com
+    periodicity: 1m
+    availabilityObjective: ${objective}
+    latencyObjectiveMs: 300
+    latencyObjectivePercent: 99
+  db:
+    type: tcp
+    name: Db
+    uri: db.slo.example.com:5432
+    periodicity: 1m
+`;
+    await writeFile(file, text(99.9));
+    await ok(["apply", "-f", file]);
+    const { httpMonitors } = await cli.api.client(cli.ws.write.key).listMonitors({ limit: 100 });
+    expect(httpMonitors.find((m) => m.externalId === "slo/web")).toMatchObject({ availabilityObjective: 99.9, latencyObjectiveMs: 300n, latencyObjectivePercent: 99 });
+    expect((await vigil(["plan", "-f", file, "--detailed-exitcode"], cli.env())).code).toBe(0);
+    await writeFile(file, text(99.95));
+    const plan = await vigil(["plan", "-f", file, "--detailed-exitcode"], cli.env());
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toMatch(/availabilityObjective: 99.9 → 99.95/);
+    await ok(["apply", "-f", file]);
+    const exported = parse((await ok(["export", "--project", "slo"])).stdout);
+    expect(exported.monitors.web).toMatchObject({ availabilityObjective: 99.95, latencyObjectiveMs: 300, latencyObjectivePercent: 99 });
+    expect(exported.monitors.db).not.toHaveProperty("availabilityObjective");
+  });
+
+  it("vigil.yaml refuses half a latency objective, naming the entry's field", async () => {
+    const file = join(cli.dir, "half.yaml");
+    await writeFile(file, `
+project: half
+monitors:
+  web:
+    type: http
+    name: Web
+    url: https://slo.example.com
+    periodicity: 1m
+    latencyObjectiveMs: 300
+`);
+    const run = await vigil(["plan", "-f", file], cli.env());
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("latencyObjectivePercent");
+    expect(run.stderr).toContain("must be set (not 0) when latencyObjectiveMs is");
+  });
+});
