@@ -82,6 +82,44 @@ monitors:
     expect(exported.monitors.db).not.toHaveProperty("availabilityObjective");
   });
 
+  it("monitors report gives a month as a table, as JSON and as CSV", async () => {
+    const { monitor } = await okJson(["monitors", "create", "http", "--name", "shop", "--url", "https://example.com", "--periodicity", "1m"]);
+    const now = new Date();
+    const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+    const month = last.toISOString().slice(0, 7);
+    const at = (day: number, minute: number) => new Date(last.getTime() + (day - 1) * 86_400_000 + minute * 60_000).toISOString();
+    const results = [
+      ...Array.from({ length: 3 }, (_, i) => checkResult(monitor.id, "hostA-ams", at(2, i), "success", { latencyMs: 100 })),
+      checkResult(monitor.id, "hostA-ams", at(2, 10), "error"),
+      ...Array.from({ length: 2 }, (_, i) => checkResult(monitor.id, "hostB-fra", at(5, i), "success", { latencyMs: 200 })),
+    ];
+    await storeResults(cli.api.db.prisma, results, STATUS_RULES);
+
+    const json = await okJson(["monitors", "report", monitor.id, "--month", month]);
+    expect(json).toMatchObject({ id: monitor.id, name: "shop", month, overall: { successful: "5", failed: "1" } });
+    expect(json.regions.map((r: { region: string; figures: { availability: number } }) => [r.region, r.figures.availability])).toEqual([
+      ["REGION_HOSTA_AMS", 75],
+      ["REGION_HOSTB_FRA", 100],
+    ]);
+
+    const [ms100, ms200] = ["(?:99|100|101)", "(?:198|199|200|201|202)"];
+    const csv = (await ok(["monitors", "report", monitor.id, "--month", month, "--csv"])).stdout.trim().split(/\r?\n/);
+    expect(csv).toEqual([
+      "month,region,availability_percent,successful,degraded,failed,p50_ms,p90_ms,p95_ms,p99_ms,downtime_seconds,incidents",
+      // Percentiles from the latency buckets: within 1 % (100 ms reads 99 or 100).
+      expect.stringMatching(new RegExp(`^${month},all,83\\.333,5,0,1,${ms100},${ms200},${ms200},${ms200},\\d+,1$`)),
+      expect.stringMatching(new RegExp(`^${month},hostA-ams,75\\.000,3,0,1,${ms100},${ms100},${ms100},${ms100},`)),
+      expect.stringMatching(new RegExp(`^${month},hostB-fra,100\\.000,2,0,0,${ms200},${ms200},${ms200},${ms200},`)),
+    ]);
+    const table = (await ok(["monitors", "report", monitor.id, "--month", month])).stdout;
+    expect(table).toContain(`shop (${monitor.id}), ${month}`);
+    expect(table).toMatch(/^hostB-fra\s+100\.000\s+2\s+0\s+0(\s+(198|199|200|201|202)){4}$/m);
+
+    const bad = await vigil(["monitors", "report", monitor.id, "--month", "2026-13", "--csv"], cli.env());
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("month: must be a month as YYYY-MM, e.g. 2026-11");
+  });
+
   it("vigil.yaml refuses half a latency objective, naming the entry's field", async () => {
     const file = join(cli.dir, "half.yaml");
     await writeFile(file, `

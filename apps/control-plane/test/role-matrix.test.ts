@@ -67,6 +67,7 @@ const MATRIX = [
     GetMonitorStatus: READ,
     GetMonitorSummary: READ,
     GetMonitorSlo: READ,
+    GetMonitorReport: READ,
     GetMonitorTimeseries: READ,
     ListCheckResults: READ,
     ListRegions: READ,

@@ -21,6 +21,7 @@ export * from "./monitor-config";
 export * from "./heartbeat";
 export * from "./dependencies";
 export * from "./slo";
+export * from "./reports";
 export * from "./notification-config";
 export * from "./pagination";
 export * from "./periodicity";

@@ -7,6 +7,8 @@ import {
   GetMonitorStatusResponseSchema,
   type GetMonitorStatusResponse,
   type GetMonitorSloResponse,
+  type GetMonitorReportResponse,
+  type ReportFigures,
   type SloFigures,
   HTTPMonitorSchema,
   HeartbeatMonitorSchema,
@@ -24,6 +26,7 @@ import {
 } from "@vigil/proto";
 import type { VigilClient } from "@vigil/client";
 import { Command, Option } from "commander";
+import { stringify as stringifyCsv } from "csv-stringify/sync";
 import { action, send, type Context } from "../context.js";
 import { updateMaskOf, bodyOf, enumParser, fields, parseHeader, parseInteger, parseJsonAssertion, withFields, withPaging, type FieldFlag } from "../fields.js";
 import { messageDetails, statusText, table, word } from "../output.js";
@@ -126,6 +129,36 @@ function sloTable(ctx: Context, r: GetMonitorSloResponse): string {
     ]);
   if (rows.length === 0) return "no objectives (set --availability-objective or --latency-objective-ms with --latency-objective-percent)\n";
   return table(ctx.out.colors, ["OBJECTIVE", "TARGET", `LAST ${r.windowDays}D`, "GOOD/CHECKS", "BUDGET LEFT", "BURN 1H", "BURN 6H"], rows);
+}
+
+const REPORT_COLUMNS = ["region", "availability_percent", "successful", "degraded", "failed", "p50_ms", "p90_ms", "p95_ms", "p99_ms"];
+
+/** A report's figures as cells: availability with three decimals, empty without checks. */
+function reportCells(region: string, f: ReportFigures | undefined): string[] {
+  return [
+    region,
+    f?.availability === undefined ? "" : f.availability.toFixed(3),
+    ...[f?.successful, f?.degraded, f?.failed, f?.p50, f?.p90, f?.p95, f?.p99].map((n) => String(n ?? 0n)),
+  ];
+}
+
+const reportRows = (r: GetMonitorReportResponse) => [reportCells("all", r.overall), ...r.regions.map((x) => reportCells(word(regionCodec, x.region), x.figures))];
+
+/** GetMonitorReport as CSV (RFC 4180 through csv-stringify): the month's figures, all regions first. */
+function reportCsv(r: GetMonitorReportResponse): string {
+  return stringifyCsv([["month", ...REPORT_COLUMNS, "downtime_seconds", "incidents"], ...reportRows(r).map((row) => [r.month, ...row, String(r.downtimeSeconds), String(r.incidents.length)])]);
+}
+
+function reportTable(ctx: Context, r: GetMonitorReportResponse): string {
+  const head = `${r.name} (${r.id}), ${r.month}: downtime ${r.downtimeSeconds}s, ${r.incidents.length} incident(s); percentiles within ${(r.percentileRelativeError * 100).toFixed(1)}%\n`;
+  const figures = table(ctx.out.colors, REPORT_COLUMNS.map((c) => c.toUpperCase()), reportRows(r));
+  if (r.incidents.length === 0) return head + figures;
+  const incidents = table(
+    ctx.out.colors,
+    ["INCIDENT", "SEVERITY", "STARTED", "RESOLVED", "IN MONTH"],
+    r.incidents.map((i) => [i.id, i.severity, i.startedAt ? timestampDate(i.startedAt).toISOString() : "", i.resolvedAt ? timestampDate(i.resolvedAt).toISOString() : "open", `${i.durationSeconds}s`]),
+  );
+  return `${head}${figures}\n${incidents}`;
 }
 
 /** The overviews of a page as a table. */
@@ -321,6 +354,22 @@ export function monitorsCommand(): Command {
     .action(
       action(async (ctx, id: string) => {
         await send(ctx, MonitorService.method.getMonitorSlo, ctx.client.monitors.getMonitorSlo, { id }, (r) => sloTable(ctx, r));
+      }),
+    );
+
+  monitors
+    .command("report")
+    .description("a month's availability per region and overall, incidents, downtime and latency percentiles")
+    .argument("<id>", "monitor id")
+    .requiredOption("--month <YYYY-MM>", "the UTC month, e.g. 2026-11")
+    .option("--csv", "as CSV: one row for all regions, then one per region (incidents stay in the JSON form)")
+    .action(
+      action(async (ctx, id: string, options: { month: string; csv?: boolean }) => {
+        if (options.csv) {
+          ctx.out.write(reportCsv(await ctx.client.monitors.getMonitorReport({ id, month: options.month })));
+          return;
+        }
+        await send(ctx, MonitorService.method.getMonitorReport, ctx.client.monitors.getMonitorReport, { id, month: options.month }, (r) => reportTable(ctx, r));
       }),
     );
 

@@ -33,6 +33,7 @@ import {
   type MonitorRecord,
   type StoredMonitor,
   parseId,
+  parseReportMonth,
 } from "@vigil/domain";
 import type { PrismaClient } from "@vigil/db";
 import {
@@ -52,6 +53,7 @@ import { listCheckResults } from "../results/check-results";
 import { OVERVIEW_ANSWER_MS, SharedAnswers, changeTokenOf, monitorHistories, overviewState, stateOfToken } from "../results/overview";
 import { monitorSlo } from "../slo/figures";
 import { sloResponse } from "../slo/messages";
+import { monitorReport } from "../slo/report";
 import { monitorSummary } from "../results/summary";
 import { monitorTimeseries } from "../results/timeseries";
 import { listRegions } from "../regions/regions";
@@ -399,6 +401,13 @@ export function monitorService(
       // A heartbeat stores no checks and takes no objectives: its answer has no figures.
       const slo = record.kind === "heartbeat" ? { availability: null, latency: null } : await monitorSlo(prisma, record.id, record.config, new Date());
       return sloResponse(record.id, slo);
+    },
+
+    async getMonitorReport(req, ctx) {
+      const now = new Date();
+      const month = parseReportMonth(req.month, now);
+      const record = await findMonitor(ctx, req.id);
+      return monitorReport(prisma, { id: record.id, name: record.config.name }, month, now);
     },
 
     async getMonitorTimeseries(req, ctx) {
