@@ -9,6 +9,7 @@ import { Acknowledgements } from "./alerting/acknowledgements";
 import { HeartbeatPings } from "./heartbeats/pings";
 import { HeartbeatSilence, SILENCE_SWEEP_MS } from "./heartbeats/silence";
 import { REMINDER_SWEEP_MS, Reminders } from "./alerting/reminders";
+import { SLO_SWEEP_MS, SloBurnAlerts } from "./slo/burn-alerts";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
 import type { Logger } from "@vigil/logging";
@@ -31,7 +32,10 @@ export type PipelineConfig = Pick<
   "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "dailyAggregateRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "ingestLanes" | "ingestGatherMs" | "retryDelaysMs"
 > &
   // Left out, the deployment's default (SILENCE_SWEEP_MS).
-  Partial<Pick<ControlPlaneConfig, "heartbeatSweepMs">>;
+  Partial<Pick<ControlPlaneConfig, "heartbeatSweepMs">> & {
+    /** How often this control plane applies the SLO burn-rate rule; left out SLO_SWEEP_MS, 0 never (tests drive it on their clock). */
+    sloSweepMs?: number;
+  };
 
 /** What delivering notifications needs from the rest of the control plane. */
 export interface NotificationSetup {
@@ -48,6 +52,8 @@ export interface Pipeline {
   /** Acknowledging incidents (API calls and links in alerts), and the reminders of those not acknowledged. */
   acknowledgements: Acknowledgements;
   reminders: Reminders;
+  /** slo.burn_rate alerts, on the same clock as reminders. */
+  sloBurnAlerts: SloBurnAlerts;
   /** Heartbeat monitors' pings, on the same clock as reminders. */
   pings: HeartbeatPings;
   /** Fails heartbeat monitors that fell silent. */
@@ -93,6 +99,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   const enqueueEvents = (ids: readonly string[]): Promise<void> => deliveries.enqueue(ids);
   const acknowledgements: Acknowledgements = new Acknowledgements(prisma, enqueueEvents, notifications.settings.publicUrl, notifications.clock);
   const reminders = new Reminders(prisma, enqueueEvents, notifications.clock);
+  const sloBurnAlerts = new SloBurnAlerts(prisma, enqueueEvents, notifications.clock);
   const transitionSink = { record: recordTransitions, enqueue: (ids: readonly string[]) => deliveries.enqueue(ids) };
   const statuses = new Statuses(prisma, { defaultRegions: config.defaultRegions, quorum: config.quorum }, transitionSink);
   const pings = new HeartbeatPings(prisma, transitionSink, notifications.clock);
@@ -154,6 +161,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   const timers = [
     every(PRUNE_INTERVAL_MS, prune),
     every(REMINDER_SWEEP_MS, safely("sending reminders", () => reminders.sweep())),
+    every(config.sloSweepMs ?? SLO_SWEEP_MS, safely("applying the SLO burn-rate rule", () => sloBurnAlerts.sweep())),
     every(config.heartbeatSweepMs ?? SILENCE_SWEEP_MS, safely("sweeping silent heartbeat monitors", () => silence.sweep())),
   ];
   void prune();
@@ -166,6 +174,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     pings,
     silence,
     reminders,
+    sloBurnAlerts,
     pageChanges,
     monitorChanges,
     verifiedKeys,

@@ -10,6 +10,8 @@ import {
   type AlertEventType,
   type CERTIFICATE_EXPIRING_EVENT,
   type CERTIFICATE_RENEWED_EVENT,
+  type SLO_BURN_RATE_ENDED_EVENT,
+  type SLO_BURN_RATE_EVENT,
   type REMINDER_EVENT,
   type RegionReport,
 } from "@vigil/domain";
@@ -26,7 +28,14 @@ export interface EventRow {
   monitorId: string;
   /** Null for certificate warnings and renewals, which belong to no incident. */
   incidentId: string | null;
-  type: AlertEventType | typeof ACKNOWLEDGED_EVENT | typeof REMINDER_EVENT | typeof CERTIFICATE_EXPIRING_EVENT | typeof CERTIFICATE_RENEWED_EVENT;
+  type:
+    | AlertEventType
+    | typeof ACKNOWLEDGED_EVENT
+    | typeof REMINDER_EVENT
+    | typeof CERTIFICATE_EXPIRING_EVENT
+    | typeof CERTIFICATE_RENEWED_EVENT
+    | typeof SLO_BURN_RATE_EVENT
+    | typeof SLO_BURN_RATE_ENDED_EVENT;
   fromStatus: string;
   toStatus: string;
   occurredAt: Date;

@@ -12,6 +12,9 @@ import {
 import { ALL_REGION_DAILY_LATENCY_BUCKETS, ALL_REGION_DAILY_RESULT_COUNTS, aggregateRows } from "../results/aggregates";
 
 const DAY_MS = 86_400_000;
+
+/** The client or a transaction's: a sweep reads inside its transaction (PGlite has one connection, which the transaction holds). */
+type Reader = Pick<PrismaClient, "$queryRaw">;
 const HOUR_MS = 3_600_000;
 
 /** What a window holds of a monitor's checks for each of its objectives. */
@@ -27,7 +30,7 @@ export const sloWindowStart = (now: Date): Date => new Date((Math.floor(now.getT
  * The SLO window's counts from the daily roll-ups across regions (kept DAILY_AGGREGATE_RETENTION_DAYS, far longer than the
  * window). Latency counts the answered checks whose bucket is at or under the threshold's: within the bucket's width (2 %) of it.
  */
-export async function windowCounts(prisma: PrismaClient, monitorId: string, thresholdMs: number, now: Date): Promise<WindowCounts> {
+export async function windowCounts(prisma: Reader, monitorId: string, thresholdMs: number, now: Date): Promise<WindowCounts> {
   const from = sloWindowStart(now);
   const ofMonitor = Prisma.sql`monitor_id = ${monitorId}`;
   const [[counts], [latency]] = await Promise.all([
@@ -53,7 +56,7 @@ export async function windowCounts(prisma: PrismaClient, monitorId: string, thre
  * The counts of the burn-rate windows (BURN_RATE_WINDOWS_MS, the longest 6 hours) from the raw results, exactly, in one
  * statement: every window is a FILTER over the longest one's rows.
  */
-export async function burnWindowCounts(prisma: PrismaClient, monitorId: string, thresholdMs: number, now: Date): Promise<Map<number, WindowCounts>> {
+export async function burnWindowCounts(prisma: Reader, monitorId: string, thresholdMs: number, now: Date): Promise<Map<number, WindowCounts>> {
   const since = (windowMs: number) => new Date(now.getTime() - windowMs);
   const columns = BURN_RATE_WINDOWS_MS.map(
     (windowMs, i) => Prisma.sql`
