@@ -22,6 +22,7 @@ const Account = lazy(() => import("./pages/settings/Account"));
 const NewMonitor = lazy(() => import("./pages/monitors/form/NewMonitor"));
 const EditMonitor = lazy(() => import("./pages/monitors/form/EditMonitor"));
 const MonitorPage = lazy(() => import("./pages/monitors/MonitorPage"));
+const MonitorReport = lazy(() => import("./pages/monitors/MonitorReport"));
 const Incidents = lazy(() => import("./pages/incidents/Incidents"));
 const Incident = lazy(() => import("./pages/incidents/Incident"));
 const Channels = lazy(() => import("./pages/channels/Channels"));
@@ -65,6 +66,7 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/monitors/new" element={<NewMonitor />} />
               <Route path="/monitors/:id/edit" element={<EditMonitor />} />
               <Route path="/monitors/:id" element={<MonitorPage />} />
+              <Route path="/monitors/:id/report" element={<MonitorReport />} />
               <Route path="/incidents" element={<Incidents />} />
               <Route path="/incidents/:id" element={<Incident />} />
               <Route path="/channels" element={<Channels />} />

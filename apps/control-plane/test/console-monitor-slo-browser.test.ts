@@ -74,4 +74,34 @@ describe("the console's SLOs", () => {
     await shows(page.getByRole("heading", { name: "Regions" }));
     expect(await page.getByRole("heading", { name: "Objectives" }).count()).toBe(0);
   });
+
+  it("shows a printable monthly report, the last whole month by default, and another month chosen", async () => {
+    const { page, client } = await signedIn();
+    const { monitor } = await client.createTCPMonitor({ monitor: { name: "Billing", uri: "billing.example.com:443", periodicity: Periodicity.PERIODICITY_1M } });
+    const now = new Date();
+    const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+    const month = last.toISOString().slice(0, 7);
+    const at = (minute: number) => new Date(last.getTime() + 2 * 86_400_000 + minute * 60_000).toISOString();
+    const results = Array.from({ length: 3 }, (_, i) => checkResult(monitor!.id, "hostA-ams", at(i), "success"));
+    results.push(checkResult(monitor!.id, "hostB-fra", at(5), "error"));
+    await storeResults(env.api.db.prisma, results, STATUS_RULES);
+
+    await page.goto(`${env.api.baseUrl}/app/monitors/${monitor!.id}`);
+    await page.getByRole("link", { name: "Monthly report" }).click();
+    await shows(heading(page), `Billing: report for ${month}`);
+    const table = page.getByRole("region", { name: `Availability and latency percentiles for ${month}` });
+    await shows(table.getByRole("row", { name: /^All regions/ }), "75.000 %");
+    await shows(table.getByRole("row", { name: /hostB/ }), "0.000 %");
+    await expectAccessible(page, "monthly report");
+    // Printed, the console's navigation and the controls are left out.
+    await page.emulateMedia({ media: "print" });
+    expect(await page.getByRole("navigation", { name: "Pages" }).isVisible()).toBe(false);
+    expect(await page.getByRole("button", { name: "Print" }).isVisible()).toBe(false);
+    await page.emulateMedia({ media: "screen" });
+    await screenshotBoth(page, "monitor-report");
+
+    await page.getByLabel("Month").fill("2025-02");
+    await shows(heading(page), "Billing: report for 2025-02");
+    await shows(page.getByText("No incident this month."));
+  });
 });

@@ -106,6 +106,9 @@ function MonitorView({ id, kind, monitor }: { id: string; kind: Kind; monitor: A
       {mayWrite && <Controls id={id} kind={kind} monitor={monitor} run={action.run} onChecked={goLive} />}
       <RegionsTable id={id} regions={regions} statuses={status.data?.regions ?? []} />
       <SloPanel id={id} />
+      <p>
+        <Link to={`/monitors/${id}/report`}>Monthly report</Link>
+      </p>
       <LatencyChart id={id} regions={regions} refetchInterval={refetchInterval} />
       <PhaseBars results={results.slice(0, PHASE_CHECKS)} />
       <CheckLog results={results} more={log.hasNextPage} loadingMore={log.isFetchingNextPage} onOlder={() => void log.fetchNextPage()} />
