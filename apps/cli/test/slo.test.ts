@@ -120,6 +120,29 @@ monitors:
     expect(bad.stderr).toContain("month: must be a month as YYYY-MM, e.g. 2026-11");
   });
 
+  it("status-pages report gives a page's month as a table, JSON and CSV", async () => {
+    const { monitor } = await okJson(["monitors", "create", "tcp", "--name", "db", "--uri", "db.example.com:5432", "--periodicity", "1m"]);
+    const pages = cli.api.statusPageClient(cli.ws.write.key);
+    const { statusPage } = await pages.createStatusPage({ statusPage: { title: "Acme", slug: "cli-report" } });
+    const component = (await pages.createStatusPageComponent({ component: { pageId: statusPage!.id, type: "monitor", monitorId: monitor.id, name: "Database" } })).component!;
+    const now = new Date();
+    const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+    const month = last.toISOString().slice(0, 7);
+    const at = (minute: number) => new Date(last.getTime() + 86_400_000 + minute * 60_000).toISOString();
+    await storeResults(cli.api.db.prisma, [...[0, 1, 2].map((m) => checkResult(monitor.id, "hostA-ams", at(m), "success")), checkResult(monitor.id, "hostA-ams", at(3), "degraded")], STATUS_RULES);
+
+    const json = await okJson(["status-pages", "report", statusPage!.id, "--month", month]);
+    expect(json).toMatchObject({ name: "Acme", month, availability: 100, components: [{ componentId: component.id, name: "Database", successful: "3", degraded: "1" }] });
+    const csv = (await ok(["status-pages", "report", statusPage!.id, "--month", month, "--csv"])).stdout.trim().split(/\r?\n/);
+    expect(csv).toEqual([
+      "month,component,name,availability_percent,successful,degraded,failed,downtime_seconds,incidents",
+      // The degraded check opened a (degraded) incident: counted, but no downtime.
+      `${month},page,Acme,100.000,3,1,0,0,1`,
+      `${month},${component.id},Database,100.000,3,1,0,0,1`,
+    ]);
+    expect((await ok(["status-pages", "report", statusPage!.id, "--month", month])).stdout).toMatch(/^page\s+Acme\s+100\.000\s+3\s+1\s+0\s+0\s+1$/m);
+  });
+
   it("vigil.yaml refuses half a latency objective, naming the entry's field", async () => {
     const file = join(cli.dir, "half.yaml");
     await writeFile(file, `

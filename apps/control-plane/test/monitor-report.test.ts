@@ -100,4 +100,42 @@ describe.each(BACKENDS)("monthly monitor reports on %s", (backend) => {
     expect((await api.client(ws.read.key).getMonitorReport({ id: monitor!.id, month: now.toISOString().slice(0, 7) })).month).toBe(now.toISOString().slice(0, 7));
     expect((await rejection(api.client(ws.read.key).getMonitorReport({ id: "no-such-monitor", month }))).code).toBe(Code.NotFound);
   });
+
+  it("reports a status page's month: each monitor component's checks and downtime, and the page's", async () => {
+    const client = api.client(ws.write.key);
+    const pages = api.statusPageClient(ws.write.key);
+    const web = (await client.createHTTPMonitor({ monitor: { name: "web", url: "https://example.com", periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
+    const db = (await client.createTCPMonitor({ monitor: { name: "db", uri: "db.example.com:5432", periodicity: Periodicity.PERIODICITY_1M } })).monitor!;
+    const { statusPage } = await pages.createStatusPage({ statusPage: { title: "Acme", slug: `report-${backend}` } });
+    const pageId = statusPage!.id;
+    const dbComponent = (await pages.createStatusPageComponent({ component: { pageId, type: "monitor", monitorId: db.id, name: "Database", order: 1 } })).component!;
+    const webComponent = (await pages.createStatusPageComponent({ component: { pageId, type: "monitor", monitorId: web.id, order: 2 } })).component!;
+    await pages.createStatusPageComponent({ component: { pageId, type: "static", name: "Docs" } });
+    await storeResults(
+      api.db.prisma,
+      [
+        ...Array.from({ length: 9 }, (_, i) => checkResult(web.id, "hostA-ams", inMonth(4, 0, i).toISOString(), "success")),
+        checkResult(web.id, "hostA-ams", inMonth(4, 1).toISOString(), "error"),
+        ...Array.from({ length: 10 }, (_, i) => checkResult(db.id, "hostA-ams", inMonth(6, 0, i).toISOString(), "success")),
+      ],
+      STATUS_RULES,
+    );
+    const { workspaceId } = await api.db.prisma.monitor.findUniqueOrThrow({ where: { id: web.id } });
+    await api.db.prisma.incident.deleteMany({ where: { monitorId: { in: [web.id, db.id] } } });
+    const incident = (monitorId: string, startedAt: Date, resolvedAt: Date) =>
+      api.db.prisma.incident.create({ data: { workspaceId, monitorId, severity: "error", startedAt, resolvedAt, regions: ["hostA-ams"] } });
+    // Overlapping outages: the page is down 3 hours, not 4.
+    await incident(web.id, inMonth(8, 10), inMonth(8, 12));
+    await incident(db.id, inMonth(8, 11), inMonth(8, 13));
+
+    const report = await api.statusPageClient(ws.read.key).getStatusPageReport({ id: pageId, month });
+    expect({ name: report.name, month: report.month, downtime: report.downtimeSeconds }).toEqual({ name: "Acme", month, downtime: 3n * 3600n });
+    expect(report.availability).toBeCloseTo(95, 9);
+    expect(report.components.map((c) => [c.componentId, c.name, c.monitorId, c.successful, c.failed, c.availability, c.downtimeSeconds, c.incidents])).toEqual([
+      [dbComponent.id, "Database", db.id, 10n, 0n, 100, 7200n, 1n],
+      [webComponent.id, "web", web.id, 9n, 1n, 90, 7200n, 1n],
+    ]);
+    const refused = await rejection(api.statusPageClient(ws.read.key).getStatusPageReport({ id: pageId, month: "11-2026" }));
+    expect([refused.code, refused.rawMessage]).toEqual([Code.InvalidArgument, "month: must be a month as YYYY-MM, e.g. 2026-11"]);
+  });
 });

@@ -87,6 +87,7 @@ const MATRIX = [
   rows(StatusPageService, {
     CreateStatusPage: WRITE,
     GetStatusPage: READ,
+    GetStatusPageReport: READ,
     ListStatusPages: READ,
     UpdateStatusPage: WRITE,
     DeleteStatusPage: WRITE,

@@ -13,6 +13,7 @@ import {
   type ReportMonth,
 } from "@vigil/domain";
 import type { GetMonitorReportResponseSchema, ReportFiguresSchema } from "@vigil/proto";
+import type { GetStatusPageReportResponseSchema } from "@vigil/proto/status-page";
 import {
   ALL_REGION_DAILY_LATENCY_BUCKETS,
   ALL_REGION_DAILY_RESULT_COUNTS,
@@ -66,6 +67,23 @@ function figuresMessage(figures: Figures | undefined): MessageInitShape<typeof R
   };
 }
 
+/** The incidents of `monitorIds` that overlap the month, oldest first. */
+function monthIncidents(prisma: PrismaClient, monitorIds: string[], month: ReportMonth) {
+  return prisma.incident.findMany({
+    where: { monitorId: { in: monitorIds }, startedAt: { lt: month.to }, OR: [{ resolvedAt: null }, { resolvedAt: { gt: month.from } }] },
+    orderBy: { startedAt: "asc" },
+    select: { id: true, monitorId: true, severity: true, startedAt: true, resolvedAt: true },
+  });
+}
+
+type MonthIncident = Awaited<ReturnType<typeof monthIncidents>>[number];
+
+/** The downtime of `incidents` within the month (until `now` in the current one): failing (error) incidents, overlaps once. */
+const downtimeSeconds = (incidents: MonthIncident[], month: ReportMonth, now: Date) =>
+  BigInt(Math.round(coveredMs(incidents.filter((i) => i.severity === "error").map(interval), month.from, endOf(month, now)) / 1000));
+const interval = (i: MonthIncident) => ({ start: i.startedAt, end: i.resolvedAt });
+const endOf = (month: ReportMonth, now: Date) => new Date(Math.min(month.to.getTime(), now.getTime()));
+
 /** GetMonitorReport's answer for `month`: until `now` where the month is the current one. */
 export async function monitorReport(
   prisma: PrismaClient,
@@ -73,17 +91,7 @@ export async function monitorReport(
   month: ReportMonth,
   now: Date,
 ): Promise<MessageInitShape<typeof GetMonitorReportResponseSchema>> {
-  const end = new Date(Math.min(month.to.getTime(), now.getTime()));
-  const [figures, incidents] = await Promise.all([
-    monthFigures(prisma, monitor.id, month),
-    prisma.incident.findMany({
-      where: { monitorId: monitor.id, startedAt: { lt: month.to }, OR: [{ resolvedAt: null }, { resolvedAt: { gt: month.from } }] },
-      orderBy: { startedAt: "asc" },
-      select: { id: true, severity: true, startedAt: true, resolvedAt: true },
-    }),
-  ]);
-  const interval = (i: { startedAt: Date; resolvedAt: Date | null }) => ({ start: i.startedAt, end: i.resolvedAt });
-  const seconds = (ms: number) => BigInt(Math.round(ms / 1000));
+  const [figures, incidents] = await Promise.all([monthFigures(prisma, monitor.id, month), monthIncidents(prisma, [monitor.id], month)]);
   const regions = [...figures.keys()].filter((region) => region !== ALL).sort();
   return {
     id: monitor.id,
@@ -98,9 +106,57 @@ export async function monitorReport(
       severity: i.severity,
       startedAt: timestampFromDate(i.startedAt),
       resolvedAt: i.resolvedAt ? timestampFromDate(i.resolvedAt) : undefined,
-      durationSeconds: seconds(coveredMs([interval(i)], month.from, end)),
+      durationSeconds: BigInt(Math.round(coveredMs([interval(i)], month.from, endOf(month, now)) / 1000)),
     })),
-    downtimeSeconds: seconds(coveredMs(incidents.filter((i) => i.severity === "error").map(interval), month.from, end)),
+    downtimeSeconds: downtimeSeconds(incidents, month, now),
     percentileRelativeError: PERCENTILE_RELATIVE_ERROR,
+  };
+}
+
+/**
+ * GetStatusPageReport's answer: each monitor component's checks and downtime over the month, and the page's: every
+ * component's checks added up, and the time when any of them was down (a page is down where one of its parts is).
+ */
+export async function statusPageReport(
+  prisma: PrismaClient,
+  page: { id: string; name: string },
+  components: { id: string; name: string; monitorId: string }[],
+  month: ReportMonth,
+  now: Date,
+): Promise<MessageInitShape<typeof GetStatusPageReportResponseSchema>> {
+  const monitorIds = [...new Set(components.map((c) => c.monitorId))];
+  const [figures, incidents] = await Promise.all([
+    Promise.all(monitorIds.map(async (id) => [id, (await monthFigures(prisma, id, month)).get(ALL)?.counts] as const)),
+    monthIncidents(prisma, monitorIds, month),
+  ]);
+  const countsOf = new Map(figures);
+  const zero: DayCounts = { successful: 0, degraded: 0, failed: 0 };
+  const total = [...countsOf.values()].reduce<DayCounts>(
+    (sum, c) => ({ successful: sum.successful + (c?.successful ?? 0), degraded: sum.degraded + (c?.degraded ?? 0), failed: sum.failed + (c?.failed ?? 0) }),
+    zero,
+  );
+  return {
+    id: page.id,
+    name: page.name,
+    month: month.month,
+    from: timestampFromDate(month.from),
+    to: timestampFromDate(month.to),
+    availability: uptimePercent(total) ?? undefined,
+    downtimeSeconds: downtimeSeconds(incidents, month, now),
+    components: components.map((c) => {
+      const counts = countsOf.get(c.monitorId) ?? zero;
+      const own = incidents.filter((i) => i.monitorId === c.monitorId);
+      return {
+        componentId: c.id,
+        name: c.name,
+        monitorId: c.monitorId,
+        successful: BigInt(counts.successful),
+        degraded: BigInt(counts.degraded),
+        failed: BigInt(counts.failed),
+        availability: uptimePercent(counts) ?? undefined,
+        downtimeSeconds: downtimeSeconds(own, month, now),
+        incidents: BigInt(own.length),
+      };
+    }),
   };
 }
