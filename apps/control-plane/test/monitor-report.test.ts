@@ -2,23 +2,16 @@
  * GetMonitorReport through the API on both backends: a month of results stored as the ingest stores them, in two regions,
  * with incidents overlapping the month's edges.
  */
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { PERCENTILE_RELATIVE_ERROR } from "@vigil/domain";
 import { Periodicity, Region } from "@vigil/proto";
 import type { ResultMessage } from "@vigil/queue";
 import { storeResults } from "../src/results/store";
+import { rejection } from "./support/codes";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 import { checkResult } from "./support/results";
 
-async function rejection(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("the call was accepted");
-}
 
 const now = new Date();
 /** The month before this one, and a UTC time in it. */

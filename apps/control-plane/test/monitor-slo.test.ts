@@ -4,10 +4,11 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { Periodicity } from "@vigil/proto";
 import type { ResultMessage } from "@vigil/queue";
 import { storeResults } from "../src/results/store";
+import { rejection } from "./support/codes";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 import { checkResult } from "./support/results";
 
@@ -15,14 +16,6 @@ const periodicity = Periodicity.PERIODICITY_1M;
 const mask = (...paths: string[]) => create(FieldMaskSchema, { paths });
 const MINUTE = 60_000;
 
-async function rejection(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("the call was accepted");
-}
 
 describe.each(BACKENDS)("monitor SLOs on %s", (backend) => {
   let api: TestApi;

@@ -242,6 +242,17 @@ async function saveIncidents(tx: Tx, incidents: OpenIncident[]): Promise<void> {
  * already is left out: a reminder's id is the same on every control plane, so
  * the one that inserts it first is the one that sends it.
  */
+/** An event about a monitor outside any incident (certificate warnings, SLO burns): its status neither moves nor is told. */
+export function monitorEvent(
+  monitor: { id: string; workspaceId: string; status: string },
+  type: EventRow["type"],
+  occurredAt: Date,
+  details: EventDetails,
+  id: string = uuidv7(),
+): EventRow {
+  return { id, workspaceId: monitor.workspaceId, monitorId: monitor.id, incidentId: null, type, fromStatus: monitor.status, toStatus: monitor.status, occurredAt, details };
+}
+
 export async function insertEvents(tx: Tx, events: EventRow[]): Promise<Set<string>> {
   const inserted = await tx.$queryRaw<{ id: string }[]>`
     INSERT INTO alert_events (id, workspace_id, monitor_id, incident_id, type, from_status, to_status, occurred_at, details)

@@ -2,7 +2,7 @@ import { v5 as uuidv5, v7 as uuidv7 } from "uuid";
 import type { PrismaClient } from "@vigil/db";
 import { SLO_BURN_RATE_ENDED_EVENT, SLO_BURN_RATE_EVENT, budgetRemainingPercent, burnRate, burnRateAlerting, type MonitorStatus, type StoredMonitorKind } from "@vigil/domain";
 import { aboutMonitorOnly } from "@vigil/notifications";
-import { createDeliveries, insertEvents, type EventRow } from "../alerting/record";
+import { createDeliveries, insertEvents, monitorEvent, type EventRow } from "../alerting/record";
 import { burnWindowCounts, windowCounts, type WindowCounts } from "./figures";
 
 /** How often control planes look at the burn rates; an episode starts or ends at most this late. */
@@ -92,16 +92,11 @@ export class SloBurnAlerts {
       const rows = changes.map(({ objective, episodeId, type }): EventRow => {
         const target = targetOf(monitor, objective);
         const rate = (windowMs: number) => (target > 0 ? burnRate(target, windows.get(windowMs)![objective]) : null);
-        return {
-          id: uuidv5(`${episodeId}/${type}`, SLO_EVENT_NAMESPACE),
-          workspaceId: monitor.workspaceId,
-          monitorId: monitor.id,
-          incidentId: null,
+        return monitorEvent(
+          monitor,
           type,
-          fromStatus: monitor.status,
-          toStatus: monitor.status,
-          occurredAt: now,
-          details: {
+          now,
+          {
             ...aboutMonitorOnly({ id: monitor.id, name: monitor.name, kind: monitor.kind as StoredMonitorKind, target: monitor.target, status: monitor.status as MonitorStatus }),
             incident: null,
             slo: {
@@ -114,7 +109,8 @@ export class SloBurnAlerts {
               budgetRemaining: target > 0 ? budgetRemainingPercent(target, window[objective]) : null,
             },
           },
-        };
+          uuidv5(`${episodeId}/${type}`, SLO_EVENT_NAMESPACE),
+        );
       });
       await insertEvents(tx, rows);
       return createDeliveries(tx, rows);
