@@ -23,6 +23,7 @@ const NewMonitor = lazy(() => import("./pages/monitors/form/NewMonitor"));
 const EditMonitor = lazy(() => import("./pages/monitors/form/EditMonitor"));
 const MonitorPage = lazy(() => import("./pages/monitors/MonitorPage"));
 const MonitorReport = lazy(() => import("./pages/monitors/MonitorReport"));
+const StatusPageReport = lazy(() => import("./pages/status-pages/StatusPageReport"));
 const Incidents = lazy(() => import("./pages/incidents/Incidents"));
 const Incident = lazy(() => import("./pages/incidents/Incident"));
 const Channels = lazy(() => import("./pages/channels/Channels"));
@@ -77,6 +78,7 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/status-pages" element={<StatusPages />} />
               <Route path="/status-pages/:id" element={<StatusPageEditor />} />
               <Route path="/status-pages/:id/incidents" element={<StatusPageIncidents />} />
+              <Route path="/status-pages/:id/report" element={<StatusPageReport />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />

@@ -104,4 +104,27 @@ describe("the console's SLOs", () => {
     await shows(heading(page), "Billing: report for 2025-02");
     await shows(page.getByText("No incident this month."));
   });
+
+  it("shows a status page's printable monthly report, each monitor component linking to its monitor's", async () => {
+    const { ws, page } = await env.signedInAt("editor", "Status pages");
+    const monitors = env.api.client(ws.write.key);
+    const pages = env.api.statusPageClient(ws.write.key);
+    const { monitor } = await monitors.createTCPMonitor({ monitor: { name: "Queue", uri: "queue.example.com:5672", periodicity: Periodicity.PERIODICITY_1M } });
+    const pageId = (await pages.createStatusPage({ statusPage: { title: "Acme", slug: `report-${ws.slug}` } })).statusPage!.id;
+    await pages.createStatusPageComponent({ component: { pageId, type: "monitor", monitorId: monitor!.id, name: "Messaging" } });
+    const now = new Date();
+    const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+    const month = last.toISOString().slice(0, 7);
+    const at = (minute: number) => new Date(last.getTime() + 3 * 86_400_000 + minute * 60_000).toISOString();
+    await storeResults(env.api.db.prisma, [checkResult(monitor!.id, "hostA-ams", at(0), "success"), checkResult(monitor!.id, "hostA-ams", at(1), "success")], STATUS_RULES);
+
+    await page.goto(`${env.api.baseUrl}/app/status-pages/${pageId}`);
+    await page.getByRole("link", { name: "Monthly report" }).click();
+    await shows(heading(page), `Acme: report for ${month}`);
+    const row = page.getByRole("region", { name: `Components in ${month}` }).getByRole("row", { name: /^Messaging/ });
+    await shows(row, "100.000 %");
+    await expectAccessible(page, "status page monthly report");
+    await row.getByRole("link", { name: "Messaging" }).click();
+    await shows(heading(page), `Queue: report for ${month}`);
+  });
 });

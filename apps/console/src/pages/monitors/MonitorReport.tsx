@@ -1,19 +1,12 @@
 import { useQuery } from "@connectrpc/connect-query";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { MonitorService, type ReportFigures } from "@vigil/proto";
-import { Link, useParams, useSearchParams } from "react-router";
+import { Link, useParams } from "react-router";
 import { formatDuration } from "@vigil/domain/durations";
 import { regionName } from "../../monitors/regions";
 import { FormMessage, Page } from "../../ui";
 import { Table } from "../../controls";
-
-/** The month before this one (UTC): the first a report is complete for. */
-const lastMonth = () => {
-  const now = new Date();
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
-};
-
-const percent = (value: number | undefined) => (value === undefined ? "—" : `${value.toFixed(3)} %`);
+import { ReportControls, percentText as percent, useReportMonth } from "../reports";
 
 function FiguresRow({ name, f }: { name: string; f: ReportFigures | undefined }) {
   const n = (value: bigint | undefined) => (value ?? 0n).toString();
@@ -38,22 +31,12 @@ function FiguresRow({ name, f }: { name: string; f: ReportFigures | undefined })
  */
 export default function MonitorReport() {
   const { id = "" } = useParams();
-  const [params, setParams] = useSearchParams();
-  const month = params.get("month") ?? lastMonth();
+  const [month, setMonth] = useReportMonth();
   const report = useQuery(MonitorService.method.getMonitorReport, { id, month });
   const r = report.data;
   return (
     <Page title={r ? `${r.name}: report for ${r.month}` : "Monthly report"} wide>
-      <div className="actions no-print">
-        <label>
-          Month{" "}
-          <input type="month" value={month} onChange={(event) => event.target.value && setParams({ month: event.target.value })} />
-        </label>
-        <button type="button" onClick={() => window.print()}>
-          Print
-        </button>
-        <Link to={`/monitors/${id}`}>Back to the monitor</Link>
-      </div>
+      <ReportControls month={month} onMonth={setMonth} back="Back to the monitor" backTo={`/monitors/${id}`} />
       {report.error && <FormMessage message={report.error.rawMessage} />}
       {!r && !report.error && <p role="status">Loading…</p>}
       {r && (
