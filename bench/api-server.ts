@@ -33,6 +33,7 @@ async function main(): Promise<void> {
       redisPrefix,
       defaultRegions: ["hostA-ams"],
       resultRetentionDays: 14,
+      dailyAggregateRetentionDays: 400,
       auditRetentionDays: 365,
       reconcileIntervalMs: 3_600_000,
       quorum: "half",

@@ -30,6 +30,11 @@ export function parseInteger(value: string): number {
   return Number(value);
 }
 
+export function parseDecimal(value: string): number {
+  if (!/^-?(\d+\.?\d*|\.\d+)$/.test(value)) throw new InvalidArgumentError("must be a decimal number");
+  return Number(value);
+}
+
 /** An enum value by its short name (`1m`, `hostA-ams`, `GET`), case aside; as its proto number, which JSON accepts. */
 export function enumParser(codec: EnumCodec<string>) {
   return (value: string): number => {
@@ -65,6 +70,7 @@ export function parseJsonAssertion(value: string): { path: string; comparator: n
 export const fields = {
   text: (flags: string, field: string, description: string) => flag(flags, field, description),
   integer: (flags: string, field: string, description: string) => flag(flags, field, description, parseInteger),
+  decimal: (flags: string, field: string, description: string) => flag(flags, field, description, parseDecimal),
   texts: (flags: string, field: string, description: string) => flag(flags, field, `${description} (repeatable)`, repeated(String)),
   enumeration: (flags: string, field: string, codec: EnumCodec<string>, description: string) =>
     flag(flags, field, `${description}: ${codec.values.join(", ")}`, enumParser(codec)),

@@ -22,6 +22,8 @@ const Account = lazy(() => import("./pages/settings/Account"));
 const NewMonitor = lazy(() => import("./pages/monitors/form/NewMonitor"));
 const EditMonitor = lazy(() => import("./pages/monitors/form/EditMonitor"));
 const MonitorPage = lazy(() => import("./pages/monitors/MonitorPage"));
+const MonitorReport = lazy(() => import("./pages/monitors/MonitorReport"));
+const StatusPageReport = lazy(() => import("./pages/status-pages/StatusPageReport"));
 const Incidents = lazy(() => import("./pages/incidents/Incidents"));
 const Incident = lazy(() => import("./pages/incidents/Incident"));
 const Channels = lazy(() => import("./pages/channels/Channels"));
@@ -66,6 +68,7 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/monitors/new" element={<NewMonitor />} />
               <Route path="/monitors/:id/edit" element={<EditMonitor />} />
               <Route path="/monitors/:id" element={<MonitorPage />} />
+              <Route path="/monitors/:id/report" element={<MonitorReport />} />
               <Route path="/incidents" element={<Incidents />} />
               <Route path="/incidents/:id" element={<Incident />} />
               <Route path="/maintenance" element={<Maintenance />} />
@@ -77,6 +80,7 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/status-pages" element={<StatusPages />} />
               <Route path="/status-pages/:id" element={<StatusPageEditor />} />
               <Route path="/status-pages/:id/incidents" element={<StatusPageIncidents />} />
+              <Route path="/status-pages/:id/report" element={<StatusPageReport />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />

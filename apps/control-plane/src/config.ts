@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { DEFAULT_POOL_SIZE, type DatabaseTarget } from "@vigil/db";
-import { ACCOUNTS, ADDRESS_POLICY_SETTING_NAMES, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS, type ConnectionLimits, DEFAULTS, DEFAULT_QUORUM, REGION_IDS, isDomainName, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
+import { ACCOUNTS, ADDRESS_POLICY_SETTING_NAMES, DAILY_AGGREGATE_RETENTION_DAYS, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS, type ConnectionLimits, DEFAULTS, DEFAULT_QUORUM, REGION_IDS, isDomainName, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
 import { PROVIDER_SETTING_NAMES, providerSettingsFromEnv, type ProviderSettings } from "@vigil/notifications";
 import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
 import { DEFAULT_RETRY_DELAYS_MS, parseRetryDelays } from "./alerting/retry-schedule";
@@ -35,6 +35,10 @@ const envSchema = z.object({
       message: `must be a comma-separated list of region ids (${REGION_IDS.join(", ")})`,
     }),
   RESULT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
+  DAILY_AGGREGATE_RETENTION_DAYS: z.preprocess(
+    unsetIfEmpty,
+    z.coerce.number().int().min(DAILY_AGGREGATE_RETENTION_DAYS.min).max(DAILY_AGGREGATE_RETENTION_DAYS.max).default(DAILY_AGGREGATE_RETENTION_DAYS.default),
+  ),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(DEFAULTS.auditRetentionDays),
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(5).default(300),
   HEARTBEAT_SWEEP_SECONDS: z.coerce.number().int().min(0).max(3_600).default(SILENCE_SWEEP_MS / 1000),
@@ -115,6 +119,8 @@ export interface ControlPlaneConfig {
   /** Where monitors without regions of their own are checked. */
   defaultRegions: RegionId[];
   resultRetentionDays: number;
+  /** Daily aggregates (status page bars, SLOs, monthly reports) older than this many days are deleted. */
+  dailyAggregateRetentionDays: number;
   /** Audit log entries older than this many days are deleted. */
   auditRetentionDays: number;
   reconcileIntervalMs: number;
@@ -167,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
     redisPrefix: redis.prefix,
     defaultRegions: e.DEFAULT_REGIONS as RegionId[],
     resultRetentionDays: e.RESULT_RETENTION_DAYS,
+    dailyAggregateRetentionDays: e.DAILY_AGGREGATE_RETENTION_DAYS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
     metricsEnabled: e.METRICS_ENABLED,

@@ -11,6 +11,7 @@ import { HeartbeatSilence, SILENCE_SWEEP_MS } from "./heartbeats/silence";
 import { REMINDER_SWEEP_MS, Reminders } from "./alerting/reminders";
 import { MAINTENANCE_SWEEP_MS, MaintenanceSweep } from "./maintenance/sweep";
 import { NO_MAINTENANCE_EVENTS, type MaintenanceEvents } from "./maintenance/events";
+import { SLO_SWEEP_MS, SloBurnAlerts } from "./slo/burn-alerts";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
 import type { Logger } from "@vigil/logging";
@@ -30,12 +31,14 @@ import { VerifiedSessions } from "./accounts/verified-sessions";
 
 export type PipelineConfig = Pick<
   ControlPlaneConfig,
-  "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "ingestLanes" | "ingestGatherMs" | "retryDelaysMs"
+  "redis" | "redisPrefix" | "defaultRegions" | "resultRetentionDays" | "dailyAggregateRetentionDays" | "auditRetentionDays" | "reconcileIntervalMs" | "quorum" | "notificationConcurrency" | "ingestLanes" | "ingestGatherMs" | "retryDelaysMs"
 > &
   // Left out, the deployment's default (SILENCE_SWEEP_MS).
   Partial<Pick<ControlPlaneConfig, "heartbeatSweepMs">> & {
     /** Left out, MAINTENANCE_SWEEP_MS; 0 never (tests that sweep on a clock of their own). */
     maintenanceSweepMs?: number;
+    /** How often this control plane applies the SLO burn-rate rule; left out SLO_SWEEP_MS, 0 never (tests drive it on their clock). */
+    sloSweepMs?: number;
   };
 
 /** What delivering notifications needs from the rest of the control plane. */
@@ -58,6 +61,8 @@ export interface Pipeline {
   /** Alerts at the end of maintenance windows for failures still going on; tells of starts and ends. */
   maintenance: MaintenanceSweep;
   maintenanceEvents: MaintenanceEvents;
+  /** slo.burn_rate alerts, on the same clock as reminders. */
+  sloBurnAlerts: SloBurnAlerts;
   /** Heartbeat monitors' pings, on the same clock as reminders. */
   pings: HeartbeatPings;
   /** Fails heartbeat monitors that fell silent. */
@@ -103,6 +108,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   const enqueueEvents = (ids: readonly string[]): Promise<void> => deliveries.enqueue(ids);
   const acknowledgements: Acknowledgements = new Acknowledgements(prisma, enqueueEvents, notifications.settings.publicUrl, notifications.clock);
   const reminders = new Reminders(prisma, enqueueEvents, notifications.clock);
+  const sloBurnAlerts = new SloBurnAlerts(prisma, enqueueEvents, notifications.clock);
   const transitionSink = { record: recordTransitions, enqueue: (ids: readonly string[]) => deliveries.enqueue(ids) };
   const statuses = new Statuses(prisma, { defaultRegions: config.defaultRegions, quorum: config.quorum }, transitionSink);
   const pings = new HeartbeatPings(prisma, transitionSink, notifications.clock);
@@ -159,7 +165,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   resetWatch.start();
   consumer.start();
   deliveries.start();
-  const pruneData = safely("pruning results", () => pruneResults(prisma, config.resultRetentionDays));
+  const pruneData = safely("pruning results", () => pruneResults(prisma, { resultDays: config.resultRetentionDays, dailyAggregateDays: config.dailyAggregateRetentionDays }));
   const pruneAudit = safely("pruning the audit log", () => new AuditStore(prisma).prune(config.auditRetentionDays));
   const pruneAckLinks = safely("pruning acknowledgement links", () => acknowledgements.pruneLinks());
   const prune = () => Promise.all([pruneData(), pruneAudit(), pruneAckLinks()]);
@@ -167,6 +173,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     every(PRUNE_INTERVAL_MS, prune),
     every(REMINDER_SWEEP_MS, safely("sending reminders", () => reminders.sweep())),
     every(config.maintenanceSweepMs ?? MAINTENANCE_SWEEP_MS, safely("sweeping maintenance windows", () => maintenance.sweep())),
+    every(config.sloSweepMs ?? SLO_SWEEP_MS, safely("applying the SLO burn-rate rule", () => sloBurnAlerts.sweep())),
     every(config.heartbeatSweepMs ?? SILENCE_SWEEP_MS, safely("sweeping silent heartbeat monitors", () => silence.sweep())),
   ];
   void prune();
@@ -181,6 +188,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     reminders,
     maintenance,
     maintenanceEvents,
+    sloBurnAlerts,
     pageChanges,
     monitorChanges,
     verifiedKeys,

@@ -1,9 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { MonitorStatus, Periodicity, Region } from "@vigil/proto";
 import type { ResultMessage } from "@vigil/queue";
 import { storeResults } from "../src/results/store";
+import { rejection } from "./support/codes";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
 import { checkResult } from "./support/results";
 
@@ -11,14 +12,6 @@ const T0 = Date.parse("2026-11-20T10:00:00.000Z");
 const at = (minute: number) => new Date(T0 + minute * 60_000).toISOString();
 const mask = (...paths: string[]) => create(FieldMaskSchema, { paths });
 
-async function rejection(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("the call was accepted");
-}
 
 describe.each(BACKENDS)("per-monitor quorum and confirmations on %s", (backend) => {
   let api: TestApi;

@@ -31,3 +31,13 @@ describe("DATABASE_POOL_SIZE", () => {
     }
   });
 });
+
+describe("the daily aggregates' retention (DAILY_AGGREGATE_RETENTION_DAYS)", () => {
+  it("defaults to 400 days, takes 91 (the status page bars' days and one) to 3650, and refuses other values by name", () => {
+    expect(loadConfig({}).dailyAggregateRetentionDays).toBe(400);
+    expect(loadConfig({ DAILY_AGGREGATE_RETENTION_DAYS: "" }).dailyAggregateRetentionDays).toBe(400);
+    expect(loadConfig({ DAILY_AGGREGATE_RETENTION_DAYS: "91" }).dailyAggregateRetentionDays).toBe(91);
+    expect(loadConfig({ DAILY_AGGREGATE_RETENTION_DAYS: "3650" }).dailyAggregateRetentionDays).toBe(3650);
+    for (const value of ["90", "3651", "1.5", "long"]) expect(() => loadConfig({ DAILY_AGGREGATE_RETENTION_DAYS: value })).toThrow(/DAILY_AGGREGATE_RETENTION_DAYS/);
+  });
+});

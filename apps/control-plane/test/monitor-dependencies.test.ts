@@ -4,11 +4,12 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { MonitorStatus, Periodicity } from "@vigil/proto";
 import type { ResultMessage } from "@vigil/queue";
 import { startProviderServer, type ProviderServer } from "../../../packages/notifications/test/support/provider-server";
 import { eventually } from "../../../test/eventually";
+import { rejection } from "./support/codes";
 import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 import { channel } from "./support/channels";
 import { checkResult, publishResults } from "./support/results";
@@ -18,14 +19,6 @@ import { splitIntoLanes } from "../src/results/lanes";
 const periodicity = Periodicity.PERIODICITY_1M;
 const mask = (...paths: string[]) => create(FieldMaskSchema, { paths });
 
-async function rejection(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("the call was accepted");
-}
 
 describe.each(BACKENDS)("monitor dependencies on %s", (backend) => {
   let api: TestApi;

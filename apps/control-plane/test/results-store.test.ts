@@ -1,6 +1,6 @@
 import { Periodicity, Region } from "@vigil/proto";
 import type { ResultMessage } from "@vigil/queue";
-import { PERCENTILE_RELATIVE_ERROR } from "@vigil/domain";
+import { DAILY_AGGREGATE_RETENTION_DAYS, PERCENTILE_RELATIVE_ERROR } from "@vigil/domain";
 import { AGGREGATES } from "../src/results/aggregates";
 import { storeResults } from "../src/results/store";
 import { pruneResults } from "../src/results/retention";
@@ -110,12 +110,38 @@ describe.each(BACKENDS)("storing results on %s", (backend) => {
       result(id, { startedAt: daysAgo(3) }),
       result(id, { startedAt: daysAgo(16) }),
     ], STATUS_RULES);
-    expect(await pruneResults(api.db.prisma, 2, NOW)).toBe(2);
+    expect(await pruneResults(api.db.prisma, { resultDays: 2, dailyAggregateDays: DAILY_AGGREGATE_RETENTION_DAYS.default }, NOW)).toBe(2);
     expect((await api.db.prisma.checkResult.findMany({ where: { monitorId: id } })).map((r) => r.startedAt.toISOString())).toEqual([daysAgo(1)]);
     // Summaries still see the 3-day-old result through its aggregate; the 16-day-old one is gone everywhere.
     expect((await monitorSummary(api.db.prisma, id, "7d", [], NOW)).totalSuccessful).toBe(2);
     expect(await api.db.prisma.resultCount.count({ where: { monitorId: id } })).toBe(2);
     expect(await api.db.prisma.latencyBucket.count({ where: { monitorId: id, hour: { lt: new Date(daysAgo(15)) } } })).toBe(0);
+  });
+
+  it("keeps the daily aggregates, per region and rolled up, for DAILY_AGGREGATE_RETENTION_DAYS and no longer", async () => {
+    const client = api.client((await api.workspace()).write.key);
+    const { monitor } = await client.createTCPMonitor({ monitor: { name: "y", uri: "127.0.0.1:1", periodicity: Periodicity.PERIODICITY_1M } });
+    const id = monitor!.id;
+    const daysAgo = (d: number) => minutesAgo(d * 24 * 60);
+    await storeResults(api.db.prisma, [
+      result(id, { startedAt: daysAgo(20) }),
+      result(id, { startedAt: daysAgo(20), region: "hostB-fra", id: "b-20", status: "error" }),
+      result(id, { startedAt: daysAgo(399) }),
+      result(id, { startedAt: daysAgo(401) }),
+    ], STATUS_RULES);
+    await pruneResults(api.db.prisma, { resultDays: 14, dailyAggregateDays: DAILY_AGGREGATE_RETENTION_DAYS.default }, NOW);
+    const perRegion = await api.db.prisma.dailyResultCount.findMany({ where: { monitorId: id }, orderBy: [{ day: "asc" }, { region: "asc" }] });
+    expect(perRegion.map((d) => [d.day.toISOString().slice(0, 10), d.region, d.successful, d.failed])).toEqual([
+      [daysAgo(399).slice(0, 10), "hostA-ams", 1, 0],
+      [daysAgo(20).slice(0, 10), "hostA-ams", 1, 0],
+      [daysAgo(20).slice(0, 10), "hostB-fra", 0, 1],
+    ]);
+    const rolledUp = await api.db.prisma.allRegionDailyResultCount.findMany({ where: { monitorId: id }, orderBy: { day: "asc" } });
+    expect(rolledUp.map((d) => [d.day.toISOString().slice(0, 10), d.successful, d.failed])).toEqual([
+      [daysAgo(399).slice(0, 10), 1, 0],
+      [daysAgo(20).slice(0, 10), 1, 1],
+    ]);
+    expect(await api.db.prisma.allRegionDailyLatencyBucket.count({ where: { monitorId: id } })).toBe(2);
   });
 
   it("combines whole days from the daily buckets with the hours of the partial days", async () => {

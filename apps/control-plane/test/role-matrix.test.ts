@@ -66,6 +66,8 @@ const MATRIX = [
     DeleteMonitor: WRITE,
     GetMonitorStatus: READ,
     GetMonitorSummary: READ,
+    GetMonitorSlo: READ,
+    GetMonitorReport: READ,
     GetMonitorTimeseries: READ,
     ListCheckResults: READ,
     ListRegions: READ,
@@ -85,6 +87,7 @@ const MATRIX = [
   rows(StatusPageService, {
     CreateStatusPage: WRITE,
     GetStatusPage: READ,
+    GetStatusPageReport: READ,
     ListStatusPages: READ,
     UpdateStatusPage: WRITE,
     DeleteStatusPage: WRITE,

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { PrismaClient } from "@vigil/db";
-import { REQUEST_LIMITS, latencyBucket } from "@vigil/domain";
+import { PAGE_HISTORY, REQUEST_LIMITS, latencyBucket } from "@vigil/domain";
 import { createLogger } from "@vigil/logging";
 import { Periodicity, Region } from "@vigil/proto";
 import { Changes } from "../src/changes/changes";
@@ -412,7 +412,7 @@ describe.each(BACKENDS)("public status pages on %s", (backend) => {
     expect(migrated).toEqual([{ monitorId: "before-upgrade", day, successful: 15, degraded: 1, failed: 2 }]);
   });
 
-  it("has ingest add results to the daily counts once, which are kept 91 days", async () => {
+  it("has ingest add results to the daily counts once, which are kept DAILY_AGGREGATE_RETENTION_DAYS (here its least, 91)", async () => {
     const id = await monitor("Counted");
     const now = new Date();
     const at = (daysAgo: number, minute = 0) => new Date(utcDay(now, daysAgo).getTime() + 3_600_000 + minute * 60_000).toISOString();
@@ -431,7 +431,7 @@ describe.each(BACKENDS)("public status pages on %s", (backend) => {
       { day: utcDay(now, 95), successful: 1, degraded: 0, failed: 0 },
       { day: utcDay(now, 1), successful: 2, degraded: 1, failed: 1 },
     ]);
-    await pruneResults(api.db.prisma, 14, now);
+    await pruneResults(api.db.prisma, { resultDays: 14, dailyAggregateDays: PAGE_HISTORY.barDays + 1 }, now);
     expect((await days()).map((d) => d.day)).toEqual([utcDay(now, 1)]);
   });
 

@@ -76,7 +76,7 @@ describe.each(BACKENDS)("summaries of all regions from the roll-ups on %s", (bac
     const rowsBefore = (table: string, column: string) =>
       api.db.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE monitor_id = $1 AND ${column} < $2`, monitorId, new Date(NOW.getTime() - 15 * 24 * HOUR));
     expect((await rowsBefore("all_region_latency_buckets", "hour"))[0]!.n).toBeGreaterThan(0);
-    await pruneResults(api.db.prisma, 2, NOW);
+    await pruneResults(api.db.prisma, { resultDays: 2, dailyAggregateDays: 14 }, NOW);
     for (const [table, column] of [["all_region_result_counts", "hour"], ["all_region_latency_buckets", "hour"], ["all_region_daily_latency_buckets", "day"]] as const) {
       expect({ table, rows: (await rowsBefore(table, column))[0]!.n }).toEqual({ table, rows: 0 });
     }

@@ -7,7 +7,23 @@ export type AlertEventType = (typeof ALERT_EVENTS)[number];
  * What a delivery carries: an alert event, an incident's acknowledgement
  * (webhook channels only), or a message sent by SendTestNotification.
  */
-export type DeliveryEvent = AlertEventType | "incident.acknowledged" | typeof CERTIFICATE_EXPIRING_EVENT | typeof CERTIFICATE_RENEWED_EVENT | "test";
+export type DeliveryEvent =
+  | AlertEventType
+  | "incident.acknowledged"
+  | typeof CERTIFICATE_EXPIRING_EVENT
+  | typeof CERTIFICATE_RENEWED_EVENT
+  | typeof SLO_BURN_RATE_EVENT
+  | typeof SLO_BURN_RATE_ENDED_EVENT
+  | "test";
+
+/**
+ * A monitor's error budget burns too fast by the multi-window rule (slo.ts BURN_RATE_RULE): sent to every channel of
+ * the monitor once per episode, outside any incident (docs/alerting.md "SLOs").
+ */
+export const SLO_BURN_RATE_EVENT = "slo.burn_rate";
+
+/** The episode's burn no longer meets the rule: ends it as a recovery ends an incident (PagerDuty resolves, Opsgenie closes, OnCall marks it ok). */
+export const SLO_BURN_RATE_ENDED_EVENT = "slo.burn_rate_ended";
 
 /**
  * A monitor's TLS certificate expires within its certificateExpiryDays (and

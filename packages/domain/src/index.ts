@@ -20,6 +20,8 @@ export * from "./request-limits";
 export * from "./monitor-config";
 export * from "./heartbeat";
 export * from "./dependencies";
+export * from "./slo";
+export * from "./reports";
 export * from "./notification-config";
 export * from "./pagination";
 export * from "./periodicity";

@@ -24,6 +24,7 @@ import { jsonPathProblem } from "./json-path";
 import { parseOrThrow } from "./validation";
 import { ALERT_QUORUM_RULE, parseAlertQuorum } from "./status";
 import { dependsOnField } from "./dependencies";
+import { objectiveFields, objectivesRule } from "./slo";
 
 const header = z.object({ key: headerName(), value: headerValue() });
 
@@ -87,6 +88,7 @@ const common = {
   confirmations: integer(LIMITS.confirmations).default(DEFAULTS.confirmations),
   recoveryConfirmations: integer(LIMITS.confirmations).default(DEFAULTS.confirmations),
   dependsOn: dependsOnField(),
+  ...objectiveFields,
 };
 
 /**
@@ -128,9 +130,14 @@ export const httpMonitorSchema = z
     jsonBodyAssertions: list(jsonBodyAssertion, LIMITS.assertionsPerList).default([]),
   })
   .superRefine(quorumWithinRegions)
+  .superRefine(objectivesRule)
   .transform(withDegradedAt);
 
-export const tcpMonitorSchema = z.object({ ...common, uri: hostPort(LIMITS.targetMaxChars) }).superRefine(quorumWithinRegions).transform(withDegradedAt);
+export const tcpMonitorSchema = z
+  .object({ ...common, uri: hostPort(LIMITS.targetMaxChars) })
+  .superRefine(quorumWithinRegions)
+  .superRefine(objectivesRule)
+  .transform(withDegradedAt);
 
 /** The statuses grpc.health.v1 answers (HealthCheckResponse.ServingStatus), by their proto names. */
 export const GRPC_HEALTH_STATUSES = ["SERVING", "NOT_SERVING", "UNKNOWN", "SERVICE_UNKNOWN"] as const;
@@ -158,6 +165,7 @@ export const grpcMonitorSchema = z
     expectedStatus: oneOf(GRPC_HEALTH_STATUSES).default(DEFAULTS.grpcExpectedStatus),
   })
   .superRefine(quorumWithinRegions)
+  .superRefine(objectivesRule)
   .transform(withDegradedAt);
 
 export const dnsMonitorSchema = z
@@ -167,6 +175,7 @@ export const dnsMonitorSchema = z
     recordAssertions: list(recordAssertion, LIMITS.assertionsPerList).default([]),
   })
   .superRefine(quorumWithinRegions)
+  .superRefine(objectivesRule)
   .transform(withDegradedAt);
 
 export type HttpMonitorConfig = z.output<typeof httpMonitorSchema>;

@@ -8,6 +8,7 @@ export { MONITOR_KIND_NAMES, STORED_MONITOR_KINDS, heartbeatConfigToMessage, hea
 export { monitorConfigToMessage, monitorInputFromMessage } from "./proto/monitor-messages";
 export { externalIdRule } from "./external-id";
 export { DEFAULTS, LIMITS, defaultDegradedAt } from "./limits";
+export { SLO } from "./slo";
 export { PERIODICITIES } from "./periodicity";
 export { REGION_GROUPS } from "./regions";
 export { HTTP_METHODS, JSON_COMPARATORS, NUMBER_COMPARATORS, RECORD_COMPARATORS, RECORD_TYPES, STRING_COMPARATORS } from "./comparators";

@@ -16,10 +16,15 @@ export const PAGE_HISTORY = {
   historyMaxIncidents: 500,
 } as const;
 
-/** How long the aggregates of results are kept: a period's rows are deleted once it started this long ago. */
+/** How long the hourly aggregates of results are kept: an hour's rows are deleted once it started this long ago. */
 export const AGGREGATE_RETENTION_MS = {
   /** Hourly counts and latency buckets outlive the longest summary range by a day; nothing reads them after that. */
   summaries: TIME_RANGES["14d"] + DAY_MS,
-  /** Daily counts draw the status pages' bars: one day more than the bars show keeps every day a bar can show. */
-  dailyBars: (PAGE_HISTORY.barDays + 1) * DAY_MS,
 } as const;
+
+/**
+ * DAILY_AGGREGATE_RETENTION_DAYS: the daily aggregates (counts and latency buckets, per region and
+ * rolled up) are kept this many days, so that a year of monthly reports can be made. They draw the
+ * status pages' bars and the SLO window too, so it never falls below one day more than the bars show.
+ */
+export const DAILY_AGGREGATE_RETENTION_DAYS = { min: PAGE_HISTORY.barDays + 1, max: 3650, default: 400 } as const;

@@ -12,5 +12,7 @@ export const incidentKey = (message: AlertMessage): string => {
   if (message.incident) return `vigil-incident-${message.incident.id}`;
   // The warnings about one certificate (below the monitor's days, then at 7 and 1) are one alert there, ended by its renewal.
   if (message.certificate) return `vigil-certificate-${message.monitor.id}-${Date.parse(message.certificate.renews ?? message.certificate.chainNotAfter)}`;
+  // An SLO's burn episode is one alert there, ended by its end.
+  if (message.slo) return `vigil-slo-${message.slo.episodeId}`;
   return `vigil-${message.id}`;
 };

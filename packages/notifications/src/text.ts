@@ -15,6 +15,8 @@ const HEADLINE = {
   "incident.acknowledged": "ACKNOWLEDGED",
   "monitor.certificate_expiring": "CERTIFICATE EXPIRING",
   "monitor.certificate_renewed": "CERTIFICATE RENEWED",
+  "slo.burn_rate": "SLO BURNING",
+  "slo.burn_rate_ended": "SLO BURN ENDED",
   test: "TEST",
 } as const;
 
@@ -37,6 +39,8 @@ const WHAT = {
   "incident.acknowledged": "has an acknowledged incident",
   "monitor.certificate_expiring": "has a TLS certificate that expires soon",
   "monitor.certificate_renewed": "has a renewed TLS certificate",
+  "slo.burn_rate": "burns its error budget too fast",
+  "slo.burn_rate_ended": "no longer burns its error budget too fast",
   test: "is a test: Vigil can reach this channel",
 } as const;
 const STILL = { "monitor.failed": "is still down", "monitor.degraded": "is still degraded" } as const;
@@ -62,9 +66,19 @@ export function summary(message: AlertMessage): string {
     const when = `${message.event === "monitor.certificate_renewed" ? "expiring " : ""}on ${formatTime(new Date(message.certificate.chainNotAfter))}`;
     return `${named} ${what(message)}, ${when}`;
   }
+  if (message.slo) return `${named} ${what(message)}: ${sloWords(message.slo)}`;
   const cause = message.event === "monitor.failed" || message.event === "monitor.degraded" ? causeOf(message) : "";
   const lasted = message.durationMs === null ? "" : message.reminder ? ` for ${formatDuration(message.durationMs)}` : ` after ${formatDuration(message.durationMs)}`;
   return `${named} ${what(message)}${where}${lasted}${cause ? `: ${cause}` : ""}`;
+}
+
+const rateWords = (rate: number | null) => (rate === null ? "no checks" : `${rate.toFixed(1)}x`);
+
+/** "availability objective 99.9 %, burn rate 15.2x over 1 h and 7.1x over 6 h, 12.5 % of the 30-day budget left" */
+function sloWords(slo: NonNullable<AlertMessage["slo"]>): string {
+  const objective = slo.objective === "latency" ? `latency objective ${slo.target} % under ${slo.thresholdMs} ms` : `availability objective ${slo.target} %`;
+  const left = slo.budgetRemaining === null ? "" : `, ${slo.budgetRemaining.toFixed(1)} % of the budget left`;
+  return `${objective}, burn rate ${rateWords(slo.burnRate1h)} over 1 h and ${rateWords(slo.burnRate6h)} over 6 h${left}`;
 }
 
 /** The error with its reason and status: "HTTP 503 (http_status)". */
@@ -92,6 +106,7 @@ export function facts(message: AlertMessage): { label: string; value: string }[]
   if (message.durationMs !== null) out.push({ label: "Duration", value: formatDuration(message.durationMs) });
   if (message.reminder) out.push({ label: "Reminder", value: `#${message.reminder}, until the incident is acknowledged or resolved` });
   if (message.certificate) out.push(...certificateFacts(message.certificate));
+  if (message.slo) out.push({ label: "Objective", value: sloWords(message.slo) });
   if (message.acknowledgement) out.push({ label: "Acknowledged", value: `${formatTime(message.acknowledgement.at)} by ${message.acknowledgement.by}` });
   out.push({ label: "Link", value: message.link });
   if (message.ackLink) out.push({ label: "Acknowledge", value: message.ackLink });
@@ -125,7 +140,7 @@ export function plainText(message: AlertMessage): string {
 
 export { formatTime };
 
-/** The colour of the event: red for down, amber for degraded, orange for an expiring certificate, green for recovered or renewed, blue for a test. */
+/** The colour of the event: red for down, amber for degraded, orange for an expiring certificate or a burning SLO, green for recovered, renewed or a burn ended, blue for a test. */
 export const COLOURS = {
   "monitor.failed": 0xe01e5a,
   "monitor.degraded": 0xecb22e,
@@ -133,6 +148,8 @@ export const COLOURS = {
   "incident.acknowledged": 0x36c5f0,
   "monitor.certificate_expiring": 0xf2994a,
   "monitor.certificate_renewed": 0x2eb67d,
+  "slo.burn_rate": 0xf2994a,
+  "slo.burn_rate_ended": 0x2eb67d,
   test: 0x36c5f0,
 } as const;
 export const colourOf = (message: AlertMessage): number => COLOURS[message.event];

@@ -53,6 +53,11 @@ export interface AlertMessage {
    * renewed certificate, with `renews` the chain expiry of the one that was warned about.
    */
   certificate?: (CertificateInfo & { region: RegionId; daysLeft: number; renews?: string }) | null;
+  /**
+   * slo.burn_rate and slo.burn_rate_ended: the objective whose budget burns (availability, or latency with its
+   * threshold), its target in percent, the burn rates over 1 h and 6 h and the budget left over the SLO window.
+   */
+  slo?: { episodeId: string; objective: "availability" | "latency"; target: number; thresholdMs: number; burnRate1h: number | null; burnRate6h: number | null; budgetRemaining: number | null } | null;
   /** incident.acknowledged: who acknowledged the incident ("user:<email>", "api_key:<id>" or "link") and when. */
   acknowledgement?: { by: string; at: Date } | null;
 }

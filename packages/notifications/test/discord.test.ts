@@ -40,11 +40,13 @@ const COLOURS: Record<DeliveryEvent, number> = {
   "incident.acknowledged": 0x36c5f0,
   "monitor.certificate_expiring": 0xf2994a,
   "monitor.certificate_renewed": 0x2eb67d,
+  "slo.burn_rate": 0xf2994a,
+  "slo.burn_rate_ended": 0x2eb67d,
   test: 0x36c5f0,
 };
 
 describe("discord", () => {
-  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "test"] as const)(
+  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "slo.burn_rate", "slo.burn_rate_ended", "test"] as const)(
     "executes the webhook with one embed for a %s message and takes Discord's 204",
     async (event) => {
       const message = sampleMessage(event);

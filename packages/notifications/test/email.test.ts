@@ -113,7 +113,7 @@ async function sendAndRead(message: ReturnType<typeof sampleMessage>) {
 }
 
 describe("email", () => {
-  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "test"] as const)(
+  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "slo.burn_rate", "slo.burn_rate_ended", "test"] as const)(
     "mails a %s message from EMAIL_FROM to the channel as text and HTML alternatives, marked auto-generated",
     async (event) => {
       const mail = await sendAndRead(sampleMessage(event));
@@ -121,7 +121,7 @@ describe("email", () => {
       expect(mails.at(-1)).toMatchObject({ from: "alerts@vigil.example", to: ["ops@example.com"] });
       expect(mail.headers.get("from")).toBe("Vigil <alerts@vigil.example>");
       expect(mail.headers.get("to")).toBe("ops@example.com");
-      expect(mail.headers.get("subject")).toMatch(/^\[Vigil\] (DOWN|DEGRADED|RECOVERED|CERTIFICATE EXPIRING|CERTIFICATE RENEWED|TEST): Homepage$/);
+      expect(mail.headers.get("subject")).toMatch(/^\[Vigil\] (DOWN|DEGRADED|RECOVERED|CERTIFICATE EXPIRING|CERTIFICATE RENEWED|SLO BURNING|SLO BURN ENDED|TEST): Homepage$/);
       expect(mail.type).toMatch(/^multipart\/alternative;/);
       expect(mail.headers.get("auto-submitted")).toBe("auto-generated");
       expect(mail.headers.get("x-auto-response-suppress")).toBe("OOF, DR, RN, NRN, AutoReply");

@@ -31,6 +31,8 @@ describe("grafana oncall", () => {
     ["monitor.recovered", "ok"],
     ["monitor.certificate_expiring", "alerting"],
     ["monitor.certificate_renewed", "ok"],
+    ["slo.burn_rate", "alerting"],
+    ["slo.burn_rate_ended", "ok"],
     ["test", "ok"],
   ] as const)("posts a %s message to the formatted webhook with state %s", async (event, state) => {
     const message = sampleMessage(event);
@@ -58,6 +60,16 @@ describe("grafana oncall", () => {
     const bodies = (await server.waitFor(3)).map((r) => r.json as OnCallBody);
     expect(bodies.map((b) => b.alert_uid)).toEqual(Array(3).fill("vigil-incident-0194f3b2-inc1"));
     expect(bodies.map((b) => b.state)).toEqual(["alerting", "alerting", "ok"]);
+  });
+
+  it("groups an SLO burn and its end under the episode's alert_uid", async () => {
+    const settings = settingsFor(server.url);
+    for (const event of ["slo.burn_rate", "slo.burn_rate_ended"] as const) await grafanaOncall.send(sampleMessage(event), channel, { settings });
+    const bodies = (await server.waitFor(2)).map((r) => r.json as OnCallBody);
+    expect(bodies.map((b) => [b.alert_uid, b.state])).toEqual([
+      ["vigil-slo-0194f3b2-ep1", "alerting"],
+      ["vigil-slo-0194f3b2-ep1", "ok"],
+    ]);
   });
 
   it("gives every test message an alert_uid of its own", async () => {

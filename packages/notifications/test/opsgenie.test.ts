@@ -108,6 +108,17 @@ describe("opsgenie", () => {
     expectFullWording((server.received[0]!.json as { note: string }).note, "monitor.certificate_renewed");
   });
 
+  it("opens an SLO burn as a P2 alert under the episode's alias and closes it by that alias when the episode ends", async () => {
+    await opsgenie.send(sampleMessage("slo.burn_rate"), channelIn("us"), { settings: settingsFor(server.url) });
+    await opsgenie.send(sampleMessage("slo.burn_rate_ended"), channelIn("us"), { settings: settingsFor(server.url) });
+
+    expectOpsgenieRequest(server.received[0]!, "/v2/alerts");
+    expect(server.received[0]!.json as OpsgenieAlert).toMatchObject({ alias: "vigil-slo-0194f3b2-ep1", priority: "P2" });
+    expectFullWording((server.received[0]!.json as OpsgenieAlert).description, "slo.burn_rate");
+    expectOpsgenieRequest(server.received[1]!, "/v2/alerts/vigil-slo-0194f3b2-ep1/close?identifierType=alias");
+    expectFullWording((server.received[1]!.json as { note: string }).note, "slo.burn_rate_ended");
+  });
+
   it("creates a test as a P5 alert under an alias of its own", async () => {
     const message = sampleMessage("test");
 

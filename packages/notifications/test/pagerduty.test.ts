@@ -114,6 +114,16 @@ describe("pagerduty", () => {
     expect(renewal).toEqual({ routing_key: channel.config.integrationKey, event_action: "resolve", dedup_key: warning.dedup_key });
   });
 
+  it("triggers an SLO's burn as an error and resolves it under the same key when the episode ends", async () => {
+    const start = server.received.length;
+    await pagerduty.send(sampleMessage("slo.burn_rate"), channel, { settings: settingsFor(server.url) });
+    await pagerduty.send(sampleMessage("slo.burn_rate_ended"), channel, { settings: settingsFor(server.url) });
+    const [burn, ended] = [eventOf(start), eventOf(start + 1)];
+    expect(burn).toMatchObject({ event_action: "trigger", dedup_key: "vigil-slo-0194f3b2-ep1", payload: { severity: "error" } });
+    expect(burn.payload?.summary).toBe("Homepage (https://api.example.com/health) burns its error budget too fast: availability objective 99.9 %, burn rate 15.2x over 1 h and 7.1x over 6 h, 62.5 % of the budget left");
+    expect(ended).toEqual({ routing_key: channel.config.integrationKey, event_action: "resolve", dedup_key: burn.dedup_key });
+  });
+
   it("cuts the summary to PagerDuty's 1024 characters", async () => {
     const message = sampleMessage("monitor.failed", { error: "x".repeat(3000) });
 

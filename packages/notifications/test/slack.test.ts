@@ -36,11 +36,13 @@ const COLOURS: Record<DeliveryEvent, string> = {
   "incident.acknowledged": "#36c5f0",
   "monitor.certificate_expiring": "#f2994a",
   "monitor.certificate_renewed": "#2eb67d",
+  "slo.burn_rate": "#f2994a",
+  "slo.burn_rate_ended": "#2eb67d",
   test: "#36c5f0",
 };
 
 describe("slack", () => {
-  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "test"] as const)(
+  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "slo.burn_rate", "slo.burn_rate_ended", "test"] as const)(
     "posts a %s message to the webhook as JSON with a fallback text and a coloured attachment",
     async (event) => {
       const message = sampleMessage(event);

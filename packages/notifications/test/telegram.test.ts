@@ -35,14 +35,14 @@ async function sentMessage(): Promise<SendMessage> {
 }
 
 describe("telegram", () => {
-  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "test"] as const)(
+  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "slo.burn_rate", "slo.burn_rate_ended", "test"] as const)(
     "sends a %s message to the chat as HTML with the bot token in the path and no link preview",
     async (event) => {
       expect(await telegram.send(sampleMessage(event), channel, { settings: settingsFor(server.url) })).toEqual({ statusCode: 200 });
 
       const body = await sentMessage();
       expect(body).toMatchObject({ chat_id: "-1001234567890", parse_mode: "HTML", link_preview_options: { is_disabled: true } });
-      expect(body.text).toMatch(/^<b>(DOWN|DEGRADED|RECOVERED|CERTIFICATE EXPIRING|CERTIFICATE RENEWED|TEST): Homepage<\/b>\n/);
+      expect(body.text).toMatch(/^<b>(DOWN|DEGRADED|RECOVERED|CERTIFICATE EXPIRING|CERTIFICATE RENEWED|SLO BURNING|SLO BURN ENDED|TEST): Homepage<\/b>\n/);
       expectFullWording(shown(body.text), event);
     },
   );

@@ -36,7 +36,7 @@ describe("the wording", () => {
     expect(summary(sampleMessage("monitor.recovered"))).toContain("has recovered in hostA-ams, hostB-fra after 4m 10s");
   });
 
-  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "test"] as const)("puts every fact of a %s message in the plain text", (event) => {
+  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "slo.burn_rate", "slo.burn_rate_ended", "test"] as const)("puts every fact of a %s message in the plain text", (event) => {
     const message = sampleMessage(event);
     const text = plainText(message);
 

@@ -12,7 +12,7 @@ const MESSAGES_PATH = `/2010-04-01/Accounts/${SID}/Messages.json`;
 const BASIC = `Basic ${Buffer.from(`${SID}:twilio-auth-token`).toString("base64")}`;
 const LINK = "https://vigil.example/monitors/0194f3b2-mon1";
 const QUEUED = { status: 201, body: { sid: "SM0123456789abcdef0123456789abcdef", status: "queued", num_segments: "1", error_code: null } };
-const EVENTS = ["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "test"] as const;
+const EVENTS = ["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "slo.burn_rate", "slo.burn_rate_ended", "test"] as const;
 
 let server: ProviderServer;
 const smsChannel: Channel<"sms"> = { id: "ch1", name: "pager phone", type: "sms", config: { phoneNumber: "+15558675310" } };

@@ -41,7 +41,7 @@ afterEach(() => server.close());
 const verifyAs = (secret: string, request: Received) => new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
 
 describe("webhook", () => {
-  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "test"] as const)(
+  it.each(["monitor.failed", "monitor.degraded", "monitor.recovered", "monitor.certificate_expiring", "monitor.certificate_renewed", "slo.burn_rate", "slo.burn_rate_ended", "test"] as const)(
     "posts a %s message as a signed Standard Webhooks envelope with the channel's headers",
     async (event) => {
       const message = sampleMessage(event);
@@ -87,6 +87,17 @@ describe("webhook", () => {
       reminder: null,
       acknowledgement: null,
       certificate: null,
+      slo: null,
+    });
+  });
+
+  it("carries an SLO burn's objective, burn rates and budget left, outside any incident", async () => {
+    await webhook.send(sampleMessage("slo.burn_rate"), channel, { settings: settingsFor(server.url) });
+    const envelope = server.received.at(-1)!.json as { type: string; data: Record<string, unknown> };
+    expect(envelope.type).toBe("slo.burn_rate");
+    expect(envelope.data).toMatchObject({
+      incident: null,
+      slo: { episodeId: "0194f3b2-ep1", objective: "availability", target: 99.9, thresholdMs: 0, burnRate1h: 15.2, burnRate6h: 7.1, budgetRemaining: 62.5 },
     });
   });
 

@@ -4,3 +4,5 @@ export * from "./gen/monitor/v1/region_pb";
 export * from "./gen/monitor/v1/service_pb";
 export * from "./gen/monitor/v1/incident_pb";
 export * from "./gen/monitor/v1/maintenance_pb";
+export * from "./gen/monitor/v1/slo_pb";
+export * from "./gen/monitor/v1/report_pb";

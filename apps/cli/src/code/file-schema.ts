@@ -13,6 +13,7 @@ import {
   heartbeatScheduleRule,
   grpcMonitorSchema,
   httpMonitorSchema,
+  objectivesRule,
   set,
   statusPageSchema,
   tcpMonitorSchema,
@@ -46,12 +47,13 @@ const monitorEntry = <K extends string, S extends z.ZodRawShape>(type: K, shape:
   });
 
 export const monitorEntrySchema = z.discriminatedUnion("type", [
-  monitorEntry("http", httpMonitorSchema.in.shape),
-  monitorEntry("tcp", tcpMonitorSchema.in.shape),
-  monitorEntry("dns", dnsMonitorSchema.in.shape),
+  // The latency objective's pair is refused here as the API would, naming the entry's line.
+  monitorEntry("http", httpMonitorSchema.in.shape).superRefine(objectivesRule),
+  monitorEntry("tcp", tcpMonitorSchema.in.shape).superRefine(objectivesRule),
+  monitorEntry("dns", dnsMonitorSchema.in.shape).superRefine(objectivesRule),
   // No ping URL: it is a secret the server makes, answered by `vigil monitors get`.
   monitorEntry("heartbeat", heartbeatMonitorSchema.in.shape).superRefine(heartbeatScheduleRule),
-  monitorEntry("grpc", grpcMonitorSchema.in.shape),
+  monitorEntry("grpc", grpcMonitorSchema.in.shape).superRefine(objectivesRule),
 ]);
 
 /** A field's rule without its default: left out, it stays left out (zod 4 applies a default inside optional()). */

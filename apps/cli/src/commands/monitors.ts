@@ -6,6 +6,10 @@ import {
   GRPCMonitorSchema,
   GetMonitorStatusResponseSchema,
   type GetMonitorStatusResponse,
+  type GetMonitorSloResponse,
+  type GetMonitorReportResponse,
+  type ReportFigures,
+  type SloFigures,
   HTTPMonitorSchema,
   HeartbeatMonitorSchema,
   ListMonitorOverviewsResponseSchema,
@@ -22,6 +26,7 @@ import {
 } from "@vigil/proto";
 import type { VigilClient } from "@vigil/client";
 import { Command, Option } from "commander";
+import { stringify as stringifyCsv } from "csv-stringify/sync";
 import { action, send, type Context } from "../context.js";
 import { updateMaskOf, bodyOf, enumParser, fields, parseHeader, parseInteger, parseJsonAssertion, withFields, withPaging, type FieldFlag } from "../fields.js";
 import { messageDetails, statusText, table, word } from "../output.js";
@@ -46,6 +51,9 @@ const commonFields = (): FieldFlag[] => [
   fields.integer("--confirmations <n>", "confirmations", "failing checks in a row before a region counts as failing (1-10)"),
   fields.integer("--recovery-confirmations <n>", "recoveryConfirmations", "good checks in a row before a failing region recovers (1-10)"),
   fields.list("--depends-on <ids>", "dependsOn", "monitors it depends on: while one has an open incident, its failures alert nothing ('' for none)"),
+  fields.decimal("--availability-objective <percent>", "availabilityObjective", "SLO: percent of checks over 30 days that must not fail (50-99.999; 0: none)"),
+  fields.integer("--latency-objective-ms <ms>", "latencyObjectiveMs", "SLO: the latency threshold, with --latency-objective-percent (1-120000; 0: none)"),
+  fields.decimal("--latency-objective-percent <percent>", "latencyObjectivePercent", "SLO: percent of answered checks over 30 days at or under the threshold (50-99.999; 0: none)"),
 ];
 
 /** Flags HTTP and gRPC monitors share: headers (a gRPC call's metadata) and the certificate warning. */
@@ -99,6 +107,59 @@ const KINDS = {
   grpc: { schema: GRPCMonitorSchema, fields: () => [...commonFields(), uriField("host:port"), ...grpcFields(), headerField(), certificateField()] },
   heartbeat: { schema: HeartbeatMonitorSchema, fields: () => [...commonFields().filter((f) => HEARTBEAT_COMMON.has(f.field)), ...heartbeatFields()] },
 } satisfies Record<Kind, { schema: DescMessage; fields: () => FieldFlag[] }>;
+
+/** GetMonitorSlo's answer: one row per objective the monitor has. */
+function sloTable(ctx: Context, r: GetMonitorSloResponse): string {
+  const percent = (value: number | undefined, digits: number) => (value === undefined ? "-" : `${value.toFixed(digits)}%`);
+  const rate = (value: number | undefined) => (value === undefined ? "-" : `${value.toFixed(2)}x`);
+  const objectives: [string, SloFigures | undefined][] = [
+    ["availability", r.availability],
+    ["latency", r.latency],
+  ];
+  const rows = objectives
+    .filter((entry): entry is [string, SloFigures] => entry[1] !== undefined)
+    .map(([name, f]) => [
+      name,
+      `${f.objective}%${name === "latency" ? ` under ${f.thresholdMs}ms` : ""}`,
+      percent(f.actual, 3),
+      `${f.good}/${f.total}`,
+      percent(f.budgetRemaining, 1),
+      rate(f.burnRate1h),
+      rate(f.burnRate6h),
+    ]);
+  if (rows.length === 0) return "no objectives (set --availability-objective or --latency-objective-ms with --latency-objective-percent)\n";
+  return table(ctx.out.colors, ["OBJECTIVE", "TARGET", `LAST ${r.windowDays}D`, "GOOD/CHECKS", "BUDGET LEFT", "BURN 1H", "BURN 6H"], rows);
+}
+
+const REPORT_COLUMNS = ["region", "availability_percent", "successful", "degraded", "failed", "p50_ms", "p90_ms", "p95_ms", "p99_ms"];
+
+/** A report's figures as cells: availability with three decimals, empty without checks. */
+function reportCells(region: string, f: ReportFigures | undefined): string[] {
+  return [
+    region,
+    f?.availability === undefined ? "" : f.availability.toFixed(3),
+    ...[f?.successful, f?.degraded, f?.failed, f?.p50, f?.p90, f?.p95, f?.p99].map((n) => String(n ?? 0n)),
+  ];
+}
+
+const reportRows = (r: GetMonitorReportResponse) => [reportCells("all", r.overall), ...r.regions.map((x) => reportCells(word(regionCodec, x.region), x.figures))];
+
+/** GetMonitorReport as CSV (RFC 4180 through csv-stringify): the month's figures, all regions first. */
+function reportCsv(r: GetMonitorReportResponse): string {
+  return stringifyCsv([["month", ...REPORT_COLUMNS, "downtime_seconds", "incidents"], ...reportRows(r).map((row) => [r.month, ...row, String(r.downtimeSeconds), String(r.incidents.length)])]);
+}
+
+function reportTable(ctx: Context, r: GetMonitorReportResponse): string {
+  const head = `${r.name} (${r.id}), ${r.month}: downtime ${r.downtimeSeconds}s, ${r.incidents.length} incident(s); percentiles within ${(r.percentileRelativeError * 100).toFixed(1)}%\n`;
+  const figures = table(ctx.out.colors, REPORT_COLUMNS.map((c) => c.toUpperCase()), reportRows(r));
+  if (r.incidents.length === 0) return head + figures;
+  const incidents = table(
+    ctx.out.colors,
+    ["INCIDENT", "SEVERITY", "STARTED", "RESOLVED", "IN MONTH"],
+    r.incidents.map((i) => [i.id, i.severity, i.startedAt ? timestampDate(i.startedAt).toISOString() : "", i.resolvedAt ? timestampDate(i.resolvedAt).toISOString() : "open", `${i.durationSeconds}s`]),
+  );
+  return `${head}${figures}\n${incidents}`;
+}
 
 /** The overviews of a page as a table. */
 function overviewTable(ctx: Context, r: ListMonitorOverviewsResponse): string {
@@ -283,6 +344,32 @@ export function monitorsCommand(): Command {
         };
         if (options.watch) await watch(ctx.out, options.interval, render);
         else ctx.out.write(await render());
+      }),
+    );
+
+  monitors
+    .command("slo")
+    .description("the monitor's objectives over 30 days: the figure, the error budget left and the burn rates over 1 h and 6 h")
+    .argument("<id>", "monitor id")
+    .action(
+      action(async (ctx, id: string) => {
+        await send(ctx, MonitorService.method.getMonitorSlo, ctx.client.monitors.getMonitorSlo, { id }, (r) => sloTable(ctx, r));
+      }),
+    );
+
+  monitors
+    .command("report")
+    .description("a month's availability per region and overall, incidents, downtime and latency percentiles")
+    .argument("<id>", "monitor id")
+    .requiredOption("--month <YYYY-MM>", "the UTC month, e.g. 2026-11")
+    .option("--csv", "as CSV: one row for all regions, then one per region (incidents stay in the JSON form)")
+    .action(
+      action(async (ctx, id: string, options: { month: string; csv?: boolean }) => {
+        if (options.csv) {
+          ctx.out.write(reportCsv(await ctx.client.monitors.getMonitorReport({ id, month: options.month })));
+          return;
+        }
+        await send(ctx, MonitorService.method.getMonitorReport, ctx.client.monitors.getMonitorReport, { id, month: options.month }, (r) => reportTable(ctx, r));
       }),
     );
 

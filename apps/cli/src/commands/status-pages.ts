@@ -7,7 +7,11 @@ import {
   type StatusPage,
   type StatusPageComponent,
   type StatusPageComponentGroup,
+  type GetStatusPageReportResponse,
 } from "@vigil/proto/status-page";
+import { stringify as stringifyCsv } from "csv-stringify/sync";
+import { action, send, type Context } from "../context.js";
+import { table } from "../output.js";
 import { ACCESS_TYPES, COMPONENT_TYPES, PAGE_LANGUAGES } from "@vigil/domain";
 import { Command } from "commander";
 import { fields, type FieldFlag } from "../fields.js";
@@ -106,6 +110,41 @@ export function statusPagesCommand(): Command {
   const pages = addCommands(new Command("status-pages").description("public status pages, their components, groups and incidents"), PAGES);
   pages.addCommand(addCommands(new Command("components").description("components of a status page"), COMPONENTS));
   pages.addCommand(addCommands(new Command("groups").description("component groups of a status page"), GROUPS));
+  pages
+    .command("report")
+    .description("a month's availability and downtime of the page and of each monitor component")
+    .argument("<id>", "status page id")
+    .requiredOption("--month <YYYY-MM>", "the UTC month, e.g. 2026-11")
+    .option("--csv", "as CSV: one row for the page, then one per monitor component")
+    .action(
+      action(async (ctx: Context, id: string, options: { month: string; csv?: boolean }) => {
+        const request = { id, month: options.month };
+        if (options.csv) ctx.out.write(pageReportCsv(await ctx.client.statusPages.getStatusPageReport(request)));
+        else await send(ctx, StatusPageService.method.getStatusPageReport, ctx.client.statusPages.getStatusPageReport, request, (r) => pageReportTable(ctx, r));
+      }),
+    );
   pages.addCommand(addIncidentCommands(new Command("incidents").description("incidents written on a status page, their updates and postmortems")));
   return pages;
+}
+
+const availability = (value: number | undefined) => (value === undefined ? "" : value.toFixed(3));
+
+/** The page's row, then each monitor component's: what a report says, in the order of the page. */
+function pageReportRows(r: GetStatusPageReportResponse): string[][] {
+  const total = r.components.reduce((sum, c) => ({ s: sum.s + c.successful, d: sum.d + c.degraded, f: sum.f + c.failed, i: sum.i + c.incidents }), { s: 0n, d: 0n, f: 0n, i: 0n });
+  return [
+    ["page", r.name, availability(r.availability), ...[total.s, total.d, total.f, r.downtimeSeconds, total.i].map(String)],
+    ...r.components.map((c) => [c.componentId, c.name, availability(c.availability), ...[c.successful, c.degraded, c.failed, c.downtimeSeconds, c.incidents].map(String)]),
+  ];
+}
+
+const PAGE_REPORT_COLUMNS = ["component", "name", "availability_percent", "successful", "degraded", "failed", "downtime_seconds", "incidents"];
+
+/** GetStatusPageReport as CSV (RFC 4180 through csv-stringify). */
+function pageReportCsv(r: GetStatusPageReportResponse): string {
+  return stringifyCsv([["month", ...PAGE_REPORT_COLUMNS], ...pageReportRows(r).map((row) => [r.month, ...row])]);
+}
+
+function pageReportTable(ctx: Context, r: GetStatusPageReportResponse): string {
+  return `${r.name}, ${r.month}\n${table(ctx.out.colors, PAGE_REPORT_COLUMNS.map((c) => c.toUpperCase()), pageReportRows(r))}`;
 }

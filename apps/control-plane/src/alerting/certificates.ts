@@ -1,4 +1,3 @@
-import { v7 as uuidv7 } from "uuid";
 import { Prisma, type PrismaClient } from "@vigil/db";
 import {
   CERTIFICATE_EXPIRING_EVENT,
@@ -14,7 +13,7 @@ import type { ResultMessage } from "@vigil/queue";
 import { aboutMonitorOnly } from "@vigil/notifications";
 import type { MonitorState } from "../status/evaluate";
 import type { EventDetails } from "./message";
-import { createDeliveries, insertEvents, type EventRow } from "./record";
+import { createDeliveries, insertEvents, monitorEvent, type EventRow } from "./record";
 
 type Tx = Prisma.TransactionClient;
 
@@ -81,17 +80,7 @@ async function warn(tx: Tx, monitors: Map<string, MonitorState>, seen: Map<strin
     const daysLeft = certificateDaysLeft(certificate, at);
     const stage = certificateWarningStage(daysLeft, row.days ?? DEFAULTS.certificateExpiryDays);
     const observed = { ...certificate, region: result.region as RegionId, daysLeft };
-    const event = (type: EventRow["type"], details: EventDetails): EventRow => ({
-      id: uuidv7(),
-      workspaceId: monitor.workspaceId,
-      monitorId: monitor.id,
-      incidentId: null,
-      type,
-      fromStatus: monitor.status,
-      toStatus: monitor.status,
-      occurredAt: at,
-      details,
-    });
+    const event = (type: EventRow["type"], details: EventDetails): EventRow => monitorEvent(monitor, type, at, details);
     // A certificate that expires later than the one warned about is a renewed one: the warning ends, and warnings start afresh.
     const renewed = row.chain_not_after !== null && chainNotAfter > row.chain_not_after;
     if (renewed) {

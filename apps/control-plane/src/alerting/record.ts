@@ -11,6 +11,8 @@ import {
   type AlertEventType,
   type CERTIFICATE_EXPIRING_EVENT,
   type CERTIFICATE_RENEWED_EVENT,
+  type SLO_BURN_RATE_ENDED_EVENT,
+  type SLO_BURN_RATE_EVENT,
   type REMINDER_EVENT,
   type RegionReport,
 } from "@vigil/domain";
@@ -28,7 +30,14 @@ export interface EventRow {
   monitorId: string;
   /** Null for certificate warnings and renewals, which belong to no incident. */
   incidentId: string | null;
-  type: AlertEventType | typeof ACKNOWLEDGED_EVENT | typeof REMINDER_EVENT | typeof CERTIFICATE_EXPIRING_EVENT | typeof CERTIFICATE_RENEWED_EVENT;
+  type:
+    | AlertEventType
+    | typeof ACKNOWLEDGED_EVENT
+    | typeof REMINDER_EVENT
+    | typeof CERTIFICATE_EXPIRING_EVENT
+    | typeof CERTIFICATE_RENEWED_EVENT
+    | typeof SLO_BURN_RATE_EVENT
+    | typeof SLO_BURN_RATE_ENDED_EVENT;
   fromStatus: string;
   toStatus: string;
   occurredAt: Date;
@@ -248,6 +257,17 @@ async function saveIncidents(tx: Tx, incidents: OpenIncident[]): Promise<void> {
  * already is left out: a reminder's id is the same on every control plane, so
  * the one that inserts it first is the one that sends it.
  */
+/** An event about a monitor outside any incident (certificate warnings, SLO burns): its status neither moves nor is told. */
+export function monitorEvent(
+  monitor: { id: string; workspaceId: string; status: string },
+  type: EventRow["type"],
+  occurredAt: Date,
+  details: EventDetails,
+  id: string = uuidv7(),
+): EventRow {
+  return { id, workspaceId: monitor.workspaceId, monitorId: monitor.id, incidentId: null, type, fromStatus: monitor.status, toStatus: monitor.status, occurredAt, details };
+}
+
 export async function insertEvents(tx: Tx, events: EventRow[]): Promise<Set<string>> {
   const inserted = await tx.$queryRaw<{ id: string }[]>`
     INSERT INTO alert_events (id, workspace_id, monitor_id, incident_id, type, from_status, to_status, occurred_at, details)

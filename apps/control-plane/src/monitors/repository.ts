@@ -78,6 +78,9 @@ function checkedRecordOfRow(row: Row): MonitorRecord {
     confirmations: row.confirmations,
     recoveryConfirmations: row.recoveryConfirmations,
     dependsOn: row.dependsOn,
+    availabilityObjective: row.availabilityObjective,
+    latencyObjectiveMs: row.latencyObjectiveMs,
+    latencyObjectivePercent: row.latencyObjectivePercent,
   };
   const config =
     row.kind === "http"
@@ -141,6 +144,9 @@ export function monitorColumns(kind: MonitorKind, config: MonitorConfigByKind[Mo
     alertQuorum: config.alertQuorum,
     confirmations: config.confirmations,
     recoveryConfirmations: config.recoveryConfirmations,
+    availabilityObjective: config.availabilityObjective,
+    latencyObjectiveMs: config.latencyObjectiveMs,
+    latencyObjectivePercent: config.latencyObjectivePercent,
     method: http?.method ?? null,
     body: http?.body ?? null,
     followRedirects: http?.followRedirects ?? null,
@@ -173,6 +179,7 @@ const MONITOR_COLUMNS = `id, workspace_id AS "workspaceId", kind::text AS kind, 
   json_body_assertions AS "jsonBodyAssertions", open_telemetry AS "openTelemetry", status,
   period_seconds AS "periodSeconds", cron, timezone, grace_seconds AS "graceSeconds", ping_token AS "pingToken",
   alert_quorum AS "alertQuorum", confirmations, recovery_confirmations AS "recoveryConfirmations",
+  availability_objective AS "availabilityObjective", latency_objective_ms AS "latencyObjectiveMs", latency_objective_percent AS "latencyObjectivePercent",
   ARRAY(SELECT d.depends_on_id FROM monitor_dependencies d WHERE d.monitor_id = monitors.id ORDER BY d.position) AS "dependsOn",
   external_id AS "externalId", created_at AT TIME ZONE 'UTC' AS "createdAt", updated_at AT TIME ZONE 'UTC' AS "updatedAt"`;
 

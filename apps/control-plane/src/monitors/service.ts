@@ -33,6 +33,7 @@ import {
   type MonitorRecord,
   type StoredMonitor,
   parseId,
+  parseReportMonth,
 } from "@vigil/domain";
 import type { PrismaClient } from "@vigil/db";
 import {
@@ -50,6 +51,9 @@ import { notFound } from "../errors";
 import type { Logger } from "@vigil/logging";
 import { listCheckResults } from "../results/check-results";
 import { OVERVIEW_ANSWER_MS, SharedAnswers, changeTokenOf, monitorHistories, overviewState, stateOfToken } from "../results/overview";
+import { monitorSlo } from "../slo/figures";
+import { sloResponse } from "../slo/messages";
+import { monitorReport } from "../slo/report";
 import { monitorSummary } from "../results/summary";
 import { monitorTimeseries } from "../results/timeseries";
 import { listRegions } from "../regions/regions";
@@ -390,6 +394,20 @@ export function monitorService(
         p95: BigInt(summary.percentiles[95]),
         p99: BigInt(summary.percentiles[99]),
       };
+    },
+
+    async getMonitorSlo(req, ctx) {
+      const record = await findMonitor(ctx, req.id);
+      // A heartbeat stores no checks and takes no objectives: its answer has no figures.
+      const slo = record.kind === "heartbeat" ? { availability: null, latency: null } : await monitorSlo(prisma, record.id, record.config, new Date());
+      return sloResponse(record.id, slo);
+    },
+
+    async getMonitorReport(req, ctx) {
+      const now = new Date();
+      const month = parseReportMonth(req.month, now);
+      const record = await findMonitor(ctx, req.id);
+      return monitorReport(prisma, { id: record.id, name: record.config.name }, month, now);
     },
 
     async getMonitorTimeseries(req, ctx) {

@@ -1,7 +1,5 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
-import { AGGREGATE_RETENTION_MS, type DayCounts } from "@vigil/domain";
-
-const { summaries: SUMMARY_KEEP_MS, dailyBars: BAR_KEEP_MS } = AGGREGATE_RETENTION_MS;
+import type { DayCounts } from "@vigil/domain";
 
 /**
  * A table that adds results up per monitor, UTC hour or day (the column is named after the
@@ -16,18 +14,23 @@ export interface AggregateTable {
   /** Counts by status, with the newest result's start where `lastPing`; or latency buckets of the results that got an answer. */
   readonly kind: "counts" | "latency";
   readonly lastPing?: boolean;
-  /** Rows are deleted once their period started this long ago (retention.ts). */
-  readonly keepMs: number;
+  /**
+   * Rows are deleted once their period started longer ago than this (retention.ts): hourly rows
+   * after the longest summary range, daily ones after DAILY_AGGREGATE_RETENTION_DAYS.
+   */
+  readonly keep: "summaries" | "daily";
 }
 
-export const RESULT_COUNTS: AggregateTable = { name: "result_counts", period: "hour", perRegion: true, kind: "counts", lastPing: true, keepMs: SUMMARY_KEEP_MS };
-export const LATENCY_BUCKETS: AggregateTable = { name: "latency_buckets", period: "hour", perRegion: true, kind: "latency", keepMs: SUMMARY_KEEP_MS };
-export const DAILY_LATENCY_BUCKETS: AggregateTable = { name: "daily_latency_buckets", period: "day", perRegion: true, kind: "latency", keepMs: SUMMARY_KEEP_MS };
-export const ALL_REGION_RESULT_COUNTS: AggregateTable = { name: "all_region_result_counts", period: "hour", perRegion: false, kind: "counts", lastPing: true, keepMs: SUMMARY_KEEP_MS };
-export const ALL_REGION_LATENCY_BUCKETS: AggregateTable = { name: "all_region_latency_buckets", period: "hour", perRegion: false, kind: "latency", keepMs: SUMMARY_KEEP_MS };
-export const ALL_REGION_DAILY_LATENCY_BUCKETS: AggregateTable = { name: "all_region_daily_latency_buckets", period: "day", perRegion: false, kind: "latency", keepMs: SUMMARY_KEEP_MS };
-/** Status pages' bars (read by nothing else). */
-export const ALL_REGION_DAILY_RESULT_COUNTS: AggregateTable = { name: "all_region_daily_result_counts", period: "day", perRegion: false, kind: "counts", keepMs: BAR_KEEP_MS };
+export const RESULT_COUNTS: AggregateTable = { name: "result_counts", period: "hour", perRegion: true, kind: "counts", lastPing: true, keep: "summaries" };
+export const LATENCY_BUCKETS: AggregateTable = { name: "latency_buckets", period: "hour", perRegion: true, kind: "latency", keep: "summaries" };
+export const DAILY_LATENCY_BUCKETS: AggregateTable = { name: "daily_latency_buckets", period: "day", perRegion: true, kind: "latency", keep: "daily" };
+export const ALL_REGION_RESULT_COUNTS: AggregateTable = { name: "all_region_result_counts", period: "hour", perRegion: false, kind: "counts", lastPing: true, keep: "summaries" };
+export const ALL_REGION_LATENCY_BUCKETS: AggregateTable = { name: "all_region_latency_buckets", period: "hour", perRegion: false, kind: "latency", keep: "summaries" };
+export const ALL_REGION_DAILY_LATENCY_BUCKETS: AggregateTable = { name: "all_region_daily_latency_buckets", period: "day", perRegion: false, kind: "latency", keep: "daily" };
+/** Status pages' bars, SLO figures and monthly reports. */
+export const ALL_REGION_DAILY_RESULT_COUNTS: AggregateTable = { name: "all_region_daily_result_counts", period: "day", perRegion: false, kind: "counts", keep: "daily" };
+/** Monthly reports' availability per region. */
+export const DAILY_RESULT_COUNTS: AggregateTable = { name: "daily_result_counts", period: "day", perRegion: true, kind: "counts", keep: "daily" };
 
 export const AGGREGATES: readonly AggregateTable[] = [
   RESULT_COUNTS,
@@ -37,6 +40,7 @@ export const AGGREGATES: readonly AggregateTable[] = [
   ALL_REGION_LATENCY_BUCKETS,
   ALL_REGION_DAILY_LATENCY_BUCKETS,
   ALL_REGION_DAILY_RESULT_COUNTS,
+  DAILY_RESULT_COUNTS,
 ];
 
 /** The tables one summary reads: counts by hour, and latency buckets by hour and by whole day. */

@@ -154,7 +154,7 @@ export class StatusPageRepository {
   readonly groups: PageChildren<GroupView, GroupWrite>;
   readonly incidents: StatusPageIncidentRepository;
 
-  constructor(private readonly prisma: PrismaClient) {
+  constructor(readonly prisma: PrismaClient) {
     this.incidents = new StatusPageIncidentRepository(prisma);
     this.components = pageChildren(prisma.statusPageComponent as unknown as ChildTable<ComponentRow>, {
       toView: toComponent,

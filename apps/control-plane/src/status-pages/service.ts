@@ -15,6 +15,7 @@ import {
   statusPageToMessage,
   type PageFields,
   parseId,
+  parseReportMonth,
 } from "@vigil/domain";
 import { StatusPageSchema, type StatusPageService } from "@vigil/proto/status-page";
 import { actorOf } from "../auth/context";
@@ -23,6 +24,7 @@ import type { Changes } from "../changes/changes";
 import { componentMethods, groupMethods } from "./components-service";
 import type { FindPage } from "./ids";
 import { incidentMethods } from "./incidents/service";
+import { statusPageReport } from "../slo/report";
 import { hashPassword, verifyPassword } from "../auth/password";
 import type { PageRecord, PageWrite, StatusPageRepository } from "./repository";
 
@@ -83,6 +85,19 @@ export function statusPageService(repo: StatusPageRepository, pageChanges: Chang
       const passwordHash = password === "" ? null : await hashPassword(password);
       const passwordFingerprint = password === "" ? null : secretFingerprint(id, password);
       return changed(await repo.createPage(workspaceOf(ctx), id, { ...fields, passwordHash, passwordFingerprint, externalId }));
+    },
+
+    async getStatusPageReport(req, ctx) {
+      const now = new Date();
+      const month = parseReportMonth(req.month, now);
+      const page = await findPage(ctx, req.id);
+      const components = await repo.prisma.statusPageComponent.findMany({
+        where: { pageId: page.id, type: "monitor", monitorId: { not: null } },
+        orderBy: [{ position: "asc" }, { createdAt: "asc" }],
+        select: { id: true, name: true, monitorId: true, monitor: { select: { name: true } } },
+      });
+      const named = components.map((c) => ({ id: c.id, name: c.name || c.monitor!.name, monitorId: c.monitorId! }));
+      return statusPageReport(repo.prisma, { id: page.id, name: page.title }, named, month, now);
     },
 
     async getStatusPage(req, ctx) {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@vigil/db";
+import { DAILY_AGGREGATE_RETENTION_DAYS } from "@vigil/domain";
 import { providerSettingsFromEnv } from "@vigil/notifications";
 import { redisServerUrl } from "../../../../test/redis";
 import { DEFAULT_RETRY_DELAYS_MS } from "../../src/alerting/retry-schedule";
@@ -20,6 +21,7 @@ export function testPipelineConfig(redisPrefix: string, overrides: Partial<Pipel
     defaultRegions: [...STATUS_RULES.defaultRegions],
     quorum: STATUS_RULES.quorum,
     resultRetentionDays: 14,
+    dailyAggregateRetentionDays: DAILY_AGGREGATE_RETENTION_DAYS.default,
     auditRetentionDays: 365,
     reconcileIntervalMs: 300_000,
     notificationConcurrency: 20,

@@ -5,6 +5,7 @@ import {
   MONITOR_STATUSES,
   PERIODICITIES,
   REGION_IDS,
+  SLO,
   monitorInputFromMessage,
   monitorStatusCodec,
   monitorConfigToMessage,
@@ -48,6 +49,21 @@ export const monitorAttributes: Record<string, AttributeSpec> = {
     DEFAULTS.confirmations,
   ),
   depends_on_monitors: dependsOnMonitorsAttribute(),
+  availability_objective: withDefault(
+    "number",
+    `SLO: percent of checks over ${SLO.windowDays} days that must not fail, ${SLO.objectivePercent.min} to ${SLO.objectivePercent.max} (at most ${SLO.objectiveDecimals} decimals); 0: none.`,
+    0,
+  ),
+  latency_objective_ms: withDefault(
+    "number",
+    `SLO: the latency threshold in ms, ${SLO.latencyObjectiveMs.min} to ${SLO.latencyObjectiveMs.max}, set with latency_objective_percent; 0: none.`,
+    0,
+  ),
+  latency_objective_percent: withDefault(
+    "number",
+    `SLO: percent of answered checks over ${SLO.windowDays} days at or under latency_objective_ms, ${SLO.objectivePercent.min} to ${SLO.objectivePercent.max}; 0: none.`,
+    0,
+  ),
   status: computed("string", `The monitor's status: ${MONITOR_STATUSES.join(", ")}.`, { volatile: true }),
 };
 

@@ -82,6 +82,9 @@ export function monitorInputFromMessage<K extends MonitorKind>(kind: K, message:
     confirmations: int(message.confirmations),
     recoveryConfirmations: int(message.recoveryConfirmations),
     dependsOn: message.dependsOn,
+    availabilityObjective: message.availabilityObjective,
+    latencyObjectiveMs: int(message.latencyObjectiveMs),
+    latencyObjectivePercent: message.latencyObjectivePercent,
   };
   if (kind === "tcp") return { ...common, uri: (message as TCPMonitor).uri };
   if (kind === "grpc") {
@@ -219,6 +222,9 @@ export function monitorToMessage<K extends MonitorKind>(record: MonitorRecord<K>
     confirmations: BigInt(config.confirmations),
     recoveryConfirmations: BigInt(config.recoveryConfirmations),
     dependsOn: [...config.dependsOn],
+    availabilityObjective: config.availabilityObjective,
+    latencyObjectiveMs: BigInt(config.latencyObjectiveMs),
+    latencyObjectivePercent: config.latencyObjectivePercent,
     externalId: record.externalId ?? "",
     status: monitorStatusCodec.encode(record.status),
     createdAt: timestampOf(record.createdAt),

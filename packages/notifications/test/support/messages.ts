@@ -6,7 +6,7 @@ const STARTED = new Date("2026-05-01T10:00:00.000Z");
 
 /** A realistic message of each kind: an HTTP monitor failing in two regions, then recovering after 4m 10s. */
 export function sampleMessage(event: DeliveryEvent, overrides: Partial<AlertMessage> = {}): AlertMessage {
-  const incident = event === "test" || event.startsWith("monitor.certificate_") ? null : { id: "0194f3b2-inc1", startedAt: STARTED, resolvedAt: null };
+  const incident = event === "test" || event.startsWith("monitor.certificate_") || event.startsWith("slo.") ? null : { id: "0194f3b2-inc1", startedAt: STARTED, resolvedAt: null };
   const base: AlertMessage = {
     id: `evt-${event}`,
     event,
@@ -89,6 +89,18 @@ export function sampleMessage(event: DeliveryEvent, overrides: Partial<AlertMess
         // The chain expiry of the certificate the warnings were about.
         renews: "2026-05-11T10:00:00.000Z",
       },
+    });
+  }
+  if (event === "slo.burn_rate" || event === "slo.burn_rate_ended") {
+    const burning = event === "slo.burn_rate";
+    Object.assign(base, {
+      status: "active",
+      regions: [],
+      error: null,
+      reason: null,
+      statusCode: null,
+      latencyMs: null,
+      slo: { episodeId: "0194f3b2-ep1", objective: "availability", target: 99.9, thresholdMs: 0, burnRate1h: burning ? 15.2 : 0, burnRate6h: burning ? 7.1 : 3, budgetRemaining: 62.5 },
     });
   }
   if (event === "test") Object.assign(base, { status: "active", regions: [], error: null, reason: null, statusCode: null, latencyMs: null });

@@ -45,6 +45,8 @@ export const MUST_SAY: Record<DeliveryEvent, string[]> = {
     "hostA-ams",
     LINK,
   ],
+  "slo.burn_rate": ["Homepage", "https://api.example.com/health", "burns its error budget too fast", "availability objective 99.9 %", "15.2x over 1 h", "7.1x over 6 h", "62.5 % of the budget left", LINK],
+  "slo.burn_rate_ended": ["Homepage", "no longer burns its error budget too fast", "availability objective 99.9 %", "0.0x over 1 h", "3.0x over 6 h", LINK],
   test: ["Homepage", "is a test", LINK],
 };
 

@@ -9,6 +9,8 @@ const EVENTS: Record<string, string> = {
   "incident.reminder": "Reminder",
   "monitor.certificate_expiring": "Certificate expiring",
   "monitor.certificate_renewed": "Certificate renewed",
+  "slo.burn_rate": "SLO burning",
+  "slo.burn_rate_ended": "SLO burn ended",
   test: "Test",
 };
 

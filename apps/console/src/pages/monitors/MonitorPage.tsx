@@ -14,6 +14,7 @@ import { CheckLog } from "./CheckLog";
 import { HeartbeatView } from "./HeartbeatView";
 import { LatencyChart } from "./LatencyChart";
 import { PhaseBars } from "./PhaseBars";
+import { SloPanel } from "./SloPanel";
 import { regionName } from "../../monitors/regions";
 import { KIND_NAMES, setActive, targetOf, type AnyMonitor, type Kind } from "./monitor";
 
@@ -104,6 +105,10 @@ function MonitorView({ id, kind, monitor }: { id: string; kind: Kind; monitor: A
       {action.message}
       {mayWrite && <Controls id={id} kind={kind} monitor={monitor} run={action.run} onChecked={goLive} />}
       <RegionsTable id={id} regions={regions} statuses={status.data?.regions ?? []} />
+      <SloPanel id={id} />
+      <p>
+        <Link to={`/monitors/${id}/report`}>Monthly report</Link>
+      </p>
       <LatencyChart id={id} regions={regions} refetchInterval={refetchInterval} />
       <PhaseBars results={results.slice(0, PHASE_CHECKS)} />
       <CheckLog results={results} more={log.hasNextPage} loadingMore={log.isFetchingNextPage} onOlder={() => void log.fetchNextPage()} />

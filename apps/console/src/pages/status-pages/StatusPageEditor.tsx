@@ -46,7 +46,8 @@ export default function StatusPageEditor() {
               Open the public page
             </a>{" "}
             ({statusPage.published ? "published" : "not published: visitors see nothing yet"}) ·{" "}
-            <Link to={`/status-pages/${statusPage.id}/incidents`}>Incidents on this page</Link>
+            <Link to={`/status-pages/${statusPage.id}/incidents`}>Incidents on this page</Link> ·{" "}
+            <Link to={`/status-pages/${statusPage.id}/report`}>Monthly report</Link>
           </p>
           {mayEdit ? <EditPage page={statusPage} /> : <PageDetails page={statusPage} />}
           <Components page={statusPage} mayEdit={mayEdit} />

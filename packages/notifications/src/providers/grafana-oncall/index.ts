@@ -13,7 +13,7 @@ import type { AlertMessage, Provider } from "../../types";
  */
 function payloadOf(message: AlertMessage) {
   const alertUid = incidentKey(message);
-  const alerting = message.event === "monitor.failed" || message.event === "monitor.degraded" || message.event === "monitor.certificate_expiring";
+  const alerting = message.event === "monitor.failed" || message.event === "monitor.degraded" || message.event === "monitor.certificate_expiring" || message.event === "slo.burn_rate";
   return {
     alert_uid: alertUid,
     title: title(message),

@@ -13,6 +13,8 @@ const PRIORITY: Record<DeliveryEvent, number> = {
   "incident.acknowledged": 3,
   "monitor.certificate_expiring": 4,
   "monitor.certificate_renewed": 3,
+  "slo.burn_rate": 4,
+  "slo.burn_rate_ended": 3,
   test: 3,
 };
 
@@ -24,6 +26,8 @@ const TAGS: Record<DeliveryEvent, string[]> = {
   "incident.acknowledged": ["eyes"],
   "monitor.certificate_expiring": ["lock"],
   "monitor.certificate_renewed": ["white_check_mark"],
+  "slo.burn_rate": ["fire"],
+  "slo.burn_rate_ended": ["white_check_mark"],
   test: ["test_tube"],
 };
 

@@ -10,7 +10,7 @@ const DESCRIPTION_MAX = 15_000;
 const NOTE_MAX = 25_000;
 
 /** Down is P1, degraded and an expiring certificate P3 (Opsgenie's default), a test P5 (informational). */
-const PRIORITY = { "monitor.failed": "P1", "monitor.degraded": "P3", "monitor.certificate_expiring": "P3", test: "P5" } as const;
+const PRIORITY = { "monitor.failed": "P1", "monitor.degraded": "P3", "monitor.certificate_expiring": "P3", "slo.burn_rate": "P2", test: "P5" } as const;
 
 /**
  * Alerts go under the incident's alias: Opsgenie takes a second alert with
@@ -22,7 +22,7 @@ const PRIORITY = { "monitor.failed": "P1", "monitor.degraded": "P3", "monitor.ce
  */
 function requestOf(message: AlertMessage, base: string): { url: string; json: object } {
   const alias = incidentKey(message);
-  if (message.event === "monitor.recovered" || message.event === "monitor.certificate_renewed") {
+  if (message.event === "monitor.recovered" || message.event === "monitor.certificate_renewed" || message.event === "slo.burn_rate_ended") {
     return {
       url: `${base}/v2/alerts/${encodeURIComponent(alias)}/close?identifierType=alias`,
       json: { source: "Vigil", note: truncate(plainText(message), NOTE_MAX) },

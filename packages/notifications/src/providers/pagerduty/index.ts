@@ -10,7 +10,7 @@ const SUMMARY_MAX = 1024;
  * Down pages (critical), degraded and an expiring certificate warn, a test is informational: with
  * PagerDuty's severity-based urgency a test never wakes anyone.
  */
-const SEVERITY = { "monitor.failed": "critical", "monitor.degraded": "warning", "monitor.certificate_expiring": "warning", test: "info" } as const;
+const SEVERITY = { "monitor.failed": "critical", "monitor.degraded": "warning", "monitor.certificate_expiring": "warning", "slo.burn_rate": "error", test: "info" } as const;
 
 /**
  * An Events API v2 event. Failure and degradation trigger under the
@@ -21,7 +21,7 @@ const SEVERITY = { "monitor.failed": "critical", "monitor.degraded": "warning", 
  */
 function eventOf(message: AlertMessage, routingKey: string, publicUrl: string) {
   const dedupKey = incidentKey(message);
-  if (message.event === "monitor.recovered" || message.event === "monitor.certificate_renewed") return { routing_key: routingKey, event_action: "resolve", dedup_key: dedupKey };
+  if (message.event === "monitor.recovered" || message.event === "monitor.certificate_renewed" || message.event === "slo.burn_rate_ended") return { routing_key: routingKey, event_action: "resolve", dedup_key: dedupKey };
   // PagerDuty's own acknowledgement of the alert: it stops escalating, as Vigil's reminders stop.
   if (message.event === "incident.acknowledged") return { routing_key: routingKey, event_action: "acknowledge", dedup_key: dedupKey };
   return {

@@ -62,6 +62,8 @@ function webhookEnvelope(message: AlertMessage) {
             renews: message.certificate.renews ?? null,
           }
         : null,
+      // slo.burn_rate and _ended: the objective, its target, the burn rates over 1 h and 6 h and the budget left.
+      slo: message.slo ?? null,
       text: plainText(message),
     },
   };

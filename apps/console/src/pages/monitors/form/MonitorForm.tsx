@@ -8,6 +8,7 @@ import {
   RECORD_COMPARATORS,
   RECORD_TYPES,
   REGION_GROUPS,
+  SLO,
   STRING_COMPARATORS,
   defaultDegradedAt,
   type MonitorKind,
@@ -73,7 +74,7 @@ function messageAt(errors: FieldErrors<MonitorFormValues>, name: string): string
   return error?.message;
 }
 
-function TextInput({ name, label, hint, options, multiline, ...input }: { name: Name; label: string; hint?: string; options?: RegisterOptions<MonitorFormValues>; multiline?: boolean; inputMode?: "numeric"; autoComplete?: string }) {
+function TextInput({ name, label, hint, options, multiline, ...input }: { name: Name; label: string; hint?: string; options?: RegisterOptions<MonitorFormValues>; multiline?: boolean; inputMode?: "numeric" | "decimal"; autoComplete?: string }) {
   const { register, formState } = useFormContext<MonitorFormValues>();
   return (
     <Labelled label={label} hint={hint} error={messageAt(formState.errors, name)}>
@@ -398,6 +399,37 @@ function Alerting() {
   );
 }
 
+/** Service level objectives over the SLO window (docs/alerting.md "SLOs"); 0 is none. */
+function Objectives() {
+  const percents = `${SLO.objectivePercent.min} to ${SLO.objectivePercent.max}`;
+  return (
+    <fieldset>
+      <legend>Objectives (SLO)</legend>
+      <TextInput
+        name="availabilityObjective"
+        label="Availability objective (%)"
+        hint={`${percents}: the share of checks over ${SLO.windowDays} days that must not fail. 0: none.`}
+        inputMode="decimal"
+        options={numberOptions}
+      />
+      <TextInput
+        name="latencyObjectiveMs"
+        label="Latency objective (ms)"
+        hint={`${SLO.latencyObjectiveMs.min} to ${SLO.latencyObjectiveMs.max}: the threshold answered checks must be at or under. 0: none.`}
+        inputMode="numeric"
+        options={numberOptions}
+      />
+      <TextInput
+        name="latencyObjectivePercent"
+        label="Latency objective (% of checks)"
+        hint={`${percents}: the share of answered checks over ${SLO.windowDays} days under the threshold; set with it. 0: none.`}
+        inputMode="decimal"
+        options={numberOptions}
+      />
+    </fieldset>
+  );
+}
+
 function OpenTelemetry() {
   const { watch } = useFormContext<MonitorFormValues>();
   return (
@@ -485,6 +517,7 @@ export function MonitorForm<K extends MonitorKind>({
         <Timing />
         <Regions />
         <Alerting />
+        <Objectives />
         <Dependencies self={self} />
         {kind === "http" && <HttpAssertions />}
         {kind === "dns" && <RecordAssertions />}

@@ -44,6 +44,9 @@ export interface MonitorFormValues {
   confirmations: number | undefined;
   recoveryConfirmations: number | undefined;
   dependsOn: string[];
+  availabilityObjective: number | undefined;
+  latencyObjectiveMs: number | undefined;
+  latencyObjectivePercent: number | undefined;
   active: boolean;
   public: boolean;
   statusCodeAssertions: { target: number | undefined; comparator: string }[];
@@ -83,6 +86,10 @@ export const NEW_MONITOR: MonitorFormValues = {
   confirmations: DEFAULTS.confirmations,
   recoveryConfirmations: DEFAULTS.confirmations,
   dependsOn: [],
+  // 0 is no objective.
+  availabilityObjective: 0,
+  latencyObjectiveMs: 0,
+  latencyObjectivePercent: 0,
   active: DEFAULTS.active,
   public: DEFAULTS.public,
   statusCodeAssertions: [],
