@@ -1,6 +1,8 @@
 import {
   ACCESS_TYPES,
   DEFAULT_ACCESS_TYPE,
+  PAGE_LANGUAGES,
+  PAGE_LANGUAGE_NAMES,
   PAGE_THEME,
   RESERVED_SLUGS,
   ValidationError,
@@ -45,10 +47,19 @@ describe("status page fields", () => {
       accessType: "public",
       password: "",
       authEmailDomains: [],
+      language: "en",
     });
     expect(DEFAULT_ACCESS_TYPE).toBe("public");
     expect(PAGE_THEME).toBe("system");
     expect(ACCESS_TYPES).toEqual(["public", "password", "email-domain"]);
+  });
+
+  it("takes a page language among en, de, fr, es, pt and ja, each named in itself", () => {
+    expect(PAGE_LANGUAGES).toEqual(["en", "de", "fr", "es", "pt", "ja"]);
+    expect(page({ language: "ja" }).language).toBe("ja");
+    expect(() => page({ language: "jp" })).toThrow("statusPage.language: must be one of en, de, fr, es, pt, ja");
+    expect(Object.keys(PAGE_LANGUAGE_NAMES)).toEqual([...PAGE_LANGUAGES]);
+    expect(PAGE_LANGUAGE_NAMES.de).toBe("Deutsch");
   });
 
   it("requires title and slug", () => {
