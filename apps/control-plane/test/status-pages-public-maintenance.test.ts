@@ -1,4 +1,5 @@
 import Ajv from "ajv";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import { Periodicity, type MaintenanceService } from "@vigil/proto";
@@ -89,6 +90,23 @@ describe.each(BACKENDS)("maintenance on the public pages on %s", (backend) => {
     expect(summary.components.find((c) => c.id === page.web).status).toBe("under_maintenance");
     expect(summary.components.find((c) => c.id === page.api).status).toBe("operational");
     expect(summary.status).toEqual({ indicator: "none", description: "Service Under Maintenance" });
+
+    // The feed carries both as entries: in progress since its start, scheduled since it was written.
+    const feedBody = await html(`${page.base}/feed.atom`);
+    expect(XMLValidator.validate(feedBody)).toBe(true);
+    const entries = (new XMLParser({ ignoreAttributes: false, isArray: (name) => name === "entry" }).parse(feedBody).feed.entry ?? []) as {
+      id: string;
+      title: { "#text": string };
+      updated: string;
+      summary: { "#text": string };
+    }[];
+    const told = entries.filter((e) => e.id.startsWith("urn:vigil:maintenance:"));
+    expect(told.map((e) => e.title["#text"]).sort()).toEqual(["Database upgrade: In progress", "Network work: Scheduled"]);
+    const inProgress = told.find((e) => e.title["#text"].startsWith("Database upgrade"))!;
+    expect(inProgress.id).toMatch(new RegExp(`^urn:vigil:maintenance:${active.id}\\.`));
+    expect(new Date(inProgress.updated).getTime()).toBe(now - 10 * MINUTE);
+    expect(parsedHtml(inProgress.summary["#text"]).tags).toContain("strong");
+    expect(parsedHtml(inProgress.summary["#text"]).tags).not.toContain("script");
 
     // Deleted, it leaves the page at once.
     await windows.deleteMaintenanceWindow({ id: active.id });

@@ -2,7 +2,7 @@ import { Feed } from "feed";
 import { markdownHtml } from "@vigil/domain";
 import { incidentUrl } from "./addresses";
 import { htmlText } from "./document";
-import type { IncidentView, PageView } from "./view";
+import type { IncidentView, MaintenanceOccurrenceView, PageView } from "./view";
 import { incidentTitle, type Words } from "./words";
 import { wellFormedXml } from "./xml";
 
@@ -10,7 +10,9 @@ import { wellFormedXml } from "./xml";
  * The page's listed incidents (open and of the last 14 days) as an Atom feed:
  * each update people wrote is an entry of its own (its Markdown as HTML), so
  * is a postmortem (its entry changes when it is rewritten), and so is each
- * automatic incident, whose entry changes when it ends. Written in `words`' language.
+ * automatic incident, whose entry changes when it ends. So is each maintenance
+ * the page shows (scheduled within 7 days, or in progress), whose entry
+ * changes when it starts. Written in `words`' language.
  */
 export function atomOf(view: PageView, feedUrl: string, words: Words): string {
   const { page } = view;
@@ -26,6 +28,7 @@ export function atomOf(view: PageView, feedUrl: string, words: Words): string {
     copyright: "",
   });
   const entries = view.incidents.flatMap((incident) => (incident.kind === "written" ? [...updateEntries(incident, page.url, words), ...postmortemEntries(incident, page.url, words)] : [automaticEntry(incident, page.url, words)]));
+  entries.push(...view.maintenances.map((maintenance) => maintenanceEntry(maintenance, page.url, words)));
   for (const entry of entries.sort((a, b) => b.date.getTime() - a.date.getTime())) feed.addItem(entry);
   return wellFormedXml(feed.atom1());
 }
@@ -71,5 +74,18 @@ function automaticEntry(incident: IncidentView, pageUrl: string, words: Words) {
     date: ended ?? incident.startedAt,
     published: incident.startedAt,
     description: htmlText(summary),
+  };
+}
+
+function maintenanceEntry(maintenance: MaintenanceOccurrenceView, pageUrl: string, words: Words) {
+  const when = htmlText(words.t("maintenance.when", { from: words.time(maintenance.startsAt), until: words.time(maintenance.endsAt) }));
+  return {
+    id: `urn:vigil:maintenance:${maintenance.id}`,
+    title: htmlText(`${maintenance.title}: ${words.t(`maintenanceStatus.${maintenance.status}`)}`),
+    link: pageUrl,
+    // Scheduled: when it was last written; in progress: when it started.
+    date: maintenance.status === "scheduled" ? maintenance.updatedAt : maintenance.startsAt,
+    published: maintenance.createdAt,
+    description: `<p>${when}</p>${markdownHtml(maintenance.message)}`,
   };
 }

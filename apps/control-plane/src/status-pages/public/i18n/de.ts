@@ -70,7 +70,7 @@ export const de: Messages = {
     resolvedMark: "{{title}} (behoben)",
   },
   maintenanceStatus: { scheduled: "Geplant", in_progress: "Läuft", completed: "Abgeschlossen" },
-  maintenance: { title: "Wartung", from: "Von", until: "Bis" },
+  maintenance: { title: "Wartung", from: "Von", until: "Bis", when: "Von {{from}} bis {{until}}." },
   notFound: { title: "Seite nicht gefunden", text: "Hier gibt es keine Statusseite.", home: "Startseite" },
   signIn: {
     title: "Anmelden",

@@ -74,7 +74,7 @@ export const en = {
     resolvedMark: "{{title}} (resolved)",
   },
   maintenanceStatus: { scheduled: "Scheduled", in_progress: "In progress", completed: "Completed" },
-  maintenance: { title: "Maintenance", from: "From", until: "Until" },
+  maintenance: { title: "Maintenance", from: "From", until: "Until", when: "From {{from}} until {{until}}." },
   notFound: { title: "Page not found", text: "There is no status page here.", home: "Home" },
   signIn: {
     title: "Sign in",

@@ -70,7 +70,7 @@ export const es: Messages = {
     resolvedMark: "{{title}} (resuelto)",
   },
   maintenanceStatus: { scheduled: "Programado", in_progress: "En curso", completed: "Completado" },
-  maintenance: { title: "Mantenimiento", from: "Desde", until: "Hasta" },
+  maintenance: { title: "Mantenimiento", from: "Desde", until: "Hasta", when: "Desde el {{from}} hasta el {{until}}." },
   notFound: { title: "Página no encontrada", text: "Aquí no hay ninguna página de estado.", home: "Inicio" },
   signIn: {
     title: "Iniciar sesión",

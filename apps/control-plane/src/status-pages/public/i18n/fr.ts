@@ -70,7 +70,7 @@ export const fr: Messages = {
     resolvedMark: "{{title}} (résolu)",
   },
   maintenanceStatus: { scheduled: "Planifiée", in_progress: "En cours", completed: "Terminée" },
-  maintenance: { title: "Maintenance", from: "Du", until: "Au" },
+  maintenance: { title: "Maintenance", from: "Du", until: "Au", when: "Du {{from}} au {{until}}." },
   notFound: { title: "Page introuvable", text: "Il n’y a pas de page d’état ici.", home: "Accueil" },
   signIn: {
     title: "Se connecter",

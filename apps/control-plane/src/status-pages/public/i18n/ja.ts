@@ -71,7 +71,7 @@ export const ja: Messages = {
     resolvedMark: "{{title}} (解決済み)",
   },
   maintenanceStatus: { scheduled: "予定", in_progress: "実施中", completed: "完了" },
-  maintenance: { title: "メンテナンス", from: "開始", until: "終了" },
+  maintenance: { title: "メンテナンス", from: "開始", until: "終了", when: "{{from}} から {{until}} まで。" },
   notFound: { title: "ページが見つかりません", text: "ここにステータスページはありません。", home: "ホーム" },
   signIn: {
     title: "サインイン",

@@ -70,7 +70,7 @@ export const pt: Messages = {
     resolvedMark: "{{title}} (resolvido)",
   },
   maintenanceStatus: { scheduled: "Agendada", in_progress: "Em andamento", completed: "Concluída" },
-  maintenance: { title: "Manutenção", from: "De", until: "Até" },
+  maintenance: { title: "Manutenção", from: "De", until: "Até", when: "De {{from}} até {{until}}." },
   notFound: { title: "Página não encontrada", text: "Não há nenhuma página de status aqui.", home: "Início" },
   signIn: {
     title: "Entrar",
