@@ -47,3 +47,4 @@ export * from "./proto/status-page-incident-messages";
 export * from "./markdown";
 export * from "./status-page-access";
 export * from "./sso";
+export * from "./status-page-subscribers";

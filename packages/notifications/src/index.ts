@@ -5,6 +5,6 @@ export * from "./types";
 export { PROVIDERS, providerOf } from "./registry";
 export { aboutMonitorOnly, testMessage, monitorLink } from "./test-message";
 export { newSigningSecret } from "./providers/webhook";
-export { closeEmailTransports, transportFor as emailTransport } from "./providers/email";
+export { closeEmailTransports, deliveryErrorOf as smtpDeliveryError, transportFor as emailTransport } from "./providers/email";
 export { mailHtml } from "./providers/email/html";
 export { closeProviderConnections } from "./connections";

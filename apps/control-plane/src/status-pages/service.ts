@@ -23,6 +23,7 @@ import type { Changes } from "../changes/changes";
 import { componentMethods, groupMethods } from "./components-service";
 import type { FindPage } from "./ids";
 import { incidentMethods } from "./incidents/service";
+import type { SubscriberNoticeSink } from "./subscribers/notices";
 import { hashPassword, verifyPassword } from "../auth/password";
 import type { PageRecord, PageWrite, StatusPageRepository } from "./repository";
 
@@ -50,7 +51,12 @@ async function passwordColumns(page: PageRecord, password: string): Promise<Pick
 }
 
 /** `reservedDomains`: the names no page may take as its custom domain (reservedDomainsOf). */
-export function statusPageService(repo: StatusPageRepository, pageChanges: Changes, reservedDomains: ReadonlySet<string>): ServiceImpl<typeof StatusPageService> {
+export function statusPageService(
+  repo: StatusPageRepository,
+  pageChanges: Changes,
+  reservedDomains: ReadonlySet<string>,
+  notices: SubscriberNoticeSink | null = null,
+): ServiceImpl<typeof StatusPageService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
 
   const findPage: FindPage = async (ctx, id, field = "id") => {
@@ -128,6 +134,6 @@ export function statusPageService(repo: StatusPageRepository, pageChanges: Chang
 
     ...componentMethods(repo, findPage, pageChanges),
     ...groupMethods(repo, findPage, pageChanges),
-    ...incidentMethods(repo.incidents, findPage, pageChanges),
+    ...incidentMethods(repo.incidents, findPage, pageChanges, notices),
   };
 }

@@ -95,7 +95,44 @@ export function renderPage(view: PageView, base: string): string {
           <a href={`${base}/history`}>Incident history</a>
         </p>
       </section>
+      <Subscribe view={view} base={base} />
     </Frame>,
+  );
+}
+
+/**
+ * How to be told: the subscribe form (an address, and the components to be
+ * told of; none chosen: all of the page) while the page takes subscriptions,
+ * and the Atom feed always. It posts to `…/subscribe` (subscribe.ts).
+ */
+function Subscribe({ view, base }: { view: PageView; base: string }) {
+  return (
+    <section aria-labelledby="subscribe-title" className="subscribe">
+      <h2 id="subscribe-title" className="section-title">Get updates</h2>
+      {view.page.subscriptionsEnabled && (
+        <form method="post" action={`${base}/subscribe`}>
+          <label htmlFor="subscribe-email">Email address</label>
+          <div className="field">
+            <input type="email" id="subscribe-email" name="email" autoComplete="email" required />
+            <button type="submit">Subscribe</button>
+          </div>
+          {view.components.length > 0 && (
+            <fieldset>
+              <legend>Only these components (none chosen: all of them)</legend>
+              {view.components.map((component) => (
+                <label key={component.id} className="choice">
+                  <input type="checkbox" name="components" value={component.id} /> {component.name}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          <p className="hint">We email you a link to confirm. Every email has a link to unsubscribe.</p>
+        </form>
+      )}
+      <p className="more">
+        Or follow the <a href={`${base}/feed.atom`}>incident feed (Atom)</a>.
+      </p>
+    </section>
   );
 }
 
@@ -456,6 +493,15 @@ footer{color:var(--muted);font-size:.85rem;margin:2rem auto;}
 .affected{margin:.25rem 0 1rem}
 .incident-page section{margin-top:1.5rem}
 .month+.month{margin-top:1.5rem}
+.subscribe form{background:var(--surface);border:1px solid var(--border);border-radius:8px;padding:1rem}
+.subscribe .field{display:flex;flex-wrap:wrap;gap:.5rem;margin:.25rem 0 .75rem}
+.subscribe input[type=email]{flex:1 1 14rem;min-width:0;font:inherit;padding:.4rem .5rem;color:var(--text);background:var(--bg);border:1px solid var(--border);border-radius:6px}
+.subscribe button{font:inherit;padding:.4rem 1rem;border:1px solid var(--link);border-radius:6px;background:var(--link);color:#fff;cursor:pointer}
+.subscribe input:focus-visible,.subscribe button:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+.subscribe fieldset{border:0;margin:0 0 .5rem;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+.subscribe legend{padding:0;margin-bottom:.25rem;font-size:.9rem;color:var(--muted)}
+.subscribe .choice{font-size:.9rem}
+.hint{color:var(--muted);font-size:.85rem}
 `;
 
 /** The page's own style and refresh script are all it runs: allowed by hash, nothing from elsewhere. */

@@ -1,0 +1,190 @@
+import type { ServerResponse } from "node:http";
+import type FindMyWay from "find-my-way";
+import type { HTTPVersion } from "find-my-way";
+import type { Prisma, PrismaClient } from "@vigil/db";
+import { SUBSCRIBERS, ValidationError, parseSubscription } from "@vigil/domain";
+import type { Logger } from "@vigil/logging";
+import type { ProviderSettings } from "@vigil/notifications";
+import { readBody } from "../../http/body";
+import type { Request, Response } from "../../http/json";
+import type { AttemptLimiter } from "../../limits/attempt-limiter";
+import { pageUrl, type PageHosts, type PageLocation } from "./addresses";
+import { notice, sendPage, type PlainPage } from "./forms";
+import type { PageSessions } from "./sessions";
+import { sendConfirmationMail } from "../subscribers/mail";
+import type { SubscriberRepository } from "../subscribers/repository";
+
+export interface SubscribeDeps {
+  prisma: PrismaClient;
+  subscribers: SubscriberRepository;
+  sessions: PageSessions;
+  hosts: PageHosts;
+  /** Confirmation mails per address and hour (SUBSCRIBERS.confirmationMailsPerAddressPerHour). */
+  confirmations: AttemptLimiter;
+  /** Subscribers one page may have (STATUS_PAGE_SUBSCRIBERS_MAX). */
+  maxPerPage: number;
+  settings: ProviderSettings;
+  logger: Logger;
+  clock?: () => Date;
+}
+
+type StatusPage = Prisma.StatusPageModel;
+type Params = Record<string, string | undefined>;
+type Lookup = (req: Request, params: Params) => Promise<StatusPage | null>;
+
+/** The form's field names (the issue's wire names). */
+const FIELDS = { email: "email", webhook: "webhook", components: "components" } as const;
+
+/** The body of an RFC 8058 one-click unsubscribe POST. */
+const ONE_CLICK = "List-Unsubscribe=One-Click";
+
+/** Where a page's subscription links point: under its own address (its custom domain, else PUBLIC_URL/status/<slug>). */
+export const subscriptionLink = (page: PageLocation, publicUrl: string, path: "subscribe/confirm" | "unsubscribe", token: string) =>
+  `${pageUrl(page, publicUrl).replace(/\/$/, "")}/${path}?token=${encodeURIComponent(token)}`;
+
+/**
+ * Subscriptions of visitors, at `/status/<slug>/…` and at `/…` of a page's
+ * custom domain: POST `subscribe` (the page's form), GET
+ * `subscribe/confirm?token=` (the mailed link), GET `unsubscribe?token=` (a
+ * page with a button) and POST `unsubscribe?token=` (the button, or a mail
+ * client's RFC 8058 one-click POST, answered without a page).
+ */
+export function registerSubscribeRoutes(router: FindMyWay.Instance<HTTPVersion.V1>, deps: SubscribeDeps): void {
+  const { prisma, hosts, logger, settings, subscribers } = deps;
+  const now = deps.clock ?? (() => new Date());
+
+  const bySlug: Lookup = (_req, params) => prisma.statusPage.findFirst({ where: { slug: params.slug ?? "", published: true } });
+  const byDomain: Lookup = async (req) => {
+    const customDomain = hosts.customDomainOf(req);
+    return customDomain ? prisma.statusPage.findFirst({ where: { customDomain, published: true } }) : null;
+  };
+
+  const back = (req: Request, page: StatusPage) => ({ href: hosts.pagePath(req, page), text: "Back to the status page" });
+  const answer = (req: Request, res: Response, page: StatusPage, status: number, heading: string, text: string, headers: Record<string, string | number> = {}) =>
+    sendPage(res, status, notice(heading, text, back(req, page)), headers);
+
+  async function subscribe(req: Request, res: Response, page: StatusPage): Promise<void> {
+    if (!hosts.isSameOriginPost(req, page)) {
+      logger.warn({ pageId: page.id, origin: req.headers.origin }, "status page subscribe: cross-site post refused");
+      return answer(req, res, page, 403, "Subscription refused", "This form was sent from another site.");
+    }
+    if (!page.subscriptionsEnabled) return answer(req, res, page, 403, "No subscriptions", "This status page takes no subscriptions.");
+    // A password page lets in only its readers; an email-domain page, addresses of its domains (below).
+    if (page.accessType === "password" && !deps.sessions.holds(req, page)) {
+      return answer(req, res, page, 401, "Sign in first", "Sign in to this status page to subscribe to it.");
+    }
+    const body = await readBody(req);
+    if (body === null) return answer(req, res, page, 413, "Form too large", "The form is larger than any subscription.");
+    const form = new URLSearchParams(body.toString("utf8"));
+
+    let subscription;
+    try {
+      subscription = parseSubscription({ email: form.get(FIELDS.email) ?? "", webhook: form.get(FIELDS.webhook) ?? "", components: form.getAll(FIELDS.components) });
+    } catch (error) {
+      if (error instanceof ValidationError) return answer(req, res, page, 400, "Not subscribed", error.message);
+      throw error;
+    }
+    if (subscription.kind === "webhook") return answer(req, res, page, 400, "Not subscribed", "webhook: this page takes email subscriptions");
+    const unknown = await unknownComponents(page.id, subscription.components);
+    if (unknown.length > 0) return answer(req, res, page, 400, "Not subscribed", `components: no component ${unknown.join(", ")} on this page`);
+    if (!settings.smtpUrl) return answer(req, res, page, 503, "Email unavailable", "This Vigil deployment cannot send email (SMTP_URL is not set).");
+
+    // Counted before anything is written or sent, for every request naming the address: a form cannot flood an inbox.
+    const wait = await deps.confirmations.reserve(subscription.address);
+    if (wait > 0) {
+      return answer(req, res, page, 429, "Too many requests", `Too many confirmation emails to this address: try again in ${Math.ceil(wait / 60)} minutes.`, { "retry-after": wait });
+    }
+    const sent = (): void =>
+      answer(req, res, page, 200, "Check your email", `If this address may subscribe, a link to confirm is on its way to it. It works for ${SUBSCRIBERS.confirmLinkHours} hours.`);
+    // Alike for every address: the answer does not tell which domains may read the page, nor who is subscribed.
+    if (page.accessType === "email-domain" && !page.authEmailDomains.includes(subscription.domain)) return sent();
+
+    const outcome = await subscribers.subscribeEmail(page.id, subscription.address, subscription.components, now(), deps.maxPerPage);
+    if (outcome.kind === "full") return answer(req, res, page, 409, "Subscriptions full", "This status page has as many subscribers as it may have.");
+    sent();
+    if (outcome.kind === "subscribed") return;
+    const link = subscriptionLink(page, settings.publicUrl, "subscribe/confirm", outcome.confirmToken);
+    sendConfirmationMail(settings, { to: subscription.address, pageTitle: page.title, link }).catch((error: unknown) =>
+      logger.error({ err: error, pageId: page.id, subscriber: outcome.subscriberId }, "status page subscribe: the confirmation email could not be sent"),
+    );
+  }
+
+  async function unknownComponents(pageId: string, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const found = await prisma.statusPageComponent.findMany({ where: { pageId, id: { in: [...ids] } }, select: { id: true } });
+    const known = new Set(found.map((c) => c.id));
+    return ids.filter((id) => !known.has(id));
+  }
+
+  async function confirm(req: Request, res: Response, page: StatusPage): Promise<void> {
+    if (!page.subscriptionsEnabled) return answer(req, res, page, 403, "No subscriptions", "This status page takes no subscriptions.");
+    const confirmed = await subscribers.confirm(page.id, tokenOf(req), now());
+    if (!confirmed) {
+      return answer(req, res, page, 410, "Link not valid", `This confirmation link is not valid, was used already or is older than ${SUBSCRIBERS.confirmLinkHours} hours. Subscribe again on the page.`);
+    }
+    logger.info({ pageId: page.id, subscriber: confirmed.id }, "status page subscription confirmed");
+    answer(req, res, page, 200, "Subscribed", `You will be emailed when ${page.title} posts an incident or a maintenance. Every email has a link to unsubscribe.`);
+  }
+
+  async function unsubscribePage(req: Request, res: Response, page: StatusPage): Promise<void> {
+    const token = tokenOf(req);
+    const subscriber = await subscribers.findByUnsubscribeToken(page.id, token);
+    if (!subscriber) return answer(req, res, page, 404, "Not subscribed", "This link names no subscription: it ended already.");
+    sendPage(res, 200, unsubscribeForm(page.title, subscriber.email ?? subscriber.webhookUrl ?? "", req.url ?? ""));
+  }
+
+  async function unsubscribe(req: Request, res: Response, page: StatusPage): Promise<void> {
+    // No Origin check: the token is what allows it, and RFC 8058 posts come from mail providers, not from the page.
+    const body = await readBody(req);
+    const oneClick = body !== null && body.toString("utf8").trim() === ONE_CLICK;
+    const subscriber = await subscribers.findByUnsubscribeToken(page.id, tokenOf(req));
+    const removed = subscriber !== null && (await subscribers.remove(page.id, subscriber.id));
+    if (removed) logger.info({ pageId: page.id, subscriber: subscriber.id, oneClick }, "status page subscriber unsubscribed");
+    if (oneClick) return void (res as ServerResponse).writeHead(removed ? 200 : 404, { "cache-control": "no-store", "content-length": 0 }).end();
+    if (!removed) return answer(req, res, page, 404, "Not subscribed", "This link names no subscription: it ended already.");
+    answer(req, res, page, 200, "Unsubscribed", `You will not be told of ${page.title} any more.`);
+  }
+
+  const on = (method: "GET" | "POST", path: string, lookup: Lookup, handler: (req: Request, res: Response, page: StatusPage) => Promise<void>) =>
+    router.on(method, path, (req, res, params) => {
+      (async () => {
+        const page = await lookup(req, params);
+        if (!page) return sendPage(res, 404, notice("No such status page", "There is no status page here.", { href: "/", text: "Home" }));
+        await handler(req, res, page);
+      })().catch((error: unknown) => {
+        logger.error({ err: error, method, path }, "status page subscription failed");
+        if (!res.headersSent) sendPage(res, 500, notice("Something went wrong", "Try again in a moment."));
+      });
+    });
+
+  // A GET of the form's address (a reload after posting) goes back to the page and its form.
+  const backToPage = async (req: Request, res: Response, page: StatusPage) =>
+    void (res as ServerResponse).writeHead(303, { location: hosts.pagePath(req, page), "cache-control": "no-store" }).end();
+
+  for (const [prefix, lookup] of [["/status/:slug", bySlug], ["", byDomain]] as const) {
+    on("POST", `${prefix}/subscribe`, lookup, subscribe);
+    on("GET", `${prefix}/subscribe`, lookup, backToPage);
+    on("GET", `${prefix}/subscribe/confirm`, lookup, confirm);
+    on("GET", `${prefix}/unsubscribe`, lookup, unsubscribePage);
+    on("POST", `${prefix}/unsubscribe`, lookup, unsubscribe);
+  }
+}
+
+/** The `token` of a link's query. */
+const tokenOf = (req: Request): string => new URL(req.url ?? "/", "http://x").searchParams.get("token") ?? "";
+
+/** The page a mailed unsubscribe link opens: a button, so that a mail scanner following links unsubscribes nobody. */
+function unsubscribeForm(pageTitle: string, who: string, action: string): PlainPage {
+  return {
+    title: "Unsubscribe",
+    body: (
+      <>
+        <h1>Unsubscribe</h1>
+        <p>{`Stop telling ${who} of ${pageTitle}?`}</p>
+        <form method="post" action={action}>
+          <button type="submit">Unsubscribe</button>
+        </form>
+      </>
+    ),
+  };
+}

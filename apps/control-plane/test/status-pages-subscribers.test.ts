@@ -1,0 +1,284 @@
+import { SUBSCRIBERS } from "@vigil/domain";
+import { closeEmailTransports } from "@vigil/notifications";
+import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
+import { eventually } from "../../../test/eventually";
+import { subscriberTokensOf } from "../src/status-pages/subscribers/subscriptions";
+import { createPage, firstLinkOf, request, sessionCookieOf, startMailbox } from "./support/page-access";
+
+let mailbox: Awaited<ReturnType<typeof startMailbox>>;
+
+/** Addresses at this domain are refused for good by the SMTP server (a bounce told while sending). */
+const NO_SUCH_USER = "gone.test";
+
+beforeAll(async () => {
+  mailbox = await startMailbox({ refuses: (address) => address.endsWith(`@${NO_SUCH_USER}`) });
+});
+afterAll(async () => {
+  closeEmailTransports();
+  await mailbox?.close();
+});
+
+/** The path and query of a mailed link (PUBLIC_URL of test servers is https://vigil.test). */
+const pathOf = (link: string) => {
+  const url = new URL(link);
+  return url.pathname + url.search;
+};
+
+let addresses = 0;
+const newAddress = (domain = "example.com") => `reader-${++addresses}-${Date.now()}@${domain}`;
+
+describe.each(BACKENDS)("status page subscribers on %s", (backend) => {
+  let api: TestApi;
+  let workspace: WorkspaceKeys;
+
+  beforeAll(async () => {
+    api = await startTestApi(backend, { providerEnv: { SMTP_URL: mailbox.url } });
+    workspace = await api.workspace();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) => request(api.baseUrl, path, { headers });
+  const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) => request(api.baseUrl, path, { form, headers });
+  const page = (fields: Parameters<typeof createPage>[2]) => createPage(api.db.prisma, workspace.slug, fields);
+  const subscribersOf = (pageId: string) => api.db.prisma.statusPageSubscriber.findMany({ where: { pageId } });
+
+  it("shows the form and the feed on the page", async () => {
+    const { slug } = await page({ accessType: "public" });
+    const res = await get(`/status/${slug}`);
+    expect(res.body).toContain(`action="/status/${slug}/subscribe"`);
+    expect(res.body).toContain('name="email"');
+    expect(res.body).toContain(`href="/status/${slug}/feed.atom"`);
+  });
+
+  it("subscribes an address once it opens the mailed link, and unsubscribes it by the link's button", async () => {
+    const { id, slug, title } = await page({ accessType: "public" });
+    const address = newAddress();
+    const answer = await post(`/status/${slug}/subscribe`, { email: address.toUpperCase() });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain("Check your email");
+
+    const mail = await eventually(() => mailbox.mailTo(address));
+    expect(mail.raw).toContain(`Confirm your subscription to ${title}`);
+    const confirmLink = firstLinkOf(mail);
+    expect(confirmLink).toMatch(new RegExp(`^https://vigil\\.test/status/${slug}/subscribe/confirm\\?token=`));
+    // Only the token's hash is stored; nothing is confirmed before the link is opened.
+    const [waiting] = await subscribersOf(id);
+    expect(waiting).toMatchObject({ email: address, confirmedAt: null, componentIds: [] });
+    expect(waiting!.confirmTokenHash).not.toContain(new URL(confirmLink).searchParams.get("token"));
+
+    const confirmed = await get(pathOf(confirmLink));
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toContain("Subscribed");
+    expect((await subscribersOf(id))[0]!.confirmedAt).not.toBeNull();
+    // A link works once.
+    expect((await get(pathOf(confirmLink))).status).toBe(410);
+
+    const token = unsubscribeTokenOf(waiting!.id);
+    const form = await get(`/status/${slug}/unsubscribe?token=${token}`);
+    expect(form.status).toBe(200);
+    expect(form.body).toContain(address);
+    expect(form.body).toMatch(/<form[^>]* action="\/status\/[^"]+\/unsubscribe\?token=/);
+    // The page alone (a mail scanner following the link) unsubscribes nobody.
+    expect(await subscribersOf(id)).toHaveLength(1);
+    const done = await post(`/status/${slug}/unsubscribe?token=${token}`, {});
+    expect(done.status).toBe(200);
+    expect(done.body).toContain("Unsubscribed");
+    expect(await subscribersOf(id)).toHaveLength(0);
+  });
+
+  it("unsubscribes by the RFC 8058 one-click POST, answered without a page", async () => {
+    const { id, slug } = await page({ accessType: "public" });
+    const subscriber = await subscribeAndConfirm(slug, newAddress());
+    const token = unsubscribeTokenOf(subscriber);
+    const res = await post(`/status/${slug}/unsubscribe?token=${token}`, { "List-Unsubscribe": "One-Click" }, { origin: "https://mail.example.net" });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe("");
+    expect(await subscribersOf(id)).toHaveLength(0);
+    expect((await post(`/status/${slug}/unsubscribe?token=${token}`, { "List-Unsubscribe": "One-Click" })).status).toBe(404);
+  });
+
+  it("refuses bad input naming the field, a cross-site post, components of another page and a page that takes no subscriptions", async () => {
+    const { id, slug } = await page({ accessType: "public" });
+    const bad = await post(`/status/${slug}/subscribe`, { email: "not an address" });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toContain("email: must be an email address");
+    const other = await post(`/status/${slug}/subscribe`, { email: newAddress(), components: "0190f0f0-0000-7000-8000-000000000000" });
+    expect(other.status).toBe(400);
+    expect(other.body).toContain("components: no component 0190f0f0-0000-7000-8000-000000000000 on this page");
+    expect((await post(`/status/${slug}/subscribe`, { email: newAddress() }, { origin: "https://evil.example" })).status).toBe(403);
+    await api.db.prisma.statusPage.update({ where: { id }, data: { subscriptionsEnabled: false } });
+    const off = await post(`/status/${slug}/subscribe`, { email: newAddress() });
+    expect(off.status).toBe(403);
+    expect((await get(`/status/${slug}`)).body).not.toContain(`action="/status/${slug}/subscribe"`);
+    expect(await subscribersOf(id)).toHaveLength(0);
+  });
+
+  it("takes chosen components of the page", async () => {
+    const { id, slug } = await page({ accessType: "public" });
+    const component = await api.db.prisma.statusPageComponent.create({ data: { pageId: id, type: "static", name: "API" } });
+    const address = newAddress();
+    const res = await request(api.baseUrl, `/status/${slug}/subscribe`, { form: { email: address, components: component.id } });
+    expect(res.status).toBe(200);
+    expect((await subscribersOf(id))[0]!.componentIds).toEqual([component.id]);
+    expect((await get(`/status/${slug}`)).body).toContain(`value="${component.id}"`);
+  });
+
+  it(`mails one address at most ${SUBSCRIBERS.confirmationMailsPerAddressPerHour} confirmations an hour`, async () => {
+    const { slug } = await page({ accessType: "public" });
+    const address = newAddress();
+    for (let i = 0; i < SUBSCRIBERS.confirmationMailsPerAddressPerHour; i++) {
+      expect((await post(`/status/${slug}/subscribe`, { email: address })).status).toBe(200);
+    }
+    const refused = await post(`/status/${slug}/subscribe`, { email: address });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    await eventually(() => expect(mailbox.mailsTo(address)).toHaveLength(SUBSCRIBERS.confirmationMailsPerAddressPerHour));
+  });
+
+  it("lets a password page's subscribers be its signed-in readers only", async () => {
+    const { id, slug } = await page({ accessType: "password", password: "open sesame" });
+    expect((await post(`/status/${slug}/subscribe`, { email: newAddress() })).status).toBe(401);
+    const cookie = sessionCookieOf(await post(`/status/${slug}/sign-in`, { password: "open sesame" }));
+    const address = newAddress();
+    expect((await post(`/status/${slug}/subscribe`, { email: address }, { cookie })).status).toBe(200);
+    await eventually(() => mailbox.mailTo(address));
+    expect(await subscribersOf(id)).toHaveLength(1);
+  });
+
+  it("lets an email-domain page's subscribers be addresses of its domains only, answering others alike", async () => {
+    const { id, slug } = await page({ accessType: "email-domain", authEmailDomains: ["acme.test"] });
+    const outsider = newAddress("elsewhere.test");
+    const insider = newAddress("acme.test");
+    const refused = await post(`/status/${slug}/subscribe`, { email: outsider });
+    const taken = await post(`/status/${slug}/subscribe`, { email: insider });
+    expect(refused.status).toBe(200);
+    expect(refused.body).toBe(taken.body);
+    await eventually(() => mailbox.mailTo(insider));
+    expect(mailbox.mailsTo(outsider)).toHaveLength(0);
+    expect((await subscribersOf(id)).map((s) => s.email)).toEqual([insider]);
+  });
+
+  it("holds a page to the deployment's subscriber limit", async () => {
+    const limited = await startTestApi(backend, { providerEnv: { SMTP_URL: mailbox.url }, limits: { subscribersPerPage: 1 } });
+    try {
+      const ws = await limited.workspace();
+      const { slug } = await createPage(limited.db.prisma, ws.slug, { accessType: "public" });
+      expect((await request(limited.baseUrl, `/status/${slug}/subscribe`, { form: { email: newAddress() } })).status).toBe(200);
+      expect((await request(limited.baseUrl, `/status/${slug}/subscribe`, { form: { email: newAddress() } })).status).toBe(409);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  describe("notices", () => {
+    let client: ReturnType<TestApi["statusPageClient"]>;
+    let pages = 0;
+    beforeAll(() => {
+      client = api.statusPageClient(workspace.write.key);
+    });
+
+    /** A page made through the API, with two static components. */
+    const newPage = async () => {
+      const statusPage = (await client.createStatusPage({ statusPage: { title: "Notices", slug: `notices-${++pages}-${backend}` } })).statusPage!;
+      const component = async (name: string) => (await client.createStatusPageComponent({ component: { pageId: statusPage.id, type: "static", name } })).component!.id;
+      return { id: statusPage.id, slug: statusPage.slug ?? "", web: await component("Web"), db: await component("DB") };
+    };
+    const noticesTo = (address: string) => mailbox.mailsTo(address).filter((mail) => !/^Subject: Confirm your subscription/m.test(mail.raw));
+    /** The mail as read: quoted-printable soft breaks and escapes undone. */
+    const decoded = (mail: { raw: string }) => mail.raw.replace(/=\r\n/g, "").replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    const header = (mail: { raw: string }, name: string) => {
+      const head = mail.raw.slice(0, mail.raw.indexOf("\r\n\r\n")).replace(/\r\n[ \t]+/g, " ");
+      return new RegExp(`^${name}: (.*)$`, "mi").exec(head)?.[1];
+    };
+
+    it("mails confirmed subscribers of the page or of a component the incident names, each with its one-click unsubscribe", async () => {
+      const target = await newPage();
+      const everything = newAddress();
+      const web = newAddress();
+      const db = newAddress();
+      const waiting = newAddress();
+      await subscribeAndConfirm(target.slug, everything);
+      await subscribeAndConfirm(target.slug, web, [target.web]);
+      await subscribeAndConfirm(target.slug, db, [target.db]);
+      expect((await post(`/status/${target.slug}/subscribe`, { email: waiting })).status).toBe(200);
+
+      const incident = (await client.createStatusPageIncident({
+        incident: { pageId: target.id, title: "Checkout errors", status: "investigating", message: "We are **looking** into it.", components: [{ componentId: target.web, impact: "partial_outage" }] },
+      })).incident!;
+      const [mail] = await eventually(() => {
+        const mails = noticesTo(web);
+        expect(mails).toHaveLength(1);
+        return mails;
+      });
+      await eventually(() => expect(noticesTo(everything)).toHaveLength(1));
+      expect(header(mail!, "Subject")).toBe("[Notices] Incident: Checkout errors");
+      const text = decoded(mail!);
+      expect(text).toContain("We are **looking** into it.");
+      expect(text).toContain(`https://vigil.test/status/${target.slug}/incidents/${incident.id}`);
+      const unsubscribe = /^<(.*)>$/.exec(header(mail!, "List-Unsubscribe") ?? "")?.[1];
+      expect(unsubscribe).toMatch(new RegExp(`^https://vigil\\.test/status/${target.slug}/unsubscribe\\?token=`));
+      expect(header(mail!, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
+
+      // A mail client's one-click POST to the header's address ends the subscription.
+      const oneClick = await post(pathOf(unsubscribe!), { "List-Unsubscribe": "One-Click" });
+      expect(oneClick.status).toBe(200);
+      expect((await subscribersOf(target.id)).map((s) => s.email).sort()).toEqual([db, everything, waiting].sort());
+
+      await client.addStatusPageIncidentUpdate({ incidentId: incident.id, status: "resolved", message: "Fixed." });
+      await eventually(() => expect(noticesTo(everything)).toHaveLength(2));
+      expect(header(noticesTo(everything)[1]!, "Subject")).toBe("[Notices] Resolved: Checkout errors");
+      // Settled: every delivery of the page's notices is delivered, none is left to send.
+      await eventually(async () => expect(await api.db.prisma.statusPageNoticeDelivery.count({ where: { outcome: "pending" } })).toBe(0));
+      expect(noticesTo(web)).toHaveLength(1);
+      expect(noticesTo(db)).toHaveLength(0);
+      expect(noticesTo(waiting)).toHaveLength(0);
+    });
+
+    it("tells nothing while the page takes no subscriptions", async () => {
+      const target = await newPage();
+      const address = newAddress();
+      await subscribeAndConfirm(target.slug, address);
+      await api.db.prisma.statusPage.update({ where: { id: target.id }, data: { subscriptionsEnabled: false } });
+      await client.createStatusPageIncident({ incident: { pageId: target.id, title: "Quiet", status: "investigating", message: "m" } });
+      await api.db.prisma.statusPage.update({ where: { id: target.id }, data: { subscriptionsEnabled: true } });
+      await client.createStatusPageIncident({ incident: { pageId: target.id, title: "Told", status: "investigating", message: "m" } });
+      await eventually(() => expect(noticesTo(address)).toHaveLength(1));
+      expect(header(noticesTo(address)[0]!, "Subject")).toBe("[Notices] Incident: Told");
+      expect(await api.db.prisma.statusPageNotice.count({ where: { pageId: target.id } })).toBe(1);
+    });
+
+    it("ends the subscription of a recipient the SMTP server refuses for good (5xx)", async () => {
+      const target = await newPage();
+      const kept = newAddress();
+      await subscribeAndConfirm(target.slug, kept);
+      // Confirmed directly: its confirmation mail is refused too.
+      const gone = newAddress(NO_SUCH_USER);
+      expect((await post(`/status/${target.slug}/subscribe`, { email: gone })).status).toBe(200);
+      await eventually(async () => expect((await subscribersOf(target.id)).length).toBe(2));
+      await api.db.prisma.statusPageSubscriber.updateMany({ where: { email: gone }, data: { confirmedAt: new Date(), confirmTokenHash: null } });
+
+      await client.createStatusPageIncident({ incident: { pageId: target.id, title: "Bounce", status: "investigating", message: "m" } });
+      await eventually(async () => expect((await subscribersOf(target.id)).map((s) => s.email)).toEqual([kept]));
+      expect(noticesTo(kept)).toHaveLength(1);
+    });
+  });
+
+  /** Subscribes an address and opens its confirmation link; the subscriber's id. */
+  async function subscribeAndConfirm(slug: string, address: string, components: string[] = []): Promise<string> {
+    const form = new URLSearchParams({ email: address });
+    for (const id of components) form.append("components", id);
+    const res = await request(api.baseUrl, `/status/${slug}/subscribe`, { form });
+    expect(res.status).toBe(200);
+    const link = firstLinkOf(await eventually(() => mailbox.mailTo(address)));
+    expect((await get(pathOf(link))).status).toBe(200);
+    const row = await api.db.prisma.statusPageSubscriber.findFirstOrThrow({ where: { email: address } });
+    return row.id;
+  }
+
+  /** The token of a subscriber's unsubscribe links, as its mails carry it. */
+  function unsubscribeTokenOf(subscriberId: string): string {
+    return subscriberTokensOf(api.notifications.box).unsubscribeToken(subscriberId);
+  }
+});
