@@ -145,6 +145,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
     prefix: options.redis.prefix,
     settings: options.notifications.settings,
     tokens: subscriptions.tokens,
+    secrets: options.notifications.secrets,
     concurrency: NOTICE_BATCHES_AT_ONCE,
     retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
   });

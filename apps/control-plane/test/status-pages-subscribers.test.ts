@@ -1,3 +1,6 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
 import { SUBSCRIBERS } from "@vigil/domain";
 import { closeEmailTransports } from "@vigil/notifications";
 import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
@@ -23,6 +26,39 @@ const pathOf = (link: string) => {
   const url = new URL(link);
   return url.pathname + url.search;
 };
+
+/** A request a webhook receiver was sent. */
+interface Received {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * A webhook endpoint on loopback: it answers the verification handshake by
+ * echoing the challenge (unless `echo` is false) and every event with `status`.
+ */
+async function startReceiver(options: { echo?: boolean; status?: number } = {}) {
+  const received: Received[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      received.push({ headers: req.headers as Record<string, string>, body });
+      const event = JSON.parse(body) as { type: string; data: { challenge?: string } };
+      if (event.type === "subscription.verification") {
+        return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(options.echo === false ? { ok: true } : { challenge: event.data.challenge }));
+      }
+      res.writeHead(options.status ?? 204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 let addresses = 0;
 const newAddress = (domain = "example.com") => `reader-${++addresses}-${Date.now()}@${domain}`;
@@ -262,6 +298,89 @@ describe.each(BACKENDS)("status page subscribers on %s", (backend) => {
       await client.createStatusPageIncident({ incident: { pageId: target.id, title: "Bounce", status: "investigating", message: "m" } });
       await eventually(async () => expect((await subscribersOf(target.id)).map((s) => s.email)).toEqual([kept]));
       expect(noticesTo(kept)).toHaveLength(1);
+    });
+  });
+
+  describe("webhooks", () => {
+    let client: ReturnType<TestApi["statusPageClient"]>;
+    let receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
+    beforeAll(() => {
+      client = api.statusPageClient(workspace.write.key);
+    });
+    afterAll(async () => {
+      await Promise.all(receivers.map((r) => r.close()));
+      receivers = [];
+    });
+    const receiver = async (options?: Parameters<typeof startReceiver>[0]) => {
+      const started = await startReceiver(options);
+      receivers.push(started);
+      return started;
+    };
+    const subscribeWebhook = (slug: string, url: string) => post(`/status/${slug}/subscribe`, { webhook: url }, { accept: "application/json" });
+
+    it("subscribes an endpoint that echoes the signed challenge, shows its secret once, and sends it events it verifies with standardwebhooks", async () => {
+      const target = await page({ accessType: "public" });
+      const hook = await receiver();
+      const res = await subscribeWebhook(target.slug, hook.url);
+      expect(res.status).toBe(201);
+      const { secret, subscriberId, unsubscribeUrl } = JSON.parse(res.body) as { secret: string; subscriberId: string; unsubscribeUrl: string };
+      expect(secret).toMatch(/^whsec_/);
+      const signer = new Webhook(secret);
+      const verification = signer.verify(hook.received[0]!.body, hook.received[0]!.headers) as { type: string; data: { challenge: string; page: { id: string } } };
+      expect(verification).toMatchObject({ type: "subscription.verification", data: { page: { id: target.id } } });
+      const [row] = await subscribersOf(target.id);
+      expect(row).toMatchObject({ id: subscriberId, kind: "webhook", webhookUrl: hook.url });
+      // Sealed: the secret is not stored as it was shown.
+      expect(row!.webhookSecret).not.toContain(secret.slice(6));
+
+      const incident = (await client.createStatusPageIncident({ incident: { pageId: target.id, title: "Webhook news", status: "investigating", message: "Looking." } })).incident!;
+      await eventually(() => expect(hook.received).toHaveLength(2));
+      const event = signer.verify(hook.received[1]!.body, hook.received[1]!.headers) as { type: string; data: Record<string, unknown> };
+      expect(event).toMatchObject({ type: "incident.created", version: 1, data: { id: incident.id, title: "Webhook news", status: "investigating", message: "Looking.", unsubscribeUrl } });
+      expect(hook.received[1]!.headers["webhook-id"]).toBe((event as unknown as { id: string }).id);
+
+      expect((await post(pathOf(unsubscribeUrl), { "List-Unsubscribe": "One-Click" })).status).toBe(200);
+      expect(await subscribersOf(target.id)).toHaveLength(0);
+    });
+
+    it("refuses an endpoint that does not echo the challenge, and one the SSRF guard refuses", async () => {
+      const target = await page({ accessType: "public" });
+      const silent = await receiver({ echo: false });
+      const res = await subscribeWebhook(target.slug, silent.url);
+      expect(res.status).toBe(400);
+      expect(res.body).toContain("webhook: did not answer the verification");
+      expect(await subscribersOf(target.id)).toHaveLength(0);
+
+      const guarded = await startTestApi(backend, { providerEnv: { SMTP_URL: mailbox.url, ALLOW_PRIVATE_TARGETS: "false" } });
+      try {
+        const ws = await guarded.workspace();
+        const other = await createPage(guarded.db.prisma, ws.slug, { accessType: "public" });
+        const hook = await receiver();
+        const refused = await request(guarded.baseUrl, `/status/${other.slug}/subscribe`, { form: { webhook: hook.url } });
+        expect(refused.status).toBe(400);
+        expect(hook.received).toHaveLength(0);
+        expect(await guarded.db.prisma.statusPageSubscriber.count()).toBe(0);
+      } finally {
+        await guarded.close();
+      }
+    });
+
+    it("ends the subscription of an endpoint answering 410 Gone", async () => {
+      const target = await page({ accessType: "public" });
+      const gone = await receiver({ status: 410 });
+      expect((await subscribeWebhook(target.slug, gone.url)).status).toBe(201);
+      await client.createStatusPageIncident({ incident: { pageId: target.id, title: "Gone", status: "investigating", message: "m" } });
+      await eventually(async () => expect(await subscribersOf(target.id)).toHaveLength(0));
+      expect(gone.received).toHaveLength(2);
+    });
+
+    it("lets only a signed-in reader subscribe a webhook to a protected page", async () => {
+      const target = await page({ accessType: "password", password: "open sesame" });
+      const hook = await receiver();
+      expect((await subscribeWebhook(target.slug, hook.url)).status).toBe(401);
+      expect(hook.received).toHaveLength(0);
+      const cookie = sessionCookieOf(await post(`/status/${target.slug}/sign-in`, { password: "open sesame" }));
+      expect((await post(`/status/${target.slug}/subscribe`, { webhook: hook.url }, { cookie })).status).toBe(201);
     });
   });
 

@@ -4,7 +4,7 @@ export * from "./text";
 export * from "./types";
 export { PROVIDERS, providerOf } from "./registry";
 export { aboutMonitorOnly, testMessage, monitorLink } from "./test-message";
-export { newSigningSecret } from "./providers/webhook";
+export { newSigningSecret, postSignedWebhook } from "./providers/webhook";
 export { closeEmailTransports, deliveryErrorOf as smtpDeliveryError, transportFor as emailTransport } from "./providers/email";
 export { mailHtml } from "./providers/email/html";
 export { closeProviderConnections } from "./connections";

@@ -159,6 +159,8 @@ export function httpRoutes(
     hosts,
     settings: pageAccess.settings,
     subscribers: pageAccess.subscriptions.repository,
+    tokens: pageAccess.subscriptions.tokens,
+    secrets: pageAccess.secrets,
     maxPerPage: pageAccess.subscriptions.maxPerPage,
     confirmations: attemptLimiter(pageAccess.redis, "subscribe-confirmation", { points: SUBSCRIBERS.confirmationMailsPerAddressPerHour, seconds: 3_600 }),
   });

@@ -4,7 +4,7 @@ import type { HTTPVersion } from "find-my-way";
 import type { Prisma, PrismaClient } from "@vigil/db";
 import { SUBSCRIBERS, ValidationError, parseSubscription } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
-import type { ProviderSettings } from "@vigil/notifications";
+import { newSigningSecret, type ProviderSettings } from "@vigil/notifications";
 import { readBody } from "../../http/body";
 import type { Request, Response } from "../../http/json";
 import type { AttemptLimiter } from "../../limits/attempt-limiter";
@@ -13,10 +13,16 @@ import { notice, sendPage, type PlainPage } from "./forms";
 import type { PageSessions } from "./sessions";
 import { sendConfirmationMail } from "../subscribers/mail";
 import type { SubscriberRepository } from "../subscribers/repository";
+import type { SubscriberTokens } from "../subscribers/tokens";
+import { verifyWebhook } from "../subscribers/webhooks";
+import type { SecretBox } from "../../notifications/secrets";
 
 export interface SubscribeDeps {
   prisma: PrismaClient;
   subscribers: SubscriberRepository;
+  tokens: SubscriberTokens;
+  /** Seals webhook subscribers' signing secrets. */
+  secrets: SecretBox;
   sessions: PageSessions;
   hosts: PageHosts;
   /** Confirmation mails per address and hour (SUBSCRIBERS.confirmationMailsPerAddressPerHour). */
@@ -84,9 +90,9 @@ export function registerSubscribeRoutes(router: FindMyWay.Instance<HTTPVersion.V
       if (error instanceof ValidationError) return answer(req, res, page, 400, "Not subscribed", error.message);
       throw error;
     }
-    if (subscription.kind === "webhook") return answer(req, res, page, 400, "Not subscribed", "webhook: this page takes email subscriptions");
     const unknown = await unknownComponents(page.id, subscription.components);
     if (unknown.length > 0) return answer(req, res, page, 400, "Not subscribed", `components: no component ${unknown.join(", ")} on this page`);
+    if (subscription.kind === "webhook") return subscribeWebhook(req, res, page, subscription.url, subscription.components);
     if (!settings.smtpUrl) return answer(req, res, page, 503, "Email unavailable", "This Vigil deployment cannot send email (SMTP_URL is not set).");
 
     // Counted before anything is written or sent, for every request naming the address: a form cannot flood an inbox.
@@ -107,6 +113,31 @@ export function registerSubscribeRoutes(router: FindMyWay.Instance<HTTPVersion.V
     sendConfirmationMail(settings, { to: subscription.address, pageTitle: page.title, link }).catch((error: unknown) =>
       logger.error({ err: error, pageId: page.id, subscriber: outcome.subscriberId }, "status page subscribe: the confirmation email could not be sent"),
     );
+  }
+
+  /**
+   * A webhook is subscribed once it answers the verification handshake
+   * (webhooks.ts), at once: the answer shows its signing secret, this once.
+   * On a protected page only a signed-in reader subscribes one.
+   */
+  async function subscribeWebhook(req: Request, res: Response, page: StatusPage, url: string, components: string[]): Promise<void> {
+    if (page.accessType !== "public" && !deps.sessions.holds(req, page)) {
+      return answer(req, res, page, 401, "Sign in first", "Sign in to this status page to subscribe a webhook to it.");
+    }
+    const wait = await deps.confirmations.reserve(`webhook:${url}`);
+    if (wait > 0) return answer(req, res, page, 429, "Too many requests", `Too many subscriptions of this webhook: try again in ${Math.ceil(wait / 60)} minutes.`, { "retry-after": wait });
+    const secret = newSigningSecret();
+    const refusal = await verifyWebhook(url, secret, { id: page.id, title: page.title, url: pageUrl(page, settings.publicUrl) }, settings);
+    if (refusal) return answer(req, res, page, 400, "Not subscribed", `webhook: did not answer the verification: ${refusal}`);
+    const id = await subscribers.subscribeWebhook(page.id, url, components, deps.secrets.seal(secret), now(), deps.maxPerPage);
+    if (id === null) return answer(req, res, page, 409, "Subscriptions full", "This status page has as many subscribers as it may have.");
+    logger.info({ pageId: page.id, subscriber: id }, "status page webhook subscribed");
+    const unsubscribeUrl = subscriptionLink(page, settings.publicUrl, "unsubscribe", deps.tokens.unsubscribeToken(id));
+    if (String(req.headers.accept ?? "").includes("application/json")) {
+      const body = JSON.stringify({ subscriberId: id, secret, unsubscribeUrl });
+      return void (res as ServerResponse).writeHead(201, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(body) }).end(body);
+    }
+    sendPage(res, 201, webhookSubscribed(page.title, secret, unsubscribeUrl));
   }
 
   async function unknownComponents(pageId: string, ids: readonly string[]): Promise<string[]> {
@@ -172,6 +203,27 @@ export function registerSubscribeRoutes(router: FindMyWay.Instance<HTTPVersion.V
 
 /** The `token` of a link's query. */
 const tokenOf = (req: Request): string => new URL(req.url ?? "/", "http://x").searchParams.get("token") ?? "";
+
+/** The answer to a webhook's subscription: its signing secret, shown this once. */
+function webhookSubscribed(pageTitle: string, secret: string, unsubscribeUrl: string): PlainPage {
+  return {
+    title: "Webhook subscribed",
+    body: (
+      <>
+        <h1>Webhook subscribed</h1>
+        <p>{`Your endpoint will be sent ${pageTitle}'s incidents and maintenance, signed per Standard Webhooks with this secret. It is shown this once: keep it now.`}</p>
+        <p>
+          <code>{secret}</code>
+        </p>
+        <p>
+          {"To unsubscribe, POST to "}
+          <code>{unsubscribeUrl}</code>
+          {" or answer an event with 410 Gone."}
+        </p>
+      </>
+    ),
+  };
+}
 
 /** The page a mailed unsubscribe link opens: a button, so that a mail scanner following links unsubscribes nobody. */
 function unsubscribeForm(pageTitle: string, who: string, action: string): PlainPage {

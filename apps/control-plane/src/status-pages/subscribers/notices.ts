@@ -11,6 +11,8 @@ import { subscriptionLink } from "../public/subscribe";
 import { INCIDENT_STATUS_WORDS } from "../public/words";
 import { RecipientRefused, sendNoticeMail } from "./mail";
 import type { SubscriberTokens } from "./tokens";
+import { GONE, sendNoticeWebhook } from "./webhooks";
+import type { SecretBox } from "../../notifications/secrets";
 
 /** What subscribers of a page are told: an incident's or a maintenance's news. */
 export interface SubscriberNotice {
@@ -38,6 +40,8 @@ export interface SubscriberNoticeOptions {
   prefix: string;
   settings: ProviderSettings;
   tokens: SubscriberTokens;
+  /** Opens webhook subscribers' signing secrets. */
+  secrets: SecretBox;
   /** Batch jobs in flight at once per control plane. */
   concurrency: number;
   retryDelaysMs: readonly number[];
@@ -248,15 +252,16 @@ export class SubscriberNotices implements SubscriberNoticeSink {
 
   private async send(delivery: PendingDelivery): Promise<void> {
     const { subscriber, notice } = delivery;
-    if (subscriber.kind !== "email" || !subscriber.email) throw new DeliveryError(`subscriber kind ${subscriber.kind} is not sent to yet`, false);
-    await sendNoticeMail(this.options.settings, {
-      to: subscriber.email,
-      pageTitle: notice.page.title,
-      subject: subjectOf(notice),
-      message: notice.message,
-      link: notice.link,
-      unsubscribeLink: subscriptionLink(notice.page, this.options.settings.publicUrl, "unsubscribe", this.options.tokens.unsubscribeToken(subscriber.id)),
-    });
+    const { settings } = this.options;
+    const unsubscribeLink = subscriptionLink(notice.page, settings.publicUrl, "unsubscribe", this.options.tokens.unsubscribeToken(subscriber.id));
+    if (subscriber.webhookUrl && subscriber.webhookSecret) {
+      const page = { id: notice.page.id, title: notice.page.title, url: pageUrl(notice.page, settings.publicUrl) };
+      const subject = { id: notice.subjectId, title: notice.title, status: notice.status, message: notice.message, link: notice.link, componentIds: notice.componentIds, unsubscribeUrl: unsubscribeLink };
+      await sendNoticeWebhook(subscriber.webhookUrl, this.options.secrets.open(subscriber.webhookSecret), delivery.id, page, { kind: notice.kind, createdAt: notice.createdAt, subject }, settings);
+      return;
+    }
+    if (!subscriber.email) throw new DeliveryError("the subscriber has neither an address nor a webhook", false);
+    await sendNoticeMail(settings, { to: subscriber.email, pageTitle: notice.page.title, subject: subjectOf(notice), message: notice.message, link: notice.link, unsubscribeLink });
   }
 
   /** Records an attempt that did not deliver; returns when to try again, or null when done. */
@@ -280,5 +285,9 @@ export class SubscriberNotices implements SubscriberNoticeSink {
   }
 }
 
-/** Why an answer ends the subscription, or null. */
-const endingReasonOf = (error: unknown): string | null => (error instanceof RecipientRefused ? error.message : null);
+/** Why an answer ends the subscription, or null: a recipient refused for good, or a webhook answering 410 Gone. */
+function endingReasonOf(error: unknown): string | null {
+  if (error instanceof RecipientRefused) return error.message;
+  if (error instanceof DeliveryError && error.statusCode === GONE) return "the webhook answered 410 Gone";
+  return null;
+}

@@ -59,6 +59,31 @@ export class SubscriberRepository {
     });
   }
 
+  /**
+   * Subscribes a webhook that answered the verification handshake: it is
+   * confirmed at once. A URL subscribed already takes the new secret and
+   * components (only its endpoint could answer the handshake). Null when the
+   * page is full.
+   */
+  async subscribeWebhook(pageId: string, url: string, componentIds: readonly string[], sealedSecret: string, now: Date, maxPerPage: number): Promise<string | null> {
+    const fields = { componentIds: [...componentIds], webhookSecret: sealedSecret, confirmedAt: now };
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT id FROM status_pages WHERE id = ${pageId} FOR UPDATE`;
+      await tx.statusPageSubscriber.deleteMany({ where: expiredPending(pageId, now) });
+      const existing = await tx.statusPageSubscriber.findUnique({ where: { pageId_webhookUrl: { pageId, webhookUrl: url } } });
+      if (existing) {
+        await tx.statusPageSubscriber.update({ where: { id: existing.id }, data: fields });
+        return existing.id;
+      }
+      if (!subscriberRoomLeft(await tx.statusPageSubscriber.count({ where: { pageId } }), maxPerPage)) return null;
+      const id = uuidv7();
+      await tx.statusPageSubscriber.create({
+        data: { id, pageId, kind: "webhook", webhookUrl: url, unsubscribeTokenHash: tokenHash(this.tokens.unsubscribeToken(id)), createdAt: now, ...fields },
+      });
+      return id;
+    });
+  }
+
   /** Confirms the subscription of this link; the subscriber, or null when the link is unknown, of another page or expired. */
   async confirm(pageId: string, token: string, now: Date): Promise<SubscriberRow | null> {
     const hash = tokenHash(token);
