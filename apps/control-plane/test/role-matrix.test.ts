@@ -106,6 +106,8 @@ const MATRIX = [
     GetStatusPageIncident: READ,
     UpdateStatusPageIncident: WRITE,
     DeleteStatusPageIncident: WRITE,
+    ListStatusPageSubscribers: READ,
+    DeleteStatusPageSubscriber: WRITE,
   }),
   rows(AccountService, {
     GetProfile: PERSON,

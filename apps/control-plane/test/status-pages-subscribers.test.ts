@@ -384,6 +384,51 @@ describe.each(BACKENDS)("status page subscribers on %s", (backend) => {
     });
   });
 
+  describe("owners", () => {
+    it("list a page's subscribers by page, never their secrets, remove one, and turn subscriptions off and on", async () => {
+      const client = api.statusPageClient(workspace.write.key);
+      const reader = api.statusPageClient(workspace.read.key);
+      const created = (await client.createStatusPage({ statusPage: { title: "Owned", slug: `owned-${backend}` } })).statusPage!;
+      expect(created.subscriptionsEnabled).toBe(true);
+      const first = newAddress();
+      const second = newAddress();
+      await subscribeAndConfirm(created.slug, first);
+      expect((await post(`/status/${created.slug}/subscribe`, { email: second })).status).toBe(200);
+
+      const all = await reader.listStatusPageSubscribers({ pageId: created.id });
+      expect(all.totalSize).toBe(2);
+      expect(all.subscribers.map((s) => ({ email: s.email, kind: s.kind, confirmed: s.confirmed }))).toEqual([
+        { email: first, kind: "email", confirmed: true },
+        { email: second, kind: "email", confirmed: false },
+      ]);
+      const paged = await reader.listStatusPageSubscribers({ pageId: created.id, limit: 1, offset: 1 });
+      expect(paged.subscribers.map((s) => s.email)).toEqual([second]);
+      await expect(reader.listStatusPageSubscribers({ pageId: created.id, limit: 101 })).rejects.toThrow(/limit/);
+      await expect(reader.deleteStatusPageSubscriber({ id: all.subscribers[0]!.id })).rejects.toThrow(/permission|scope|write/i);
+
+      expect((await client.deleteStatusPageSubscriber({ id: all.subscribers[0]!.id })).success).toBe(true);
+      await expect(client.deleteStatusPageSubscriber({ id: all.subscribers[0]!.id })).rejects.toThrow(/not found/);
+      expect((await reader.listStatusPageSubscribers({ pageId: created.id })).subscribers.map((s) => s.email)).toEqual([second]);
+
+      const off = (await client.updateStatusPage({ id: created.id, statusPage: { subscriptionsEnabled: false } })).statusPage!;
+      expect(off.subscriptionsEnabled).toBe(false);
+      expect((await post(`/status/${created.slug}/subscribe`, { email: newAddress() })).status).toBe(403);
+      // A mask naming the field without a value sets it back to its default, on.
+      const on = (await client.updateStatusPage({ id: created.id, statusPage: {}, updateMask: { paths: ["subscriptions_enabled"] } })).statusPage!;
+      expect(on.subscriptionsEnabled).toBe(true);
+    });
+
+    it("cannot see or remove another workspace's subscribers", async () => {
+      const other = await api.workspace();
+      const mine = await page({ accessType: "public" });
+      const row = await api.db.prisma.statusPageSubscriber.create({ data: { pageId: mine.id, kind: "email", email: newAddress(), unsubscribeTokenHash: `x-${Date.now()}` } });
+      const stranger = api.statusPageClient(other.write.key);
+      await expect(stranger.listStatusPageSubscribers({ pageId: mine.id })).rejects.toThrow(/not found/);
+      await expect(stranger.deleteStatusPageSubscriber({ id: row.id })).rejects.toThrow(/not found/);
+      expect(await subscribersOf(mine.id)).toHaveLength(1);
+    });
+  });
+
   /** Subscribes an address and opens its confirmation link; the subscriber's id. */
   async function subscribeAndConfirm(slug: string, address: string, components: string[] = []): Promise<string> {
     const form = new URLSearchParams({ email: address });

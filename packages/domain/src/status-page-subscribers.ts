@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { stringify } from "csv-stringify/sync";
 import { LIMITS } from "./limits";
 import { httpUrl, list, nonEmptyText, readableLine, set } from "./rules";
 import { emailDomainOf } from "./status-page-access";
@@ -76,4 +77,28 @@ export const noticeReaches = (chosen: readonly string[], named: readonly string[
 export function incidentNoticeKind(opened: boolean, status: string): SubscriberNoticeKind {
   if (status === "resolved") return "incident.resolved";
   return opened ? "incident.created" : "incident.updated";
+}
+
+/** A subscriber as the owners' CSV export writes it (times as ISO 8601, "" when unset). */
+export interface SubscriberCsvRow {
+  id: string;
+  kind: string;
+  email: string;
+  webhookUrl: string;
+  componentIds: readonly string[];
+  confirmed: boolean;
+  confirmedAt: string;
+  createdAt: string;
+}
+
+/**
+ * The CSV export of a page's subscribers (RFC 4180, a header row, component
+ * ids joined by spaces), as the CLI and the console write it. Cells a
+ * spreadsheet would run as formulas (=, +, -, @ first) are escaped.
+ */
+export function subscribersCsv(rows: readonly SubscriberCsvRow[]): string {
+  return stringify(
+    rows.map((r) => [r.id, r.kind, r.email, r.webhookUrl, r.componentIds.join(" "), r.confirmed ? "true" : "false", r.confirmedAt, r.createdAt]),
+    { header: true, columns: ["id", "kind", "email", "webhook_url", "component_ids", "confirmed", "confirmed_at", "created_at"], escape_formulas: true, record_delimiter: "unix" },
+  );
 }

@@ -45,6 +45,7 @@ describe("status page fields", () => {
       accessType: "public",
       password: "",
       authEmailDomains: [],
+      subscriptionsEnabled: true,
     });
     expect(DEFAULT_ACCESS_TYPE).toBe("public");
     expect(PAGE_THEME).toBe("system");

@@ -1,4 +1,4 @@
-import { SUBSCRIBERS, ValidationError, incidentNoticeKind, noticeReaches, parseSubscription, subscriberRoomLeft } from "../src";
+import { SUBSCRIBERS, ValidationError, incidentNoticeKind, noticeReaches, parseSubscription, subscriberRoomLeft, subscribersCsv } from "../src";
 
 const violations = (run: () => unknown) => {
   try {
@@ -59,5 +59,19 @@ describe("subscriber limits and reach", () => {
     expect(incidentNoticeKind(false, "identified")).toBe("incident.updated");
     expect(incidentNoticeKind(false, "resolved")).toBe("incident.resolved");
     expect(incidentNoticeKind(true, "resolved")).toBe("incident.resolved");
+  });
+});
+
+describe("subscribersCsv", () => {
+  it("writes a header and a row per subscriber, quoting what needs it and escaping formulas", () => {
+    const row = { id: "s1", kind: "email", email: "a@b.test", webhookUrl: "", componentIds: ["c1", "c2"], confirmed: true, confirmedAt: "2026-11-29T12:00:00.000Z", createdAt: "2026-11-29T11:00:00.000Z" };
+    expect(subscribersCsv([row, { ...row, id: "s2", email: "=HYPERLINK(\"x\")@b.test", confirmed: false, confirmedAt: "" }])).toBe(
+      [
+        "id,kind,email,webhook_url,component_ids,confirmed,confirmed_at,created_at",
+        "s1,email,a@b.test,,c1 c2,true,2026-11-29T12:00:00.000Z,2026-11-29T11:00:00.000Z",
+        `s2,email,"'=HYPERLINK(""x"")@b.test",,c1 c2,false,,2026-11-29T11:00:00.000Z`,
+        "",
+      ].join("\n"),
+    );
   });
 });

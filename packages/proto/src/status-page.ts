@@ -2,3 +2,4 @@
 export * from "./gen/status_page/v1/status_page_pb";
 export * from "./gen/status_page/v1/incident_pb";
 export * from "./gen/status_page/v1/service_pb";
+export * from "./gen/status_page/v1/subscriber_pb";

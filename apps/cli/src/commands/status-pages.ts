@@ -13,6 +13,7 @@ import { Command } from "commander";
 import { fields, type FieldFlag } from "../fields.js";
 import { addCommands, type Resource } from "../resource.js";
 import { addIncidentCommands } from "./status-page-incidents.js";
+import { addSubscriberCommands } from "./status-page-subscribers.js";
 
 const pageFields = (): FieldFlag[] => [
   fields.text("--title <title>", "title", "title shown on the page"),
@@ -25,6 +26,7 @@ const pageFields = (): FieldFlag[] => [
   fields.text("--access-type <type>", "accessType", `who may see it: ${ACCESS_TYPES.join(", ")}`),
   fields.text("--password <password>", "password", "password of a password-protected page"),
   fields.texts("--auth-email-domain <domain>", "authEmailDomains", "an email domain allowed in"),
+  ...fields.toggle("subscriptions", "subscriptionsEnabled", "let visitors subscribe to the page (on unless turned off)"),
 ];
 
 const componentFields = (): FieldFlag[] => [
@@ -106,5 +108,6 @@ export function statusPagesCommand(): Command {
   pages.addCommand(addCommands(new Command("components").description("components of a status page"), COMPONENTS));
   pages.addCommand(addCommands(new Command("groups").description("component groups of a status page"), GROUPS));
   pages.addCommand(addIncidentCommands(new Command("incidents").description("incidents written on a status page, their updates and postmortems")));
+  pages.addCommand(addSubscriberCommands(new Command("subscribers").description("who is told of a status page's incidents: list, export as CSV, remove")));
   return pages;
 }

@@ -24,6 +24,7 @@ import { componentMethods, groupMethods } from "./components-service";
 import type { FindPage } from "./ids";
 import { incidentMethods } from "./incidents/service";
 import type { SubscriberNoticeSink } from "./subscribers/notices";
+import { subscriberMethods } from "./subscribers/service";
 import { hashPassword, verifyPassword } from "../auth/password";
 import type { PageRecord, PageWrite, StatusPageRepository } from "./repository";
 
@@ -135,5 +136,6 @@ export function statusPageService(
     ...componentMethods(repo, findPage, pageChanges),
     ...groupMethods(repo, findPage, pageChanges),
     ...incidentMethods(repo.incidents, findPage, pageChanges, notices),
+    ...subscriberMethods(repo.subscribers, findPage),
   };
 }

@@ -22,12 +22,38 @@ const expiredPending = (pageId: string, now: Date): Prisma.StatusPageSubscriberW
   confirmExpiresAt: { lt: now },
 });
 
-/** The subscribers of status pages (status_page_subscribers). */
-export class SubscriberRepository {
+/** The subscribers of status pages as their owners see them (status_page_subscribers). */
+export class SubscriberDirectory {
+  constructor(protected readonly prisma: PrismaClient) {}
+
+  /** A page's subscribers, oldest first, and their number. */
+  async list(pageId: string, limit: number, offset: number): Promise<{ records: SubscriberRow[]; total: number }> {
+    const [records, total] = await Promise.all([
+      this.prisma.statusPageSubscriber.findMany({ where: { pageId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: limit, skip: offset }),
+      this.prisma.statusPageSubscriber.count({ where: { pageId } }),
+    ]);
+    return { records, total };
+  }
+
+  /** The subscriber with this id on a page of the workspace, or null. */
+  find(workspaceId: string, id: string): Promise<SubscriberRow | null> {
+    return this.prisma.statusPageSubscriber.findFirst({ where: { id, page: { workspaceId } } });
+  }
+
+  /** Ends a subscription: the row goes, and with it the address and what it was sent. Whether there was one. */
+  async remove(pageId: string, subscriberId: string): Promise<boolean> {
+    return (await this.prisma.statusPageSubscriber.deleteMany({ where: { id: subscriberId, pageId } })).count > 0;
+  }
+}
+
+/** Subscribing and confirming, for the public routes: the directory, and the tokens of the links. */
+export class SubscriberRepository extends SubscriberDirectory {
   constructor(
-    private readonly prisma: PrismaClient,
+    prisma: PrismaClient,
     private readonly tokens: SubscriberTokens,
-  ) {}
+  ) {
+    super(prisma);
+  }
 
   /**
    * Subscribes an address to a page, waiting for confirmation, in a
@@ -98,10 +124,5 @@ export class SubscriberRepository {
   /** The subscriber an unsubscribe link names, or null. */
   async findByUnsubscribeToken(pageId: string, token: string): Promise<SubscriberRow | null> {
     return this.prisma.statusPageSubscriber.findFirst({ where: { pageId, unsubscribeTokenHash: tokenHash(token) } });
-  }
-
-  /** Ends a subscription: the row goes, and with it the address and what it was sent. Whether there was one. */
-  async remove(pageId: string, subscriberId: string): Promise<boolean> {
-    return (await this.prisma.statusPageSubscriber.deleteMany({ where: { id: subscriberId, pageId } })).count > 0;
   }
 }
