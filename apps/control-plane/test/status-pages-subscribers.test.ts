@@ -392,7 +392,7 @@ describe.each(BACKENDS)("status page subscribers on %s", (backend) => {
       expect(created.subscriptionsEnabled).toBe(true);
       const first = newAddress();
       const second = newAddress();
-      await subscribeAndConfirm(created.slug, first);
+      await subscribeAndConfirm(created.slug ?? "", first);
       expect((await post(`/status/${created.slug}/subscribe`, { email: second })).status).toBe(200);
 
       const all = await reader.listStatusPageSubscribers({ pageId: created.id });
