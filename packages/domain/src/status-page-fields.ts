@@ -1,4 +1,5 @@
 import type { StatusPage } from "@vigil/proto/status-page";
+import { DEFAULT_SUBSCRIPTIONS_ENABLED } from "./status-page-config";
 
 /** A page's editable fields as plain values, unset ones empty: what the CLI compares and the console's editor starts from. */
 export function statusPageFields(page: StatusPage) {
@@ -12,5 +13,6 @@ export function statusPageFields(page: StatusPage) {
     customDomain: page.customDomain ?? "",
     accessType: page.accessType || "public",
     authEmailDomains: [...page.authEmailDomains],
+    subscriptionsEnabled: page.subscriptionsEnabled ?? DEFAULT_SUBSCRIPTIONS_ENABLED,
   };
 }

@@ -42,6 +42,7 @@ export interface RemotePage {
   customDomain: string;
   accessType: string;
   authEmailDomains: string[];
+  subscriptionsEnabled: boolean;
   published: boolean;
   passwordFingerprint: string;
   groups: RemoteGroup[];

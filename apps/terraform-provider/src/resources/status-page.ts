@@ -42,6 +42,7 @@ export const statusPageSchemaSpec: BlockSpec = {
       sensitive: true,
     }),
     auth_email_domains: withDefault(["list", "string"], "Domains whose addresses may sign in, required when access_type is email-domain.", defaultOf("authEmailDomains")),
+    subscriptions_enabled: withDefault("bool", "Whether visitors may subscribe to the page by email or webhook (on unless turned off).", defaultOf("subscriptionsEnabled")),
     published: computed("bool", "Whether the page is published."),
     theme: computed("string", "The page's theme."),
     ...timestampAttributes("page"),
