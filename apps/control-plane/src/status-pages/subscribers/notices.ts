@@ -134,8 +134,11 @@ export class SubscriberNotices implements SubscriberNoticeSink {
   private async write(pageId: string, notice: SubscriberNotice): Promise<void> {
     const page = await this.prisma.statusPage.findUnique({ where: { id: pageId }, select: { subscriptionsEnabled: true, slug: true, customDomain: true } });
     if (!page?.subscriptionsEnabled) return;
-    const subscribers = await this.prisma.statusPageSubscriber.findMany({ where: { pageId, confirmedAt: { not: null } }, select: { id: true, componentIds: true } });
-    const reached = subscribers.filter((s) => noticeReaches(s.componentIds, notice.componentIds));
+    const subscribers = await this.prisma.statusPageSubscriber.findMany({ where: { pageId, confirmedAt: { not: null } }, select: { id: true, kind: true, componentIds: true } });
+    // Webhooks first: a batch of them takes a moment, mail goes at the SMTP server's pace, and jobs run in order.
+    const reached = subscribers
+      .filter((s) => noticeReaches(s.componentIds, notice.componentIds))
+      .sort((a, b) => Number(a.kind !== "webhook") - Number(b.kind !== "webhook"));
     const url = pageUrl(page, this.options.settings.publicUrl);
     const noticeId = uuidv7();
     const deliveries = reached.map((s) => ({ id: uuidv7(), noticeId, subscriberId: s.id }));
