@@ -32,6 +32,7 @@ const Regions = lazy(() => import("./pages/regions/Regions"));
 const StatusPages = lazy(() => import("./pages/status-pages/StatusPages"));
 const StatusPageEditor = lazy(() => import("./pages/status-pages/StatusPageEditor"));
 const StatusPageIncidents = lazy(() => import("./pages/status-pages/Incidents"));
+const StatusPageSubscribers = lazy(() => import("./pages/status-pages/Subscribers"));
 const loadOverview = () => import("./pages/monitors/Overview");
 const MonitorsOverview = lazy(loadOverview);
 // The landing page's chunk loads beside the session's first queries, not after them.
@@ -75,6 +76,7 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/status-pages" element={<StatusPages />} />
               <Route path="/status-pages/:id" element={<StatusPageEditor />} />
               <Route path="/status-pages/:id/incidents" element={<StatusPageIncidents />} />
+              <Route path="/status-pages/:id/subscribers" element={<StatusPageSubscribers />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />

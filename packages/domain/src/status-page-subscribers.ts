@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { stringify } from "csv-stringify/sync";
 import { LIMITS } from "./limits";
 import { httpUrl, list, nonEmptyText, readableLine, set } from "./rules";
 import { emailDomainOf } from "./status-page-access";
@@ -91,14 +90,25 @@ export interface SubscriberCsvRow {
   createdAt: string;
 }
 
+/** A cell as RFC 4180 writes it: quoted when it holds a comma, a quote or a line break; a formula's first character made text with a leading '. */
+function csvCell(value: string): string {
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+const CSV_COLUMNS = ["id", "kind", "email", "webhook_url", "component_ids", "confirmed", "confirmed_at", "created_at"] as const;
+
 /**
- * The CSV export of a page's subscribers (RFC 4180, a header row, component
- * ids joined by spaces), as the CLI and the console write it. Cells a
- * spreadsheet would run as formulas (=, +, -, @ first) are escaped.
+ * The CSV export of a page's subscribers (RFC 4180 with LF line ends, a
+ * header row, component ids joined by spaces), as the CLI and the console
+ * write it. Cells a spreadsheet would run as formulas (=, +, -, @ first) are
+ * written as text. Written here rather than with a CSV library: the one
+ * tried (csv-stringify) needs Node's Buffer when loaded, which the console's
+ * browser bundle has not.
  */
 export function subscribersCsv(rows: readonly SubscriberCsvRow[]): string {
-  return stringify(
-    rows.map((r) => [r.id, r.kind, r.email, r.webhookUrl, r.componentIds.join(" "), r.confirmed ? "true" : "false", r.confirmedAt, r.createdAt]),
-    { header: true, columns: ["id", "kind", "email", "webhook_url", "component_ids", "confirmed", "confirmed_at", "created_at"], escape_formulas: true, record_delimiter: "unix" },
+  const lines = rows.map((r) =>
+    [r.id, r.kind, r.email, r.webhookUrl, r.componentIds.join(" "), r.confirmed ? "true" : "false", r.confirmedAt, r.createdAt].map(csvCell).join(","),
   );
+  return [CSV_COLUMNS.join(","), ...lines, ""].join("\n");
 }

@@ -24,7 +24,7 @@ const pageFormSchema = (hasPassword: boolean) =>
       for (const v of violations) ctx.addIssue({ code: "custom", path: [v.field], message: v.rule });
     });
 
-const FIELDS = ["title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "password", "authEmailDomains"] as const;
+const FIELDS = ["title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "password", "authEmailDomains", "subscriptionsEnabled"] as const;
 /** The update mask names fields as the proto does. */
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -45,7 +45,8 @@ export default function StatusPageEditor() {
               Open the public page
             </a>{" "}
             ({statusPage.published ? "published" : "not published: visitors see nothing yet"}) ·{" "}
-            <Link to={`/status-pages/${statusPage.id}/incidents`}>Incidents on this page</Link>
+            <Link to={`/status-pages/${statusPage.id}/incidents`}>Incidents on this page</Link> ·{" "}
+            <Link to={`/status-pages/${statusPage.id}/subscribers`}>Subscribers</Link>
           </p>
           {mayEdit ? <EditPage page={statusPage} /> : <PageDetails page={statusPage} />}
           <Components page={statusPage} mayEdit={mayEdit} />
@@ -65,6 +66,7 @@ function PageDetails({ page }: { page: StatusPage }) {
     ["Custom domain", page.customDomain ?? ""],
     ["Access", page.accessType ?? ""],
     ["E-mail domains", page.authEmailDomains.join(", ")],
+    ["Subscriptions", page.subscriptionsEnabled === false ? "off" : "on"],
   ];
   return (
     <dl>
@@ -136,6 +138,9 @@ function EditPage({ page }: { page: StatusPage }) {
           hint={hasPassword ? "Set: leave empty to keep it." : "For access by password."}
         />
         <HookField form={form} name="authEmailDomains" label="E-mail domains" hint="For access by e-mail: example.com, example.org." />
+        <label className="field check">
+          <input type="checkbox" {...form.register("subscriptionsEnabled")} /> Visitors may subscribe (by email or webhook)
+        </label>
         <button type="submit" disabled={form.formState.isSubmitting}>
           Save page
         </button>
