@@ -301,6 +301,38 @@ describe.each(BACKENDS)("status page subscribers on %s", (backend) => {
     });
   });
 
+  it("tries a notice again after a temporary refusal (SMTP 4xx), and records it delivered", async () => {
+    let deferring = true;
+    const greylisting = await startMailbox({ defers: (address) => deferring && address.startsWith("later-") });
+    const retrying = await startTestApi(backend, { providerEnv: { SMTP_URL: greylisting.url }, limits: { retryDelaysMs: Array.from({ length: 20 }, () => 200) } });
+    try {
+      const ws = await retrying.workspace();
+      const target = await createPage(retrying.db.prisma, ws.slug, { accessType: "public" });
+      const address = `later-${newAddress()}`;
+      // Confirmed as the link would confirm it: the greylisting server would defer the confirmation mail too.
+      await retrying.db.prisma.statusPageSubscriber.create({ data: { pageId: target.id, kind: "email", email: address, unsubscribeTokenHash: `later-${Date.now()}`, confirmedAt: new Date() } });
+      await retrying.statusPageClient(ws.write.key).createStatusPageIncident({ incident: { pageId: target.id, title: "Greylisted", status: "investigating", message: "m" } });
+      const first = await eventually(async () => {
+        const [delivery] = await retrying.db.prisma.statusPageNoticeDelivery.findMany();
+        expect(delivery?.outcome).toBe("pending");
+        expect(delivery!.attempts).toBeGreaterThanOrEqual(1);
+        return delivery!;
+      });
+      expect(first.error).toContain("451");
+      deferring = false;
+      const delivered = await eventually(async () => {
+        const row = await retrying.db.prisma.statusPageNoticeDelivery.findUniqueOrThrow({ where: { id: first.id } });
+        expect(row.outcome).toBe("delivered");
+        return row;
+      });
+      expect(delivered.attempts).toBeGreaterThan(first.attempts);
+      expect(greylisting.mailsTo(address)).toHaveLength(1);
+    } finally {
+      await retrying.close();
+      await greylisting.close();
+    }
+  });
+
   describe("webhooks", () => {
     let client: ReturnType<TestApi["statusPageClient"]>;
     let receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];

@@ -10,8 +10,11 @@ export interface ReceivedMail {
   raw: string;
 }
 
-/** An SMTP server on loopback that keeps every mail it is sent; `refuses` recipients are answered 550 (no such user). */
-export async function startMailbox(options: { refuses?: (address: string) => boolean } = {}) {
+/**
+ * An SMTP server on loopback that keeps every mail it is sent; `refuses` recipients are answered 550 (no
+ * such user), and `defers` ones 451 (try again later) while it says so.
+ */
+export async function startMailbox(options: { refuses?: (address: string) => boolean; defers?: (address: string) => boolean } = {}) {
   const mails: ReceivedMail[] = [];
   const server = new SMTPServer({
     logger: false,
@@ -19,6 +22,7 @@ export async function startMailbox(options: { refuses?: (address: string) => boo
     disabledCommands: ["STARTTLS"],
     onRcptTo(address, _session, callback) {
       if (options.refuses?.(address.address)) return callback(Object.assign(new Error("5.1.1 no such user"), { responseCode: 550 }));
+      if (options.defers?.(address.address)) return callback(Object.assign(new Error("4.7.1 greylisted, try again later"), { responseCode: 451 }));
       callback();
     },
     onData(stream, session, callback) {
