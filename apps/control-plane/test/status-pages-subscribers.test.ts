@@ -5,6 +5,8 @@ import { SUBSCRIBERS } from "@vigil/domain";
 import { closeEmailTransports } from "@vigil/notifications";
 import { BACKENDS, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 import { eventually } from "../../../test/eventually";
+import { createLogger } from "@vigil/logging";
+import { SubscriberNotices } from "../src/status-pages/subscribers/notices";
 import { subscriberTokensOf } from "../src/status-pages/subscribers/subscriptions";
 import { createPage, firstLinkOf, request, sessionCookieOf, startMailbox } from "./support/page-access";
 
@@ -330,6 +332,34 @@ describe.each(BACKENDS)("status page subscribers on %s", (backend) => {
     } finally {
       await retrying.close();
       await greylisting.close();
+    }
+  });
+
+  it("sends, when swept, a delivery that a crash left pending and unqueued", async () => {
+    const target = await page({ accessType: "public" });
+    const address = newAddress();
+    const subscriber = await api.db.prisma.statusPageSubscriber.create({ data: { pageId: target.id, kind: "email", email: address, unsubscribeTokenHash: `swept-${Date.now()}`, confirmedAt: new Date() } });
+    // Written as notify() writes them, then the process stopped before queueing: no job holds the delivery.
+    const notice = await api.db.prisma.statusPageNotice.create({
+      data: { pageId: target.id, kind: "incident.created", subjectId: "i1", title: "Left behind", message: "m", status: "investigating", link: "https://vigil.test/", componentIds: [] },
+    });
+    const delivery = await api.db.prisma.statusPageNoticeDelivery.create({ data: { noticeId: notice.id, subscriberId: subscriber.id } });
+    // Another control plane's sweep, on a clock 11 minutes on; the server's own worker sends what it queues.
+    const sweeper = new SubscriberNotices(api.pipeline.redis, api.db.prisma, createLogger("silent", "test"), {
+      prefix: api.redisPrefix,
+      settings: api.notifications.settings,
+      tokens: subscriberTokensOf(api.notifications.box),
+      secrets: api.notifications.box,
+      concurrency: 1,
+      retryDelaysMs: [1_000],
+    });
+    try {
+      expect(await sweeper.sweep(new Date())).toBe(0);
+      expect(await sweeper.sweep(new Date(Date.now() + 11 * 60_000))).toBe(1);
+      await eventually(async () => expect(await api.db.prisma.statusPageNoticeDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({ outcome: "delivered" }));
+      expect(mailbox.mailsTo(address)).toHaveLength(1);
+    } finally {
+      await sweeper.close();
     }
   });
 
