@@ -327,7 +327,7 @@ const Time = ({ at }: { at: Date }) => <time dateTime={at.toISOString()}>{utcWor
  * of web and mail addresses only (@vigil/domain markdown.ts), so its output is
  * the one text besides the page's own style and script set as HTML.
  */
-const Markdown = ({ text }: { text: string }) => <div className="markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(text) }} />;
+export const Markdown = ({ text }: { text: string }) => <div className="markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(text) }} />;
 
 function IncidentStatusLabel({ incident }: { incident: IncidentView }) {
   const open = incident.resolvedAt === null;

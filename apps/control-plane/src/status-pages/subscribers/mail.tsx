@@ -1,4 +1,5 @@
-import { SUBSCRIBERS, markdownHtml } from "@vigil/domain";
+import { SUBSCRIBERS } from "@vigil/domain";
+import { Markdown } from "../public/html";
 import { emailTransport, mailHtml, smtpDeliveryError, type ProviderSettings } from "@vigil/notifications";
 
 /**
@@ -73,7 +74,7 @@ async function sendNotice(settings: ProviderSettings, mail: NoticeMail): Promise
     text: [mail.message, "", mail.link, "", `Unsubscribe: ${mail.unsubscribeLink}`].join("\n"),
     html: mailHtml(
       <>
-        <div dangerouslySetInnerHTML={{ __html: markdownHtml(mail.message) }} />
+        <Markdown text={mail.message} />
         <p>
           <a href={mail.link}>{`See it on ${mail.pageTitle}`}</a>
         </p>
