@@ -23,9 +23,10 @@ async function main(): Promise<void> {
   // two servers on one prefix: they name the prefix, and remove its keys themselves.
   const ownPrefix = process.env.BENCH_REDIS_PREFIX === undefined;
   const redisPrefix = process.env.BENCH_REDIS_PREFIX ?? testPrefix();
-  const secrets = new SecretBox(randomBytes(32));
+  // bench/subscribers.ts seals webhook subscribers' secrets with the key it names, and names the SMTP server mails go to.
+  const secrets = new SecretBox(process.env.BENCH_ENCRYPTION_KEY ? Buffer.from(process.env.BENCH_ENCRYPTION_KEY, "base64") : randomBytes(32));
   const channels = new NotificationRepository(db.prisma, secrets);
-  const settings = providerSettingsFromEnv({ ALLOW_PRIVATE_TARGETS: "true" }, "http://localhost");
+  const settings = providerSettingsFromEnv({ ALLOW_PRIVATE_TARGETS: "true", ...(process.env.BENCH_SMTP_URL && { SMTP_URL: process.env.BENCH_SMTP_URL }) }, "http://localhost");
   const pipeline = await startPipeline(
     db.prisma,
     {

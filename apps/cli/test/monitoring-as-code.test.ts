@@ -68,6 +68,7 @@ statusPages:
     password: \${STAFF_PASSWORD}
     language: de
     published: false
+    subscriptionsEnabled: false
 `;
 
 describe("vigil plan, apply and export", () => {
@@ -143,8 +144,9 @@ describe("vigil plan, apply and export", () => {
 
     const { statusPages } = await client().statusPages.listStatusPages({});
     const staff = statusPages.find((p) => p.externalId === "shop/staff")!;
-    expect(staff).toMatchObject({ accessType: "password", published: false, language: "de" });
+    expect(staff).toMatchObject({ accessType: "password", published: false, language: "de", subscriptionsEnabled: false });
     const pub = statusPages.find((p) => p.externalId === "shop/public")!;
+    expect(pub.subscriptionsEnabled).toBe(true);
     const { components } = await client().statusPages.listStatusPageComponents({ pageId: pub.id });
     const { groups } = await client().statusPages.listStatusPageComponentGroups({ pageId: pub.id });
     expect(groups.map((g) => [g.externalId, g.name])).toEqual([["shop/core", "Core"]]);
@@ -271,6 +273,8 @@ describe("vigil plan, apply and export", () => {
     expect(parsed.monitors["made-by-hand"]).not.toHaveProperty("traceHeader");
     expect(parsed.monitors.web.certificateExpiryDays).toBe(30);
     expect(parsed.monitors["made-by-hand"]).not.toHaveProperty("certificateExpiryDays");
+    expect(parsed.statusPages.staff.subscriptionsEnabled).toBe(false);
+    expect(parsed.statusPages.public).not.toHaveProperty("subscriptionsEnabled");
     expect(exported).toContain("webhookUrl: sensitive, kept as stored while left out");
     expect(parsed.statusPages.staff.language).toBe("de");
     expect(parsed.statusPages.public).not.toHaveProperty("language");

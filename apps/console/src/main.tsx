@@ -35,6 +35,7 @@ const StatusPages = lazy(() => import("./pages/status-pages/StatusPages"));
 const StatusPageEditor = lazy(() => import("./pages/status-pages/StatusPageEditor"));
 const StatusPageIncidents = lazy(() => import("./pages/status-pages/Incidents"));
 const Maintenance = lazy(() => import("./pages/maintenance/Maintenance"));
+const StatusPageSubscribers = lazy(() => import("./pages/status-pages/Subscribers"));
 const loadOverview = () => import("./pages/monitors/Overview");
 const MonitorsOverview = lazy(loadOverview);
 // The landing page's chunk loads beside the session's first queries, not after them.
@@ -81,6 +82,7 @@ createRoot(document.getElementById("root")!).render(
               <Route path="/status-pages/:id" element={<StatusPageEditor />} />
               <Route path="/status-pages/:id/incidents" element={<StatusPageIncidents />} />
               <Route path="/status-pages/:id/report" element={<StatusPageReport />} />
+              <Route path="/status-pages/:id/subscribers" element={<StatusPageSubscribers />} />
             </Route>
             <Route path="/sign-in" element={<SignIn />} />
             <Route path="/invite" element={<Invite />} />

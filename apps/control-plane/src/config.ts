@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { DEFAULT_POOL_SIZE, type DatabaseTarget } from "@vigil/db";
-import { ACCOUNTS, ADDRESS_POLICY_SETTING_NAMES, DAILY_AGGREGATE_RETENTION_DAYS, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS, type ConnectionLimits, DEFAULTS, DEFAULT_QUORUM, REGION_IDS, isDomainName, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
+import { ACCOUNTS, ADDRESS_POLICY_SETTING_NAMES, DAILY_AGGREGATE_RETENTION_DAYS, DEFAULT_CONNECTION_LIMITS, REQUEST_LIMITS, SUBSCRIBERS, type ConnectionLimits, DEFAULTS, DEFAULT_QUORUM, REGION_IDS, isDomainName, isRegionId, parseQuorumRule, type QuorumRule, type RegionId, parseEnv } from "@vigil/domain";
 import { PROVIDER_SETTING_NAMES, providerSettingsFromEnv, type ProviderSettings } from "@vigil/notifications";
 import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
 import { DEFAULT_RETRY_DELAYS_MS, parseRetryDelays } from "./alerting/retry-schedule";
@@ -75,6 +75,7 @@ const envSchema = z.object({
   RATE_LIMIT_API_ADDRESS: positiveInt(REQUEST_LIMITS.apiCallsPerAddressPerSecond),
   RATE_LIMIT_PAGE_VIEWS: positiveInt(REQUEST_LIMITS.pageViewsPerAddressPerMinute),
   MONITORS_PER_WORKSPACE: positiveInt(DEFAULTS.monitorsPerWorkspace),
+  STATUS_PAGE_SUBSCRIBERS_MAX: positiveInt(SUBSCRIBERS.defaultMaxPerPage),
   SESSION_IDLE_DAYS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(365).default(ACCOUNTS.sessionIdleDays)),
   SESSION_MAX_DAYS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(365).default(ACCOUNTS.sessionMaxDays)),
   HTTP_MAX_CONNECTIONS: positiveInt(DEFAULT_CONNECTION_LIMITS.maxConnections),
@@ -130,6 +131,8 @@ export interface ControlPlaneConfig {
   rateLimits: RateLimitSettings;
   /** Monitors one workspace may have (MONITORS_PER_WORKSPACE). */
   monitorsPerWorkspace: number;
+  /** Subscribers one status page may have (STATUS_PAGE_SUBSCRIBERS_MAX). */
+  subscribersPerPage: number;
   /** SESSION_IDLE_DAYS and SESSION_MAX_DAYS. */
   sessions: SessionSettings;
   /** What a connection to the API port may hold, and for how long (HTTP_*). */
@@ -183,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneCo
       pageViewsPerAddressPerMinute: e.RATE_LIMIT_PAGE_VIEWS,
     },
     monitorsPerWorkspace: e.MONITORS_PER_WORKSPACE,
+    subscribersPerPage: e.STATUS_PAGE_SUBSCRIBERS_MAX,
     sessions: { idleDays: e.SESSION_IDLE_DAYS, maxDays: e.SESSION_MAX_DAYS },
     connectionLimits: {
       maxConnections: e.HTTP_MAX_CONNECTIONS,

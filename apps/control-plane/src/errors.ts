@@ -40,14 +40,24 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
 }
 
 /**
+ * A message as it can be sent: a rule quoting a request's text may hold a lone
+ * surrogate, which gRPC's grpc-message trailer cannot percent-encode
+ * (encodeURIComponent throws, and the answer is never written). U+FFFD stands in.
+ */
+const wellFormed = (text: string) => text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+
+/**
  * The error a client sees for anything a handler throws: domain validation
  * becomes invalid_argument naming the field and rule; ConnectErrors pass
  * through; an unreachable database is unavailable (so clients retry);
  * anything else is internal, with details kept out of the answer.
  */
 export function toConnectError(error: unknown): ConnectError {
-  if (error instanceof ValidationError) return new ConnectError(error.message, Code.InvalidArgument);
-  if (error instanceof ConnectError) return error;
+  if (error instanceof ValidationError) return new ConnectError(wellFormed(error.message), Code.InvalidArgument);
+  if (error instanceof ConnectError) {
+    const message = wellFormed(error.rawMessage);
+    return message === error.rawMessage ? error : new ConnectError(message, error.code, error.metadata, error.details as ConstructorParameters<typeof ConnectError>[3], error.cause);
+  }
   if (isDatabaseUnavailable(error)) return new ConnectError(DATABASE_UNAVAILABLE, Code.Unavailable, undefined, undefined, error);
   return new ConnectError("internal error", Code.Internal, undefined, undefined, error);
 }

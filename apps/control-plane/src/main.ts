@@ -85,6 +85,8 @@ async function start(config: ControlPlaneConfig, logger: Logger): Promise<() => 
     rateLimits: config.rateLimits,
     connectionLimits: config.connectionLimits,
     monitorsPerWorkspace: config.monitorsPerWorkspace,
+    subscribersPerPage: config.subscribersPerPage,
+    retryDelaysMs: config.retryDelaysMs,
     sessionSettings: config.sessions,
     reservedDomains: config.reservedDomains,
     consoleDir: config.consoleDir,

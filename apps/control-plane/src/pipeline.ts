@@ -10,7 +10,7 @@ import { HeartbeatPings } from "./heartbeats/pings";
 import { HeartbeatSilence, SILENCE_SWEEP_MS } from "./heartbeats/silence";
 import { REMINDER_SWEEP_MS, Reminders } from "./alerting/reminders";
 import { MAINTENANCE_SWEEP_MS, MaintenanceSweep } from "./maintenance/sweep";
-import { NO_MAINTENANCE_EVENTS, type MaintenanceEvents } from "./maintenance/events";
+import { MaintenanceEventHub, type MaintenanceEvents } from "./maintenance/events";
 import { SLO_SWEEP_MS, SloBurnAlerts } from "./slo/burn-alerts";
 import type { ChannelLoader } from "./alerting/delivery-store";
 import type { ControlPlaneConfig } from "./config";
@@ -60,7 +60,8 @@ export interface Pipeline {
   reminders: Reminders;
   /** Alerts at the end of maintenance windows for failures still going on; tells of starts and ends. */
   maintenance: MaintenanceSweep;
-  maintenanceEvents: MaintenanceEvents;
+  /** Where the sweep tells of windows' starts and ends; the API server adds status page subscribers to it. */
+  maintenanceEvents: MaintenanceEventHub;
   /** slo.burn_rate alerts, on the same clock as reminders. */
   sloBurnAlerts: SloBurnAlerts;
   /** Heartbeat monitors' pings, on the same clock as reminders. */
@@ -128,7 +129,8 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
   });
   const repo = new MonitorRepository(prisma);
   const pageChanges = new Changes();
-  const maintenanceEvents = notifications.maintenanceEvents ?? NO_MAINTENANCE_EVENTS;
+  const maintenanceEvents = new MaintenanceEventHub();
+  if (notifications.maintenanceEvents) maintenanceEvents.listen(notifications.maintenanceEvents);
   const maintenance = new MaintenanceSweep(prisma, statuses.rules, transitionSink, maintenanceEvents, pageChanges, logger, notifications.clock);
   const stopRelays = [
     relayChanges(pageChanges, { name: "status-page-changes", component: "status page relay" }, redis, config.redisPrefix, logger),

@@ -1,7 +1,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { PrismaClient } from "@vigil/db";
-import { DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, reservedDomainsOf, type ConnectionLimits } from "@vigil/domain";
+import { DEFAULT_CONNECTION_LIMITS, DEFAULTS, LIMITS, REQUEST_LIMITS, SUBSCRIBERS, reservedDomainsOf, type ConnectionLimits } from "@vigil/domain";
 import { IncidentService, MaintenanceService, MonitorService } from "@vigil/proto";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { NotificationService } from "@vigil/proto/notification";
@@ -15,6 +15,9 @@ import { Callers } from "./auth/callers";
 import { UserSessions, type SessionSettings } from "./accounts/sessions";
 import { Invitations } from "./accounts/invitations";
 import { memberService } from "./accounts/member-service";
+import { subscriptionsOf } from "./status-pages/subscribers/subscriptions";
+import { SubscriberNotices } from "./status-pages/subscribers/notices";
+import { DEFAULT_RETRY_DELAYS_MS } from "./alerting/retry-schedule";
 import { apiKeyService } from "./accounts/api-key-service";
 import type { Revocations } from "./auth/revocation-relay";
 import type { VerifiedSessions } from "./accounts/verified-sessions";
@@ -39,7 +42,8 @@ import { StatusPageRepository } from "./status-pages/repository";
 import { statusPageService } from "./status-pages/service";
 import { maintenanceService } from "./maintenance/service";
 import { MaintenanceRepository } from "./maintenance/repository";
-import { NO_MAINTENANCE_EVENTS, type MaintenanceEvents } from "./maintenance/events";
+import { MaintenanceEventHub } from "./maintenance/events";
+import { maintenanceNotices } from "./status-pages/subscribers/maintenance-notices";
 import { addServerReflection } from "./grpc/reflection";
 import { auditLogService } from "./audit/service";
 import { errorsAndLogging } from "./rpc-interceptors";
@@ -60,8 +64,8 @@ import { OverviewWakes, type WakeSettings } from "./monitors/overview-wakes";
 import { rpcHandler } from "./http/rpc-handler";
 
 export interface ApiServerOptions {
-  /** Told when a maintenance window is scheduled (subscribers); none by default. */
-  maintenanceEvents?: MaintenanceEvents;
+  /** The events of maintenance windows (the pipeline's, which its sweep tells of starts and ends); the server's own when not given. Status page subscribers listen to them. */
+  maintenanceEvents?: MaintenanceEventHub;
   prisma: PrismaClient;
   scheduler: CheckScheduler;
   /** What notification channels need: the providers' deployment settings and the key their secrets are encrypted with. */
@@ -90,6 +94,10 @@ export interface ApiServerOptions {
   connectionLimits?: ConnectionLimits;
   /** Monitors one workspace may have (MONITORS_PER_WORKSPACE); default DEFAULTS.monitorsPerWorkspace. */
   monitorsPerWorkspace?: number;
+  /** Subscribers one status page may have (STATUS_PAGE_SUBSCRIBERS_MAX); default SUBSCRIBERS.defaultMaxPerPage. */
+  subscribersPerPage?: number;
+  /** Waits before each retry of a failed notice to a subscriber (NOTIFICATION_RETRY_DELAYS); default DEFAULT_RETRY_DELAYS_MS. */
+  retryDelaysMs?: readonly number[];
   /** RESERVED_DOMAINS: names no status page may take as its custom domain, besides PUBLIC_URL's host. */
   reservedDomains?: readonly string[];
   /** How long people's sessions last (SESSION_IDLE_DAYS, SESSION_MAX_DAYS). */
@@ -120,6 +128,9 @@ export const apiPartsOf = (
   redis: { connection: pipeline.redis, prefix: redisPrefix },
 });
 
+/** Batches of a notice's subscribers sent at once per control plane: each is sent over the pooled SMTP transport. */
+const NOTICE_BATCHES_AT_ONCE = 8;
+
 // An unknown JSON key or enum name is a mistake to report, not something to drop silently.
 // Zero values are written too ("totalFailed": "0"), so JSON readers see every field.
 const JSON_OPTIONS = { ignoreUnknownFields: false, alwaysEmitImplicit: true };
@@ -136,6 +147,18 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   const rates = new RequestRates(options.redis.connection, options.redis.prefix, options.rateLimits ?? REQUEST_LIMITS);
   const reservedDomains = reservedDomainsOf(options.notifications.settings.publicUrl, options.reservedDomains ?? []);
   const rateLimit = rateLimitGate(rates);
+  const subscriptions = subscriptionsOf(prisma, options.notifications.secrets, options.subscribersPerPage ?? SUBSCRIBERS.defaultMaxPerPage);
+  const notices = new SubscriberNotices(options.redis.connection, prisma, logger, {
+    prefix: options.redis.prefix,
+    settings: options.notifications.settings,
+    tokens: subscriptions.tokens,
+    secrets: options.notifications.secrets,
+    concurrency: NOTICE_BATCHES_AT_ONCE,
+    retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+  });
+  notices.start();
+  const maintenanceEvents = options.maintenanceEvents ?? new MaintenanceEventHub();
+  maintenanceEvents.listen(maintenanceNotices(prisma, notices));
   const sessions = new UserSessions(prisma, options.verifiedSessions, options.revocations, { settings: options.sessionSettings });
   const callers = new Callers(options.verifiedKeys, sessions, new URL(options.notifications.settings.publicUrl).origin);
   const consoleSite = await loadConsoleFiles(options.consoleDir ?? DEFAULT_CONSOLE_DIR, logger);
@@ -161,10 +184,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       const monitors = monitorService(new MonitorRepository(prisma), scheduler, options.statuses, prisma, logger, addressPolicy, quota, wakes, options.monitorChanges, options.notifications.settings.publicUrl, options.pings);
       router.service(MonitorService, monitors, authenticated);
       router.service(IncidentService, incidentService(prisma, options.acknowledgements), authenticated);
-      router.service(MaintenanceService, maintenanceService(new MaintenanceRepository(prisma), pageChanges, options.maintenanceEvents ?? NO_MAINTENANCE_EVENTS, logger), authenticated);
+      router.service(MaintenanceService, maintenanceService(new MaintenanceRepository(prisma), pageChanges, maintenanceEvents, logger), authenticated);
       const channels = new NotificationRepository(prisma, options.notifications.secrets);
       router.service(NotificationService, notificationService(channels, options.notifications.settings), authenticated);
-      router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges, reservedDomains), authenticated);
+      router.service(StatusPageService, statusPageService(new StatusPageRepository(prisma), pageChanges, reservedDomains, notices), authenticated);
       const mails = mailsByAddress(options.redis);
       const links = new AccountLinks(prisma, options.notifications.settings, mails);
       const secondFactor = new SecondFactor(prisma, options.notifications.secrets);
@@ -184,15 +207,16 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
       addServerReflection(router, reflected);
       options.extraRoutes?.(router);
     }),
-    fallback: httpRoutes(prisma, { callers, sessions, revocations: options.revocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains }, { statuses: options.statuses, pageChanges, rates }, metricsSource, consoleSite, options.acknowledgements, options.pings) as never,
+    fallback: httpRoutes(prisma, { callers, sessions, revocations: options.revocations }, logger, { ...options.notifications, redis: options.redis, reservedDomains, subscriptions }, { statuses: options.statuses, pageChanges, rates }, metricsSource, consoleSite, options.acknowledgements, options.pings) as never,
   });
   const listener = await listenHttp1AndH2c(handler, { port: options.port, host: options.host, limits: options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS });
   return {
     address: () => listener.address(),
-    close: () => {
+    close: async () => {
       // Open watches end at once, as answers do, rather than being cut when the connections are dropped.
       wakes.close();
-      return listener.close();
+      await listener.close();
+      await notices.close();
     },
   };
 }

@@ -146,6 +146,9 @@ describe.each(BACKENDS)("audit log of the API on %s", (backend) => {
     await made(S, "UpdateStatusPageIncident", "StatusPageIncident", () =>
       pages.updateStatusPageIncident({ id: incidentId, incident: { postmortem: "A bad deploy." } }), (a) => a.incident!.id);
     await made(S, "DeleteStatusPageIncident", "StatusPageIncident", () => pages.deleteStatusPageIncident({ id: incidentId }), () => incidentId);
+    // Visitors subscribe on the public page, unaudited; their owner's removal is audited.
+    const subscriber = await api.db.prisma.statusPageSubscriber.create({ data: { pageId, kind: "email", email: "reader@example.com", unsubscribeTokenHash: "audit" } });
+    await made(S, "DeleteStatusPageSubscriber", "StatusPageSubscriber", () => pages.deleteStatusPageSubscriber({ id: subscriber.id }), () => subscriber.id);
     await made(S, "DeleteStatusPageComponent", "StatusPageComponent", () => pages.deleteStatusPageComponent({ pageId, id: componentId }), () => componentId);
     await made(S, "DeleteStatusPageComponentGroup", "StatusPageComponentGroup", () =>
       pages.deleteStatusPageComponentGroup({ pageId, id: groupId }), () => groupId);

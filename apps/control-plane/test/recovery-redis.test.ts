@@ -224,7 +224,7 @@ describe("the log during a Redis outage", () => {
     // Each line once, whatever the attempts; a restarted Redis is a new, empty one, which the control plane rebuilds.
     expect(serviceSaid()).toEqual(once(serviceSaid()));
     expect(agentSaid()).toEqual(once(agentSaid()));
-    const components = ["main connection", "notification worker", "results consumer", "status page relay", "monitor change relay", "key revocation relay"];
+    const components = ["main connection", "notification worker", "status page notice worker", "results consumer", "status page relay", "monitor change relay", "key revocation relay"];
     await eventually(() => components.every((component) => serviceSaid().includes(`${component}: redis is available again`)));
     await eventually(() => agentSaid().includes("check worker: redis is available again"));
     expect(serviceSaid()).toEqual(once(serviceSaid()));

@@ -109,6 +109,8 @@ const MATRIX = [
     GetStatusPageIncident: READ,
     UpdateStatusPageIncident: WRITE,
     DeleteStatusPageIncident: WRITE,
+    ListStatusPageSubscribers: READ,
+    DeleteStatusPageSubscriber: WRITE,
   }),
   rows(MaintenanceService, {
     CreateMaintenanceWindow: WRITE,

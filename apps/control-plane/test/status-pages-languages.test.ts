@@ -121,6 +121,27 @@ describe("status pages in several languages", () => {
     expect(JSON.parse(summary.body).status.description).toBe("All Systems Operational");
   });
 
+  it("writes the subscription form and the answers of the subscription flow in the visitor's language", async () => {
+    const { base } = await newPage("de");
+    const page = await get(base);
+    expect(page.body).toContain('<h2 id="subscribe-title" class="section-title">Benachrichtigungen erhalten</h2>');
+    expect(page.body).toContain("<button type=\"submit\">Abonnieren</button>");
+    // This deployment sends no mail: the answer says so, in the language asked for.
+    const answer = await fetch(new URL(`${base}/subscribe`, api.baseUrl), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "accept-language": "ja" },
+      body: "email=reader%40example.com",
+    });
+    expect(answer.status).toBe(503);
+    const body = await answer.text();
+    expect(htmlLang(body)).toBe("ja");
+    expect(body).toContain("メールは利用できません");
+    expect(body).toContain("ステータスページに戻る");
+    const unknown = await get(`${base}/unsubscribe?token=nothing`, { "accept-language": "fr" });
+    expect([unknown.status, htmlLang(unknown.body)]).toEqual([404, "fr"]);
+    expect(unknown.body).toContain("Ce lien ne correspond à aucun abonnement");
+  });
+
   it("writes the sign-in form of a protected page and the not-found page in the visitor's language", async () => {
     const { base } = await newPage("es", { accessType: "password", passwordHash: await hashPassword("right") });
     const form = await get(base);

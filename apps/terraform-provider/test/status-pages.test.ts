@@ -37,8 +37,9 @@ resource "service_status_page" "main" {
 }
 
 resource "service_status_page" "other" {
-  title = "Acme internal"
-  slug  = "acme-internal"
+  title                 = "Acme internal"
+  slug                  = "acme-internal"
+  subscriptions_enabled = false
 }
 
 resource "service_status_page_component_group" "backend" {
@@ -176,6 +177,17 @@ describe("status pages, components and groups with terraform", () => {
     expect((await tf.plan(2)).stdout).toMatch(/\+ password\s+= \(sensitive value\)/);
     await tf.apply();
     expect((await pages().getStatusPage({ id: pageId })).statusPage?.passwordFingerprint).toBe(secretFingerprint(pageId, "n3w-secret"));
+  });
+
+  it("turns a page's subscriptions off, and shows them turned on outside Terraform as drift", async () => {
+    const other = ids["service_status_page.other"]!;
+    expect((await pages().getStatusPage({ id: other })).statusPage?.subscriptionsEnabled).toBe(false);
+    expect((await pages().getStatusPage({ id: ids["service_status_page.main"]! })).statusPage?.subscriptionsEnabled).toBe(true);
+    await pages().updateStatusPage({ id: other, statusPage: { subscriptionsEnabled: true } });
+    expect((await tf.plan(2)).stdout).toMatch(/~ subscriptions_enabled\s+= true -> false/);
+    await tf.apply();
+    expect((await pages().getStatusPage({ id: other })).statusPage?.subscriptionsEnabled).toBe(false);
+    await tf.plan(0);
   });
 
   it("replaces a component whose type changes, and a group and component moved to another page, and nothing else", async () => {

@@ -51,3 +51,4 @@ export * from "./maintenance";
 export * from "./proto/maintenance-messages";
 export * from "./status-page-access";
 export * from "./sso";
+export * from "./status-page-subscribers";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "./limits";
-import { httpUrl, integer, list, nonEmptyText, oneOf, readableLine, readableText, requiredLine, text } from "./rules";
+import { boolean, httpUrl, integer, list, nonEmptyText, oneOf, readableLine, readableText, requiredLine, text } from "./rules";
 import { domainName } from "./hosts";
 import { ValidationError, parseOrThrow, throwViolations, type FieldViolation } from "./validation";
 
@@ -58,6 +58,9 @@ export function checkCustomDomain(customDomain: string, reserved: ReadonlySet<st
 }
 
 /** A page's fields as a create takes them, each rule on its own; access rules across fields are checkPageAccess's. */
+/** Whether a page takes subscriptions when its owner says nothing (docs/status-pages.md "Subscribers"). */
+export const DEFAULT_SUBSCRIPTIONS_ENABLED = true;
+
 const pageFields = {
   title: requiredLine(LIMITS.nameMaxChars),
   slug: nonEmptyText(LIMITS.nameMaxChars)
@@ -73,6 +76,7 @@ const pageFields = {
   password: text(LIMITS.pagePasswordMaxChars),
   authEmailDomains: list(domainName(253).transform((domain) => domain.toLowerCase()), LIMITS.authEmailDomains),
   language: oneOf(PAGE_LANGUAGES),
+  subscriptionsEnabled: boolean(),
 };
 
 export type PageFields = { [K in keyof typeof pageFields]: z.output<(typeof pageFields)[K]> };
@@ -90,6 +94,8 @@ export const statusPageSchema = z.object({
   password: pageFields.password.default(""),
   authEmailDomains: pageFields.authEmailDomains.default([]),
   language: pageFields.language.default(DEFAULT_PAGE_LANGUAGE),
+  // On unless turned off: a visitor expects a status page to offer updates, as Statuspage's and openstatus' do.
+  subscriptionsEnabled: pageFields.subscriptionsEnabled.default(DEFAULT_SUBSCRIPTIONS_ENABLED),
 });
 
 /** Validates a new page's fields (`statusPage.<field>` in violations); absent optional fields take their defaults. */

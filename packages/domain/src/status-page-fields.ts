@@ -1,5 +1,5 @@
 import type { StatusPage } from "@vigil/proto/status-page";
-import { DEFAULT_PAGE_LANGUAGE, type PageLanguage } from "./status-page-config";
+import { DEFAULT_PAGE_LANGUAGE, DEFAULT_SUBSCRIPTIONS_ENABLED, type PageLanguage } from "./status-page-config";
 
 /** A page's editable fields as plain values, unset ones empty: what the CLI compares and the console's editor starts from. */
 export function statusPageFields(page: StatusPage) {
@@ -15,5 +15,6 @@ export function statusPageFields(page: StatusPage) {
     authEmailDomains: [...page.authEmailDomains],
     // Written from a validated language.
     language: (page.language || DEFAULT_PAGE_LANGUAGE) as PageLanguage,
+    subscriptionsEnabled: page.subscriptionsEnabled ?? DEFAULT_SUBSCRIPTIONS_ENABLED,
   };
 }

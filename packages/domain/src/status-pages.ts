@@ -3,3 +3,4 @@ export * from "./status-page-config";
 export * from "./status-page-fields";
 export * from "./status-page-incidents";
 export * from "./markdown";
+export * from "./status-page-subscribers";

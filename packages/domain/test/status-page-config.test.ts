@@ -48,6 +48,7 @@ describe("status page fields", () => {
       password: "",
       authEmailDomains: [],
       language: "en",
+      subscriptionsEnabled: true,
     });
     expect(DEFAULT_ACCESS_TYPE).toBe("public");
     expect(PAGE_THEME).toBe("system");

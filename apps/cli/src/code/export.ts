@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { DEFAULT_ACCESS_TYPE, DEFAULT_PAGE_LANGUAGE, SENSITIVE_FIELDS, blockName, redactedCredentialFields } from "@vigil/domain";
+import { DEFAULT_ACCESS_TYPE, DEFAULT_PAGE_LANGUAGE, DEFAULT_SUBSCRIPTIONS_ENABLED, SENSITIVE_FIELDS, blockName, redactedCredentialFields } from "@vigil/domain";
 import { Document, type YAMLMap } from "yaml";
 import { FILE_VERSION } from "./file-schema.js";
 import { entryFields, parseEntryConfig } from "./kinds.js";
@@ -59,11 +59,12 @@ function pageEntry(page: RemotePage, monitorKeys: Map<string, string>, project: 
   const groups = keyed(project, page.groups, (g) => g.name, "group");
   const groupKeys = new Map(groups.map(({ key, remote }) => [remote.id, key]));
   const components = keyed(project, page.components, (c) => c.name || (monitorKeys.get(c.monitorId) ?? ""), "component");
-  const { id: _id, externalId: _e, passwordFingerprint: _p, groups: _g, components: _c, published, accessType, language, ...fields } = page;
+  const { id: _id, externalId: _e, passwordFingerprint: _p, groups: _g, components: _c, published, accessType, language, subscriptionsEnabled, ...fields } = page;
   return {
     ...withoutEmpty(fields),
     ...(accessType === DEFAULT_ACCESS_TYPE ? {} : { accessType }),
     ...(language === DEFAULT_PAGE_LANGUAGE ? {} : { language }),
+    ...(subscriptionsEnabled === DEFAULT_SUBSCRIPTIONS_ENABLED ? {} : { subscriptionsEnabled }),
     ...(published ? {} : { published }),
     ...(groups.length ? { groups: Object.fromEntries(groups.map(({ key, remote, id }) => [key, { ...id, name: remote.name }])) } : {}),
     ...(components.length

@@ -67,7 +67,7 @@ export interface Plan {
 }
 
 const MONITOR_SETS = ["regions", "dependsOn"];
-const PAGE_FIELDS = ["title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "authEmailDomains", "language", "published"] as const;
+const PAGE_FIELDS = ["title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "authEmailDomains", "language", "subscriptionsEnabled", "published"] as const;
 const COMPONENT_FIELDS = ["monitor", "name", "description", "order", "group", "groupOrder"] as const;
 
 /** A step for a matched entry: create, or update when a field differs. */

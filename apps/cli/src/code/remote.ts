@@ -43,6 +43,7 @@ export interface RemotePage {
   accessType: string;
   authEmailDomains: string[];
   language: string;
+  subscriptionsEnabled: boolean;
   published: boolean;
   passwordFingerprint: string;
   groups: RemoteGroup[];

@@ -17,6 +17,7 @@ import { Command } from "commander";
 import { fields, type FieldFlag } from "../fields.js";
 import { addCommands, type Resource } from "../resource.js";
 import { addIncidentCommands } from "./status-page-incidents.js";
+import { addSubscriberCommands } from "./status-page-subscribers.js";
 
 const pageFields = (): FieldFlag[] => [
   fields.text("--title <title>", "title", "title shown on the page"),
@@ -30,6 +31,7 @@ const pageFields = (): FieldFlag[] => [
   fields.text("--password <password>", "password", "password of a password-protected page"),
   fields.texts("--auth-email-domain <domain>", "authEmailDomains", "an email domain allowed in"),
   fields.text("--language <code>", "language", `the page's language unless a visitor asks for another: ${PAGE_LANGUAGES.join(", ")}`),
+  ...fields.toggle("subscriptions", "subscriptionsEnabled", "let visitors subscribe to the page (on unless turned off)"),
 ];
 
 const componentFields = (): FieldFlag[] => [
@@ -124,6 +126,7 @@ export function statusPagesCommand(): Command {
       }),
     );
   pages.addCommand(addIncidentCommands(new Command("incidents").description("incidents written on a status page, their updates and postmortems")));
+  pages.addCommand(addSubscriberCommands(new Command("subscribers").description("who is told of a status page's incidents: list, export as CSV, remove")));
   return pages;
 }
 

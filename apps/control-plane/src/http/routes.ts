@@ -21,8 +21,10 @@ import { PageHosts } from "../status-pages/public/addresses";
 import { PageSessions } from "../status-pages/public/sessions";
 import { registerSignInRoutes as registerPageSignInRoutes, type SignInDeps } from "../status-pages/public/sign-in";
 import { publicStatusPageRoutes, type PublicPagesOptions } from "../status-pages/public/routes";
+import { registerSubscribeRoutes } from "../status-pages/public/subscribe";
+import type { Subscriptions } from "../status-pages/subscribers/subscriptions";
 import type { Logger } from "@vigil/logging";
-import { ACCOUNTS, PAGE_ACCESS } from "@vigil/domain";
+import { ACCOUNTS, PAGE_ACCESS, SUBSCRIBERS } from "@vigil/domain";
 import { toHttpError } from "../errors";
 import { HttpError, sendError, sendJson, type Request, type Response } from "./json";
 import { clientAddress, tooManyRequests } from "../limits/request-rates";
@@ -47,7 +49,7 @@ export function httpRoutes(
   prisma: PrismaClient,
   auth: { callers: Callers; sessions: UserSessions; revocations: KeyRevocations },
   logger: Logger,
-  pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis; reservedDomains: ReadonlySet<string> },
+  pageAccess: Pick<SignInDeps, "settings"> & { secrets: SecretBox; redis: SharedRedis; reservedDomains: ReadonlySet<string>; subscriptions: Subscriptions },
   publicPages: Pick<PublicPagesOptions, "statuses" | "pageChanges" | "rates">,
   metrics: PipelineSource | null,
   consoleSite: ConsoleFiles,
@@ -150,6 +152,18 @@ export function httpRoutes(
   const pageAttempts = attemptLimiter(pageAccess.redis, "status-page-sign-in", { points: PAGE_ACCESS.signInAttempts, seconds: PAGE_ACCESS.signInWindowSeconds });
   registerPageSignInRoutes(router, { prisma, logger, sessions, attempts: pageAttempts, hosts, settings: pageAccess.settings });
   const access = new PageAccessControl(sessions, hosts);
+  registerSubscribeRoutes(router, {
+    prisma,
+    logger,
+    sessions,
+    hosts,
+    settings: pageAccess.settings,
+    subscribers: pageAccess.subscriptions.repository,
+    tokens: pageAccess.subscriptions.tokens,
+    secrets: pageAccess.secrets,
+    maxPerPage: pageAccess.subscriptions.maxPerPage,
+    confirmations: attemptLimiter(pageAccess.redis, "subscribe-confirmation", { points: SUBSCRIBERS.confirmationMailsPerAddressPerHour, seconds: 3_600 }),
+  });
   publicStatusPageRoutes(router, { prisma, logger, access, hosts, publicUrl: pageAccess.settings.publicUrl, ...publicPages });
   registerAckRoutes(router, acknowledgements, logger);
   registerPingRoutes(route, pings, publicPages.rates);

@@ -12,8 +12,29 @@ export interface MaintenanceEvents {
   completed(window: MaintenanceView, occurrence: Occurrence): Promise<void>;
 }
 
-export const NO_MAINTENANCE_EVENTS: MaintenanceEvents = {
-  scheduled: async () => undefined,
-  started: async () => undefined,
-  completed: async () => undefined,
-};
+/**
+ * The events of one control plane, told to each listener in turn: the
+ * pipeline's sweep and the API's create path tell it, and status page
+ * subscribers (subscribers/maintenance-notices.ts) listen once the API
+ * server has started.
+ */
+export class MaintenanceEventHub implements MaintenanceEvents {
+  private readonly listeners: MaintenanceEvents[] = [];
+
+  /** Tells `listener` of every event from now on. */
+  listen(listener: MaintenanceEvents): void {
+    this.listeners.push(listener);
+  }
+
+  async scheduled(window: MaintenanceView): Promise<void> {
+    for (const listener of this.listeners) await listener.scheduled(window);
+  }
+
+  async started(window: MaintenanceView, occurrence: Occurrence): Promise<void> {
+    for (const listener of this.listeners) await listener.started(window, occurrence);
+  }
+
+  async completed(window: MaintenanceView, occurrence: Occurrence): Promise<void> {
+    for (const listener of this.listeners) await listener.completed(window, occurrence);
+  }
+}

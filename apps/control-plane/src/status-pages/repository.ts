@@ -3,6 +3,7 @@ import { Prisma, type PrismaClient } from "@vigil/db";
 import { componentReferenceViolations, throwViolations, type AccessType, type PageLanguage, type ComponentType, type ComponentView, type GroupView, type PageFields, type StatusPageView } from "@vigil/domain";
 import { externalIdTaken, refusingDuplicates } from "../duplicates";
 import { StatusPageIncidentRepository } from "./incidents/repository";
+import { SubscriberDirectory } from "./subscribers/repository";
 
 /** A stored page: what answers show, plus what only the service reads. */
 export interface PageRecord extends StatusPageView {
@@ -153,9 +154,11 @@ export class StatusPageRepository {
   readonly components: PageChildren<ComponentView, ComponentWrite>;
   readonly groups: PageChildren<GroupView, GroupWrite>;
   readonly incidents: StatusPageIncidentRepository;
+  readonly subscribers: SubscriberDirectory;
 
   constructor(readonly prisma: PrismaClient) {
     this.incidents = new StatusPageIncidentRepository(prisma);
+    this.subscribers = new SubscriberDirectory(prisma);
     this.components = pageChildren(prisma.statusPageComponent as unknown as ChildTable<ComponentRow>, {
       toView: toComponent,
       columns: componentColumns,

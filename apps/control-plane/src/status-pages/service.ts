@@ -25,6 +25,8 @@ import { componentMethods, groupMethods } from "./components-service";
 import type { FindPage } from "./ids";
 import { incidentMethods } from "./incidents/service";
 import { statusPageReport } from "../slo/report";
+import type { SubscriberNoticeSink } from "./subscribers/notices";
+import { subscriberMethods } from "./subscribers/service";
 import { hashPassword, verifyPassword } from "../auth/password";
 import type { PageRecord, PageWrite, StatusPageRepository } from "./repository";
 
@@ -52,7 +54,12 @@ async function passwordColumns(page: PageRecord, password: string): Promise<Pick
 }
 
 /** `reservedDomains`: the names no page may take as its custom domain (reservedDomainsOf). */
-export function statusPageService(repo: StatusPageRepository, pageChanges: Changes, reservedDomains: ReadonlySet<string>): ServiceImpl<typeof StatusPageService> {
+export function statusPageService(
+  repo: StatusPageRepository,
+  pageChanges: Changes,
+  reservedDomains: ReadonlySet<string>,
+  notices: SubscriberNoticeSink | null = null,
+): ServiceImpl<typeof StatusPageService> {
   const workspaceOf = (ctx: HandlerContext) => actorOf(ctx).workspace.id;
 
   const findPage: FindPage = async (ctx, id, field = "id") => {
@@ -143,6 +150,7 @@ export function statusPageService(repo: StatusPageRepository, pageChanges: Chang
 
     ...componentMethods(repo, findPage, pageChanges),
     ...groupMethods(repo, findPage, pageChanges),
-    ...incidentMethods(repo.incidents, findPage, pageChanges),
+    ...incidentMethods(repo.incidents, findPage, pageChanges, notices),
+    ...subscriberMethods(repo.subscribers, findPage),
   };
 }

@@ -45,7 +45,7 @@ export interface TestApiOptions {
   /** Where the server logs; silent unless a test reads the lines. */
   logger?: Logger;
   /** Rate and connection limits other than the defaults. */
-  limits?: Pick<ApiServerOptions, "rateLimits" | "connectionLimits" | "monitorsPerWorkspace">;
+  limits?: Pick<ApiServerOptions, "rateLimits" | "connectionLimits" | "monitorsPerWorkspace" | "subscribersPerPage" | "retryDelaysMs">;
   /** RESERVED_DOMAINS: names no page may take as its custom domain, besides PUBLIC_URL's host. */
   reservedDomains?: string[];
   /** CONSOLE_DIR; default: the console built in apps/console/dist. */

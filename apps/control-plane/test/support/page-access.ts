@@ -10,13 +10,21 @@ export interface ReceivedMail {
   raw: string;
 }
 
-/** An SMTP server on loopback that keeps every mail it is sent. */
-export async function startMailbox() {
+/**
+ * An SMTP server on loopback that keeps every mail it is sent; `refuses` recipients are answered 550 (no
+ * such user), and `defers` ones 451 (try again later) while it says so.
+ */
+export async function startMailbox(options: { refuses?: (address: string) => boolean; defers?: (address: string) => boolean } = {}) {
   const mails: ReceivedMail[] = [];
   const server = new SMTPServer({
     logger: false,
     authOptional: true,
     disabledCommands: ["STARTTLS"],
+    onRcptTo(address, _session, callback) {
+      if (options.refuses?.(address.address)) return callback(Object.assign(new Error("5.1.1 no such user"), { responseCode: 550 }));
+      if (options.defers?.(address.address)) return callback(Object.assign(new Error("4.7.1 greylisted, try again later"), { responseCode: 451 }));
+      callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -83,7 +91,11 @@ export interface RawResponse {
 }
 
 /** One HTTP/1.1 request with exactly the headers given (Host and Origin included), no redirects followed. */
-export function request(baseUrl: string, path: string, options: { method?: string; headers?: Record<string, string>; form?: Record<string, string> } = {}): Promise<RawResponse> {
+export function request(
+  baseUrl: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; form?: Record<string, string> | URLSearchParams } = {},
+): Promise<RawResponse> {
   const body = options.form ? new URLSearchParams(options.form).toString() : undefined;
   const headers = { ...(body !== undefined ? { "content-type": "application/x-www-form-urlencoded" } : {}), ...options.headers };
   return new Promise((resolve, reject) => {

@@ -44,6 +44,7 @@ export const statusPageSchemaSpec: BlockSpec = {
     }),
     auth_email_domains: withDefault(["list", "string"], "Domains whose addresses may sign in, required when access_type is email-domain.", defaultOf("authEmailDomains")),
     language: withDefault("string", `The public page's language unless a visitor asks for another: ${PAGE_LANGUAGES.join(", ")}.`, defaultOf("language")),
+    subscriptions_enabled: withDefault("bool", "Whether visitors may subscribe to the page by email or webhook (on unless turned off).", defaultOf("subscriptionsEnabled")),
     published: computed("bool", "Whether the page is published."),
     theme: computed("string", "The page's theme."),
     ...timestampAttributes("page"),

@@ -8,7 +8,7 @@ import {
   type StatusPageComponent,
   type StatusPageComponentGroup,
 } from "@vigil/proto/status-page";
-import { DEFAULT_ACCESS_TYPE, DEFAULT_PAGE_LANGUAGE, type ComponentFields, type ComponentType, type PageFields } from "../status-page-config";
+import { DEFAULT_ACCESS_TYPE, DEFAULT_PAGE_LANGUAGE, DEFAULT_SUBSCRIPTIONS_ENABLED, type ComponentFields, type ComponentType, type PageFields } from "../status-page-config";
 import { fieldsOfMask } from "./update-mask";
 
 type Fields<K extends string> = Partial<Record<K, unknown>>;
@@ -53,7 +53,7 @@ function changedFields<K extends string>(schema: DescMessage, updatable: readonl
 // ---- pages ----
 
 const PAGE_FIELDS = [
-  "title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "password", "authEmailDomains", "language",
+  "title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "password", "authEmailDomains", "language", "subscriptionsEnabled",
 ] as const satisfies readonly (keyof PageFields)[];
 
 /** A page's settable fields as a create sends them; absent ones are undefined (and take their defaults). */
@@ -67,7 +67,7 @@ export function statusPageInputFromMessage(message: StatusPage): Fields<keyof Pa
  * kept beside the page's fields.
  */
 export function statusPageChanges(message: StatusPage, mask: FieldMask | undefined): Fields<keyof PageFields | "externalId"> {
-  return changedFields(StatusPageSchema, [...PAGE_FIELDS, "externalId"], message, mask, { accessType: DEFAULT_ACCESS_TYPE, language: DEFAULT_PAGE_LANGUAGE });
+  return changedFields(StatusPageSchema, [...PAGE_FIELDS, "externalId"], message, mask, { accessType: DEFAULT_ACCESS_TYPE, language: DEFAULT_PAGE_LANGUAGE, subscriptionsEnabled: DEFAULT_SUBSCRIPTIONS_ENABLED });
 }
 
 /** A stored page as answers show it: never its password, only the password's fingerprint. */
@@ -95,6 +95,7 @@ export function statusPageToMessage(view: StatusPageView): StatusPage {
     accessType: view.accessType,
     authEmailDomains: view.authEmailDomains,
     language: view.language,
+    subscriptionsEnabled: view.subscriptionsEnabled,
     externalId: view.externalId ?? "",
     passwordFingerprint: view.passwordFingerprint ?? "",
     published: view.published,

@@ -24,7 +24,7 @@ const pageFormSchema = (hasPassword: boolean) =>
       for (const v of violations) ctx.addIssue({ code: "custom", path: [v.field], message: v.rule });
     });
 
-const FIELDS = ["title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "password", "authEmailDomains", "language"] as const;
+const FIELDS = ["title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "password", "authEmailDomains", "language", "subscriptionsEnabled"] as const;
 const LANGUAGE_OPTIONS = PAGE_LANGUAGES.map((value) => ({ value, label: PAGE_LANGUAGE_NAMES[value] }));
 /** The update mask names fields as the proto does. */
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -48,6 +48,7 @@ export default function StatusPageEditor() {
             ({statusPage.published ? "published" : "not published: visitors see nothing yet"}) ·{" "}
             <Link to={`/status-pages/${statusPage.id}/incidents`}>Incidents on this page</Link> ·{" "}
             <Link to={`/status-pages/${statusPage.id}/report`}>Monthly report</Link>
+            <Link to={`/status-pages/${statusPage.id}/subscribers`}>Subscribers</Link>
           </p>
           {mayEdit ? <EditPage page={statusPage} /> : <PageDetails page={statusPage} />}
           <Components page={statusPage} mayEdit={mayEdit} />
@@ -68,6 +69,7 @@ function PageDetails({ page }: { page: StatusPage }) {
     ["Access", page.accessType ?? ""],
     ["E-mail domains", page.authEmailDomains.join(", ")],
     ["Language", PAGE_LANGUAGE_NAMES[statusPageFields(page).language] ?? page.language ?? ""],
+    ["Subscriptions", page.subscriptionsEnabled === false ? "off" : "on"],
   ];
   return (
     <dl>
@@ -140,6 +142,9 @@ function EditPage({ page }: { page: StatusPage }) {
         />
         <HookField form={form} name="authEmailDomains" label="E-mail domains" hint="For access by e-mail: example.com, example.org." />
         <HookField form={form} name="language" label="Language" options={LANGUAGE_OPTIONS} hint="What the public page is written in; a visitor's browser may ask for another of these." />
+        <label className="field check">
+          <input type="checkbox" {...form.register("subscriptionsEnabled")} /> Visitors may subscribe (by email or webhook)
+        </label>
         <button type="submit" disabled={form.formState.isSubmitting}>
           Save page
         </button>

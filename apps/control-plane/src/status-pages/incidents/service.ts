@@ -3,6 +3,7 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   ValidationError,
   checkUpdateCount,
+  incidentNoticeKind,
   incidentChanges,
   incidentInputFromMessage,
   incidentToMessage,
@@ -22,18 +23,21 @@ import type { Changes } from "../../changes/changes";
 import { notFound } from "../../errors";
 import type { FindPage } from "../ids";
 import type { StatusPageIncidentRepository } from "./repository";
+import type { SubscriberNoticeSink } from "../subscribers/notices";
 
 type Methods<K extends keyof ServiceImpl<typeof StatusPageService>> = Pick<ServiceImpl<typeof StatusPageService>, K>;
 
 /**
  * The incidents people write on a page. Every write tells the public pages
- * that the page changed (their cache, summary.json and feed follow at once).
- * `clock` is the time updates are stamped with.
+ * that the page changed (their cache, summary.json and feed follow at once);
+ * a new incident and each update of one the page shows tell its subscribers
+ * (`notices`). `clock` is the time updates are stamped with.
  */
 export function incidentMethods(
   incidents: StatusPageIncidentRepository,
   findPage: FindPage,
   pageChanges: Changes,
+  notices: SubscriberNoticeSink | null = null,
   clock: () => Date = () => new Date(),
 ): Methods<
   | "createStatusPageIncident"
@@ -56,6 +60,20 @@ export function incidentMethods(
     return { incident: incidentToMessage(incident) };
   };
 
+  /** Tells the page's subscribers of an incident the page shows (not of one kept internal). The answer does not wait for it. */
+  const tell = (incident: IncidentView, opened: boolean) => {
+    if (!notices || incident.internal) return;
+    void notices.notify(incident.pageId, {
+      kind: incidentNoticeKind(opened, incident.status),
+      subjectId: incident.id,
+      incidentId: incident.id,
+      title: incident.title,
+      message: incident.updates[0]?.message ?? "",
+      status: incident.status,
+      componentIds: incident.components.map((c) => c.componentId),
+    });
+  };
+
   /** Every component named is one of the page's. */
   async function requireComponents(pageId: string, components: readonly AffectedComponent[]): Promise<void> {
     const found = await incidents.componentsOfPage(pageId, components.map((c) => c.componentId));
@@ -74,7 +92,9 @@ export function incidentMethods(
       if (fields.monitorIncidentId && !(await incidents.monitorIncidentOnPage(workspaceOf(ctx), page.id, fields.monitorIncidentId))) {
         throw ValidationError.of("incident.monitorIncidentId", `no incident ${fields.monitorIncidentId} of a monitor shown on this page`);
       }
-      return changed(await incidents.create(page.id, fields, clock()));
+      const created = await incidents.create(page.id, fields, clock());
+      tell(created, true);
+      return changed(created);
     },
 
     async addStatusPageIncidentUpdate(req, ctx) {
@@ -85,6 +105,7 @@ export function incidentMethods(
       }
       const saved = await incidents.addUpdate(current.id, update, clock(), checkUpdateCount);
       if (!saved) throw notFound(`status page incident ${req.incidentId}`);
+      tell(saved, false);
       return changed(saved);
     },
 

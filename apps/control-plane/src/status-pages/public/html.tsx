@@ -143,7 +143,45 @@ export function renderPage(view: PageView, rendering: Rendering): string {
           <a href={w.href(`${base}/history`)}>{w.t("page.history")}</a>
         </p>
       </section>
+      <Subscribe view={view} base={base} />
     </Frame>,
+  );
+}
+
+/**
+ * How to be told: the subscribe form (an address, and the components to be
+ * told of; none chosen: all of the page) while the page takes subscriptions,
+ * and the Atom feed always. It posts to `…/subscribe` (subscribe.ts).
+ */
+function Subscribe({ view, base }: { view: PageView; base: string }) {
+  const w = useWords();
+  return (
+    <section aria-labelledby="subscribe-title" className="subscribe">
+      <h2 id="subscribe-title" className="section-title">{w.t("subscribe.title")}</h2>
+      {view.page.subscriptionsEnabled && (
+        <form method="post" action={w.href(`${base}/subscribe`)}>
+          <label htmlFor="subscribe-email">{w.t("subscribe.email")}</label>
+          <div className="field">
+            <input type="email" id="subscribe-email" name="email" autoComplete="email" required />
+            <button type="submit">{w.t("subscribe.submit")}</button>
+          </div>
+          {view.components.length > 0 && (
+            <fieldset>
+              <legend>{w.t("subscribe.only")}</legend>
+              {view.components.map((component) => (
+                <label key={component.id} className="choice">
+                  <input type="checkbox" name="components" value={component.id} /> {component.name}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          <p className="hint">{w.t("subscribe.hint")}</p>
+        </form>
+      )}
+      <p className="more">
+        {w.t("subscribe.followFeed")} <a href={w.href(`${base}/feed.atom`)}>{w.t("page.feed")}</a>
+      </p>
+    </section>
   );
 }
 
@@ -358,7 +396,7 @@ function Time({ at }: { at: Date }) {
  * of web and mail addresses only (@vigil/domain markdown.ts), so its output is
  * the one text besides the page's own style and script set as HTML.
  */
-const Markdown = ({ text }: { text: string }) => <div className="markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(text) }} />;
+export const Markdown = ({ text }: { text: string }) => <div className="markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(text) }} />;
 
 function IncidentStatusLabel({ incident }: { incident: IncidentView }) {
   const w = useWords();
@@ -582,6 +620,15 @@ footer{color:var(--muted);font-size:.85rem;margin:2rem auto;}
 .month+.month{margin-top:1.5rem}
 .languages{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:.5rem 0 0;padding:0}
 .languages [aria-current]{font-weight:600;color:var(--text)}
+.subscribe form{background:var(--surface);border:1px solid var(--border);border-radius:8px;padding:1rem}
+.subscribe .field{display:flex;flex-wrap:wrap;gap:.5rem;margin:.25rem 0 .75rem}
+.subscribe input[type=email]{flex:1 1 14rem;min-width:0;font:inherit;padding:.4rem .5rem;color:var(--text);background:var(--bg);border:1px solid var(--border);border-radius:6px}
+.subscribe button{font:inherit;padding:.4rem 1rem;border:1px solid var(--link);border-radius:6px;background:var(--link);color:#fff;cursor:pointer}
+.subscribe input:focus-visible,.subscribe button:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+.subscribe fieldset{border:0;margin:0 0 .5rem;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+.subscribe legend{padding:0;margin-bottom:.25rem;font-size:.9rem;color:var(--muted)}
+.subscribe .choice{font-size:.9rem}
+.hint{color:var(--muted);font-size:.85rem}
 `;
 
 /** The page's own style and script are all it runs: allowed by hash, nothing from elsewhere. */

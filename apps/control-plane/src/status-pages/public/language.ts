@@ -9,6 +9,9 @@ const isPageLanguage = (code: string): code is PageLanguage => (PAGE_LANGUAGES a
 const CHOSEN = new Map(PAGE_LANGUAGES.map((lang) => [lang, wordsOf(lang, true)]));
 const NEGOTIATED = new Map(PAGE_LANGUAGES.map((lang) => [lang, wordsOf(lang)]));
 
+/** The words of a page's own language (English for a stored value that is none of them). */
+export const pageWords = (pageLanguage: string): Words => NEGOTIATED.get(isPageLanguage(pageLanguage) ? pageLanguage : "en")!;
+
 /**
  * The language a visitor reads a page in: `?lang=<code>` when it is one of
  * the pages' languages (links then keep it), else the best of them that
@@ -18,8 +21,8 @@ const NEGOTIATED = new Map(PAGE_LANGUAGES.map((lang) => [lang, wordsOf(lang)]));
 export function wordsFor(req: Request, pageLanguage: string): Words {
   const asked = new URL(req.url ?? "/", "http://page").searchParams.get("lang")?.toLowerCase() ?? "";
   if (isPageLanguage(asked)) return CHOSEN.get(asked)!;
-  const own = isPageLanguage(pageLanguage) ? pageLanguage : "en";
+  const own = pageWords(pageLanguage);
   const header = req.headers["accept-language"];
-  const accepted = header ? new Negotiator({ headers: { "accept-language": header } }).language([own, ...PAGE_LANGUAGES.filter((lang) => lang !== own)]) : undefined;
-  return NEGOTIATED.get(accepted !== undefined && isPageLanguage(accepted) ? accepted : own)!;
+  const accepted = header ? new Negotiator({ headers: { "accept-language": header } }).language([own.lang, ...PAGE_LANGUAGES.filter((lang) => lang !== own.lang)]) : undefined;
+  return accepted !== undefined && isPageLanguage(accepted) ? NEGOTIATED.get(accepted)! : own;
 }

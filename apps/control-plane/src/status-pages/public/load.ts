@@ -159,6 +159,7 @@ async function loadPage(sources: PageSources, row: PageRow, now: Date): Promise<
       homepageUrl: row.homepageUrl,
       contactUrl: row.contactUrl,
       icon: row.icon,
+      subscriptionsEnabled: row.subscriptionsEnabled,
       url: pageUrl(row, sources.publicUrl),
       createdAt: row.createdAt,
       updatedAt: new Date(Math.max(...changes.map((d) => d.getTime()))),

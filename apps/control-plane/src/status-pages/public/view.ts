@@ -127,6 +127,8 @@ export interface PageView {
     homepageUrl: string;
     contactUrl: string;
     icon: string;
+    /** Whether its form takes subscriptions (the Atom feed is always there). */
+    subscriptionsEnabled: boolean;
     /** The page's own address (custom domain or /status/<slug> under PUBLIC_URL). */
     url: string;
     createdAt: Date;

@@ -67,7 +67,7 @@ const CONNECTION_FAILURES = new Set(["ECONNECTION", "ETIMEDOUT", "ESOCKET", "EDN
  * and retried, as are lost connections and timeouts; 5xx answers (unknown
  * recipient, relaying denied, bad login) and anything else are final.
  */
-function deliveryErrorOf(error: NodemailerError, smtpUrl: string): DeliveryError {
+export function deliveryErrorOf(error: NodemailerError, smtpUrl: string): DeliveryError {
   const code = error.responseCode;
   const retryable = code !== undefined ? code >= 400 && code < 500 : CONNECTION_FAILURES.has(error.code ?? "");
   return new DeliveryError(`${hostOf(smtpUrl)}: ${error.message}`, retryable);

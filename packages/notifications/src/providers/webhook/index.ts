@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { DeliveryError } from "../../errors";
-import { post } from "../../http";
+import { post, type HttpAnswer } from "../../http";
 import { plainText } from "../../text";
-import type { AlertMessage, Channel, Provider } from "../../types";
+import type { AlertMessage, Channel, Provider, SendContext } from "../../types";
 
 /** A new channel's Standard Webhooks signing secret: whsec_ and 32 random bytes in base64. */
 export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
@@ -91,6 +91,22 @@ function signerOf(channel: Channel<"webhook">): Webhook {
   }
 }
 
+/** The Standard Webhooks headers of a body, signed now. post() serialises the same object with JSON.stringify, byte for byte what is signed. */
+function signedHeaders(signer: Webhook, id: string, body: string): Record<string, string> {
+  const at = new Date();
+  return { "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": signer.sign(id, at, body) };
+}
+
+/**
+ * POSTs a JSON body signed per Standard Webhooks with `secret` (whsec_…) to
+ * a URL a user chose, through the SSRF guard, as a webhook channel's are
+ * sent (status page subscribers' webhooks use it).
+ * @throws DeliveryError for anything but a 2xx, as post() does
+ */
+export async function postSignedWebhook(url: string, secret: string, id: string, json: unknown, context: SendContext): Promise<HttpAnswer> {
+  return post(url, { json, headers: signedHeaders(new Webhook(secret), id, JSON.stringify(json)) }, context);
+}
+
 export const webhook: Provider<"webhook"> = {
   type: "webhook",
   missingSettings: () => [],
@@ -98,14 +114,7 @@ export const webhook: Provider<"webhook"> = {
     const signer = signerOf(channel);
     const envelope = webhookEnvelope(message);
     // post() serialises the same object with JSON.stringify, byte for byte what is signed here.
-    const body = JSON.stringify(envelope);
-    const attemptedAt = new Date();
-    const headers = {
-      ...channelHeaders(channel.config.headers),
-      "webhook-id": message.id,
-      "webhook-timestamp": String(Math.floor(attemptedAt.getTime() / 1000)),
-      "webhook-signature": signer.sign(message.id, attemptedAt, body),
-    };
+    const headers = { ...channelHeaders(channel.config.headers), ...signedHeaders(signer, message.id, JSON.stringify(envelope)) };
     const answer = await post(channel.config.endpoint, { json: envelope, headers }, context);
     return { statusCode: answer.status };
   },

@@ -1,0 +1,300 @@
+import { Queue, Worker, type Job } from "bullmq";
+import { v7 as uuidv7 } from "uuid";
+import type { Prisma, PrismaClient } from "@vigil/db";
+import { SUBSCRIBERS, noticeReaches, type IncidentStatus, type SubscriberNoticeKind } from "@vigil/domain";
+import type { Logger } from "@vigil/logging";
+import { DeliveryError, type ProviderSettings } from "@vigil/notifications";
+import { closeRedis, closeWorker, logWorkerErrors, watchRedis, type RedisConnection } from "@vigil/queue";
+import { retryDelayMs } from "../../alerting/retry-schedule";
+import { incidentUrl, pageUrl } from "../public/addresses";
+import { subscriptionLink } from "../public/subscribe";
+import { pageWords } from "../public/language";
+import type { Words } from "../public/words";
+import { RecipientRefused, sendNoticeMail } from "./mail";
+import type { SubscriberTokens } from "./tokens";
+import { GONE, sendNoticeWebhook } from "./webhooks";
+import type { SecretBox } from "../../notifications/secrets";
+
+/** What subscribers of a page are told: an incident's or a maintenance's news. */
+export interface SubscriberNotice {
+  kind: SubscriberNoticeKind;
+  /** The incident's or the maintenance window's id. */
+  subjectId: string;
+  title: string;
+  /** Markdown: the update's or the maintenance's message. */
+  message: string;
+  /** The incident's status, or the maintenance's (scheduled, in_progress, completed). */
+  status: string;
+  /** The page's components it names: subscribers of other components are not told. */
+  componentIds: readonly string[];
+  /** An incident's own page is linked; a maintenance links the page. */
+  incidentId?: string;
+}
+
+/** How an incident's or a maintenance's news reaches the page's subscribers (maintenance windows call it too). */
+export interface SubscriberNoticeSink {
+  /** Never rejects: a notice that could not be written is logged (the change it tells of is stored already). */
+  notify(pageId: string, notice: SubscriberNotice): Promise<void>;
+}
+
+export interface SubscriberNoticeOptions {
+  prefix: string;
+  settings: ProviderSettings;
+  tokens: SubscriberTokens;
+  /** Opens webhook subscribers' signing secrets. */
+  secrets: SecretBox;
+  /** Batch jobs in flight at once per control plane. */
+  concurrency: number;
+  retryDelaysMs: readonly number[];
+  /** How often deliveries a crash left unqueued are queued again; 0: never (tests call sweep()). */
+  sweepIntervalMs?: number;
+}
+
+/** The first attempt at a batch of a notice's deliveries, or a later attempt at one. */
+type NoticeJob = { deliveryIds: string[] } | { deliveryId: string };
+
+class RetryLater extends Error {
+  constructor(readonly delayMs: number) {
+    super(`retrying in ${delayMs} ms`);
+  }
+}
+
+const QUEUE = "status-page-notices";
+/**
+ * A delivery still pending this long was lost by a crash (or is queued behind a
+ * large fan-out: 10,000 mails take about a minute), and is queued again.
+ */
+const SWEEP_AGE_MS = 600_000;
+const SWEEP_BATCH = 1_000;
+const jobOptions = { removeOnComplete: true, removeOnFail: true } as const;
+
+const deliveryInclude = {
+  subscriber: true,
+  notice: { include: { page: { select: { id: true, title: true, slug: true, customDomain: true, language: true } } } },
+} as const satisfies Prisma.StatusPageNoticeDeliveryInclude;
+type PendingDelivery = Prisma.StatusPageNoticeDeliveryGetPayload<{ include: typeof deliveryInclude }>;
+
+/** What an attempt came to. */
+type Outcome = { kind: "delivered" } | { kind: "ended"; reason: string } | { kind: "failed"; error: DeliveryError };
+
+/** Subject lines by what happened, in the page's words. */
+function subjectOf(w: Words, notice: { kind: string; title: string; status: string }): string {
+  const { title } = notice;
+  switch (notice.kind as SubscriberNoticeKind) {
+    case "incident.created":
+      return w.t("subscribe.incidentCreated", { title });
+    case "incident.updated":
+      return w.t("subscribe.incidentUpdated", { title, status: w.incidentStatus(notice.status as IncidentStatus) });
+    case "incident.resolved":
+      return w.t("subscribe.incidentResolved", { title });
+    case "maintenance.scheduled":
+      return w.t("subscribe.maintenanceScheduled", { title });
+    case "maintenance.started":
+      return w.t("subscribe.maintenanceStarted", { title });
+    case "maintenance.completed":
+      return w.t("subscribe.maintenanceCompleted", { title });
+  }
+}
+
+/**
+ * Tells a page's subscribers of its incidents and maintenance, durably, as
+ * alert deliveries are (alerting/deliveries.ts): a notice and a delivery row
+ * per subscriber it reaches are written together; jobs carrying delivery ids
+ * (one per SUBSCRIBERS.batchSize subscribers, so that thousands are reached
+ * by a few jobs over the pooled SMTP transport) make the first attempt; each
+ * failure worth retrying gets a job of its own on retry-schedule.ts; a sweep
+ * queues what a crash left. The row decides: a delivery no longer pending is
+ * never sent again. An SMTP server refusing the recipient for good (5xx) ends
+ * that subscription, as a webhook answering 410 does.
+ */
+export class SubscriberNotices implements SubscriberNoticeSink {
+  private readonly queue: Queue<NoticeJob>;
+  private worker: Worker<NoticeJob> | undefined;
+  private workerConnection: RedisConnection | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private attempting = 0;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly prisma: PrismaClient,
+    private readonly logger: Logger,
+    private readonly options: SubscriberNoticeOptions,
+  ) {
+    this.queue = new Queue(QUEUE, { connection, prefix: options.prefix });
+    this.queue.on("error", () => {});
+  }
+
+  /** Writes the notice and its deliveries to the subscribers it reaches, then queues them. Nothing while the page takes no subscriptions. */
+  async notify(pageId: string, notice: SubscriberNotice): Promise<void> {
+    try {
+      await this.write(pageId, notice);
+    } catch (error) {
+      this.logger.error({ err: error, pageId, kind: notice.kind, subject: notice.subjectId }, "status page notice could not be written");
+    }
+  }
+
+  private async write(pageId: string, notice: SubscriberNotice): Promise<void> {
+    const page = await this.prisma.statusPage.findUnique({ where: { id: pageId }, select: { subscriptionsEnabled: true, slug: true, customDomain: true } });
+    if (!page?.subscriptionsEnabled) return;
+    const subscribers = await this.prisma.statusPageSubscriber.findMany({ where: { pageId, confirmedAt: { not: null } }, select: { id: true, kind: true, componentIds: true } });
+    // Webhooks first: a batch of them takes a moment, mail goes at the SMTP server's pace, and jobs run in order.
+    const reached = subscribers
+      .filter((s) => noticeReaches(s.componentIds, notice.componentIds))
+      .sort((a, b) => Number(a.kind !== "webhook") - Number(b.kind !== "webhook"));
+    const url = pageUrl(page, this.options.settings.publicUrl);
+    const noticeId = uuidv7();
+    const deliveries = reached.map((s) => ({ id: uuidv7(), noticeId, subscriberId: s.id }));
+    await this.prisma.$transaction([
+      this.prisma.statusPageNotice.create({
+        data: {
+          id: noticeId,
+          pageId,
+          kind: notice.kind,
+          subjectId: notice.subjectId,
+          title: notice.title,
+          message: notice.message,
+          status: notice.status,
+          link: notice.incidentId ? incidentUrl(url, notice.incidentId) : url,
+          componentIds: [...notice.componentIds],
+        },
+      }),
+      this.prisma.statusPageNoticeDelivery.createMany({ data: deliveries }),
+    ]);
+    this.logger.info({ pageId, notice: noticeId, kind: notice.kind, subscribers: deliveries.length }, "status page notice written");
+    const batches: string[][] = [];
+    for (let i = 0; i < deliveries.length; i += SUBSCRIBERS.batchSize) batches.push(deliveries.slice(i, i + SUBSCRIBERS.batchSize).map((d) => d.id));
+    await this.queue.addBulk(batches.map((deliveryIds, i) => ({ name: "batch", data: { deliveryIds }, opts: { jobId: `notice-${noticeId}-${i}`, ...jobOptions } })));
+  }
+
+  start(): void {
+    this.workerConnection = this.connection.duplicate();
+    this.worker = new Worker<NoticeJob>(QUEUE, (job) => this.run(job), {
+      connection: this.workerConnection,
+      prefix: this.options.prefix,
+      concurrency: this.options.concurrency,
+      settings: { backoffStrategy: (_made, _type, error) => (error instanceof RetryLater ? error.delayMs : (this.options.retryDelaysMs[0] ?? 0)) },
+    });
+    logWorkerErrors(this.worker, this.workerConnection, watchRedis(this.workerConnection, this.logger, "status page notice worker"), this.logger);
+    const interval = this.options.sweepIntervalMs ?? SWEEP_AGE_MS / 10;
+    if (interval > 0) {
+      this.sweepTimer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, "queueing pending notices failed; retrying")), interval);
+    }
+  }
+
+  /** Queues pending deliveries old enough to have been lost; returns how many. */
+  async sweep(now = new Date()): Promise<number> {
+    const pending = await this.prisma.statusPageNoticeDelivery.findMany({
+      where: { outcome: "pending", createdAt: { lt: new Date(now.getTime() - SWEEP_AGE_MS) } },
+      select: { id: true },
+      orderBy: { createdAt: "asc" },
+      take: SWEEP_BATCH,
+    });
+    await this.retry(pending.map((d) => d.id), 0);
+    return pending.length;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    if (this.worker && this.workerConnection && (await closeWorker(this.worker, this.workerConnection, () => this.attempting)) === "without Redis") {
+      this.logger.warn("redis is unreachable and no notice is being sent: stopping without waiting for it");
+    }
+    if (this.workerConnection) await closeRedis(this.workerConnection);
+    await this.queue.close();
+  }
+
+  private async retry(deliveryIds: readonly string[], delayMs: number): Promise<void> {
+    await this.queue.addBulk(
+      deliveryIds.map((deliveryId) => ({
+        name: "retry",
+        data: { deliveryId },
+        opts: { jobId: deliveryId, delay: delayMs, attempts: this.options.retryDelaysMs.length + 1, backoff: { type: "notice" }, ...jobOptions },
+      })),
+    );
+  }
+
+  private pending(ids: readonly string[]): Promise<PendingDelivery[]> {
+    return this.prisma.statusPageNoticeDelivery.findMany({ where: { id: { in: [...ids] }, outcome: "pending" }, include: deliveryInclude });
+  }
+
+  private async run(job: Job<NoticeJob>): Promise<void> {
+    if ("deliveryIds" in job.data) {
+      const deliveries = await this.pending(job.data.deliveryIds);
+      const outcomes = await Promise.all(deliveries.map((d) => this.attempt(d)));
+      const delivered = deliveries.filter((_, i) => outcomes[i]!.kind === "delivered").map((d) => d.id);
+      // One statement for the batch's successes, the usual case.
+      await this.prisma.statusPageNoticeDelivery.updateMany({ where: { id: { in: delivered } }, data: { outcome: "delivered", attempts: { increment: 1 }, completedAt: new Date() } });
+      for (const [i, delivery] of deliveries.entries()) {
+        const retryInMs = await this.settle(delivery, outcomes[i]!);
+        if (retryInMs !== null) await this.retry([delivery.id], retryInMs);
+      }
+      return;
+    }
+    const [delivery] = await this.pending([job.data.deliveryId]);
+    if (!delivery) return;
+    const outcome = await this.attempt(delivery);
+    if (outcome.kind === "delivered") {
+      await this.prisma.statusPageNoticeDelivery.updateMany({ where: { id: delivery.id }, data: { outcome: "delivered", attempts: { increment: 1 }, completedAt: new Date() } });
+      return;
+    }
+    const retryInMs = await this.settle(delivery, outcome);
+    if (retryInMs !== null) throw new RetryLater(retryInMs);
+  }
+
+  private async attempt(delivery: PendingDelivery): Promise<Outcome> {
+    this.attempting++;
+    try {
+      await this.send(delivery);
+      return { kind: "delivered" };
+    } catch (error) {
+      const ended = endingReasonOf(error);
+      if (ended) return { kind: "ended", reason: ended };
+      // Anything but a provider's answer (a bug, an odd library error) is worth another try.
+      return { kind: "failed", error: error instanceof DeliveryError ? error : new DeliveryError(String((error as Error)?.message ?? error), true) };
+    } finally {
+      this.attempting--;
+    }
+  }
+
+  private async send(delivery: PendingDelivery): Promise<void> {
+    const { subscriber, notice } = delivery;
+    const { settings } = this.options;
+    const unsubscribeLink = subscriptionLink(notice.page, settings.publicUrl, "unsubscribe", this.options.tokens.unsubscribeToken(subscriber.id));
+    if (subscriber.webhookUrl && subscriber.webhookSecret) {
+      const page = { id: notice.page.id, title: notice.page.title, url: pageUrl(notice.page, settings.publicUrl) };
+      const subject = { id: notice.subjectId, title: notice.title, status: notice.status, message: notice.message, link: notice.link, componentIds: notice.componentIds, unsubscribeUrl: unsubscribeLink };
+      await sendNoticeWebhook(subscriber.webhookUrl, this.options.secrets.open(subscriber.webhookSecret), delivery.id, page, { kind: notice.kind, createdAt: notice.createdAt, subject }, settings);
+      return;
+    }
+    if (!subscriber.email) throw new DeliveryError("the subscriber has neither an address nor a webhook", false);
+    // Notices are written in the page's language: a subscriber's own is not kept.
+    const words = pageWords(notice.page.language);
+    await sendNoticeMail(settings, { words, to: subscriber.email, pageTitle: notice.page.title, subject: subjectOf(words, notice), message: notice.message, link: notice.link, unsubscribeLink });
+  }
+
+  /** Records an attempt that did not deliver; returns when to try again, or null when done. */
+  private async settle(delivery: PendingDelivery, outcome: Outcome): Promise<number | null> {
+    const log = { delivery: delivery.id, subscriber: delivery.subscriberId, notice: delivery.noticeId, pageId: delivery.notice.pageId };
+    if (outcome.kind === "delivered") return null;
+    if (outcome.kind === "ended") {
+      // The subscription ends; its deliveries go with it.
+      await this.prisma.statusPageSubscriber.deleteMany({ where: { id: delivery.subscriberId } });
+      this.logger.info({ ...log, reason: outcome.reason }, "status page subscription ended by its recipient");
+      return null;
+    }
+    const attempts = delivery.attempts + 1;
+    const final = !outcome.error.retryable || attempts > this.options.retryDelaysMs.length;
+    await this.prisma.statusPageNoticeDelivery.updateMany({
+      where: { id: delivery.id },
+      data: { outcome: final ? "failed" : "pending", attempts, statusCode: outcome.error.statusCode, error: outcome.error.message, completedAt: final ? new Date() : null },
+    });
+    this.logger.warn({ ...log, attempts, error: outcome.error.message, final }, "status page notice delivery failed");
+    return final ? null : retryDelayMs(this.options.retryDelaysMs, attempts, outcome.error.retryAfterMs);
+  }
+}
+
+/** Why an answer ends the subscription, or null: a recipient refused for good, or a webhook answering 410 Gone. */
+function endingReasonOf(error: unknown): string | null {
+  if (error instanceof RecipientRefused) return error.message;
+  if (error instanceof DeliveryError && error.statusCode === GONE) return "the webhook answered 410 Gone";
+  return null;
+}
