@@ -96,6 +96,21 @@ describe("vigil plan, apply and export: maintenance windows", () => {
     expect((await planJson()).summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0 });
   });
 
+  it("names the new monitor when one it names is replaced", async () => {
+    const asTcp = text.replace("type: http\n    name: API\n    url: https://api.example.com/health", "type: tcp\n    name: API\n    uri: api.example.com:443");
+    for (const [content, kind] of [[asTcp, "tcp"], [text, "http"]] as const) {
+      await write(content);
+      const run = await cli.ok(["plan", "-f", file]);
+      expect(run.stdout).toContain(`-/+ monitors.api replace: type changes from ${kind === "tcp" ? "http to tcp" : "tcp to http"}`);
+      expect(run.stdout).toContain(`~ maintenanceWindows.upgrade\n      monitors: ["web","api (replaced)"] → ["web","api"]`);
+      await cli.ok(["apply", "-f", file]);
+      const { httpMonitors, tcpMonitors } = await cli.api.client(cli.ws.write.key).listMonitors({ limit: 100 });
+      const api = [...httpMonitors, ...tcpMonitors].find((m) => m.externalId === "ops/api")!;
+      expect((await windows())[0]!.monitorIds).toContain(api.id);
+      expect((await planJson()).summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0 });
+    }
+  });
+
   it("plans a change field by field and applies it in place", async () => {
     const [before] = await windows();
     await write(text.replace("title: Database upgrade", "title: Database upgrade to 17").replace("monitors: [web, api]", "monitors: [web]").replace("2026-12-06T03:00:00+00:00", "2026-12-06T04:00:00Z"));
