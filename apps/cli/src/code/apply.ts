@@ -232,7 +232,7 @@ async function applyComponent(client: VigilClient, page: PageStep, step: Step<Co
 
 const componentName = (page: PageStep, key: string) => `${page.key}/${key}`;
 
-/** A window's fields as the API names them; the file's names of its monitors and components are ids by now (the plan kept ids as they are). */
+/** The update mask's names of the fields the file names otherwise. */
 const WINDOW_MASK: Record<string, string> = { monitors: "monitorIds", components: "pageComponentIds" };
 
 async function applyWindow(client: VigilClient, step: Step<WindowDesired, RemoteWindow>, ids: AppliedIds): Promise<void> {
@@ -241,6 +241,7 @@ async function applyWindow(client: VigilClient, step: Step<WindowDesired, Remote
     ...rest,
     startsAt: timestampFromDate(new Date(startsAt)),
     endsAt: timestampFromDate(new Date(endsAt)),
+    // Keys of the file's objects have ids by now; other names are ids already (the plan checked them).
     monitorIds: monitors.map((name) => ids.monitors.get(name) ?? name),
     pageComponentIds: components.map((name) => ids.components.get(name) ?? name),
   };

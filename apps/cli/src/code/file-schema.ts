@@ -114,7 +114,7 @@ export const statusPageEntrySchema = z.strictObject({
 const fileTime = () => z.iso.datetime({ offset: true, error: "must be an RFC 3339 time such as 2026-12-06T01:00:00Z" });
 
 /** A window's fields as the file names them: its monitors and page components by reference rather than id. */
-export const WINDOW_FILE_FIELDS: Record<string, string> = { monitorIds: "monitors", pageComponentIds: "components" };
+const WINDOW_FILE_FIELDS: Record<string, string> = { monitorIds: "monitors", pageComponentIds: "components" };
 
 /**
  * A window names monitors by the file's key, else by id (a monitor the file

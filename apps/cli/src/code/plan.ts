@@ -276,7 +276,8 @@ function referenceName(
 ): { name: string } | { rule: string } {
   if (isFileName(reference)) return { name: reference };
   const step = steps.find((s) => s.remote?.id === reference);
-  if (step?.action === "delete" || step?.action === "replace") return { rule: `names ${reference}, which this plan ${step.action}s: name it by its key` };
+  if (step?.action === "replace") return { rule: `names ${reference}, which this plan replaces: name it by its key` };
+  if (step?.action === "delete") return { rule: `names ${reference}, which this plan deletes` };
   if (step) return { name: step.key };
   return exists(reference) ? { name: reference } : { rule: `names ${reference}, which is neither a ${what} of this file nor the id of one in this workspace` };
 }
