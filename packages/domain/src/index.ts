@@ -31,7 +31,7 @@ export * from "./trace-context";
 export * from "./certificates";
 export * from "./result-reads";
 export * from "./audit-log";
-export { NOT_STORABLE_RULE, isHttpUrl, isReadableLine, isStorableText, set } from "./rules";
+export { NOT_STORABLE_RULE, isHttpUrl, isReadableLine, isStorableText, list, set } from "./rules";
 export { isDomainName, parseHostPort } from "./hosts";
 export * from "./resource-id";
 export * from "./validation";

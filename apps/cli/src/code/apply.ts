@@ -1,10 +1,11 @@
 import { VigilError, type VigilClient } from "@vigil/client";
 import { blockName } from "@vigil/domain";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import pLimit from "p-limit";
 import { CliError, describeFailure } from "../failures.js";
 import { entryMessage } from "./kinds.js";
-import { allSteps, type ComponentDesired, type MonitorDesired, type NotificationDesired, type PageStep, type Plan, type Step } from "./plan.js";
-import type { RemoteNotification } from "./remote.js";
+import { allSteps, type ComponentDesired, type MonitorDesired, type NotificationDesired, type PageStep, type Plan, type Step, type WindowDesired } from "./plan.js";
+import type { RemoteNotification, RemoteWindow } from "./remote.js";
 
 export interface ApplyOptions {
   /** Calls in flight at once. */
@@ -34,8 +35,9 @@ async function deleted(call: Promise<unknown>): Promise<void> {
 
 /**
  * Carries out a plan: monitors first (channels and components name them),
- * then channels, pages, their groups and components; deletions last, the
- * children before what holds them. Each phase runs its calls in parallel;
+ * then channels, pages, their groups and components, then maintenance
+ * windows (they name monitors and components); deletions last, windows
+ * first, the children before what holds them. Each phase runs its calls in parallel;
  * after a failure no more calls start.
  */
 export async function applyPlan(client: VigilClient, plan: Plan, options: ApplyOptions): Promise<void> {
@@ -85,7 +87,9 @@ export async function applyPlan(client: VigilClient, plan: Plan, options: ApplyO
       .map(({ page, step }) => task(step, () => deleted(client.statusPages.deleteStatusPageComponent({ pageId: ids.page(page), id: step.remote!.id })), false)),
   );
   await phase(components.filter(({ step }) => changes(step.action)).map(({ page, step }) => task(step, () => applyComponent(client, page, step, ids))));
+  await phase(plan.maintenanceWindows.filter((s) => changes(s.action)).map((s) => task(s, () => applyWindow(client, s, ids))));
 
+  await phase(plan.maintenanceWindows.filter((s) => s.action === "delete").map((s) => task(s, () => deleted(client.maintenance.deleteMaintenanceWindow({ id: s.remote!.id })))));
   const gone = ({ step }: { step: { action: string } }) => step.action === "delete";
   await phase(
     components.filter(gone).map(({ page, step }) => task(step, () => deleted(client.statusPages.deleteStatusPageComponent({ pageId: ids.page(page), id: step.remote!.id })))),
@@ -123,12 +127,15 @@ class AppliedIds {
   readonly monitors = new Map<string, string>();
   readonly pages = new Map<PageStep, string>();
   readonly groups = new Map<PageStep, Map<string, string>>();
+  /** By `<page key>/<component key>`, as windows name them. */
+  readonly components = new Map<string, string>();
 
   constructor(plan: Plan) {
     for (const step of plan.monitors) if (step.remote && step.action !== "replace") this.monitors.set(step.key, step.remote.id);
     for (const page of plan.statusPages) {
       if (page.remote) this.pages.set(page, page.remote.id);
       this.groups.set(page, new Map(page.groups.filter((g) => g.remote).map((g) => [g.key, g.remote!.id])));
+      for (const c of page.components) if (c.remote && c.action !== "replace") this.components.set(componentName(page, c.key), c.remote.id);
     }
   }
 
@@ -219,5 +226,29 @@ async function applyComponent(client: VigilClient, page: PageStep, step: Step<Co
     await client.statusPages.updateStatusPageComponent({ pageId, id: step.remote!.id, component, updateMask: { paths } });
     return;
   }
-  await client.statusPages.createStatusPageComponent({ component: { pageId, ...component, externalId: step.externalId } });
+  const { component: created } = await client.statusPages.createStatusPageComponent({ component: { pageId, ...component, externalId: step.externalId } });
+  ids.components.set(componentName(page, step.key), created!.id);
+}
+
+const componentName = (page: PageStep, key: string) => `${page.key}/${key}`;
+
+/** The update mask's names of the fields the file names otherwise. */
+const WINDOW_MASK: Record<string, string> = { monitors: "monitorIds", components: "pageComponentIds" };
+
+async function applyWindow(client: VigilClient, step: Step<WindowDesired, RemoteWindow>, ids: AppliedIds): Promise<void> {
+  const { monitors, components, startsAt, endsAt, ...rest } = step.desired!;
+  const maintenance = {
+    ...rest,
+    startsAt: timestampFromDate(new Date(startsAt)),
+    endsAt: timestampFromDate(new Date(endsAt)),
+    // Keys of the file's objects have ids by now; other names are ids already (the plan checked them).
+    monitorIds: monitors.map((name) => ids.monitors.get(name) ?? name),
+    pageComponentIds: components.map((name) => ids.components.get(name) ?? name),
+  };
+  if (step.action === "update") {
+    const paths = step.fields.map((f) => WINDOW_MASK[f.field] ?? f.field);
+    await client.maintenance.updateMaintenanceWindow({ id: step.remote!.id, maintenance, updateMask: { paths } });
+    return;
+  }
+  await client.maintenance.createMaintenanceWindow({ maintenance: { ...maintenance, externalId: step.externalId } });
 }

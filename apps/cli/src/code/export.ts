@@ -1,10 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
-import { DEFAULT_ACCESS_TYPE, DEFAULT_PAGE_LANGUAGE, DEFAULT_SUBSCRIPTIONS_ENABLED, SENSITIVE_FIELDS, blockName, redactedCredentialFields } from "@vigil/domain";
+import { DEFAULTS, DEFAULT_ACCESS_TYPE, DEFAULT_PAGE_LANGUAGE, DEFAULT_SUBSCRIPTIONS_ENABLED, SENSITIVE_FIELDS, blockName, redactedCredentialFields } from "@vigil/domain";
 import { Document, type YAMLMap } from "yaml";
 import { FILE_VERSION } from "./file-schema.js";
 import { entryFields, parseEntryConfig } from "./kinds.js";
 import { keyOf } from "./match.js";
-import type { RemoteMonitor, RemotePage, Workspace } from "./remote.js";
+import { rfc3339 } from "./plan.js";
+import type { RemoteMonitor, RemotePage, RemoteWindow, Workspace } from "./remote.js";
 
 type Json = Record<string, unknown>;
 
@@ -55,10 +56,14 @@ function monitorEntry(monitor: RemoteMonitor, monitorKeys: Map<string, string>):
   return { type: monitor.kind, name: config.name, ...target, periodicity: config.periodicity, ...Object.fromEntries(fields.map((field) => [field, config[field]])) };
 }
 
+/** A page's components with their keys: its entry and the windows that name them use the same. */
+const componentsOf = (project: string, page: RemotePage, monitorKeys: Map<string, string>) =>
+  keyed(project, page.components, (c) => c.name || (monitorKeys.get(c.monitorId) ?? ""), "component");
+
 function pageEntry(page: RemotePage, monitorKeys: Map<string, string>, project: string): Json {
   const groups = keyed(project, page.groups, (g) => g.name, "group");
   const groupKeys = new Map(groups.map(({ key, remote }) => [remote.id, key]));
-  const components = keyed(project, page.components, (c) => c.name || (monitorKeys.get(c.monitorId) ?? ""), "component");
+  const components = componentsOf(project, page, monitorKeys);
   const { id: _id, externalId: _e, passwordFingerprint: _p, groups: _g, components: _c, published, accessType, language, subscriptionsEnabled, ...fields } = page;
   return {
     ...withoutEmpty(fields),
@@ -86,6 +91,22 @@ function pageEntry(page: RemotePage, monitorKeys: Map<string, string>, project: 
   };
 }
 
+/** A window's fields that differ from what the file would get by leaving them out; its monitors and components by the file's names. */
+function windowEntry(window: RemoteWindow, monitorKeys: Map<string, string>, componentNames: Map<string, string>): Json {
+  return {
+    title: window.title,
+    ...withoutEmpty({ message: window.message }),
+    startsAt: rfc3339(window.startsAt),
+    endsAt: rfc3339(window.endsAt),
+    ...withoutEmpty({ recurrence: window.recurrence }),
+    ...(window.timezone === DEFAULTS.timezone ? {} : { timezone: window.timezone }),
+    ...withoutEmpty({
+      monitors: window.monitorIds.map((id) => monitorKeys.get(id) ?? id),
+      components: window.pageComponentIds.map((id) => componentNames.get(id) ?? id),
+    }),
+  };
+}
+
 /**
  * The workspace as a vigil.yaml whose plan shows no changes. Sensitive
  * values are never answered by the API, so they are left out, which keeps
@@ -97,6 +118,10 @@ export function exportWorkspace(workspace: Workspace, project: string): string {
   const monitorKeys = new Map(monitors.map(({ key, remote }) => [remote.id, key]));
   const channels = keyed(project, workspace.notifications, (n) => n.name || n.type, "channel");
   const pages = keyed(project, workspace.statusPages, (p) => p.title, "page");
+  const componentNames = new Map(
+    pages.flatMap(({ key: pageKey, remote: page }) => componentsOf(project, page, monitorKeys).map(({ key, remote }) => [remote.id, `${pageKey}/${key}`] as const)),
+  );
+  const windows = keyed(project, workspace.maintenanceWindows, (w) => w.title, "window");
   const file = {
     version: FILE_VERSION,
     project,
@@ -111,6 +136,7 @@ export function exportWorkspace(workspace: Workspace, project: string): string {
       }),
     ),
     statusPages: Object.fromEntries(pages.map(({ key, remote, id }) => [key, { ...id, ...pageEntry(remote, monitorKeys, project) }])),
+    maintenanceWindows: Object.fromEntries(windows.map(({ key, remote, id }) => [key, { ...id, ...windowEntry(remote, monitorKeys, componentNames) }])),
   };
   const doc = new Document(file);
   doc.commentBefore = ` Vigil workspace, written by \`vigil export\`. \`vigil plan -f <this file>\` shows no changes.\n Entries with an id manage the object they name; the others are found by their key.`;

@@ -5,6 +5,7 @@ import {
   PROVIDER_BLOCK_SCHEMAS,
   SENSITIVE_FIELDS,
   blockName,
+  list,
   channelSchema,
   componentSchema,
   dnsMonitorSchema,
@@ -12,11 +13,16 @@ import {
   heartbeatMonitorSchema,
   heartbeatScheduleRule,
   grpcMonitorSchema,
+  DEFAULTS,
+  LIMITS,
+  maintenanceSchema,
+  maintenanceViolations,
   httpMonitorSchema,
   objectivesRule,
   set,
   statusPageSchema,
   tcpMonitorSchema,
+  type MaintenanceFields,
   type ProviderType,
 } from "@vigil/domain";
 import { z } from "zod";
@@ -104,6 +110,62 @@ export const statusPageEntrySchema = z.strictObject({
   components: entries(componentEntrySchema).default({}),
 });
 
+/** An RFC 3339 time, kept as the file writes it; plan compares the instants. */
+const fileTime = () => z.iso.datetime({ offset: true, error: "must be an RFC 3339 time such as 2026-12-06T01:00:00Z" });
+
+/** A window's fields as the file names them: its monitors and page components by reference rather than id. */
+const WINDOW_FILE_FIELDS: Record<string, string> = { monitorIds: "monitors", pageComponentIds: "components" };
+
+/**
+ * A window names monitors by the file's key, else by id (a monitor the file
+ * does not manage), and page components by `<page key>/<component key>`, the
+ * way the file nests them, else by id. Which ids exist only the plan can tell.
+ */
+const references = (max: number, describe: string) =>
+  list(z.string().min(1, "must not be empty"), max)
+    .pipe(set(z.string()))
+    .describe(describe);
+
+export const maintenanceEntrySchema = z
+  .strictObject({
+    id: adoptedId().optional(),
+    title: maintenanceSchema.shape.title,
+    message: withoutDefault(maintenanceSchema.shape.message).optional(),
+    startsAt: fileTime().describe("the (first) start"),
+    endsAt: fileTime().describe("the (first) end; a recurring window's occurrences last endsAt - startsAt"),
+    recurrence: withoutDefault(maintenanceSchema.shape.recurrence).describe("an RFC 5545 RRULE without DTSTART, e.g. FREQ=WEEKLY;BYDAY=SU; left out: once").optional(),
+    timezone: withoutDefault(maintenanceSchema.shape.timezone).describe("the IANA time zone the recurrence follows (default UTC)").optional(),
+    monitors: references(LIMITS.maintenanceMonitors, "monitors it mutes: keys of the file's monitors, or ids").optional(),
+    components: references(LIMITS.maintenanceComponents, "page components it puts under maintenance: <page key>/<component key>, or ids").optional(),
+  })
+  // The API's rules across fields (an end after the start, something named), at the entry's own field.
+  .superRefine((entry, ctx) => {
+    for (const { field, rule } of maintenanceViolations(windowFields(entry))) ctx.addIssue({ code: "custom", message: rule, path: [WINDOW_FILE_FIELDS[field] ?? field] });
+  });
+
+/** An entry as the API's fields, its references as the file gives them (the plan turns them into ids). */
+export function windowFields(entry: {
+  title: string;
+  message?: string | undefined;
+  startsAt: string;
+  endsAt: string;
+  recurrence?: string | undefined;
+  timezone?: string | undefined;
+  monitors?: string[] | undefined;
+  components?: string[] | undefined;
+}): MaintenanceFields {
+  return {
+    title: entry.title,
+    message: entry.message ?? "",
+    startsAt: new Date(entry.startsAt),
+    endsAt: new Date(entry.endsAt),
+    recurrence: entry.recurrence ?? "",
+    timezone: entry.timezone ?? DEFAULTS.timezone,
+    monitorIds: entry.monitors ?? [],
+    pageComponentIds: entry.components ?? [],
+  };
+}
+
 export const FILE_VERSION = 1;
 
 export const fileSchema = z.strictObject({
@@ -115,6 +177,7 @@ export const fileSchema = z.strictObject({
   monitors: entries(monitorEntrySchema).default({}),
   notifications: entries(notificationEntrySchema).default({}),
   statusPages: entries(statusPageEntrySchema).default({}),
+  maintenanceWindows: entries(maintenanceEntrySchema).default({}),
 });
 
 export type VigilFile = z.output<typeof fileSchema>;
@@ -123,6 +186,7 @@ export type NotificationEntry = z.output<typeof notificationEntrySchema>;
 export type StatusPageEntry = z.output<typeof statusPageEntrySchema>;
 export type ComponentEntry = z.output<typeof componentEntrySchema>;
 export type GroupEntry = z.output<typeof groupEntrySchema>;
+export type MaintenanceEntry = z.output<typeof maintenanceEntrySchema>;
 
 /** One thing wrong in a file: the field it is at (a path into the file) and the rule it breaks. */
 export interface FileProblem {
@@ -134,6 +198,6 @@ export interface FileProblem {
 export function fileJsonSchema(): Record<string, unknown> {
   return {
     ...z.toJSONSchema(fileSchema, { io: "input", unrepresentable: "any" }),
-    title: "vigil.yaml: monitors, notification channels and status pages of a Vigil workspace",
+    title: "vigil.yaml: monitors, notification channels, status pages and maintenance windows of a Vigil workspace",
   };
 }

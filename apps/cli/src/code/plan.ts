@@ -11,10 +11,21 @@ import {
 } from "@vigil/domain";
 import { CliError } from "../failures.js";
 import { diffFields, diffSecret, type FieldChange } from "./diff.js";
-import { BLOCK_NAMES, type ComponentEntry, type GroupEntry, type MonitorEntry, type NotificationEntry, type StatusPageEntry, type VigilFile } from "./file-schema.js";
+import {
+  BLOCK_NAMES,
+  windowFields,
+  type ComponentEntry,
+  type GroupEntry,
+  type MaintenanceEntry,
+  type MonitorEntry,
+  type NotificationEntry,
+  type StatusPageEntry,
+  type VigilFile,
+} from "./file-schema.js";
 import { entryFields, parseEntryConfig, type EntryConfig, type EntryKind } from "./kinds.js";
 import { keyOf, matchEntries, type Match } from "./match.js";
-import type { RemoteComponent, RemoteGroup, RemoteMonitor, RemoteNotification, RemotePage, Workspace } from "./remote.js";
+import { componentReference } from "./references.js";
+import type { RemoteComponent, RemoteGroup, RemoteMonitor, RemoteNotification, RemotePage, RemoteWindow, Workspace } from "./remote.js";
 
 export type Action = "none" | "create" | "update" | "replace" | "delete";
 
@@ -59,16 +70,31 @@ export interface PageStep extends Step<PageDesired, RemotePage> {
   components: Step<ComponentDesired, RemoteComponent>[];
 }
 
+/** A window as the file gives it: times as RFC 3339 in UTC, monitors by key (else id), components by `<page>/<component>` (else id). */
+export interface WindowDesired {
+  title: string;
+  message: string;
+  startsAt: string;
+  endsAt: string;
+  recurrence: string;
+  timezone: string;
+  monitors: string[];
+  components: string[];
+}
+
 export interface Plan {
   project: string;
   monitors: Step<MonitorDesired, RemoteMonitor>[];
   notifications: Step<NotificationDesired, RemoteNotification>[];
   statusPages: PageStep[];
+  maintenanceWindows: Step<WindowDesired, RemoteWindow>[];
 }
 
 const MONITOR_SETS = ["regions", "dependsOn"];
 const PAGE_FIELDS = ["title", "slug", "description", "homepageUrl", "contactUrl", "icon", "customDomain", "accessType", "authEmailDomains", "language", "subscriptionsEnabled", "published"] as const;
 const COMPONENT_FIELDS = ["monitor", "name", "description", "order", "group", "groupOrder"] as const;
+const WINDOW_FIELDS = ["title", "message", "startsAt", "endsAt", "recurrence", "timezone", "monitors", "components"] as const;
+const WINDOW_SETS = ["monitors", "components"];
 
 /** A step for a matched entry: create, or update when a field differs. */
 function stepOf<E, D, R>(address: string, match: Match<E, R>, desired: D, fields: (remote: R) => FieldChange[]): Step<D, R> {
@@ -233,6 +259,82 @@ function childSteps(
   return { groups: groupSteps, components: componentSteps };
 }
 
+/** An instant as the file compares and export writes it: RFC 3339 in UTC, whole seconds without a fraction. */
+export const rfc3339 = (at: Date) => at.toISOString().replace(".000Z", "Z");
+
+/**
+ * How a window's reference to an object compares: by the file's name for
+ * it, whichever way the file gives it. An id of an object the file manages
+ * becomes its name; an id of one it replaces or deletes cannot be kept.
+ */
+function referenceName(
+  reference: string,
+  isFileName: (reference: string) => boolean,
+  steps: readonly Step<unknown, { id: string }>[],
+  exists: (id: string) => boolean,
+  what: string,
+): { name: string } | { rule: string } {
+  if (isFileName(reference)) return { name: reference };
+  const step = steps.find((s) => s.remote?.id === reference);
+  if (step?.action === "replace") return { rule: `names ${reference}, which this plan replaces: name it by its key` };
+  if (step?.action === "delete") return { rule: `names ${reference}, which this plan deletes` };
+  if (step) return { name: step.key };
+  return exists(reference) ? { name: reference } : { rule: `names ${reference}, which is neither a ${what} of this file nor the id of one in this workspace` };
+}
+
+function windowSteps(
+  project: string,
+  file: VigilFile,
+  remote: Workspace,
+  monitors: Step<MonitorDesired, RemoteMonitor>[],
+  pages: PageStep[],
+  missing: (address: string, id: string) => void,
+  problems: string[],
+) {
+  const { matches, orphans } = matchEntries<MaintenanceEntry, RemoteWindow>(project, file.maintenanceWindows, remote.maintenanceWindows, (key, id) =>
+    missing(`maintenanceWindows.${key}`, id),
+  );
+  // Components are named `<page key>/<component key>`, across the file's pages.
+  const components = pages.flatMap((page) => page.components.map((step) => ({ ...step, key: `${page.key}/${step.key}` })));
+  const monitorNames = new KeyNames(monitors);
+  const componentNames = new KeyNames(components);
+  const remoteMonitors = new Set(remote.monitors.map((m) => m.id));
+  const remoteComponents = new Set(remote.statusPages.flatMap((page) => page.components.map((c) => c.id)));
+  const steps = matches.map((match) => {
+    const address = `maintenanceWindows.${match.key}`;
+    const fields = windowFields(match.entry);
+    const names = (field: "monitors" | "components", references: string[], resolve: (reference: string) => { name: string } | { rule: string }) =>
+      references.flatMap((reference, index) => {
+        const resolved = resolve(reference);
+        if ("rule" in resolved) problems.push(`${address}.${field}[${index}]: ${resolved.rule}`);
+        return "name" in resolved ? [resolved.name] : [];
+      });
+    const desired: WindowDesired = {
+      title: fields.title,
+      message: fields.message,
+      startsAt: rfc3339(fields.startsAt),
+      endsAt: rfc3339(fields.endsAt),
+      recurrence: fields.recurrence,
+      timezone: fields.timezone,
+      monitors: names("monitors", fields.monitorIds, (r) => referenceName(r, (key) => Object.hasOwn(file.monitors, key), monitors, (id) => remoteMonitors.has(id), "monitor")),
+      components: names("components", fields.pageComponentIds, (r) =>
+        referenceName(r, (name) => componentReference(name) !== undefined, components, (id) => remoteComponents.has(id), "page component"),
+      ),
+    };
+    return stepOf("maintenanceWindows", match, desired, (current) => {
+      const now = {
+        ...current,
+        startsAt: rfc3339(current.startsAt),
+        endsAt: rfc3339(current.endsAt),
+        monitors: current.monitorIds.map((id) => monitorNames.of(id)),
+        components: current.pageComponentIds.map((id) => componentNames.of(id)),
+      };
+      return diffFields(now, desired, WINDOW_FIELDS, WINDOW_SETS);
+    });
+  });
+  return [...steps, ...orphans.map((orphan) => deletion(project, "maintenanceWindows", orphan))];
+}
+
 /** What applying `file` to `remote` would do, object by object. */
 export function planChanges(file: VigilFile, remote: Workspace): Plan {
   const project = file.project;
@@ -242,11 +344,13 @@ export function planChanges(file: VigilFile, remote: Workspace): Plan {
   const problems: string[] = [];
   const monitors = monitorSteps(project, file, remote, onMissing, problems);
   const monitorNames = new KeyNames(monitors);
+  const statusPages = pageSteps(project, file, remote, monitorNames, onMissing, problems);
   const plan = {
     project,
     monitors,
     notifications: notificationSteps(project, file, remote, monitorNames, onMissing, problems),
-    statusPages: pageSteps(project, file, remote, monitorNames, onMissing, problems),
+    statusPages,
+    maintenanceWindows: windowSteps(project, file, remote, monitors, statusPages, onMissing, problems),
   };
   if (problems.length > 0) throw new CliError(`the file cannot be applied:\n  ${problems.join("\n  ")}`);
   if (missing.length > 0) throw new CliError(`the file names objects the workspace does not have:\n  ${missing.join("\n  ")}`);
@@ -255,7 +359,7 @@ export function planChanges(file: VigilFile, remote: Workspace): Plan {
 
 /** Every step of a plan, pages' groups and components after their page. */
 export function allSteps(plan: Plan): Step<unknown, unknown>[] {
-  return [...plan.monitors, ...plan.notifications, ...plan.statusPages.flatMap((page) => [page, ...page.groups, ...page.components])];
+  return [...plan.monitors, ...plan.notifications, ...plan.statusPages.flatMap((page) => [page, ...page.groups, ...page.components]), ...plan.maintenanceWindows];
 }
 
 export interface Counts {

@@ -29,6 +29,7 @@ export function referenceProblems(file: VigilFile): FileProblem[] {
     ...repeatedIds("monitors", file.monitors),
     ...repeatedIds("notifications", file.notifications),
     ...repeatedIds("statusPages", file.statusPages),
+    ...repeatedIds("maintenanceWindows", file.maintenanceWindows),
   ];
   const isMonitor = (key: string) => Object.hasOwn(file.monitors, key);
 
@@ -67,5 +68,33 @@ export function referenceProblems(file: VigilFile): FileProblem[] {
       for (const { field, rule } of violations) problems.push({ path: at("components", key, FILE_FIELDS[field] ?? field), rule });
     }
   }
+  problems.push(...windowProblems(file));
   return problems;
+}
+
+/** `<page key>/<component key>`: how a window names a component of the file; without a slash, a reference is an id. */
+export function componentReference(reference: string): { page: string; component: string } | undefined {
+  const slash = reference.indexOf("/");
+  return slash < 0 ? undefined : { page: reference.slice(0, slash), component: reference.slice(slash + 1) };
+}
+
+/**
+ * A window's components written `<page>/<component>` must be the file's;
+ * its monitors that are no key of the file are taken for ids, which only
+ * the plan can check against the workspace.
+ */
+function windowProblems(file: VigilFile): FileProblem[] {
+  return Object.entries(file.maintenanceWindows).flatMap(([key, window]) =>
+    (window.components ?? []).flatMap((reference, index) => {
+      const named = componentReference(reference);
+      if (named === undefined) return [];
+      const page = Object.hasOwn(file.statusPages, named.page) ? file.statusPages[named.page] : undefined;
+      const rule = !page
+        ? `names page ${named.page}, which is not a status page of this file`
+        : !Object.hasOwn(page.components, named.component)
+          ? `names ${named.component}, which is not a component of page ${named.page}`
+          : undefined;
+      return rule ? [{ path: ["maintenanceWindows", key, "components", index], rule }] : [];
+    }),
+  );
 }

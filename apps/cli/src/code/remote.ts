@@ -1,4 +1,13 @@
-import { heartbeatInputFromMessage, monitorInputFromMessage, notificationInputFromMessage, statusPageFields, type MonitorKind, type ProviderType } from "@vigil/domain";
+import {
+  heartbeatInputFromMessage,
+  maintenanceInputFromMessage,
+  monitorInputFromMessage,
+  notificationInputFromMessage,
+  statusPageFields,
+  type MaintenanceFields,
+  type MonitorKind,
+  type ProviderType,
+} from "@vigil/domain";
 import type { VigilClient } from "@vigil/client";
 import type { DNSMonitor, GRPCMonitor, HTTPMonitor, HeartbeatMonitor, TCPMonitor } from "@vigil/proto";
 import { parseEntryConfig, type EntryConfig, type EntryKind } from "./kinds.js";
@@ -9,6 +18,12 @@ export interface Workspace {
   monitors: RemoteMonitor[];
   notifications: RemoteNotification[];
   statusPages: RemotePage[];
+  maintenanceWindows: RemoteWindow[];
+}
+
+export interface RemoteWindow extends MaintenanceFields {
+  id: string;
+  externalId: string;
 }
 
 export interface RemoteMonitor {
@@ -166,8 +181,36 @@ async function readStatusPages(client: VigilClient): Promise<RemotePage[]> {
   return Promise.all(pages.map((page) => readPage(client, page)));
 }
 
+async function readWindows(client: VigilClient): Promise<RemoteWindow[]> {
+  const windows = await listAll(async (limit, offset) => {
+    const r = await client.maintenance.listMaintenanceWindows({ limit, offset });
+    return { items: r.maintenances, totalSize: r.totalSize };
+  });
+  // As stored, not checked again: a window whose monitors were all deleted since still has to be read.
+  return windows.map((w) => {
+    const input = maintenanceInputFromMessage(w) as Partial<MaintenanceFields>;
+    return {
+      id: w.id,
+      externalId: w.externalId ?? "",
+      title: input.title ?? "",
+      message: input.message ?? "",
+      startsAt: input.startsAt ?? new Date(0),
+      endsAt: input.endsAt ?? new Date(0),
+      recurrence: input.recurrence ?? "",
+      timezone: input.timezone ?? "",
+      monitorIds: input.monitorIds ?? [],
+      pageComponentIds: input.pageComponentIds ?? [],
+    };
+  });
+}
+
 /** Reads everything a file can describe, in as few rounds of calls as the API allows. */
 export async function readWorkspace(client: VigilClient): Promise<Workspace> {
-  const [monitors, notifications, statusPages] = await Promise.all([readMonitors(client), readNotifications(client), readStatusPages(client)]);
-  return { monitors, notifications, statusPages };
+  const [monitors, notifications, statusPages, maintenanceWindows] = await Promise.all([
+    readMonitors(client),
+    readNotifications(client),
+    readStatusPages(client),
+    readWindows(client),
+  ]);
+  return { monitors, notifications, statusPages, maintenanceWindows };
 }
