@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { fileSchemaValidator } from "./support/file-schema.js";
 import { join } from "node:path";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "yaml";
 import { vigil } from "./support/cli.js";
 import { cliWorkspace } from "./support/workspace.js";
@@ -91,7 +91,7 @@ describe("vigil: gRPC monitors", () => {
       service: "orders.v1.Orders",
       headers: [{ key: "x-tenant", value: "acme" }],
     });
-    const validate = new Ajv2020({ strict: false }).compile(JSON.parse((await ok(["schema"])).stdout));
+    const validate = fileSchemaValidator((await ok(["schema"])).stdout);
     expect(validate(parsed) ? [] : validate.errors).toEqual([]);
     const exportFile = join(cli.dir, "exported.yaml");
     await writeFile(exportFile, exported);

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { fileSchemaValidator } from "./support/file-schema.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "yaml";
 import { startTestApi, type TestApi, type WorkspaceKeys } from "../../control-plane/test/support/api.js";
 import { vigil, type Run } from "./support/cli.js";
@@ -120,8 +120,7 @@ describe("vigil plan, apply and export: heartbeat monitors", () => {
       active: true,
     });
     expect(parsed.monitors["made-by-hand"]).toEqual({ id: expect.any(String), type: "heartbeat", name: "Made by hand", periodSeconds: 3600 });
-    const schema = JSON.parse(await readFile(join(__dirname, "../dist/vigil.schema.json"), "utf8"));
-    const validate = new Ajv2020({ strict: false }).compile(schema);
+    const validate = fileSchemaValidator(await readFile(join(__dirname, "../dist/vigil.schema.json"), "utf8"));
     expect(validate(parsed) ? [] : validate.errors).toEqual([]);
 
     const exportFile = join(dir, "exported.yaml");

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
+import { fileSchemaValidator } from "./support/file-schema.js";
 import { join } from "node:path";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "yaml";
 import { vigil } from "./support/cli.js";
 import { cliWorkspace } from "./support/workspace.js";
@@ -140,7 +140,7 @@ describe("vigil plan, apply and export: maintenance windows", () => {
       },
     });
     // The schema `vigil schema` prints takes windows as the file writes them.
-    const validate = new Ajv2020({ strict: false, validateFormats: false }).compile(JSON.parse((await cli.ok(["schema"])).stdout));
+    const validate = fileSchemaValidator((await cli.ok(["schema"])).stdout);
     expect(validate(parse(exported)) ? [] : validate.errors).toEqual([]);
     expect(validate({ maintenanceWindows: { x: { title: "T", startsAt: "2026-12-06T01:00:00Z", endsAt: "2026-12-06T02:00:00Z", monitorIds: [] } } })).toBe(false);
     const exportFile = join(cli.dir, "exported.yaml");
