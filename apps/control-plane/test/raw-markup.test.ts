@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
  */
 
 const root = resolve(__dirname, "../../..");
-const ALLOWED = /dangerouslySetInnerHTML=\{\{ __html: (STYLE|REFRESH|FORM_STYLE|markdownHtml\(\w+\)) \}\}/;
+const ALLOWED = /dangerouslySetInnerHTML=\{\{ __html: (STYLE|SCRIPT|FORM_STYLE|markdownHtml\(\w+\)) \}\}/;
 
 function sources(): string[] {
   return ["apps", "packages"].flatMap((top) =>
