@@ -123,7 +123,9 @@ export function settingsFor(baseUrl: string, env: NodeJS.ProcessEnv = {}): Provi
       TWILIO_SMS_FROM: "+15557122661",
       TWILIO_WHATSAPP_FROM: "+14155238886",
       EMAIL_FROM: "Vigil <alerts@vigil.example>",
-      NOTIFICATION_TIMEOUT_SECONDS: "2",
+      // Generous: a loaded CI machine can starve a loopback answer for seconds.
+      // The timeout test sets its own.
+      NOTIFICATION_TIMEOUT_SECONDS: "15",
       // The doubles are on loopback, which the SSRF guard refuses by default.
       ALLOW_PRIVATE_TARGETS: "true",
       ...env,
