@@ -49,9 +49,17 @@ export interface DatabaseOptions {
   onConnectionLost?(error: Error): void;
 }
 
+/**
+ * How long a transaction waits for a connection before it fails (Prisma's maxWait, 2 s unless set). Transactions
+ * queue for PGlite's one connection, and for the pool's when more run at once than it holds: 30 of 100 ms each
+ * already wait 3 s on PGlite, and with 2 s the last of them would fail (P2028, an internal error to the caller)
+ * rather than wait their turn.
+ */
+export const TRANSACTION_MAX_WAIT_MS = 30_000;
+
 export async function openDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Promise<Database> {
   const { adapter, rows, release } = await connect(target, options);
-  const prisma = new PrismaClient({ adapter });
+  const prisma = new PrismaClient({ adapter, transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
   registerDriverRows(prisma, rows);
   return {
     target,
