@@ -158,7 +158,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Listene
   });
   notices.start();
   const maintenanceEvents = options.maintenanceEvents ?? new MaintenanceEventHub();
-  maintenanceEvents.listen(maintenanceNotices(prisma, notices));
+  maintenanceEvents.listen(maintenanceNotices(notices));
   const sessions = new UserSessions(prisma, options.verifiedSessions, options.revocations, { settings: options.sessionSettings });
   const callers = new Callers(options.verifiedKeys, sessions, new URL(options.notifications.settings.publicUrl).origin);
   const consoleSite = await loadConsoleFiles(options.consoleDir ?? DEFAULT_CONSOLE_DIR, logger);

@@ -20,12 +20,18 @@ describe.each(BACKENDS)("alerting during maintenance on %s", (backend) => {
   let provider: ProviderServer;
   let ws: WorkspaceKeys;
   let monitors = 0;
-  /** What MaintenanceEvents heard, from either control plane. */
+  /** What MaintenanceEvents heard, from either control plane, once the transaction it was told in had committed. */
   const told: string[] = [];
+  /** Events the listener refuses next, as a listener whose writes fail in the event's transaction would. */
+  const refusing = new Set<string>();
+  const hear = (what: string, said: string) => {
+    if (refusing.delete(what)) throw new Error(`the listener failed at ${what}`);
+    return async () => void told.push(said);
+  };
   const events: MaintenanceEvents = {
-    scheduled: async (w) => void told.push(`scheduled ${w.title}`),
-    started: async (w, o) => void told.push(`started ${w.title} ${o.startsAt.toISOString()}`),
-    completed: async (w, o) => void told.push(`completed ${w.title} ${o.endsAt.toISOString()}`),
+    scheduled: async (_tx, w) => hear("scheduled", `scheduled ${w.title}`),
+    started: async (_tx, w, o) => hear("started", `started ${w.title} ${o.startsAt.toISOString()}`),
+    completed: async (_tx, w, o) => hear("completed", `completed ${w.title} ${o.endsAt.toISOString()}`),
   };
 
   beforeAll(async () => {
@@ -146,5 +152,37 @@ describe.each(BACKENDS)("alerting during maintenance on %s", (backend) => {
     await sweepBoth(new Date(endsAt.getTime() + 1_000));
     await sweepBoth(new Date(endsAt.getTime() + 2_000));
     expect(mine()).toEqual(["scheduled Told", `started Told ${startsAt.toISOString()}`, `completed Told ${endsAt.toISOString()}`]);
+  });
+
+  it("rolls an event back with its listener's failure: no window without its telling, and a start or end acted on (and alerted) at the next sweep, once", async () => {
+    const monitor = await monitorWithWebhook();
+    refusing.add("scheduled");
+    const startsAt = new Date(Date.now() - 10 * MINUTE);
+    const endsAt = new Date(Date.now() + 10 * MINUTE);
+    const create = () =>
+      api.maintenanceClient(ws.write.key).createMaintenanceWindow({
+        maintenance: { title: "Refused once", startsAt: timestampFromDate(startsAt), endsAt: timestampFromDate(endsAt), monitorIds: [monitor.id] },
+      });
+    await expect(create()).rejects.toThrow();
+    expect(await api.db.prisma.maintenanceWindow.count({ where: { monitors: { some: { monitorId: monitor.id } } } })).toBe(0);
+
+    await create();
+    const mine = () => told.filter((t) => t.includes(" Refused once"));
+    refusing.add("started");
+    await api.pipeline.maintenance.sweep(new Date(startsAt.getTime() + 1_000));
+    expect(mine()).toEqual(["scheduled Refused once"]);
+    await api.pipeline.maintenance.sweep(new Date(startsAt.getTime() + 2_000));
+    expect(mine()).toEqual(["scheduled Refused once", `started Refused once ${startsAt.toISOString()}`]);
+
+    await publish(monitor.id, new Date(Date.now() - 3_000), "error");
+    await eventually(async () => expect(await statusOf(monitor.id)).toBe("error"));
+    refusing.add("completed");
+    expect(await api.pipeline.maintenance.sweep(new Date(endsAt.getTime() + 1_000))).toBe(0);
+    expect(await incidentsOf(monitor.id)).toEqual([]);
+    expect(await api.pipeline.maintenance.sweep(new Date(endsAt.getTime() + 2_000))).toBe(1);
+    expect(await api.pipeline.maintenance.sweep(new Date(endsAt.getTime() + 3_000))).toBe(0);
+    expect(mine()).toEqual(["scheduled Refused once", `started Refused once ${startsAt.toISOString()}`, `completed Refused once ${endsAt.toISOString()}`]);
+    expect(await incidentsOf(monitor.id)).toHaveLength(1);
+    await eventually(() => expect(monitor.received().map((e) => e.type)).toEqual(["monitor.failed"]));
   });
 });

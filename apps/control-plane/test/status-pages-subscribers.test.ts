@@ -370,7 +370,7 @@ describe.each(BACKENDS)("status page subscribers on %s", (backend) => {
     const target = await page({ accessType: "public" });
     const address = newAddress();
     const subscriber = await api.db.prisma.statusPageSubscriber.create({ data: { pageId: target.id, kind: "email", email: address, unsubscribeTokenHash: `swept-${Date.now()}`, confirmedAt: new Date() } });
-    // Written as notify() writes them, then the process stopped before queueing: no job holds the delivery.
+    // Written with the incident they tell of, then the process stopped before queueing: no job holds the delivery.
     const notice = await api.db.prisma.statusPageNotice.create({
       data: { pageId: target.id, kind: "incident.created", subjectId: "i1", title: "Left behind", message: "m", status: "investigating", link: "https://vigil.test/", componentIds: [] },
     });

@@ -49,10 +49,16 @@ type Columns = Omit<MaintenanceFields, "monitorIds" | "pageComponentIds">;
 export class MaintenanceRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async create(workspaceId: string, fields: MaintenanceFields, externalId: string | null = null): Promise<MaintenanceView> {
+  /** Stores the window; `also` writes in the same transaction, given the window as stored (both commit, or neither). */
+  async create(
+    workspaceId: string,
+    fields: MaintenanceFields,
+    externalId: string | null,
+    also: (tx: Prisma.TransactionClient, window: MaintenanceView) => Promise<void>,
+  ): Promise<MaintenanceView> {
     const { monitorIds, pageComponentIds, ...columns } = fields;
-    const row = await guarded(externalId, () =>
-      this.prisma.maintenanceWindow.create({
+    return guarded(externalId, () => this.prisma.$transaction(async (tx) => {
+      const row = await tx.maintenanceWindow.create({
         data: {
           workspaceId,
           externalId,
@@ -61,9 +67,11 @@ export class MaintenanceRepository {
           components: { create: positioned("componentId", pageComponentIds) },
         },
         include,
-      }),
-    );
-    return toView(row);
+      });
+      const window = toView(row);
+      await also(tx, window);
+      return window;
+    }));
   }
 
   async find(workspaceId: string, id: string): Promise<MaintenanceView | null> {

@@ -20,7 +20,7 @@ import type { Logger } from "@vigil/logging";
 import { actorOf } from "../auth/context";
 import type { Changes } from "../changes/changes";
 import { notFound } from "../errors";
-import type { MaintenanceEvents } from "./events";
+import type { AfterCommit, MaintenanceEvents } from "./events";
 import type { MaintenanceRepository } from "./repository";
 
 /**
@@ -64,9 +64,12 @@ export function maintenanceService(
       const fields = parseMaintenance(maintenanceInputFromMessage(req.maintenance));
       const externalId = parseExternalId(req.maintenance.externalId, "maintenance.externalId");
       const pages = await requireNamed(workspaceOf(ctx), fields);
-      const saved = await windows.create(workspaceOf(ctx), fields, externalId);
+      let told: AfterCommit | undefined;
+      const saved = await windows.create(workspaceOf(ctx), fields, externalId, async (tx, window) => {
+        told = await events.scheduled(tx, window);
+      });
       publish(pages);
-      await events.scheduled(saved).catch((error: unknown) => logger.warn({ err: error, windowId: saved.id }, "telling of a scheduled maintenance failed"));
+      await told?.().catch((error: unknown) => logger.warn({ err: error, windowId: saved.id }, "telling of a scheduled maintenance failed"));
       return answer(saved);
     },
 

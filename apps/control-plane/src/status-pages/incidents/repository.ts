@@ -45,15 +45,19 @@ async function guarded<T>(monitorIncidentId: string | null, run: () => Promise<T
   }
 }
 
+/** What a write also stores in its transaction, given the incident as written: both commit, or neither. */
+export type AlsoWrite = (tx: Prisma.TransactionClient, incident: IncidentView) => Promise<void>;
+const noMore: AlsoWrite = async () => {};
+
 /** The incidents written on status pages (status_page_incidents), with the components they name and their updates. */
 export class StatusPageIncidentRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  /** Stores the incident with its first update (its status and message), both at `at`. */
-  async create(pageId: string, fields: IncidentFields, at: Date): Promise<IncidentView> {
+  /** Stores the incident with its first update (its status and message), both at `at`; `also` writes in the same transaction. */
+  async create(pageId: string, fields: IncidentFields, at: Date, also: AlsoWrite = noMore): Promise<IncidentView> {
     const monitorIncidentId = fields.monitorIncidentId || null;
-    const row = await guarded(monitorIncidentId, () =>
-      this.prisma.statusPageIncident.create({
+    return guarded(monitorIncidentId, () => this.prisma.$transaction(async (tx) => {
+      const row = await tx.statusPageIncident.create({
         data: {
           pageId,
           title: fields.title,
@@ -68,9 +72,11 @@ export class StatusPageIncidentRepository {
           updates: { create: { status: fields.status, message: fields.message, createdAt: at } },
         },
         include,
-      }),
-    );
-    return toView(row);
+      });
+      const view = toView(row);
+      await also(tx, view);
+      return view;
+    }));
   }
 
   /** The incident with this id on a page of the workspace, or null. */
@@ -91,10 +97,10 @@ export class StatusPageIncidentRepository {
   /**
    * Adds an update and moves the incident to its status, in one transaction
    * that locks the incident's row, so that the limit on updates holds against
-   * concurrent writers. `check` sees the incident as locked and may refuse.
-   * Null when the incident is gone.
+   * concurrent writers. `check` sees the incident as locked and may refuse;
+   * `also` writes in the same transaction. Null when the incident is gone.
    */
-  async addUpdate(id: string, update: { status: IncidentStatus; message: string }, at: Date, check: (updates: number) => void): Promise<IncidentView | null> {
+  async addUpdate(id: string, update: { status: IncidentStatus; message: string }, at: Date, check: (updates: number) => void, also: AlsoWrite = noMore): Promise<IncidentView | null> {
     return this.prisma.$transaction(async (tx) => {
       const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM status_page_incidents WHERE id = ${id} FOR UPDATE`;
       if (locked.length === 0) return null;
@@ -105,7 +111,9 @@ export class StatusPageIncidentRepository {
         data: { status: update.status, resolvedAt: update.status === "resolved" ? at : null },
         include,
       });
-      return toView(row);
+      const view = toView(row);
+      await also(tx, view);
+      return view;
     });
   }
 

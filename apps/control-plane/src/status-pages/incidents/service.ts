@@ -22,8 +22,8 @@ import { actorOf } from "../../auth/context";
 import type { Changes } from "../../changes/changes";
 import { notFound } from "../../errors";
 import type { FindPage } from "../ids";
-import type { StatusPageIncidentRepository } from "./repository";
-import type { SubscriberNoticeSink } from "../subscribers/notices";
+import type { AlsoWrite, StatusPageIncidentRepository } from "./repository";
+import type { SubscriberNoticeSink, WrittenNotice } from "../subscribers/notices";
 
 type Methods<K extends keyof ServiceImpl<typeof StatusPageService>> = Pick<ServiceImpl<typeof StatusPageService>, K>;
 
@@ -31,7 +31,8 @@ type Methods<K extends keyof ServiceImpl<typeof StatusPageService>> = Pick<Servi
  * The incidents people write on a page. Every write tells the public pages
  * that the page changed (their cache, summary.json and feed follow at once);
  * a new incident and each update of one the page shows tell its subscribers
- * (`notices`). `clock` is the time updates are stamped with.
+ * (`notices`: written with the incident, queued once it is stored). `clock`
+ * is the time updates are stamped with.
  */
 export function incidentMethods(
   incidents: StatusPageIncidentRepository,
@@ -60,18 +61,27 @@ export function incidentMethods(
     return { incident: incidentToMessage(incident) };
   };
 
-  /** Tells the page's subscribers of an incident the page shows (not of one kept internal). The answer does not wait for it. */
-  const tell = (incident: IncidentView, opened: boolean) => {
-    if (!notices || incident.internal) return;
-    void notices.notify(incident.pageId, {
-      kind: incidentNoticeKind(opened, incident.status),
-      subjectId: incident.id,
-      incidentId: incident.id,
-      title: incident.title,
-      message: incident.updates[0]?.message ?? "",
-      status: incident.status,
-      componentIds: incident.components.map((c) => c.componentId),
+  /**
+   * Writes `save` and, in its transaction, the notice to the page's subscribers of an incident the page shows (not
+   * of one kept internal); then queues the notice. The answer does not wait for the sending.
+   */
+  const savedTelling = async <T>(opened: boolean, save: (also: AlsoWrite) => Promise<T>): Promise<T> => {
+    if (!notices) return save(async () => {});
+    let written: WrittenNotice | null = null;
+    const saved = await save(async (tx, incident) => {
+      if (incident.internal) return;
+      written = await notices.write(tx, incident.pageId, {
+        kind: incidentNoticeKind(opened, incident.status),
+        subjectId: incident.id,
+        incidentId: incident.id,
+        title: incident.title,
+        message: incident.updates[0]?.message ?? "",
+        status: incident.status,
+        componentIds: incident.components.map((c) => c.componentId),
+      });
     });
+    void notices.queue([written]);
+    return saved;
   };
 
   /** Every component named is one of the page's. */
@@ -92,8 +102,7 @@ export function incidentMethods(
       if (fields.monitorIncidentId && !(await incidents.monitorIncidentOnPage(workspaceOf(ctx), page.id, fields.monitorIncidentId))) {
         throw ValidationError.of("incident.monitorIncidentId", `no incident ${fields.monitorIncidentId} of a monitor shown on this page`);
       }
-      const created = await incidents.create(page.id, fields, clock());
-      tell(created, true);
+      const created = await savedTelling(true, (also) => incidents.create(page.id, fields, clock(), also));
       return changed(created);
     },
 
@@ -103,9 +112,8 @@ export function incidentMethods(
       if (incidentViolations({ ...current, monitorIncidentId: current.monitorIncidentId ?? "", status: update.status }).some((v) => v.field === "postmortem")) {
         throw ValidationError.of("status", "must be resolved while the incident has a postmortem (clear the postmortem to reopen it)");
       }
-      const saved = await incidents.addUpdate(current.id, update, clock(), checkUpdateCount);
+      const saved = await savedTelling(false, (also) => incidents.addUpdate(current.id, update, clock(), checkUpdateCount, also));
       if (!saved) throw notFound(`status page incident ${req.incidentId}`);
-      tell(saved, false);
       return changed(saved);
     },
 

@@ -31,10 +31,22 @@ export interface SubscriberNotice {
   incidentId?: string;
 }
 
-/** How an incident's or a maintenance's news reaches the page's subscribers (maintenance windows call it too). */
+/** A notice's deliveries as written, to queue once the transaction that wrote them has committed. */
+export interface WrittenNotice {
+  noticeId: string;
+  deliveryIds: readonly string[];
+}
+
+/**
+ * How an incident's or a maintenance's news reaches the page's subscribers:
+ * written in the transaction that stores the change it tells of (both or
+ * neither), then queued once that has committed.
+ */
 export interface SubscriberNoticeSink {
-  /** Never rejects: a notice that could not be written is logged (the change it tells of is stored already). */
-  notify(pageId: string, notice: SubscriberNotice): Promise<void>;
+  /** Writes the notice and a delivery per subscriber it reaches in `tx`; null while the page takes no subscriptions. */
+  write(tx: Prisma.TransactionClient, pageId: string, notice: SubscriberNotice): Promise<WrittenNotice | null>;
+  /** Queues committed notices' deliveries. Never rejects: what it could not queue, the sweep queues. */
+  queue(written: readonly (WrittenNotice | null)[]): Promise<void>;
 }
 
 export interface SubscriberNoticeOptions {
@@ -99,7 +111,7 @@ function subjectOf(w: Words, notice: { kind: string; title: string; status: stri
 /**
  * Tells a page's subscribers of its incidents and maintenance, durably, as
  * alert deliveries are (alerting/deliveries.ts): a notice and a delivery row
- * per subscriber it reaches are written together; jobs carrying delivery ids
+ * per subscriber it reaches are written with the change they tell of; jobs carrying delivery ids
  * (one per SUBSCRIBERS.batchSize subscribers, so that thousands are reached
  * by a few jobs over the pooled SMTP transport) make the first attempt; each
  * failure worth retrying gets a job of its own on retry-schedule.ts; a sweep
@@ -108,7 +120,7 @@ function subjectOf(w: Words, notice: { kind: string; title: string; status: stri
  * that subscription, as a webhook answering 410 does.
  */
 export class SubscriberNotices implements SubscriberNoticeSink {
-  private readonly queue: Queue<NoticeJob>;
+  private readonly jobs: Queue<NoticeJob>;
   private worker: Worker<NoticeJob> | undefined;
   private workerConnection: RedisConnection | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -120,23 +132,14 @@ export class SubscriberNotices implements SubscriberNoticeSink {
     private readonly logger: Logger,
     private readonly options: SubscriberNoticeOptions,
   ) {
-    this.queue = new Queue(QUEUE, { connection, prefix: options.prefix });
-    this.queue.on("error", () => {});
+    this.jobs = new Queue(QUEUE, { connection, prefix: options.prefix });
+    this.jobs.on("error", () => {});
   }
 
-  /** Writes the notice and its deliveries to the subscribers it reaches, then queues them. Nothing while the page takes no subscriptions. */
-  async notify(pageId: string, notice: SubscriberNotice): Promise<void> {
-    try {
-      await this.write(pageId, notice);
-    } catch (error) {
-      this.logger.error({ err: error, pageId, kind: notice.kind, subject: notice.subjectId }, "status page notice could not be written");
-    }
-  }
-
-  private async write(pageId: string, notice: SubscriberNotice): Promise<void> {
-    const page = await this.prisma.statusPage.findUnique({ where: { id: pageId }, select: { subscriptionsEnabled: true, slug: true, customDomain: true } });
-    if (!page?.subscriptionsEnabled) return;
-    const subscribers = await this.prisma.statusPageSubscriber.findMany({ where: { pageId, confirmedAt: { not: null } }, select: { id: true, kind: true, componentIds: true } });
+  async write(tx: Prisma.TransactionClient, pageId: string, notice: SubscriberNotice): Promise<WrittenNotice | null> {
+    const page = await tx.statusPage.findUnique({ where: { id: pageId }, select: { subscriptionsEnabled: true, slug: true, customDomain: true } });
+    if (!page?.subscriptionsEnabled) return null;
+    const subscribers = await tx.statusPageSubscriber.findMany({ where: { pageId, confirmedAt: { not: null } }, select: { id: true, kind: true, componentIds: true } });
     // Webhooks first: a batch of them takes a moment, mail goes at the SMTP server's pace, and jobs run in order.
     const reached = subscribers
       .filter((s) => noticeReaches(s.componentIds, notice.componentIds))
@@ -144,26 +147,33 @@ export class SubscriberNotices implements SubscriberNoticeSink {
     const url = pageUrl(page, this.options.settings.publicUrl);
     const noticeId = uuidv7();
     const deliveries = reached.map((s) => ({ id: uuidv7(), noticeId, subscriberId: s.id }));
-    await this.prisma.$transaction([
-      this.prisma.statusPageNotice.create({
-        data: {
-          id: noticeId,
-          pageId,
-          kind: notice.kind,
-          subjectId: notice.subjectId,
-          title: notice.title,
-          message: notice.message,
-          status: notice.status,
-          link: notice.incidentId ? incidentUrl(url, notice.incidentId) : url,
-          componentIds: [...notice.componentIds],
-        },
-      }),
-      this.prisma.statusPageNoticeDelivery.createMany({ data: deliveries }),
-    ]);
+    await tx.statusPageNotice.create({
+      data: {
+        id: noticeId,
+        pageId,
+        kind: notice.kind,
+        subjectId: notice.subjectId,
+        title: notice.title,
+        message: notice.message,
+        status: notice.status,
+        link: notice.incidentId ? incidentUrl(url, notice.incidentId) : url,
+        componentIds: [...notice.componentIds],
+      },
+    });
+    await tx.statusPageNoticeDelivery.createMany({ data: deliveries });
     this.logger.info({ pageId, notice: noticeId, kind: notice.kind, subscribers: deliveries.length }, "status page notice written");
-    const batches: string[][] = [];
-    for (let i = 0; i < deliveries.length; i += SUBSCRIBERS.batchSize) batches.push(deliveries.slice(i, i + SUBSCRIBERS.batchSize).map((d) => d.id));
-    await this.queue.addBulk(batches.map((deliveryIds, i) => ({ name: "batch", data: { deliveryIds }, opts: { jobId: `notice-${noticeId}-${i}`, ...jobOptions } })));
+    return { noticeId, deliveryIds: deliveries.map((d) => d.id) };
+  }
+
+  async queue(written: readonly (WrittenNotice | null)[]): Promise<void> {
+    const jobs = written.flatMap((notice) => {
+      if (!notice) return [];
+      const batches: string[][] = [];
+      for (let i = 0; i < notice.deliveryIds.length; i += SUBSCRIBERS.batchSize) batches.push(notice.deliveryIds.slice(i, i + SUBSCRIBERS.batchSize));
+      return batches.map((deliveryIds, i) => ({ name: "batch", data: { deliveryIds }, opts: { jobId: `notice-${notice.noticeId}-${i}`, ...jobOptions } }));
+    });
+    if (jobs.length === 0) return;
+    await this.jobs.addBulk(jobs).catch((error: unknown) => this.logger.warn({ err: error }, "status page notices not queued; the sweep queues them"));
   }
 
   start(): void {
@@ -199,11 +209,11 @@ export class SubscriberNotices implements SubscriberNoticeSink {
       this.logger.warn("redis is unreachable and no notice is being sent: stopping without waiting for it");
     }
     if (this.workerConnection) await closeRedis(this.workerConnection);
-    await this.queue.close();
+    await this.jobs.close();
   }
 
   private async retry(deliveryIds: readonly string[], delayMs: number): Promise<void> {
-    await this.queue.addBulk(
+    await this.jobs.addBulk(
       deliveryIds.map((deliveryId) => ({
         name: "retry",
         data: { deliveryId },
