@@ -3,10 +3,10 @@
 // answers `GET /delay/N?id=<request>` N ms after the request arrived (10, 50 and 200 ms). The truth is each request's
 // phases as its packets show them on the loopback interface (bench/fidelity/wire.ts, tcpdump: run as root); the error
 // of a figure is the reported one minus the wire's, for the agent and for blackbox_exporter alike.
-// At each rate: the agent's triggered checks (a job each, as the control plane queues "run now") interleaved with
-// blackbox_exporter's probes of the same URLs (bench/fidelity/blackbox.ts), each client at the rate, in one window
-// so that both meet the same machine; then the agent's scheduled checks (monitors at 30 s put in the region's slots
-// by the control plane's CheckScheduler, the way an agent's load comes) in a window of their own.
+// At each rate, two windows, each with blackbox_exporter probing the same URLs (bench/fidelity/blackbox.ts) at the rate
+// beside the agent, so that both clients meet the same machine: first the agent's triggered checks (a job each, as the
+// control plane queues "run now"), taking turns with the probes; then its scheduled checks (monitors at 30 s put in
+// the region's slots by the control plane's CheckScheduler, the way an agent's load comes).
 // Needs tcpdump and blackbox_exporter: apt-get install tcpdump prometheus-blackbox-exporter. Build first (pnpm build:
 // the agent runs from apps/agent/dist).
 // Settings: BENCH_RATES (10,100 checks/s), BENCH_SAMPLES (300 per delay and rate), BENCH_MONITORS (10 per delay),
@@ -151,9 +151,9 @@ async function paced(rate: number, count: number, start: (i: number) => Promise<
   await Promise.all(running);
 }
 
-/** `SAMPLES` of each delay in a random order (Fisher-Yates). */
-function shuffledDelays(): number[] {
-  const delays = DELAYS_MS.flatMap((delayMs) => Array<number>(SAMPLES).fill(delayMs));
+/** `count` delays, as many of each as can be, in a random order (Fisher-Yates). */
+function shuffledDelays(count = SAMPLES * DELAYS_MS.length): number[] {
+  const delays = Array.from({ length: count }, (_, i) => DELAYS_MS[i % DELAYS_MS.length]!);
   for (let i = delays.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1));
     [delays[i], delays[j]] = [delays[j]!, delays[i]!];
@@ -174,12 +174,7 @@ async function runSideBySide(queue: Queue, results: ResultReader, blackbox: Blac
   const [agentDelays, peerDelays] = [shuffledDelays(), shuffledDelays()];
   await paced(2 * rate, 2 * SAMPLES * DELAYS_MS.length, async (tick) => {
     const i = Math.floor(tick / 2);
-    if (tick % 2 === 1) {
-      const delayMs = peerDelays[i]!;
-      const id = `peer-${randomUUID()}`;
-      peer.push({ id, delayMs, run: 0, ...(await blackbox.probeHttp(targetUrl(target.port, delayMs, id))), status: "success" });
-      return;
-    }
+    if (tick % 2 === 1) return probe(blackbox, target, peerDelays[i]!, peer);
     const delayMs = agentDelays[i]!;
     const monitor = Math.floor(i / DELAYS_MS.length) % MONITORS;
     const jobId = `fidelity-${randomUUID()}`;
@@ -199,12 +194,19 @@ async function runSideBySide(queue: Queue, results: ResultReader, blackbox: Blac
   return { agent, peer };
 }
 
+/** One blackbox_exporter probe of the target's `delayMs` answer, added to `samples`. */
+async function probe(blackbox: Blackbox, target: Target, delayMs: number, samples: Sample[]): Promise<void> {
+  const id = `peer-${randomUUID()}`;
+  samples.push({ id, delayMs, run: 0, ...(await blackbox.probeHttp(targetUrl(target.port, delayMs, id))), status: "success" });
+}
+
 /**
  * Schedules as many monitors at 30 s as make `rate` checks a second, round-robin over the delays, and measures one
  * check of each: the first due once the reconciliation that scheduled them all has ended (putting thousands of new
- * monitors in their slots at once is no steady state), so a period of steady load.
+ * monitors in their slots at once is no steady state), so a period of steady load. Meanwhile blackbox_exporter probes
+ * the same URLs as often (paced, its delays shuffled), so that both meet the same machine.
  */
-async function runScheduled(scheduler: CheckScheduler, results: ResultReader, target: Target, rate: number): Promise<Sample[]> {
+async function runScheduled(scheduler: CheckScheduler, results: ResultReader, blackbox: Blackbox, target: Target, rate: number): Promise<{ agent: Sample[]; peer: Sample[] }> {
   const now = new Date();
   const monitors = new Map<string, { delayMs: number; runs: number; measured: boolean }>();
   const records = Array.from({ length: (rate * PERIOD_MS) / 1000 }, (_, i): MonitorRecord => {
@@ -215,9 +217,12 @@ async function runScheduled(scheduler: CheckScheduler, results: ResultReader, ta
     return { id, kind: "http", externalId: null, status: "active", createdAt: now, updatedAt: now, config };
   });
   const samples: Sample[] = [];
+  const peer: Sample[] = [];
   try {
     await scheduler.reconcile(records);
     const from = Date.now();
+    const peerDelays = shuffledDelays(records.length);
+    const probing = paced(rate, records.length, (i) => probe(blackbox, target, peerDelays[i]!, peer));
     for await (const result of results.until(() => samples.length === records.length)) {
       const monitor = monitors.get(result.monitorId);
       if (!monitor) continue;
@@ -228,13 +233,14 @@ async function runScheduled(scheduler: CheckScheduler, results: ResultReader, ta
       monitor.measured = true;
       samples.push(sampleOf(result.monitorId, monitor.delayMs, result, run));
     }
+    await probing;
   } finally {
     await scheduler.reconcile([]);
   }
   // A slot whose job had started runs its checks still: let them end before the next pass is measured.
   await sleep(SLOT_LEAD_MS + Math.max(...DELAYS_MS) + 1_000);
-  await setTruths(target, samples);
-  return samples;
+  await setTruths(target, [...samples, ...peer]);
+  return { agent: samples, peer };
 }
 
 /** The results stream read from where the benchmark started (the prefix is the run's own). */
@@ -269,10 +275,20 @@ const errorsOf = (samples: Sample[], phase: keyof WirePhases = "latencyMs") =>
 /** One client's checks at one rate, with the CPU of the window they were made in. */
 interface Pass {
   client: string;
+  /** The window's name: the triggered checks' or the scheduled checks'; each has the peer's probes beside the agent's. */
+  window: "triggered" | "scheduled";
   rate: number;
   samples: Sample[];
   cpu: Cpu;
 }
+
+const isPeer = (pass: Pass) => pass.client.startsWith(PEER);
+
+/** A window's two passes: the agent's checks and blackbox_exporter's probes beside them. */
+const windowPasses = (window: Pass["window"], rate: number, { agent, peer }: { agent: Sample[]; peer: Sample[] }, cpu: Cpu): Pass[] => [
+  { client: `Vigil, ${window}`, window, rate, samples: agent, cpu },
+  { client: `${PEER}, beside the ${window} checks`, window, rate, samples: peer, cpu },
+];
 
 /** A client's row at one rate, over all delays: errors of every phase, failures and wrongly degraded checks, CPU. */
 function detailRow({ client, rate, samples, cpu }: Pass): string[] {
@@ -284,26 +300,27 @@ function detailRow({ client, rate, samples, cpu }: Pass): string[] {
     return `${signed(e.p50)} / ${signed(e.p99)} / ${signed(e.max)}`;
   });
   const cpuCell = [cpu.agent!, cpu.peer!, cpu.target!, cpu.redis!, cpu.self, cpu.capture!, cpu.rest].map((v) => fmt(v)).join(" / ");
-  const degradedCell = client === PEER ? "n/a" : `${degraded.length} (${wrongly})`;
+  const degradedCell = client.startsWith(PEER) ? "n/a" : `${degraded.length} (${wrongly})`;
   return [String(rate), client, String(samples.length), String(samples.filter((s) => s.status === "error").length), degradedCell, ...phases, cpuCell];
 }
 
 /** The table of one rate: latencyMs error at p50 and p99 of each client, per delay and over all, and the goal. */
 function comparison(rate: number, passes: Pass[]): string[] {
-  const peer = errorsOf(passes.find((p) => p.client === PEER)!.samples);
-  const rows = passes.map(({ client, samples }) => {
+  const rows = passes.map((pass) => {
+    const { client, samples } = pass;
+    const peer = errorsOf(passes.find((p) => p.window === pass.window && isPeer(p))!.samples);
     const all = errorsOf(samples);
     const perDelay = DELAYS_MS.map((delayMs) => {
       const e = errorsOf(samples.filter((s) => s.delayMs === delayMs));
       return `${signed(e.p50)} / ${signed(e.p99)}`;
     });
-    const goal = client === PEER ? "(peer)" : Math.abs(all.p50) <= Math.abs(peer.p50) && Math.abs(all.p99) <= Math.abs(peer.p99) ? "yes" : "**no**";
+    const goal = isPeer(pass) ? "(peer)" : Math.abs(all.p50) <= Math.abs(peer.p50) && Math.abs(all.p99) <= Math.abs(peer.p99) ? "yes" : "**no**";
     return [client, ...perDelay, `${signed(all.p50)} / ${signed(all.p99)}`, goal];
   });
   return [
-    `At ${rate} checks/s, latencyMs error against the wire, p50 / p99 (ms; the triggered checks and ${PEER}'s probes interleaved in one window, the scheduled checks in the next):`,
+    `At ${rate} checks/s, latencyMs error against the wire, p50 / p99 (ms; ${PEER} probes beside the agent in each window, the triggered checks' then the scheduled checks'):`,
     "",
-    ...markdownTable(["Client", ...DELAYS_MS.map((d) => right(`${d} ms target`)), right("All delays"), `p50 and p99 no larger than ${PEER}'s`], rows),
+    ...markdownTable(["Client", ...DELAYS_MS.map((d) => right(`${d} ms target`)), right("All delays"), `p50 and p99 no larger than ${PEER}'s in the same window`], rows),
   ];
 }
 
@@ -343,18 +360,11 @@ runBenchmark(async () => {
     for (const rate of RATES) {
       log(`${rate}/s: triggered checks beside ${PEER}`);
       let meter = cpuMeter(watched);
-      const { agent: triggered, peer } = await runSideBySide(queue, results, blackbox, target, rate);
-      let cpu = meter();
-      const passes: Pass[] = [
-        { client: "Vigil, triggered", rate, samples: triggered, cpu },
-        { client: PEER, rate, samples: peer, cpu },
-      ];
+      const passes = windowPasses("triggered", rate, await runSideBySide(queue, results, blackbox, target, rate), meter());
       if (SCHEDULED) {
-        log(`${rate}/s: scheduled checks`);
+        log(`${rate}/s: scheduled checks beside ${PEER}`);
         meter = cpuMeter(watched);
-        const scheduled = await runScheduled(scheduler, results, target, rate);
-        cpu = meter();
-        passes.splice(1, 0, { client: "Vigil, scheduled", rate, samples: scheduled, cpu });
+        passes.push(...windowPasses("scheduled", rate, await runScheduled(scheduler, results, blackbox, target, rate), meter()));
       }
       details.push(...passes.map(detailRow));
       comparisons.push(...comparison(rate, passes), "");
