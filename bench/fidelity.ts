@@ -346,9 +346,7 @@ runBenchmark(async () => {
       details.push(...passes.map((pass) => detailRow(pass, passes.find((p) => p.client === PEER)!)));
     }
     const block = [
-      runOn(`blackbox_exporter ${Blackbox.version()}`),
-      "",
-      `Command: \`${commandLine("bench:fidelity")}\`. ${describeAgentScheduling(agent.child.pid!)}`,
+      `${runOn(`blackbox_exporter ${Blackbox.version()}`)} Command: \`${commandLine("bench:fidelity")}\`. ${describeAgentScheduling(agent.child.pid!)}`,
       "",
       `Errors against the wire over all delays (${DELAYS_MS.join(", ")} ms), p50 / p99 / max (ms; the triggered checks and ${PEER}'s probes interleaved in one window, the scheduled checks in the next); a check is degraded above its target's delay + 20 ms, wrongly when its exchange on the wire took no longer:`,
       "",

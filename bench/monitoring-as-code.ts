@@ -401,9 +401,7 @@ async function main(): Promise<void> {
     "Monitoring as code (issue 10)",
     "bench/monitoring-as-code.ts",
     [
-      runOn(`PostgreSQL ${figures.version}`),
-      "",
-      `Command: \`${commandLine("bench:apply")}\`. A generated vigil.yaml (${figures.fileLines} lines) of ${MONITORS} monitors ` +
+      `${runOn(`PostgreSQL ${figures.version}`)} Command: \`${commandLine("bench:apply")}\`. A generated vigil.yaml (${figures.fileLines} lines) of ${MONITORS} monitors ` +
         `(70 % HTTP, 20 % TCP, 10 % DNS; one to four regions, assertions, headers and descriptions on some; none active, targets ` +
         `under example.com and example.net), ${CHANNELS} Slack, Discord and webhook channels each sending the alerts of ${MONITORS / CHANNELS} monitors ` +
         `(some secrets from the environment), and ${PAGES} status pages of ${GROUPS_PER_PAGE} groups and ${COMPONENTS_PER_PAGE} components ` +

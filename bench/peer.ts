@@ -65,9 +65,7 @@ runBenchmark(async () => {
   // The threads at the largest number of targets, where the checks' own cost shows most.
   const mostTargets = Math.max(...TARGETS);
   const block = [
-    runOn(`Prometheus ${Prometheus.version()}, blackbox_exporter ${Blackbox.version()}`),
-    "",
-    `Command: \`${commandLine("bench:peer")}\` (targets on loopback answering after ${DELAYS_MS.join(" and ")} ms, half each, every one probed every ${PERIOD_MS / 1000} s; ${WARMUP_SECONDS} s of warm-up, then ${SECONDS} s measured; each system alone on the machine). CPU ms per check = the system's processes' CPU time in the window over the requests the targets received in it. Memory is RSS at the window's end, and the ratio compares RSS sums; for PostgreSQL's processes, whose RSS counts the shared buffers once per process, their summed Pss is given too. Latency error = the latency the system reported − the target's delay; interval error = the time between two consecutive requests of a target − ${PERIOD_MS / 1000} s, both off the targets' clock.`,
+    `${runOn(`Prometheus ${Prometheus.version()}, blackbox_exporter ${Blackbox.version()}`)} Command: \`${commandLine("bench:peer")}\` (targets on loopback answering after ${DELAYS_MS.join(" and ")} ms, half each, every one probed every ${PERIOD_MS / 1000} s; ${WARMUP_SECONDS} s of warm-up, then ${SECONDS} s measured; each system alone on the machine). CPU ms per check = the system's processes' CPU time in the window over the requests the targets received in it. Memory is RSS at the window's end, and the ratio compares RSS sums; for PostgreSQL's processes, whose RSS counts the shared buffers once per process, their summed Pss is given too. Latency error = the latency the system reported − the target's delay; interval error = the time between two consecutive requests of a target − ${PERIOD_MS / 1000} s, both off the targets' clock.`,
     "",
     ...comparisonTable(runs),
     "",

@@ -588,9 +588,7 @@ async function main(): Promise<void> {
         "Result ingest and summaries (issue 3)",
         "bench/pipeline.ts",
         [
-          `Run on ${date}: ${describeMachine(versions)}; Redis ${await redisVersion(redisUrl)}.`,
-          "",
-          `Command: \`${parts}BENCH_INGEST_RESULTS=${INGEST_RESULTS} pnpm bench:pipeline\` (${INGEST_MONITORS} monitors x ${REGION_IDS.length} regions, ` +
+          `Run on ${date}: ${describeMachine(versions)}; Redis ${await redisVersion(redisUrl)}. Command: \`${parts}BENCH_INGEST_RESULTS=${INGEST_RESULTS} pnpm bench:pipeline\` (${INGEST_MONITORS} monitors x ${REGION_IDS.length} regions, ` +
             `results in 30-s rounds of ${INGEST_MONITORS * REGION_IDS.length}; ${(100 * ERROR_SHARE).toFixed(1)} % failed, ${(100 * SLOW_SHARE).toFixed(0)} % degraded; ` +
             `consumer batches of ${STORE_BATCH}; PostgreSQL pool ${DEFAULT_POOL_SIZE} connections).`,
           "",
@@ -609,9 +607,7 @@ async function main(): Promise<void> {
         "Result ingest and summaries (issue 3)",
         "bench/pipeline.ts",
         [
-          `Run on ${date}: ${describeMachine(versions)}.`,
-          "",
-          `Command: \`${parts}BENCH_SUMMARY_DAYS=${SUMMARY_DAYS} BENCH_SEED_BATCH=${SEED_BATCH} BENCH_SUMMARY_CALLS=${SUMMARY_CALLS} BENCH_RAW_CALLS=${RAW_CALLS} pnpm bench:pipeline\` ` +
+          `Run on ${date}: ${describeMachine(versions)}. Command: \`${parts}BENCH_SUMMARY_DAYS=${SUMMARY_DAYS} BENCH_SEED_BATCH=${SEED_BATCH} BENCH_SUMMARY_CALLS=${SUMMARY_CALLS} BENCH_RAW_CALLS=${RAW_CALLS} pnpm bench:pipeline\` ` +
             `(one monitor, ${SUMMARY_DAYS} days of 30-s checks in all ${REGION_IDS.length} regions; calls one after another, after 2 warm-up calls ` +
             `for monitorSummary, 1 for the raw-row baseline; one-region filter ${ONE_REGION.join(", ")}, 3-region filter ${THREE_REGIONS.join(", ")}).`,
           "",

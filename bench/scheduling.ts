@@ -207,9 +207,7 @@ async function main(): Promise<void> {
         "Scheduling (issue 3)",
         "bench/scheduling.ts",
         [
-          runOn(`Redis ${redisVersion}, BullMQ ${bullmqVersion()}`),
-          "",
-          `Command: \`${commandLine("bench:scheduling")}\` ` +
+          `${runOn(`Redis ${redisVersion}, BullMQ ${bullmqVersion()}`)} Command: \`${commandLine("bench:scheduling")}\` ` +
             `(${fmt(MONITORS)} active HTTP monitors at 30 s in ${REGION}, ${WORKERS === 1 ? "one worker process" : `${WORKERS} worker processes`} with concurrency ${CONCURRENCY} that run${WORKERS === 1 ? "s" : ""} no check).`,
           "",
           markdown,
