@@ -151,9 +151,7 @@ async function main(): Promise<void> {
     "Alert fan-out of a dependency tree (issue 39)",
     "bench/alerting-dependencies.ts",
     [
-      runOn(`PostgreSQL ${figures.postgres}, Redis ${figures.redis}`),
-      "",
-      `Command: \`${commandLine("bench:alerting-dependencies")}\`. ${fmt(2 * MONITORS)} HTTP monitors checked every 30 s in ${REGIONS.join(" and ")}, ` +
+      `${runOn(`PostgreSQL ${figures.postgres}, Redis ${figures.redis}`)} Command: \`${commandLine("bench:alerting-dependencies")}\`. ${fmt(2 * MONITORS)} HTTP monitors checked every 30 s in ${REGIONS.join(" and ")}, ` +
         `all healthy first (stored, not timed), each linked to a webhook channel of its own posting to a local provider server on 127.0.0.1 ` +
         `(a child process), which answers 200 at once. One control plane (startPipeline, deployment defaults). The tree: the first ` +
         `${fmt(MONITORS)} monitors, a root, ${MIDDLE} depending on it and ${fmt(MONITORS - 1 - MIDDLE)} each depending on one of those ${MIDDLE} ` +

@@ -194,9 +194,7 @@ async function main(): Promise<void> {
     "Alerting during an outage (issue 8)",
     "bench/alerting.ts",
     [
-      runOn(`PostgreSQL ${figures.postgres}, Redis ${figures.redis}`),
-      "",
-      `Command: \`${commandLine("bench:alerting")}\`. ${fmt(2 * MONITORS)} HTTP monitors checked every 30 s in ${REGIONS.join(" and ")}, ` +
+      `${runOn(`PostgreSQL ${figures.postgres}, Redis ${figures.redis}`)} Command: \`${commandLine("bench:alerting")}\`. ${fmt(2 * MONITORS)} HTTP monitors checked every 30 s in ${REGIONS.join(" and ")}, ` +
         `all healthy first (stored, not timed); the second ${fmt(MONITORS)} each linked to 3 channels of their own (webhook, Slack, ntfy: ` +
         `${fmt(EXPECTED_MESSAGES)} channels) posting to local provider servers on 127.0.0.1 (in a child process of their own), which answer 200 at once. One control plane ` +
         `(startPipeline, deployment defaults: notification concurrency 100, quorum "half", PostgreSQL pool ${DEFAULT_POOL_SIZE}). ` +

@@ -261,9 +261,7 @@ async function main(): Promise<void> {
     versions[backend] = version;
   }
   const generated = [
-    `Run on ${new Date().toISOString().slice(0, 10)}: ${machine(versions)}.`,
-    "",
-    `Command: \`${process.env.BENCH_SERVER_NODE_ARGS ? `BENCH_SERVER_NODE_ARGS="${process.env.BENCH_SERVER_NODE_ARGS}" ` : ""}${MONITORS === SCENARIO_MONITORS ? "" : `BENCH_MONITORS=${MONITORS} `}BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} ` +
+    `Run on ${new Date().toISOString().slice(0, 10)}: ${machine(versions)}. Command: \`${process.env.BENCH_SERVER_NODE_ARGS ? `BENCH_SERVER_NODE_ARGS="${process.env.BENCH_SERVER_NODE_ARGS}" ` : ""}${MONITORS === SCENARIO_MONITORS ? "" : `BENCH_MONITORS=${MONITORS} `}BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} ` +
       `BENCH_RATES=${RATES.join(",")} BENCH_RATE_SECONDS=${RATE_SECONDS} BENCH_RATE_WARMUP_SECONDS=${RATE_WARMUP_SECONDS} pnpm bench:api\` ` +
       `(${MONITORS} monitors in the workspace, ${CONNECTIONS} connections, HTTP/1.1 Connect JSON, ` +
       `PostgreSQL pool ${DEFAULT_POOL_SIZE} connections).`,

@@ -314,9 +314,7 @@ async function main(): Promise<void> {
       "Check engine (issue 3)",
       "bench/checks.ts",
       [
-        runOn(),
-        "",
-        `Command: \`${commandLine("bench:checks")}\`.`,
+        `${runOn()} Command: \`${commandLine("bench:checks")}\`.`,
         "",
         `Throughput and cost per check (${CONCURRENCY} in flight, a fresh connection per check, ${SECONDS} s per loop; CPU is the bench process's, memory the loop thread's heap, read off V8's record of its collections):`,
         "",

@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     server = await startServer(target);
     const baseUrl = `http://127.0.0.1:${server.port}`;
     const rows = await measure(baseUrl, monitorId, await sessionOf(baseUrl, PERSON));
-    const generated = [runOn("PostgreSQL, Chromium headless"), "", `Command: \`${commandLine("bench:console-chart")}\`.`, "", table(rows, stored)].join("\n");
+    const generated = [`${runOn("PostgreSQL, Chromium headless")} Command: \`${commandLine("bench:console-chart")}\`.`, "", table(rows, stored)].join("\n");
     process.stdout.write(`${generated}\n`);
     writeDocsBlock("console-chart", "Console: the monitor page's latency chart (issue 38)", "bench/console-chart.ts", generated);
   } finally {

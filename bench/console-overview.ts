@@ -370,9 +370,8 @@ async function main(): Promise<void> {
     const row = (what: string, d: ReturnType<typeof summarize>) => `| ${what} | ${fmt(d.p50)} | ${fmt(d.p99)} | ${fmt(d.max)} |`;
     const interactive = median(loads.map((l) => l.interactiveMs));
     const generated = [
-      runOn(`Chromium ${browser.version()} headless, 1280×900; ${BACKEND}; load average ${loadAverage} at the start, ${fmt(loadavg()[0]!, 1)} at the end (the machine is shared)`),
-      "",
-      `Command: \`pnpm bench:console-overview\` (BENCH_LOADS=${LOADS}, BENCH_UPDATES=${UPDATES}, BENCH_CONSOLES=${CONSOLES}, BENCH_SECONDS=${SECONDS}): ` +
+      `${runOn(`Chromium ${browser.version()} headless, 1280×900; ${BACKEND}; load average ${loadAverage} at the start, ${fmt(loadavg()[0]!, 1)} at the end (the machine is shared)`)} ` +
+        `Command: \`pnpm bench:console-overview\` (BENCH_LOADS=${LOADS}, BENCH_UPDATES=${UPDATES}, BENCH_CONSOLES=${CONSOLES}, BENCH_SECONDS=${SECONDS}): ` +
         `${MONITORS} monitors (bench/seed.ts) with 24 hours of results, a viewer signed in, \`/app/monitors\` opened ${LOADS} times in fresh pages (the first one with the server's caches cold).`,
       "",
       "| Load | Rows | First overview call sent (ms from navigation start) | Last page answered (ms) | Rows shown (ms) | Interactive (end of the last long task, ms) | Long tasks |",

@@ -70,8 +70,7 @@ async function main(): Promise<void> {
     const rows = [first, landing].map((d) => `| \`${d.page}\` | ${d.files} | ${kb(d.scripts)} | ${kb(d.styles)} | ${kb(d.scripts + d.styles)} |`);
     const firstTotal = (first.scripts + first.styles) / 1024;
     const generated = [
-      runOn(`Chromium ${browser.version()} headless; PostgreSQL`),
-      "",
+      `${runOn(`Chromium ${browser.version()} headless; PostgreSQL`)} ` +
       "Command: `pnpm bench:console-size`. Each page opened in a fresh browser, its scripts and styles summed from the resource timing entries (encoded bytes: gzipped, as the control plane sends them); `/app/` is a signed-in viewer's landing page (the monitors overview, 20 monitors).",
       "",
       "| Page | Files | Script (KB) | Style (KB) | Together (KB) |",

@@ -177,9 +177,7 @@ async function main(): Promise<void> {
     "Heartbeat pings (issue 39)",
     "bench/heartbeat-pings.ts",
     [
-      runOn(`PostgreSQL ${figures.version}, Redis ${figures.redis}`),
-      "",
-      `Command: \`${commandLine("bench:heartbeat-pings")}\`. ` +
+      `${runOn(`PostgreSQL ${figures.version}, Redis ${figures.redis}`)} Command: \`${commandLine("bench:heartbeat-pings")}\`. ` +
         `${fmt(MONITORS)} active heartbeat monitors; \`POST /v1/ping/<token>\` (no body) sent at a fixed total rate, each ping to the next ` +
         `monitor's URL in turn (so each URL gets rate / ${fmt(MONITORS)} a second, under the limit of ${LIMITS.pingsPerSecondPerToken} per URL), ` +
         `evenly spaced over at most ${CONNECTIONS} keep-alive HTTP/1.1 connections on loopback from a worker thread of the bench process ` +

@@ -290,9 +290,7 @@ async function main(): Promise<void> {
         "Outage storm (issue 13)",
         "bench/outage-storm.ts",
         [
-          runOn(`Redis ${redisVersion}`),
-          "",
-          `Command: \`${commandLine("bench:outage-storm")}\` ` +
+          `${runOn(`Redis ${redisVersion}`)} Command: \`${commandLine("bench:outage-storm")}\` ` +
             `(${fmt(MONITORS)} healthy HTTP monitors at 30 s in ${REGION}, answering 200 after ${HEALTHY_DELAY_MS} ms; in the storm phase ` +
             `${fmt(MONITORS)} more whose target accepts and never answers, timeout ${TIMEOUT_MS / 1000} s, default retry 3; one agent ` +
             `(\`node apps/agent/dist/main.js\`, in-flight limit derived: ${limit.inFlightLimit}, bound by ${limit.boundBy}); ` +

@@ -48,7 +48,6 @@ runBenchmark(async () => {
   if ((SECONDS * 1000) % PERIOD_MS !== 0) throw new Error(`BENCH_SECONDS must be a multiple of ${PERIOD_MS / 1000}, so that every target is due as often in the window`);
   assertBuilt("apps/control-plane", "apps/agent", "packages/client", "packages/checks", "packages/db", "packages/domain", "packages/queue");
   installPeer();
-  const tables: string[] = [];
   const runs: Run[] = [];
   for (const count of TARGETS) {
     const targets = await Targets.start(count);
@@ -58,21 +57,21 @@ runBenchmark(async () => {
         const system = `Vigil on ${BACKEND_NAMES[backend]}`;
         sized.push({ targets: count, system, backend: BACKEND_NAMES[backend], figures: await run(`${system}, ${count} targets`, () => startVigil(backend, targets, NODE_ARGS), targets) });
       }
-      tables.push(`${count.toLocaleString("en-US")} targets:`, "", ...comparisonTable(sized), "");
       runs.push(...sized);
     } finally {
       targets.stop();
     }
   }
+  // The threads at the largest number of targets, where the checks' own cost shows most.
+  const mostTargets = Math.max(...TARGETS);
   const block = [
-    runOn(`Prometheus ${Prometheus.version()}, blackbox_exporter ${Blackbox.version()}`),
+    `${runOn(`Prometheus ${Prometheus.version()}, blackbox_exporter ${Blackbox.version()}`)} Command: \`${commandLine("bench:peer")}\` (targets on loopback answering after ${DELAYS_MS.join(" and ")} ms, half each, every one probed every ${PERIOD_MS / 1000} s; ${WARMUP_SECONDS} s of warm-up, then ${SECONDS} s measured; each system alone on the machine). CPU ms per check = the system's processes' CPU time in the window over the requests the targets received in it. Memory is RSS at the window's end, and the ratio compares RSS sums; for PostgreSQL's processes, whose RSS counts the shared buffers once per process, their summed Pss is given too. Latency error = the latency the system reported − the target's delay; interval error = the time between two consecutive requests of a target − ${PERIOD_MS / 1000} s, both off the targets' clock.`,
     "",
-    `Command: \`${commandLine("bench:peer")}\` (targets on loopback answering after ${DELAYS_MS.join(" and ")} ms, half each, every one probed every ${PERIOD_MS / 1000} s; ${WARMUP_SECONDS} s of warm-up, then ${SECONDS} s measured; each system alone on the machine). CPU ms per check = the system's processes' CPU time in the window over the requests the targets received in it. Memory is RSS at the window's end, and the ratio compares RSS sums; for PostgreSQL's processes, whose RSS counts the shared buffers once per process, their summed Pss is given too. Latency error = the latency the system reported − the target's delay; interval error = the time between two consecutive requests of a target − ${PERIOD_MS / 1000} s, both off the targets' clock.`,
+    ...comparisonTable(runs),
     "",
-    ...tables,
-    "CPU % of one core of Vigil's Node processes by thread, over the same windows (worker threads: the control plane's embedded database on PGlite, the agent's check threads):",
+    `CPU % of one core of Vigil's Node processes by thread at ${mostTargets.toLocaleString("en-US")} targets, over the same windows (worker threads: the control plane's embedded database on PGlite, the agent's check threads):`,
     "",
-    ...threadTable(runs.filter((run) => run.backend !== undefined)),
+    ...threadTable(runs.filter((run) => run.backend !== undefined && run.targets === mostTargets)),
   ].join("\n");
   process.stdout.write(`${block}\n`);
   writeDocsBlock("peer", "Cost per check beside blackbox_exporter + Prometheus (issue 36)", "bench/peer.ts", block);

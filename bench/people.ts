@@ -158,9 +158,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   for (const backend of BACKENDS) rows.push(...(await benchmark(backend)));
   const generated = [
-    `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}.`,
-    "",
-    `Command: \`BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} pnpm bench:people\` (${MONITORS} monitors; the person is a viewer and the key a read key; ` +
+    `Run on ${new Date().toISOString().slice(0, 10)}: ${describeMachine()}. Command: \`BENCH_SECONDS=${SECONDS} BENCH_WARMUP_SECONDS=${WARMUP_SECONDS} pnpm bench:people\` (${MONITORS} monitors; the person is a viewer and the key a read key; ` +
       `closed loop, HTTP/1.1 Connect JSON; passwords hashed with scrypt N=2^14, r=8, p=5).`,
     "",
     table(rows),

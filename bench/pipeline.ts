@@ -3,12 +3,12 @@
 //    startPipeline wires it) and stored by storeResults in the deployment's default lanes (INGEST_LANES);
 //    beside it, storeResults alone with the consumer's batches (the database's share), XADD alone (the
 //    producer side) and, where the default is more than one lane, the same path in one lane; then the
-//    growth: the same path through the stream at each consumer batch size of BENCH_INGEST_BATCHES.
+//    same path through the stream at each other consumer batch size of BENCH_INGEST_BATCHES.
 //  - Summaries: one monitor with 14 days of 30-s checks in all 28 regions (~1.13 M results) stored
 //    through storeResults, then monitorSummary (the aggregates; all regions from the roll-ups across
-//    regions) against the same summary from the per-region aggregates (what all regions read before
-//    the roll-ups, which must give the same summary) and from the raw check_results rows, and the
-//    aggregate percentiles checked against the exact ones; at 1, 7 and 14 days, for all regions, one and three.
+//    regions) against the same summary from the raw check_results rows, and the aggregate percentiles
+//    checked against the exact ones; at 1, 7 and 14 days, for all regions, one and three. For all
+//    regions the per-region aggregates must give the same summary as the roll-ups (the run stops otherwise).
 // Usage: pnpm bench:pipeline, with optional BENCH_BACKENDS (postgres,pglite), BENCH_PARTS (ingest,summary),
 // BENCH_INGEST_RESULTS (100000), BENCH_INGEST_BATCHES (500,2000,5000), BENCH_SUMMARY_DAYS (14), BENCH_SEED_BATCH (5000), BENCH_SUMMARY_CALLS (50),
 // BENCH_RAW_CALLS (10), VIGIL_TEST_POSTGRES_URL (else scripts/ensure-postgres.sh), VIGIL_TEST_REDIS_URL
@@ -24,7 +24,7 @@ import { connectRedis, resultsStreamKey, type ResultMessage } from "@vigil/queue
 import { DEFAULT_BATCH_SIZE, ResultsConsumer } from "../apps/control-plane/src/results/consumer";
 import { defaultIngestLanes, splitIntoLanes } from "../apps/control-plane/src/results/lanes";
 import { storeResults } from "../apps/control-plane/src/results/store";
-import { PERCENTILES, monitorSummary, rangeStart, rowsOf, summaryFrom, wholeDays, type Summary } from "../apps/control-plane/src/results/summary";
+import { PERCENTILES, monitorSummary, rangeStart, rowsOf, summaryFrom, wholeDays } from "../apps/control-plane/src/results/summary";
 import { AGGREGATES, ALL_REGIONS, ALL_REGION_DAILY_RESULT_COUNTS, PER_REGION, type SummaryTables } from "../apps/control-plane/src/results/aggregates";
 import { dropDatabase, recreateDatabase } from "../test/postgres";
 import { deletePrefix, redisServerUrl } from "../test/redis";
@@ -49,7 +49,7 @@ const BACKENDS = (process.env.BENCH_BACKENDS ?? "postgres,pglite").split(",") as
 const PARTS = (process.env.BENCH_PARTS ?? "ingest,summary").split(",") as Part[];
 const INGEST_RESULTS = numberSetting("INGEST_RESULTS", 100_000);
 const INGEST_MONITORS = 100;
-/** Consumer batch sizes of the growth table (the consumer's default is measured in any case). */
+/** Consumer batch sizes measured end to end (the consumer's default is measured in any case). */
 const INGEST_BATCHES = listSetting("INGEST_BATCHES", [500,2000,5000]);
 /** storeResults alone is called with the consumer's batches. */
 const STORE_BATCH = DEFAULT_BATCH_SIZE;
@@ -108,8 +108,6 @@ interface IngestRow {
   cpu: Cpu;
   /** Which run of the measurement this is (repeated when other work disturbed it). */
   attempt?: number;
-  /** The consumer's batch size, for the rows through the stream at the deployment's lanes. */
-  batchSize?: number;
   /** Per storeResults call, where measured. */
   batchMs?: { p50: number; p99: number; max: number };
 }
@@ -209,18 +207,17 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
         results: viaStream.length,
         seconds: (performance.now() - started) / 1000,
         cpu: meter(),
-        batchSize: laneCount === lanes ? batches : undefined,
       };
       await consumer.stop();
       stored += viaStream.length;
       return [appended, consumed];
     };
     const [xadd, endToEnd] = await undisturbed(`${backend} ingest through the stream`, 1, () => throughStream(undefined));
-    // The growth: the same run at each other consumer batch size.
-    const growth: IngestRow[] = [];
+    // The same run at each other consumer batch size.
+    const otherBatches: IngestRow[] = [];
     for (const batchSize of INGEST_BATCHES.filter((size) => size !== DEFAULT_BATCH_SIZE)) {
       const [, consumed] = await undisturbed(`${backend} ingest in batches of ${batchSize}`, 1, () => throughStream(batchSize));
-      growth.push(consumed!);
+      otherBatches.push(consumed!);
     }
     // Where lanes are the default, one lane in the same run: how the consumer stored before them.
     const oneLane = lanes > 1 ? await undisturbed(`${backend} ingest in one lane`, 1, () => throughStream(undefined, 1)) : [];
@@ -254,7 +251,7 @@ async function ingest(backend: Backend, redisUrl: string): Promise<IngestFigures
         },
       ];
     });
-    const rows = [xadd!, endToEnd!, direct!, ...(oneLane[1] ? [oneLane[1]] : []), ...growth];
+    const rows = [xadd!, endToEnd!, direct!, ...(oneLane[1] ? [oneLane[1]] : []), ...otherBatches];
 
     // Everything was stored once, and counted once in the hourly aggregates.
     const [check] = await db.prisma.$queryRaw<{ raw: bigint; counted: bigint }[]>`
@@ -297,20 +294,6 @@ function ingestTable(all: IngestFigures[]): string {
   ].join("\n");
 }
 
-/** Results/s through the stream at each consumer batch size, a column per backend. */
-function growthTable(all: IngestFigures[]): string {
-  const rate = (figures: IngestFigures, size: number) => {
-    const row = figures.rows.find((r) => r.batchSize === size);
-    return row ? fmt(row.results / row.seconds) : "-";
-  };
-  const sizes = [...new Set(all.flatMap((f) => f.rows.flatMap((r) => r.batchSize ?? [])))].sort((a, b) => a - b);
-  return [
-    `| Consumer batch size | ${all.map((f) => `${f.backend} results/s`).join(" | ")} |`,
-    `|---:|${all.map(() => "---:").join("|")}|`,
-    ...sizes.map((size) => `| ${fmt(size)}${size === DEFAULT_BATCH_SIZE ? " (default)" : ""} | ${all.map((f) => rate(f, size)).join(" | ")} |`),
-  ].join("\n");
-}
-
 // ---- summaries -------------------------------------------------------------------------------
 
 interface Timed {
@@ -325,7 +308,6 @@ interface RawSummary {
   degraded: number;
   failed: number;
   last: Date | null;
-  percentiles: number[];
 }
 
 interface SummaryCase {
@@ -334,12 +316,7 @@ interface SummaryCase {
   results: number;
   aggregateRows: AggregateRows;
   aggregate: Timed;
-  /** For all regions: the same summary from the per-region aggregates (the path before the roll-ups). */
-  perRegion?: { timed: Timed; rows: AggregateRows };
   raw: Timed;
-  summary: Summary;
-  exact: number[];
-  interpolated: number[];
   /** Largest |aggregate - exact| / exact over the percentiles. */
   maxRelativeError: number;
   withinBound: boolean;
@@ -373,9 +350,12 @@ async function time<T>(calls: number, warmUp: number, work: () => Promise<T>): P
 
 const FRACTIONS = PERCENTILES.map((p) => p / 100);
 
-/** The baseline: the same summary from the raw rows (what the aggregates are there to avoid). */
+/**
+ * The baseline: the same summary from the raw rows (what the aggregates are there to avoid). Its
+ * percentiles are computed as a summary's must be, though only its counts are compared.
+ */
 async function rawSummary(prisma: PrismaClient, monitorId: string, from: Date, regions: RegionId[]): Promise<RawSummary> {
-  const [row] = await prisma.$queryRaw<{ successful: bigint; degraded: bigint; failed: bigint; last: Date | null; percentiles: number[] | null }[]>`
+  const [row] = await prisma.$queryRaw<{ successful: bigint; degraded: bigint; failed: bigint; last: Date | null }[]>`
     SELECT count(*) FILTER (WHERE status = 'success') AS successful,
            count(*) FILTER (WHERE status = 'degraded') AS degraded,
            count(*) FILTER (WHERE status = 'error') AS failed,
@@ -389,7 +369,6 @@ async function rawSummary(prisma: PrismaClient, monitorId: string, from: Date, r
     degraded: Number(row!.degraded),
     failed: Number(row!.failed),
     last: row!.last,
-    percentiles: (row!.percentiles ?? []).map(Number),
   };
 }
 
@@ -474,25 +453,25 @@ async function summaries(backend: Backend): Promise<SummaryFigures> {
         const from = rangeStart(range, new Date(now));
         // Measured again (up to ATTEMPTS times) when other work took CPU from the calls.
         const {
-          figures: { aggregate, perRegion, raw, rest },
+          figures: { aggregate, raw, rest },
           attempt,
         } = await leastDisturbed(
           `${backend} summary ${label}`,
           async () => {
-            log(`${backend} summary ${label}: monitorSummary x ${SUMMARY_CALLS}${regions.length ? "" : " (roll-ups), the per-region aggregates"}, then the raw-row baseline x ${RAW_CALLS}`);
+            log(`${backend} summary ${label}: monitorSummary x ${SUMMARY_CALLS}${regions.length ? "" : " (roll-ups)"}, then the raw-row baseline x ${RAW_CALLS}`);
             const meter = cpuMeter(backend === "postgres" ? { postgres: postgresTicks } : {});
             const aggregate = await time(SUMMARY_CALLS, 2, () => monitorSummary(db.prisma, monitorId!, range, regions, new Date(now)));
-            const perRegion =
-              regions.length === 0 ? await time(SUMMARY_CALLS, 2, () => summaryFrom(db.prisma, PER_REGION, REGION_IDS, monitorId!, from, new Date(now))) : undefined;
             const raw = await time(RAW_CALLS, 1, () => rawSummary(db.prisma, monitorId!, from, regions));
-            return { aggregate, perRegion, raw, rest: meter().rest };
+            return { aggregate, raw, rest: meter().rest };
           },
           (figures) => figures.rest,
         );
         const exact = await exactPercentiles(db.prisma, monitorId!, from, regions);
         const summary = aggregate.last;
-        if (perRegion && JSON.stringify(perRegion.last) !== JSON.stringify(summary)) {
-          throw new Error(`${label}: the roll-ups say ${JSON.stringify(summary)}, the per-region aggregates ${JSON.stringify(perRegion.last)}`);
+        // The roll-ups across regions must sum up exactly what the per-region aggregates hold.
+        const perRegion = regions.length === 0 ? await summaryFrom(db.prisma, PER_REGION, REGION_IDS, monitorId!, from, new Date(now)) : undefined;
+        if (perRegion && JSON.stringify(perRegion) !== JSON.stringify(summary)) {
+          throw new Error(`${label}: the roll-ups say ${JSON.stringify(summary)}, the per-region aggregates ${JSON.stringify(perRegion)}`);
         }
         const counts = (s: { successful: number; degraded: number; failed: number }) => [s.successful, s.degraded, s.failed].join("/");
         const fromAggregates = counts({ successful: summary.totalSuccessful, degraded: summary.totalDegraded, failed: summary.totalFailed });
@@ -509,14 +488,7 @@ async function summaries(backend: Backend): Promise<SummaryFigures> {
           results: raw.last.successful + raw.last.degraded + raw.last.failed,
           aggregateRows: await aggregateRows(db.prisma, regions.length ? PER_REGION : ALL_REGIONS, monitorId!, from, new Date(now), regions),
           aggregate: aggregate.timed,
-          perRegion: perRegion && {
-            timed: perRegion.timed,
-            rows: await aggregateRows(db.prisma, PER_REGION, monitorId!, from, new Date(now), [...REGION_IDS]),
-          },
           raw: raw.timed,
-          summary,
-          exact,
-          interpolated: raw.last.percentiles,
           maxRelativeError: Math.max(...errors),
           withinBound,
           rest,
@@ -554,38 +526,17 @@ function summaryTables(all: SummaryFigures[]): string {
       return `| ${f.backend} | ${fmt(f.seeded)} | ${(f.seedSeconds / 60).toFixed(1)} min | ${fmt(f.seeded / f.seedSeconds)} | ${TABLES.map(size).join(" | ")} |`;
     }),
   ].join("\n");
-  // The growth: p50 / p99 by range, all regions (roll-ups, and the per-region aggregates before them) and one region.
-  const growth = [
-    `| Range | ${all.map((f) => `${f.backend}: all regions, roll-ups | ${f.backend}: all regions, per-region aggregates (before) | ${f.backend}: one region`).join(" | ")} |`,
-    `|---|${all.map(() => "---:|---:|---:").join("|")}|`,
-    ...RANGES.map((range) => {
-      const cells = all.flatMap((f) => {
-        const of = (regions: RegionId[]) => f.cases.find((c) => c.range === range && c.regions.join() === regions.join())!;
-        const pair = (x: Timed) => `${x.p50.toFixed(1)} / ${x.p99.toFixed(1)}`;
-        return [pair(of([]).aggregate), pair(of([]).perRegion!.timed), pair(of(ONE_REGION).aggregate)];
-      });
-      return `| ${range} | ${cells.join(" | ")} |`;
-    }),
-  ].join("\n");
   const latency = [
-    "| Backend | Range | Regions | Results in range | Aggregate rows read: counts + hourly + daily buckets | monitorSummary p50 / p99 / max (ms) | Per-region aggregates (before the roll-ups): p50 / p99 / max (ms), rows read | Raw-row baseline p50 / p99 / max (ms) | Baseline / summary (p50) | Max percentile error vs exact | Other work (CPU %) |",
-    "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| Backend | Range | Regions | Results in range | Aggregate rows read: counts + hourly + daily buckets | monitorSummary p50 / p99 / max (ms) | Raw-row baseline p50 / p99 / max (ms) | Baseline / summary (p50) | Max percentile error vs exact | Other work (CPU %) |",
+    "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ...all.flatMap((f) =>
       f.cases.map(
         (c) =>
           `| ${f.backend} | ${c.range} | ${regionsLabel(c.regions)} | ${fmt(c.results)} | ${rowsCell(c.aggregateRows)} | **${timedCell(c.aggregate)}** | ` +
-          `${c.perRegion ? `${timedCell(c.perRegion.timed)}; ${rowsCell(c.perRegion.rows)}` : "-"} | ${timedCell(c.raw)} | ${(c.raw.p50 / c.aggregate.p50).toFixed(1)}x | ` +
+          `${timedCell(c.raw)} | ${(c.raw.p50 / c.aggregate.p50).toFixed(1)}x | ` +
           `${(100 * c.maxRelativeError).toFixed(2)} %${c.withinBound ? "" : " (OUT OF BOUND)"} | ${c.rest.toFixed(0)}${c.attempt > 1 ? ` (run ${c.attempt})` : ""} |`,
       ),
     ),
-  ].join("\n");
-  const example = all[0]!.cases.find((c) => c.range === "14d" && c.regions.length === 0)!;
-  const percentiles = [
-    `| ${all[0]!.backend}, 14d, all regions | ${PERCENTILES.map((p) => `p${p}`).join(" | ")} |`,
-    `|---|${PERCENTILES.map(() => "---:").join("|")}|`,
-    `| monitorSummary (buckets, whole ms) | ${PERCENTILES.map((p) => example.summary.percentiles[p]).join(" | ")} |`,
-    `| exact nearest rank (percentile_disc) | ${example.exact.map((v) => v.toFixed(2)).join(" | ")} |`,
-    `| interpolated (percentile_cont, baseline) | ${example.interpolated.map((v) => v.toFixed(2)).join(" | ")} |`,
   ].join("\n");
   const outOfBound = all.flatMap((f) => f.cases).filter((c) => !c.withinBound).length;
   const worst = Math.max(...all.flatMap((f) => f.cases.map((c) => c.maxRelativeError)));
@@ -594,7 +545,7 @@ function summaryTables(all: SummaryFigures[]): string {
     `(plus rounding to whole milliseconds, at most 0.5 ms). Largest error measured over all ${all.flatMap((f) => f.cases).length * PERCENTILES.length} ` +
     `percentiles above: ${(100 * worst).toFixed(2)} %; ${outOfBound === 0 ? "all within the bound" : `${outOfBound} cases OUT OF the bound`}. ` +
     "For all regions the roll-ups gave exactly the summary of the per-region aggregates in every case (the run stops otherwise).";
-  return [seeding, "", "Growth, monitorSummary p50 / p99 (ms) by range:", "", growth, "", latency, "", percentiles, "", check].join("\n");
+  return [seeding, "", latency, "", check].join("\n");
 }
 
 // ---- report ----------------------------------------------------------------------------------
@@ -616,7 +567,7 @@ async function main(): Promise<void> {
   const bothBackends = BACKENDS.includes("postgres") && BACKENDS.includes("pglite");
   const parts = PARTS.length === 2 ? "" : `BENCH_PARTS=${PARTS.join(",")} `;
   if (ingested.length > 0) {
-    const table = `${ingestTable(ingested)}\n\nGrowth, end to end through the stream by the consumer's batch size:\n\n${growthTable(ingested)}`;
+    const table = ingestTable(ingested);
     process.stdout.write(`${table}\n\n`);
     if (bothBackends) {
       writeDocsBlock(
@@ -624,9 +575,7 @@ async function main(): Promise<void> {
         "Result ingest and summaries (issue 3)",
         "bench/pipeline.ts",
         [
-          `Run on ${date}: ${describeMachine(versions)}; Redis ${await redisVersion(redisUrl)}.`,
-          "",
-          `Command: \`${parts}BENCH_INGEST_RESULTS=${INGEST_RESULTS} pnpm bench:pipeline\` (${INGEST_MONITORS} monitors x ${REGION_IDS.length} regions, ` +
+          `Run on ${date}: ${describeMachine(versions)}; Redis ${await redisVersion(redisUrl)}. Command: \`${parts}BENCH_INGEST_RESULTS=${INGEST_RESULTS} pnpm bench:pipeline\` (${INGEST_MONITORS} monitors x ${REGION_IDS.length} regions, ` +
             `results in 30-s rounds of ${INGEST_MONITORS * REGION_IDS.length}; ${(100 * ERROR_SHARE).toFixed(1)} % failed, ${(100 * SLOW_SHARE).toFixed(0)} % degraded; ` +
             `consumer batches of ${STORE_BATCH}; PostgreSQL pool ${DEFAULT_POOL_SIZE} connections).`,
           "",
@@ -645,11 +594,9 @@ async function main(): Promise<void> {
         "Result ingest and summaries (issue 3)",
         "bench/pipeline.ts",
         [
-          `Run on ${date}: ${describeMachine(versions)}.`,
-          "",
-          `Command: \`${parts}BENCH_SUMMARY_DAYS=${SUMMARY_DAYS} BENCH_SEED_BATCH=${SEED_BATCH} BENCH_SUMMARY_CALLS=${SUMMARY_CALLS} BENCH_RAW_CALLS=${RAW_CALLS} pnpm bench:pipeline\` ` +
+          `Run on ${date}: ${describeMachine(versions)}. Command: \`${parts}BENCH_SUMMARY_DAYS=${SUMMARY_DAYS} BENCH_SEED_BATCH=${SEED_BATCH} BENCH_SUMMARY_CALLS=${SUMMARY_CALLS} BENCH_RAW_CALLS=${RAW_CALLS} pnpm bench:pipeline\` ` +
             `(one monitor, ${SUMMARY_DAYS} days of 30-s checks in all ${REGION_IDS.length} regions; calls one after another, after 2 warm-up calls ` +
-            `for monitorSummary and for the per-region path, 1 for the raw-row baseline; one-region filter ${ONE_REGION.join(", ")}, 3-region filter ${THREE_REGIONS.join(", ")}).`,
+            `for monitorSummary, 1 for the raw-row baseline; one-region filter ${ONE_REGION.join(", ")}, 3-region filter ${THREE_REGIONS.join(", ")}).`,
           "",
           tables,
         ].join("\n"),

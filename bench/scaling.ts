@@ -224,9 +224,7 @@ async function main(): Promise<void> {
         "Scaling out (issue 13)",
         "bench/scaling.ts",
         [
-          runOn(`PostgreSQL ${version}, Redis ${redisVersion}`),
-          "",
-          `Command: \`${commandLine("bench:scaling")}\` ` +
+          `${runOn(`PostgreSQL ${version}, Redis ${redisVersion}`)} Command: \`${commandLine("bench:scaling")}\` ` +
             `(the built control plane, startPipeline + startApiServer, in 1 and then 2 processes on one PostgreSQL database (pool ${DEFAULT_POOL_SIZE} connections each) and one Redis prefix; ` +
             `${fmt(MONITORS)} monitors of bench:api's workspace, ${fmt(monitors.length)} active, results in 30-s rounds of ${fmt(perRound)} (every active monitor in each of its regions, in the order of their offsets); ` +
             `all ${fmt(appended)} results appended checked stored exactly once).`,

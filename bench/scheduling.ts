@@ -30,7 +30,7 @@ import { fmt, mean, percentile, sortedCopy } from "./support/stats";
 import type { WorkerReply, WorkerRequest } from "./pipeline/check-worker";
 import { seedActiveMonitors } from "./seed";
 import type { ReconcilerReply, ReconcilerRequest } from "./pipeline/reconciler";
-import { perRun, persistenceSettings, redisCounters, type RedisPerRun } from "./scheduling/redis-work";
+import { perRun, redisCounters, type RedisPerRun } from "./scheduling/redis-work";
 import { writeDocsBlock } from "./support/doc";
 import { type Cpu, cpuMeter, pidTicks, redisTicks, runOn } from "./support/machine";
 import { commandLine, numberSetting, textSetting } from "./support/settings";
@@ -71,8 +71,6 @@ interface Runs {
   monitor: number[];
   slot: number[];
   start: number[];
-  /** Slots' jobs written once already due (BullMQ clamped their delay at 0). */
-  clamped: number;
   /** Plain jobs run, for the ceiling. */
   drained: number;
 }
@@ -111,7 +109,7 @@ async function main(): Promise<void> {
   const queues = new CheckScheduler(redis, prefix, [REGION]);
   const queue = queues.queue(REGION);
   const reconciler = await startReconciler({ redisUrl, prefix, records });
-  const runs: Runs = { monitor: [], slot: [], start: [], clamped: 0, drained: 0 };
+  const runs: Runs = { monitor: [], slot: [], start: [], drained: 0 };
   const workers: CheckWorker[] = [];
   /** The settings BENCH_REDIS_CONFIG changed, as they were: put back at the end. */
   const redisConfigBefore: [string, string][] = [];
@@ -134,14 +132,13 @@ async function main(): Promise<void> {
     const reconcileSeconds = reconciled.seconds!;
     const memoryScheduled = await usedMemory(redis);
     log(`reconciled in ${reconcileSeconds.toFixed(1)} s (${reconciled.upserted} upserted, ${reconciled.removed} removed)`);
-    const settleSeconds = await caughtUp(queue);
+    await caughtUp(queue);
     // A slot whose scheduler was created less than SLOT_LEAD_MS before the slot's start has its first run a period
     // later (the job for this one would have been due already): the window opens once no slot is in that case.
     await sleep(SLOT_LEAD_MS);
     const windowStart = Date.now();
     const windowEnd = windowStart + MINUTES * 60_000;
     const redisBefore = { counters: await redisCounters(redis), runs: runs.start.length };
-    const persistence = await persistenceSettings(redis);
     log(`measuring for ${MINUTES} min`);
 
     // The periodic reconciliation, as startPipeline's timer runs it.
@@ -196,13 +193,9 @@ async function main(): Promise<void> {
       ...report,
       cpu,
       redisWork,
-      persistence,
       reconcileSeconds,
-      settleSeconds,
       reconciled: reconciled.upserted!,
       slots: reconciled.slots!,
-      workerLoopDelayMaxMs: Math.max(...(await Promise.all(workers.map((worker) => worker.stop())))),
-      seedSeconds,
       memory: { before: memoryBefore, scheduled: memoryScheduled },
       drain: { jobs: DRAIN_JOBS, seconds: drainSeconds },
     });
@@ -214,9 +207,7 @@ async function main(): Promise<void> {
         "Scheduling (issue 3)",
         "bench/scheduling.ts",
         [
-          runOn(`Redis ${redisVersion}, BullMQ ${bullmqVersion()}`),
-          "",
-          `Command: \`${commandLine("bench:scheduling")}\` ` +
+          `${runOn(`Redis ${redisVersion}, BullMQ ${bullmqVersion()}`)} Command: \`${commandLine("bench:scheduling")}\` ` +
             `(${fmt(MONITORS)} active HTTP monitors at 30 s in ${REGION}, ${WORKERS === 1 ? "one worker process" : `${WORKERS} worker processes`} with concurrency ${CONCURRENCY} that run${WORKERS === 1 ? "s" : ""} no check).`,
           "",
           markdown,
@@ -240,9 +231,9 @@ async function main(): Promise<void> {
 /**
  * Creating every scheduler at once (a first start, or a flushed Redis) makes the runs due meanwhile
  * wait behind the writes: the window starts once the worker has caught up with them (no more ready
- * jobs than it runs at a time). Returns how long that took, in seconds.
+ * jobs than it runs at a time).
  */
-async function caughtUp(queue: ReturnType<CheckScheduler["queue"]>): Promise<number> {
+async function caughtUp(queue: ReturnType<CheckScheduler["queue"]>): Promise<void> {
   const started = Date.now();
   for (;;) {
     const { prioritized, waiting } = await queue.getJobCounts("prioritized", "waiting");
@@ -253,13 +244,12 @@ async function caughtUp(queue: ReturnType<CheckScheduler["queue"]>): Promise<num
   }
   const seconds = (Date.now() - started) / 1000;
   if (seconds > 1) log(`the worker caught up ${seconds.toFixed(0)} s after the reconciliation`);
-  return seconds;
 }
 
 interface CheckWorker {
   pid: number;
-  /** Stops it (once; later calls give the same answer): the longest stall of its event loop, in ms. */
-  stop: () => Promise<number>;
+  /** Stops it (once; later calls wait for the same stop). */
+  stop: () => Promise<void>;
 }
 
 /** An agent's side in a child process (bench/pipeline/check-worker.ts), adding what it runs to `runs`. */
@@ -269,13 +259,13 @@ async function startWorker(start: { redisUrl: string; prefix: string; monitorIds
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     serialization: "advanced",
   });
-  let stopped: ((loopDelayMaxMs: number) => void) | undefined;
-  const stoppedAt = new Promise<number>((resolve) => (stopped = resolve));
+  let stopped: (() => void) | undefined;
+  const stoppedAt = new Promise<void>((resolve) => (stopped = resolve));
   const ready = new Promise<void>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`a worker process exited (${code})`)));
     child.on("message", (reply: WorkerReply) => {
       if (reply.type === "ready") resolve();
-      else if (reply.type === "stopped") stopped!(reply.loopDelayMaxMs);
+      else if (reply.type === "stopped") stopped!();
       else {
         // Pushed one by one: spreading 100,000s of values as arguments would overflow the stack.
         for (let i = 0; i < reply.start.length; i++) {
@@ -283,19 +273,18 @@ async function startWorker(start: { redisUrl: string; prefix: string; monitorIds
           runs.slot.push(reply.slot[i]!);
           runs.start.push(reply.start[i]!);
         }
-        runs.clamped += reply.clamped;
         runs.drained += reply.drained;
       }
     });
   });
   child.send({ type: "start", region: REGION, concurrency: CONCURRENCY, ...start } satisfies WorkerRequest);
   await ready;
-  let stopping: Promise<number> | undefined;
+  let stopping: Promise<void> | undefined;
   return {
     pid: child.pid!,
     stop: () => {
       if (child.exitCode === null && stopping === undefined) child.send({ type: "stop" } satisfies WorkerRequest);
-      stopping ??= child.exitCode === null ? stoppedAt : Promise.resolve(NaN);
+      stopping ??= child.exitCode === null ? stoppedAt : Promise.resolve();
       return stopping;
     },
   };
@@ -353,29 +342,13 @@ interface Report {
   missed: number;
   duplicates: number;
   offSchedule: number;
-  beforeWindow: number;
-  beforeLagP50: number;
-  beforeLagMax: number;
-  clamped: number;
   monitorsMissing: number;
   lag: LagStats;
-  /** Runs whose slot was not during the periodic reconciliation, and those whose slot was. */
-  lagOutside: LagStats;
+  /** Runs whose slot fell during the periodic reconciliation. */
   lagDuring: LagStats;
   again: Interval | undefined;
-  late: { over1s: number; over5s: number };
-  spread: {
-    /** Starts per second of the 30-s period (start mod 30 s), averaged per period. */
-    periodMax: number;
-    periodMin: number;
-    periodMean: number;
-    /** Starts in each wall-clock second of the window. */
-    wallMax: number;
-    wallMean: number;
-    /** Scheduled slots per second of the period, from the monitors' offsets alone. */
-    offsetMax: number;
-    offsetMean: number;
-  };
+  /** Starts per second of the 30-s period (start mod 30 s), averaged per period. */
+  spread: { periodMax: number; periodMin: number; periodMean: number };
 }
 
 function analyse(runs: Runs, records: MonitorRecord[], windowStart: number, windowEnd: number, elapsed: number, again: Interval | undefined): Report {
@@ -389,8 +362,6 @@ function analyse(runs: Runs, records: MonitorRecord[], windowStart: number, wind
   const seen = records.map(() => new Map<number, number>());
   const inWindow: number[] = [];
   let offSchedule = 0;
-  let beforeWindow = 0;
-  const beforeLags: number[] = [];
   for (let i = 0; i < runs.slot.length; i++) {
     const m = runs.monitor[i]!;
     const slot = runs.slot[i]!;
@@ -398,12 +369,8 @@ function analyse(runs: Runs, records: MonitorRecord[], windowStart: number, wind
       offSchedule++;
       continue;
     }
-    if (slot <= windowStart) {
-      beforeWindow++;
-      beforeLags.push(runs.start[i]! - slot);
-      continue;
-    }
-    if (slot > windowEnd) continue;
+    // Runs due during the reconciliation and the catch-up after it are not measured.
+    if (slot <= windowStart || slot > windowEnd) continue;
     seen[m]!.set(slot, (seen[m]!.get(slot) ?? 0) + 1);
     inWindow.push(i);
   }
@@ -421,19 +388,10 @@ function analyse(runs: Runs, records: MonitorRecord[], windowStart: number, wind
   const lags = sortedCopy(inWindow.map((i) => runs.start[i]! - runs.slot[i]!));
   const during = (i: number) => again !== undefined && runs.slot[i]! >= again.start && runs.slot[i]! <= again.end;
   const lagsDuring = sortedCopy(inWindow.filter(during).map((i) => runs.start[i]! - runs.slot[i]!));
-  const lagsOutside = sortedCopy(inWindow.filter((i) => !during(i)).map((i) => runs.start[i]! - runs.slot[i]!));
   const stats = (sorted: Float64Array) => ({ p50: percentile(sorted, 50), p99: percentile(sorted, 99), p999: percentile(sorted, 99.9), max: sorted[sorted.length - 1] ?? NaN, n: sorted.length });
   const periodBins = new Array<number>(PERIOD_MS / 1000).fill(0);
-  const wallBins = new Array<number>(Math.ceil((windowEnd - windowStart) / 1000)).fill(0);
-  for (const i of inWindow) {
-    const start = runs.start[i]!;
-    periodBins[Math.floor((start % PERIOD_MS) / 1000)]!++;
-    const second = Math.floor((start - windowStart) / 1000);
-    if (second < wallBins.length) wallBins[second]!++;
-  }
+  for (const i of inWindow) periodBins[Math.floor((runs.start[i]! % PERIOD_MS) / 1000)]!++;
   const periods = (windowEnd - windowStart) / PERIOD_MS;
-  const offsetBins = new Array<number>(PERIOD_MS / 1000).fill(0);
-  for (const offset of offsets) offsetBins[Math.floor((offset % PERIOD_MS) / 1000)]!++;
   return {
     elapsed,
     expected,
@@ -441,26 +399,14 @@ function analyse(runs: Runs, records: MonitorRecord[], windowStart: number, wind
     missed,
     duplicates,
     offSchedule,
-    beforeWindow,
-    // Sorted rather than Math.max(...): a catch-up after creating 100,000 schedulers holds 100,000s of runs.
-    beforeLagMax: percentile(sortedCopy(beforeLags), 100),
-    beforeLagP50: percentile(sortedCopy(beforeLags), 50),
-    clamped: runs.clamped,
     monitorsMissing,
     lag: stats(lags),
-    lagOutside: stats(lagsOutside),
     lagDuring: stats(lagsDuring),
     again,
-    late: { over1s: lags.filter((l) => l > 1_000).length, over5s: lags.filter((l) => l > 5_000).length },
     spread: {
       periodMax: Math.max(...periodBins) / periods,
       periodMin: Math.min(...periodBins) / periods,
       periodMean: mean(periodBins) / periods,
-      // The first and last seconds of the window hold part-seconds of runs: left out of the max.
-      wallMax: Math.max(...wallBins.slice(1, -1)),
-      wallMean: mean(wallBins.slice(1, -1)),
-      offsetMax: Math.max(...offsetBins),
-      offsetMean: mean(offsetBins),
     },
   };
 }
@@ -474,13 +420,9 @@ const ms = (value: number) => (Number.isFinite(value) ? `${value}` : "-");
 function render(r: Report & {
   cpu: Cpu;
   redisWork: RedisPerRun;
-  persistence: string;
   reconcileSeconds: number;
-  settleSeconds: number;
   reconciled: number;
   slots: number;
-  workerLoopDelayMaxMs: number;
-  seedSeconds: number;
   memory: { before: number; scheduled: number };
   drain: { jobs: number; seconds: number };
 }): string {
@@ -497,20 +439,11 @@ function render(r: Report & {
       `${((r.memory.scheduled - r.memory.before) / 2 ** 20).toFixed(1)} MiB / **${fmt((r.memory.scheduled - r.memory.before) / MONITORS)} bytes**`,
     ],
     [
-      "Measured window (from when the worker had caught up with the runs due during the reconciliation)",
-      `${MINUTES} min, + ${GRACE_MS / 1000} s grace for the last slots' runs; caught up ${r.settleSeconds.toFixed(0)} s after the reconciliation`,
+      "**Missed runs** (expected slot without a run) of those expected in the window (times k x 30 s + offset, per monitor)",
+      `**${fmt(r.missed)}** of ${fmt(r.expected)} (${fmt(r.monitorsMissing)} monitors affected)`,
     ],
-    ["Runs expected in the window (times k x 30 s + offset, per monitor)", fmt(r.expected)],
-    ["Runs recorded for those slots", fmt(r.counted)],
-    ["**Missed runs** (expected slot without a run)", `**${fmt(r.missed)}** (${fmt(r.monitorsMissing)} monitors affected)`],
     ["Duplicate runs (a slot run twice) / runs off the monitor's schedule", `${fmt(r.duplicates)} / ${fmt(r.offSchedule)}`],
-    [
-      "Runs of slots during the reconciliation and the catch-up (before the window, not counted above): runs, lag p50 / max",
-      `${fmt(r.beforeWindow)}, ${ms(r.beforeLagP50)} / ${ms(r.beforeLagMax)} ms`,
-    ],
-    ["Slots' jobs created after they were due (delay clamped at 0)", fmt(r.clamped)],
     ["**Start lag** p50 / p99 / p99.9 / max (time due → check handed over), all runs in the window", `**${r.lag.p50} / ${r.lag.p99} / ${r.lag.p999} / ${r.lag.max} ms**`],
-    ["Runs starting more than 1 s / 5 s late", `${fmt(r.late.over1s)} / ${fmt(r.late.over5s)}`],
     ...(r.again
       ? ([
           [
@@ -521,10 +454,6 @@ function render(r: Report & {
             "Start lag of runs whose slot fell during that reconciliation: runs, p50 / p99 / max",
             `${fmt(r.lagDuring.n)}, ${ms(r.lagDuring.p50)} / ${ms(r.lagDuring.p99)} / ${ms(r.lagDuring.max)} ms`,
           ],
-          [
-            "Start lag of all other runs in the window: p50 / p99 / p99.9 / max",
-            `${r.lagOutside.p50} / ${r.lagOutside.p99} / ${r.lagOutside.p999} / ${r.lagOutside.max} ms`,
-          ],
         ] as [string, string][])
       : []),
     ["Runs per second: needed / achieved in the window / worker ceiling (plain jobs, drained)", `${fmt(needed)} / ${fmt(actual)} / ${fmt(ceiling)} (${fmt(r.drain.jobs)} jobs in ${r.drain.seconds.toFixed(1)} s)`],
@@ -532,17 +461,10 @@ function render(r: Report & {
       "**Spread over the 30-s period**: starts per second of the period (start mod 30 s, per period) max / mean / min",
       `**${r.spread.periodMax.toFixed(0)} / ${r.spread.periodMean.toFixed(0)} / ${r.spread.periodMin.toFixed(0)}** (max ${(r.spread.periodMax / r.spread.periodMean).toFixed(2)}x the mean)`,
     ],
-    ["Starts in any one wall-clock second of the window: max / mean", `${fmt(r.spread.wallMax)} / ${r.spread.wallMean.toFixed(0)} (${(r.spread.wallMax / r.spread.wallMean).toFixed(2)}x)`],
-    ["Monitors per second of the period from their offsets (sha256 of the id mod 30 s): max / mean", `${r.spread.offsetMax} / ${r.spread.offsetMean.toFixed(0)} (${(r.spread.offsetMax / r.spread.offsetMean).toFixed(2)}x)`],
     [
       "**Redis per scheduled check** (the server's counters over the window): main-thread CPU / BullMQ script calls, µs each (of which in the Redis commands they run) / the workers' blocking waits (BZPOPMIN)",
       `**${fmt(r.redisWork.mainCpuUs)} µs** / ${r.redisWork.scriptCalls.toFixed(2)} calls, ${fmt(r.redisWork.scriptCallUs)} µs each (${fmt(r.redisWork.scriptCommandsUs)} µs) / ${r.redisWork.waits.toFixed(2)}`,
     ],
-    [
-      `Redis forks for persistence over the window (AOF rewrites / RDB saves; \`${r.persistence}\`): count, and their CPU per scheduled check`,
-      `${fmt(r.redisWork.aofRewrites)} / ${fmt(r.redisWork.rdbSaves)}, ${fmt(r.redisWork.forkCpuUs)} µs`,
-    ],
-    ["Longest event-loop stall of a worker process (from its start to the end of the ceiling run)", `${r.workerLoopDelayMaxMs.toFixed(0)} ms`],
     [
       `CPU % over the window: ${WORKERS === 1 ? "worker process" : `${WORKERS} worker processes`} (agents' side) / reconciler process (control plane's side) / Redis / bench process / rest`,
       [r.cpu.workers ?? NaN, r.cpu.controlPlane ?? NaN, r.cpu.redis ?? NaN, r.cpu.self, r.cpu.rest].map((v) => v.toFixed(0)).join(" / "),

@@ -334,9 +334,7 @@ async function main(): Promise<void> {
     "Public status pages (issue 9)",
     "bench/status-page.ts",
     [
-      runOn(`PostgreSQL ${figures.version}, Redis ${figures.redis}`),
-      "",
-      `Command: \`${commandLine("bench:status-page")}\`. ` +
+      `${runOn(`PostgreSQL ${figures.version}, Redis ${figures.redis}`)} Command: \`${commandLine("bench:status-page")}\`. ` +
         `The built control plane in a process of its own (PostgreSQL pool ${DEFAULT_POOL_SIZE}); a public page of ${COMPONENTS} ` +
         `monitor components in ${GROUPS} groups with ${DAYS} days of daily aggregates, an open and 5 resolved incidents; HTTP/1.1 GET ` +
         `/status/${SLUG} as browsers ask for it (Accept-Encoding: ${BROWSER_ENCODINGS}; the cached page, 200, gzip) and with the ETag in ` +

@@ -197,9 +197,7 @@ async function main(): Promise<void> {
     "Status page subscribers (issue 40)",
     "bench/subscribers.ts",
     [
-      runOn(`PostgreSQL ${f.version}`),
-      "",
-      `Command: \`${commandLine("bench:subscribers")}\`. The built control plane in a process of its own; a page with ` +
+      `${runOn(`PostgreSQL ${f.version}`)} Command: \`${commandLine("bench:subscribers")}\`. The built control plane in a process of its own; a page with ` +
         `${fmt(EMAILS)} confirmed email and ${fmt(WEBHOOKS)} webhook subscribers of all of it; one AddStatusPageIncidentUpdate, timed from ` +
         "its call until a local SMTP server (smtp-server, in the benchmark's process) has accepted the last mail and a local HTTP " +
         "receiver has been sent the last webhook; meanwhile GetMonitor one call at a time, beside the same calls before, with nothing sent.",

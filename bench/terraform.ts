@@ -259,9 +259,7 @@ async function main(): Promise<void> {
     "Terraform provider (issue 11)",
     "bench/terraform.ts",
     [
-      runOn(`PostgreSQL ${figures.version}, Terraform ${figures.terraformVersion}`),
-      "",
-      `Command: \`${commandLine("bench:terraform")}\`. The launch: the built provider (apps/terraform-provider/dist: the ` +
+      `${runOn(`PostgreSQL ${figures.version}, Terraform ${figures.terraformVersion}`)} Command: \`${commandLine("bench:terraform")}\`. The launch: the built provider (apps/terraform-provider/dist: the ` +
         `launcher, which announces its socket before loading provider.cjs with its V8 code cache) started with go-plugin's environment (magic cookie, PLUGIN_PROTOCOL_VERSIONS=6, a client certificate), timed from ` +
         `spawn to its handshake line, which is when Terraform starts calling it (the issue's measure), and on to the end of the answer to ` +
         `GetProviderSchema, the first call of a command (connecting with mutual TLS included; what the launcher leaves ` +

@@ -24,13 +24,14 @@ const memoryCell = (name: string, memory: Memory) =>
 
 const ratioCell = (ratio: number) => `${fmt(ratio, 2)}× ${ratio <= GOAL_RATIO ? "met" : "**not met**"}`;
 
-/** One table per number of targets: the peer's row, then Vigil's on each backend with its ratios to the peer. */
+/** For each number of targets, the peer's row, then Vigil's on each backend with its ratios to that peer. */
 export function comparisonTable(runs: Run[]): string[] {
-  const peer = runs.find((run) => run.backend === undefined)!.figures;
-  const rows = runs.map(({ system, backend, figures }) => {
+  const rows = runs.map(({ targets, system, backend, figures }) => {
+    const peer = runs.find((run) => run.targets === targets && run.backend === undefined)!.figures;
     const vsPeer = (vigil: number, of: number) => (backend === undefined ? "(peer)" : ratioCell(vigil / of));
     const names = Object.keys(figures.memory);
     return [
+      fmt(targets),
       system,
       `${fmt(figures.checks)} (${fmt(figures.reportedChecks)} reported)`,
       names.map((name) => `${name} ${fmt(figures.cpu[name]!, 1)}`).join(" · "),
@@ -47,6 +48,7 @@ export function comparisonTable(runs: Run[]): string[] {
   });
   return markdownTable(
     [
+      right("Targets"),
       "System",
       right("Checks at the targets in the window (reported by the system)"),
       "CPU % of one core, by process",

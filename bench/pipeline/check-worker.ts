@@ -3,7 +3,6 @@
 // settings that runs no check, and notes for every scheduled check which monitor, when it was due and
 // when it started. A slot's job goes through the agent's own runSlot (apps/agent/src/slot-runs.ts),
 // which starts each member at its moment. Started by bench/scheduling.ts with an IPC channel; not run by hand.
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { SLOT_JOB, checkQueueName, connectRedis, type CheckJobData, type SlotJobData } from "@vigil/queue";
 import type { RegionId } from "@vigil/domain";
 import { runSlot, type SlotJob } from "../../apps/agent/src/slot-runs";
@@ -19,21 +18,18 @@ export interface WorkerRuns {
   monitor: number[];
   slot: number[];
   start: number[];
-  /** Slots' jobs written once already due (BullMQ clamped their delay at 0). */
-  clamped: number;
   /** Plain (not scheduled) jobs run, for the ceiling. */
   drained: number;
 }
 
-export type WorkerReply = { type: "ready" } | WorkerRuns | { type: "stopped"; loopDelayMaxMs: number };
+export type WorkerReply = { type: "ready" } | WorkerRuns | { type: "stopped" };
 
 /** Often enough for the ceiling's timing, which waits for the plain jobs' count. */
 const FLUSH_MS = 100;
 
-const fresh = (): WorkerRuns => ({ type: "runs", monitor: [], slot: [], start: [], clamped: 0, drained: 0 });
+const fresh = (): WorkerRuns => ({ type: "runs", monitor: [], slot: [], start: [], drained: 0 });
 let runs = fresh();
 let worker: Worker<CheckJobData | SlotJobData, void> | undefined;
-const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 
 async function start(request: Extract<WorkerRequest, { type: "start" }>): Promise<void> {
   const index = new Map(request.monitorIds.map((id, i) => [id, i]));
@@ -43,8 +39,6 @@ async function start(request: Extract<WorkerRequest, { type: "start" }>): Promis
       runs.drained++;
       return;
     }
-    // BullMQ clamps the delay of a job it writes once already due at 0; the ones it writes ahead wait a while.
-    if (!job.opts.delay) runs.clamped++;
     await runSlot(job as SlotJob, connection, request.region, request.prefix, async (member, dueAt) => {
       runs.start.push(Date.now());
       runs.monitor.push(index.get(member.check.monitorId) ?? -1);
@@ -62,11 +56,10 @@ async function start(request: Extract<WorkerRequest, { type: "start" }>): Promis
   worker.on("error", (error) => process.stderr.write(`[bench] worker error: ${error}\n`));
   worker.on("failed", (job, error) => process.stderr.write(`[bench] job ${job?.id} failed: ${error}\n`));
   await worker.waitUntilReady();
-  loopDelay.enable();
 }
 
 const flush = () => {
-  if (runs.start.length > 0 || runs.drained > 0 || runs.clamped > 0) process.send!(runs);
+  if (runs.start.length > 0 || runs.drained > 0) process.send!(runs);
   runs = fresh();
 };
 const flushing = setInterval(flush, FLUSH_MS);
@@ -86,8 +79,7 @@ process.on("message", (request: WorkerRequest) => {
     await worker?.close();
     clearInterval(flushing);
     flush();
-    loopDelay.disable();
     // Its Redis connection would keep the process alive.
-    process.send!({ type: "stopped", loopDelayMaxMs: loopDelay.max / 1e6 } satisfies WorkerReply, () => process.exit(0));
+    process.send!({ type: "stopped" } satisfies WorkerReply, () => process.exit(0));
   })();
 });

@@ -1,17 +1,12 @@
 // Where Redis spends its time during bench/scheduling.ts's window, from the server's own counters
-// (INFO cpu, persistence and commandstats): the CPU of its main thread, that of the children it
-// forks for persistence (AOF rewrites and RDB saves, which /proc sampling misses once they have
-// exited), and the Lua script calls (BullMQ's commands; commands they run are counted apart too).
+// (INFO cpu and commandstats): the CPU of its main thread and the Lua script calls (BullMQ's
+// commands; commands they run are counted apart too).
 // The counters are the server's: on a Redis shared with other work they include that work.
 import type { RedisConnection } from "@vigil/queue";
 
 export interface RedisCounters {
   /** CPU seconds of the main thread (user + system). */
   mainCpu: number;
-  /** CPU seconds of finished children: AOF rewrites and RDB saves. */
-  forkCpu: number;
-  aofRewrites: number;
-  rdbSaves: number;
   /** Calls and microseconds per command (`evalsha` for BullMQ's scripts; the scripts' own commands under their names). */
   commands: Map<string, { calls: number; usec: number }>;
 }
@@ -24,9 +19,6 @@ export async function redisCounters(redis: RedisConnection): Promise<RedisCounte
   for (const [, name, calls, usec] of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) commands.set(name!, { calls: Number(calls), usec: Number(usec) });
   return {
     mainCpu: field(info, "used_cpu_user") + field(info, "used_cpu_sys"),
-    forkCpu: field(info, "used_cpu_user_children") + field(info, "used_cpu_sys_children"),
-    aofRewrites: field(info, "aof_rewrites"),
-    rdbSaves: field(info, "rdb_saves"),
     commands,
   };
 }
@@ -35,10 +27,6 @@ export async function redisCounters(redis: RedisConnection): Promise<RedisCounte
 export interface RedisPerRun {
   /** Microseconds of main-thread CPU per run. */
   mainCpuUs: number;
-  /** Microseconds of persistence forks' CPU per run. */
-  forkCpuUs: number;
-  aofRewrites: number;
-  rdbSaves: number;
   scriptCalls: number;
   /** Microseconds per script call, commands inside it included. */
   scriptCallUs: number;
@@ -64,18 +52,9 @@ export function perRun(before: RedisCounters, after: RedisCounters, runs: number
   for (const name of after.commands.keys()) if (!outside.has(name)) scriptCommandsUsec += delta(name).usec;
   return {
     mainCpuUs: ((after.mainCpu - before.mainCpu) * 1e6) / runs,
-    forkCpuUs: ((after.forkCpu - before.forkCpu) * 1e6) / runs,
-    aofRewrites: after.aofRewrites - before.aofRewrites,
-    rdbSaves: after.rdbSaves - before.rdbSaves,
     scriptCalls: scripts.calls / runs,
     scriptCallUs: scripts.usec / scripts.calls,
     scriptCommandsUs: scriptCommandsUsec / scripts.calls,
     waits: delta("bzpopmin").calls / runs,
   };
-}
-
-/** The server's persistence settings, which decide how often it forks: `appendonly yes, save "…", auto-aof-rewrite-percentage 100`. */
-export async function persistenceSettings(redis: RedisConnection): Promise<string> {
-  const value = async (name: string) => ((await redis.config("GET", name)) as string[])[1] ?? "";
-  return `appendonly ${await value("appendonly")}, save "${await value("save")}", auto-aof-rewrite-percentage ${await value("auto-aof-rewrite-percentage")}`;
 }
