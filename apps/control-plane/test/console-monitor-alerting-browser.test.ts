@@ -1,7 +1,7 @@
 import { DEFAULTS, regionCodec, type RegionId } from "@vigil/domain";
 import { MonitorService, Periodicity, Region } from "@vigil/proto";
-import { consoleTestEnvironment, expectAccessible, heading, shows, signInWith, type ConsolePage } from "./support/console";
-import { sessionClient, signedInPerson } from "./support/people";
+import { consoleTestEnvironment, expectAccessible, heading, shows, type ConsolePage } from "./support/console";
+import { sessionClient } from "./support/people";
 
 /**
  * The "Alerting" group of the console's monitor form (alertQuorum, confirmations,
@@ -12,11 +12,7 @@ import { sessionClient, signedInPerson } from "./support/people";
 const env = consoleTestEnvironment("https://vigil.example.com");
 
 async function signedIn() {
-  const { slug } = await env.api.workspace();
-  const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, "editor");
-  const page = await env.open(`${env.api.baseUrl}/app/sign-in`);
-  await signInWith(page, person.email, person.password);
-  await shows(heading(page), "Monitors");
+  const { page, person, slug } = await env.signedInAs("editor");
   return { page, client: sessionClient(MonitorService, env.api.baseUrl, person.token, { workspace: slug }) };
 }
 

@@ -1,8 +1,8 @@
 import { MonitorService, Periodicity } from "@vigil/proto";
 import { storeResults } from "../src/results/store";
 import { STATUS_RULES } from "./support/api";
-import { consoleTestEnvironment, expectAccessible, heading, screenshotBoth, shows, signInWith, type ConsolePage } from "./support/console";
-import { sessionClient, signedInPerson } from "./support/people";
+import { consoleTestEnvironment, expectAccessible, heading, screenshotBoth, shows, type ConsolePage } from "./support/console";
+import { sessionClient } from "./support/people";
 import { checkResult } from "./support/results";
 
 /**
@@ -12,11 +12,7 @@ import { checkResult } from "./support/results";
 const env = consoleTestEnvironment("https://vigil.example.com");
 
 async function signedIn() {
-  const { slug } = await env.api.workspace();
-  const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, slug, "editor");
-  const page = await env.open(`${env.api.baseUrl}/app/sign-in`);
-  await signInWith(page, person.email, person.password);
-  await shows(heading(page), "Monitors");
+  const { page, person, slug } = await env.signedInAs("editor");
   return { page, client: sessionClient(MonitorService, env.api.baseUrl, person.token, { workspace: slug }) };
 }
 

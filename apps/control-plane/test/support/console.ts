@@ -2,14 +2,14 @@ import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { startTestApi, type TestApi, type TestApiOptions, type WorkspaceKeys } from "./api";
 import { join } from "node:path";
-import { artifactsDir, launchBrowser } from "./browser";
+import { PHONE, artifactsDir, launchBrowser } from "./browser";
 import { startMailbox } from "./page-access";
 import { signedInPerson } from "./people";
 import type { Role } from "@vigil/domain";
 
 /** How the console's browser tests drive it: a phone's width, the CSP watched, axe-core on each page. */
 const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-export const PHONE = { width: 390, height: 844 };
+export { PHONE };
 
 export type ConsolePage = Page & { violations: string[] };
 
@@ -54,18 +54,23 @@ export function consoleTestEnvironment(publicUrl: string, limits?: TestApiOption
     await env.api?.close();
     await env.mailbox?.close();
   });
-  /** A person of `role` in the workspace `ws` (a new one when not given), signed in to the console and gone to the page `link` of the header. */
-  async function signedInAt(role: Role, link: string, ws?: WorkspaceKeys) {
+  /** A person of `role` in the workspace `ws` (a new one when not given), signed in to the console, on its first page (Monitors). */
+  async function signedInAs(role: Role, ws?: WorkspaceKeys) {
     const workspace = ws ?? (await env.api.workspace());
     const person = await signedInPerson(env.api.db.prisma, env.api.baseUrl, workspace.slug, role);
     const page = await browsers.open(`${env.api.baseUrl}/app/sign-in`);
     await signInWith(page, person.email, person.password);
     await shows(heading(page), "Monitors");
-    await page.getByRole("navigation").getByRole("link", { name: link, exact: true }).click();
-    await shows(heading(page), link);
     return { ws: workspace, slug: workspace.slug, person, page };
   }
-  return Object.assign(env, { open: browsers.open, signedInAt });
+  /** The same, gone to the page `link` of the header. */
+  async function signedInAt(role: Role, link: string, ws?: WorkspaceKeys) {
+    const signedIn = await signedInAs(role, ws);
+    await signedIn.page.getByRole("navigation").getByRole("link", { name: link, exact: true }).click();
+    await shows(heading(signedIn.page), link);
+    return signedIn;
+  }
+  return Object.assign(env, { open: browsers.open, signedInAs, signedInAt });
 }
 
 /** axe-core on the page as it is (its script evaluated through the DevTools protocol, which the page's CSP does not govern). */
