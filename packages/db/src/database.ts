@@ -51,9 +51,9 @@ export interface DatabaseOptions {
 
 /**
  * How long a transaction waits for a connection before it fails (Prisma's maxWait, 2 s unless set). Transactions
- * queue for PGlite's one connection, and for the pool's when more run at once than it holds: 30 of 100 ms each
- * already wait 3 s on PGlite, and with 2 s the last of them would fail (P2028, an internal error to the caller)
- * rather than wait their turn.
+ * queue for PGlite's one connection: 30 of 100 ms each already wait 3 s, and with 2 s the last of them would fail
+ * (P2028, an internal error to the caller) rather than wait their turn. On PostgreSQL the pool's
+ * CONNECT_TIMEOUT_MS bounds the wait in its queue first.
  */
 export const TRANSACTION_MAX_WAIT_MS = 30_000;
 
