@@ -25,7 +25,10 @@ export async function runSlot(
   const slot = parseSlot(job.data.slot);
   if (!slot) throw new Error(`not a slot's job: ${job.id} ${JSON.stringify(job.data)}`);
   const start = slotRunStart(job, slot);
-  const members = (await connection.hvals(slotMembersKey(region, slot.id, prefix))).map((stored) => JSON.parse(stored) as SlotMember);
+  // In the order they are due: a run that starts late hands over those already due in that order too.
+  const members = (await connection.hvals(slotMembersKey(region, slot.id, prefix)))
+    .map((stored) => JSON.parse(stored) as SlotMember)
+    .sort((a, b) => a.atMs - b.atMs);
   const runs = await Promise.allSettled(
     members.map(async (member) => {
       const dueAt = start + member.atMs;

@@ -47,7 +47,7 @@ describe("a slot's run", () => {
 
   it("hands each monitor over at its due time, never before", async () => {
     const start = Math.ceil((Date.now() + 300) / 100) * 100;
-    const job = await slotWith([member("a", 0), member("b", 30), member("c", 99)], start);
+    const job = await slotWith([member("c", 99), member("a", 0), member("b", 30)], start);
     const { handed, done } = run(job);
     await done;
     expect(handed.map(({ monitorId, dueAt }) => [monitorId, dueAt])).toEqual([
@@ -58,12 +58,16 @@ describe("a slot's run", () => {
     for (const { dueAt, at } of handed) expect(at).toBeGreaterThanOrEqual(dueAt);
   });
 
-  it("hands over at once the monitors of a run already past, with the due times of that run", async () => {
+  it("hands over at once the monitors of a run already past, in the order they were due, with the due times of that run", async () => {
     const start = Math.floor((Date.now() - 60_000) / 100) * 100;
-    const job = await slotWith([member("late", 50)], start);
+    const job = await slotWith([member("first", 10), member("second", 20), member("third", 30)], start);
     const { handed, done } = run(job);
     await done;
-    expect(handed.map(({ monitorId, dueAt }) => [monitorId, dueAt])).toEqual([["late", start + 50]]);
+    expect(handed.map(({ monitorId, dueAt }) => [monitorId, dueAt])).toEqual([
+      ["first", start + 10],
+      ["second", start + 20],
+      ["third", start + 30],
+    ]);
   });
 
   it.each([7_321, 28_999])("gives a job BullMQ wrote %i ms after it was due (its delay clamped at 0) the run it was due for", async (late) => {
