@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { applyMigrations, describeTarget, openDatabase } from "@vigil/db";
+import { applyMigrationsApart, describeTarget, openDatabase } from "@vigil/db";
 import { Administration } from "./admin/operations";
 import { serveAdminSocket } from "./admin/socket";
 import { bootstrapFirstStart } from "./bootstrap";
@@ -50,11 +50,11 @@ async function start(config: ControlPlaneConfig, logger: Logger): Promise<() => 
   if (lock?.abandonedBy) {
     logger.warn({ dataDir: config.dataDir, previousPid: lock.abandonedBy }, "the data folder's last holder ended without stopping; taking it over");
   }
+  const applied = await applyMigrationsApart(config.database);
   const db = await openDatabase(config.database, {
     poolSize: config.databasePoolSize,
     onConnectionLost: (error) => logger.warn({ err: error.message }, "PostgreSQL ended an idle connection; the next query opens another"),
   });
-  const applied = await applyMigrations(db);
   logger.info({ database: describeTarget(config.database), applied }, "database ready");
 
   if (embedded) {

@@ -1,5 +1,5 @@
 export { DEFAULT_POOL_SIZE, openDatabase, describeTarget, type Database, type DatabaseTarget } from "./database";
-export { applyMigrations } from "./migrate";
+export { applyMigrations, applyMigrationsApart } from "./migrate";
 export { driverRows, type DriverRows } from "./driver-rows";
 export { Prisma, PrismaClient } from "./generated/prisma/client";
 export type {

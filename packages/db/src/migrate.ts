@@ -1,5 +1,8 @@
+import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
-import type { Database } from "./database";
+import path from "node:path";
+import type { Database, DatabaseTarget } from "./database";
+import type { MigrationAnswer } from "./migrate-process";
 import { readMigrationList, schemaPath } from "./migrations";
 import { openSchemaEngine } from "./schema-engine";
 
@@ -20,4 +23,27 @@ export async function applyMigrations(db: Pick<Database, "openSchemaSession">): 
   } finally {
     await session.end();
   }
+}
+
+/** The built migration process, also when this module is loaded from its sources (the tests). */
+const MIGRATE_PROCESS = path.join(__dirname, "../dist/migrate-process.js");
+
+/**
+ * applyMigrations in a process of its own, for a long-running process to call before it opens `target`: what
+ * migrating loads and grows never leaves a process's memory while it runs (Prisma's schema engine, and on PGlite
+ * the memory its initdb and the migrations took), and a control plane held about 100 MiB more for it.
+ */
+export function applyMigrationsApart(target: DatabaseTarget): Promise<string[]> {
+  // execArgv: [] so that a parent's profiling or inspector flags do not follow it.
+  const child = fork(MIGRATE_PROCESS, { execArgv: [], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((applied, failed) => {
+    let answer: MigrationAnswer | undefined;
+    child.once("message", (message: MigrationAnswer) => (answer = message));
+    child.once("error", failed);
+    child.once("exit", (code, signal) => {
+      if (answer && "applied" in answer) applied(answer.applied);
+      else failed(new Error(answer ? answer.error : `the migration process ended (${signal ?? `exit code ${code}`}) without an answer`));
+    });
+    child.send(target);
+  });
 }

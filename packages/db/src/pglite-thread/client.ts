@@ -7,27 +7,14 @@
  * second, docs/benchmarks.md). On its own thread the database works beside the event loop, on another core, the
  * way a PostgreSQL server does; the main thread keeps only the messages.
  */
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import { Worker } from "node:worker_threads";
 import { messages, type ParserOptions, type Results, type RowMode } from "@electric-sql/pglite";
 import type { FromPGliteThread, PGliteThreadSettings, ThreadError, ThreadResult, ThreadResults, ToPGliteThread } from "./messages";
 import { ARRAY_TYPES_SQL, ValueParsers, type ArrayType } from "./values";
 
-/** The built thread and creator, also when this module is loaded from its sources (the tests). */
+/** The built thread, also when this module is loaded from its sources (the tests). */
 const THREAD_SCRIPT = path.join(__dirname, "../../dist/pglite-thread/thread.js");
-const CREATE_SCRIPT = path.join(__dirname, "../../dist/pglite-thread/create.js");
-
-async function createDatabase(dataDir: string): Promise<void> {
-  try {
-    await promisify(execFile)(process.execPath, [CREATE_SCRIPT, dataDir]);
-  } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr?.trim();
-    throw new Error(`the embedded database could not be created in ${dataDir}: ${stderr || (error as Error).message}`, { cause: error });
-  }
-}
 
 /** How a query's rows come back: as arrays or objects, with the caller's parsers before PGlite's. */
 export interface ThreadQueryOptions {
@@ -59,13 +46,8 @@ export class PGliteThread {
 
   private constructor(private readonly worker: Worker) {}
 
-  /** Starts the thread and waits until its database is open (`dataDir` null: in memory; created when it holds none). */
-  static async open(dataDir: string | null): Promise<PGliteThread> {
-    // PGlite creates a database with initdb in a second instance of its own, and the process keeps most of the
-    // memory of both for as long as it runs, even once the thread that created it has ended (a control plane's
-    // first start held 850 MB of RSS, its restart 370): a process of its own creates it, and the thread opens it as
-    // at any later start.
-    if (dataDir !== null && !existsSync(path.join(dataDir, "PG_VERSION"))) await createDatabase(dataDir);
+  /** Starts the thread and waits until its database is open (`dataDir` null: in memory). */
+  static open(dataDir: string | null): Promise<PGliteThread> {
     const worker = new Worker(THREAD_SCRIPT, { workerData: { dataDir } satisfies PGliteThreadSettings });
     const thread = new PGliteThread(worker);
     return new Promise((opened, failed) => {
