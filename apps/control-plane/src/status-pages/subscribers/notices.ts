@@ -1,10 +1,10 @@
-import { Queue, Worker, type Job } from "bullmq";
 import { v7 as uuidv7 } from "uuid";
 import type { Prisma, PrismaClient } from "@vigil/db";
 import { SUBSCRIBERS, noticeReaches, type IncidentStatus, type SubscriberNoticeKind } from "@vigil/domain";
 import type { Logger } from "@vigil/logging";
 import { DeliveryError, type ProviderSettings } from "@vigil/notifications";
-import { closeRedis, closeWorker, logWorkerErrors, watchRedis, type RedisConnection } from "@vigil/queue";
+import type { RedisConnection } from "@vigil/queue";
+import { DeliveryQueue, RetryLater, type RetryJob } from "../../alerting/delivery-queue";
 import { retryDelayMs } from "../../alerting/retry-schedule";
 import { incidentUrl, pageUrl } from "../public/addresses";
 import { subscriptionLink } from "../public/subscribe";
@@ -58,18 +58,10 @@ export interface SubscriberNoticeOptions {
   /** Batch jobs in flight at once per control plane. */
   concurrency: number;
   retryDelaysMs: readonly number[];
-  /** How often deliveries a crash left unqueued are queued again; 0: never (tests call sweep()). */
-  sweepIntervalMs?: number;
 }
 
-/** The first attempt at a batch of a notice's deliveries, or a later attempt at one. */
-type NoticeJob = { deliveryIds: string[] } | { deliveryId: string };
-
-class RetryLater extends Error {
-  constructor(readonly delayMs: number) {
-    super(`retrying in ${delayMs} ms`);
-  }
-}
+/** The first attempt at a batch of a notice's deliveries. */
+type BatchJob = { deliveryIds: string[] };
 
 const QUEUE = "status-page-notices";
 /**
@@ -78,7 +70,6 @@ const QUEUE = "status-page-notices";
  */
 const SWEEP_AGE_MS = 600_000;
 const SWEEP_BATCH = 1_000;
-const jobOptions = { removeOnComplete: true, removeOnFail: true } as const;
 
 const deliveryInclude = {
   subscriber: true,
@@ -110,30 +101,33 @@ function subjectOf(w: Words, notice: { kind: string; title: string; status: stri
 
 /**
  * Tells a page's subscribers of its incidents and maintenance, durably, as
- * alert deliveries are (alerting/deliveries.ts): a notice and a delivery row
- * per subscriber it reaches are written with the change they tell of; jobs carrying delivery ids
- * (one per SUBSCRIBERS.batchSize subscribers, so that thousands are reached
- * by a few jobs over the pooled SMTP transport) make the first attempt; each
- * failure worth retrying gets a job of its own on retry-schedule.ts; a sweep
- * queues what a crash left. The row decides: a delivery no longer pending is
- * never sent again. An SMTP server refusing the recipient for good (5xx) ends
- * that subscription, as a webhook answering 410 does.
+ * alert deliveries are (alerting/delivery-queue.ts): a notice and a delivery
+ * row per subscriber it reaches are written with the change they tell of;
+ * jobs carrying delivery ids (one per SUBSCRIBERS.batchSize subscribers, so
+ * that thousands are reached by a few jobs over the pooled SMTP transport)
+ * make the first attempt; each failure worth retrying gets a job of its own
+ * on retry-schedule.ts. An SMTP server refusing the recipient for good (5xx)
+ * ends that subscription, as a webhook answering 410 does.
  */
 export class SubscriberNotices implements SubscriberNoticeSink {
-  private readonly jobs: Queue<NoticeJob>;
-  private worker: Worker<NoticeJob> | undefined;
-  private workerConnection: RedisConnection | undefined;
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private attempting = 0;
+  private readonly jobs: DeliveryQueue<BatchJob>;
 
   constructor(
-    private readonly connection: RedisConnection,
+    connection: RedisConnection,
     private readonly prisma: PrismaClient,
     private readonly logger: Logger,
     private readonly options: SubscriberNoticeOptions,
   ) {
-    this.jobs = new Queue(QUEUE, { connection, prefix: options.prefix });
-    this.jobs.on("error", () => {});
+    this.jobs = new DeliveryQueue(connection, logger, {
+      name: QUEUE,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      retryDelaysMs: options.retryDelaysMs,
+      workerName: "status page notice worker",
+      run: (job) => this.run(job.data),
+      sweep: () => this.sweep(),
+      sweepEveryMs: SWEEP_AGE_MS / 10,
+    });
   }
 
   async write(tx: Prisma.TransactionClient, pageId: string, notice: SubscriberNotice): Promise<WrittenNotice | null> {
@@ -170,25 +164,13 @@ export class SubscriberNotices implements SubscriberNoticeSink {
       if (!notice) return [];
       const batches: string[][] = [];
       for (let i = 0; i < notice.deliveryIds.length; i += SUBSCRIBERS.batchSize) batches.push(notice.deliveryIds.slice(i, i + SUBSCRIBERS.batchSize));
-      return batches.map((deliveryIds, i) => ({ name: "batch", data: { deliveryIds }, opts: { jobId: `notice-${notice.noticeId}-${i}`, ...jobOptions } }));
+      return batches.map((deliveryIds, i) => ({ name: "batch", data: { deliveryIds }, jobId: `notice-${notice.noticeId}-${i}` }));
     });
-    if (jobs.length === 0) return;
-    await this.jobs.addBulk(jobs).catch((error: unknown) => this.logger.warn({ err: error }, "status page notices not queued; the sweep queues them"));
+    await this.jobs.add(jobs).catch((error: unknown) => this.logger.warn({ err: error }, "status page notices not queued; the sweep queues them"));
   }
 
   start(): void {
-    this.workerConnection = this.connection.duplicate();
-    this.worker = new Worker<NoticeJob>(QUEUE, (job) => this.run(job), {
-      connection: this.workerConnection,
-      prefix: this.options.prefix,
-      concurrency: this.options.concurrency,
-      settings: { backoffStrategy: (_made, _type, error) => (error instanceof RetryLater ? error.delayMs : (this.options.retryDelaysMs[0] ?? 0)) },
-    });
-    logWorkerErrors(this.worker, this.workerConnection, watchRedis(this.workerConnection, this.logger, "status page notice worker"), this.logger);
-    const interval = this.options.sweepIntervalMs ?? SWEEP_AGE_MS / 10;
-    if (interval > 0) {
-      this.sweepTimer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, "queueing pending notices failed; retrying")), interval);
-    }
+    this.jobs.start();
   }
 
   /** Queues pending deliveries old enough to have been lost; returns how many. */
@@ -199,47 +181,32 @@ export class SubscriberNotices implements SubscriberNoticeSink {
       orderBy: { createdAt: "asc" },
       take: SWEEP_BATCH,
     });
-    await this.retry(pending.map((d) => d.id), 0);
+    await this.jobs.retry(pending.map((d) => d.id), 0);
     return pending.length;
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.sweepTimer);
-    if (this.worker && this.workerConnection && (await closeWorker(this.worker, this.workerConnection, () => this.attempting)) === "without Redis") {
-      this.logger.warn("redis is unreachable and no notice is being sent: stopping without waiting for it");
-    }
-    if (this.workerConnection) await closeRedis(this.workerConnection);
-    await this.jobs.close();
-  }
-
-  private async retry(deliveryIds: readonly string[], delayMs: number): Promise<void> {
-    await this.jobs.addBulk(
-      deliveryIds.map((deliveryId) => ({
-        name: "retry",
-        data: { deliveryId },
-        opts: { jobId: deliveryId, delay: delayMs, attempts: this.options.retryDelaysMs.length + 1, backoff: { type: "notice" }, ...jobOptions },
-      })),
-    );
+  close(): Promise<void> {
+    return this.jobs.close();
   }
 
   private pending(ids: readonly string[]): Promise<PendingDelivery[]> {
     return this.prisma.statusPageNoticeDelivery.findMany({ where: { id: { in: [...ids] }, outcome: "pending" }, include: deliveryInclude });
   }
 
-  private async run(job: Job<NoticeJob>): Promise<void> {
-    if ("deliveryIds" in job.data) {
-      const deliveries = await this.pending(job.data.deliveryIds);
+  private async run(job: BatchJob | RetryJob): Promise<void> {
+    if ("deliveryIds" in job) {
+      const deliveries = await this.pending(job.deliveryIds);
       const outcomes = await Promise.all(deliveries.map((d) => this.attempt(d)));
       const delivered = deliveries.filter((_, i) => outcomes[i]!.kind === "delivered").map((d) => d.id);
       // One statement for the batch's successes, the usual case.
       await this.prisma.statusPageNoticeDelivery.updateMany({ where: { id: { in: delivered } }, data: { outcome: "delivered", attempts: { increment: 1 }, completedAt: new Date() } });
       for (const [i, delivery] of deliveries.entries()) {
         const retryInMs = await this.settle(delivery, outcomes[i]!);
-        if (retryInMs !== null) await this.retry([delivery.id], retryInMs);
+        if (retryInMs !== null) await this.jobs.retry([delivery.id], retryInMs);
       }
       return;
     }
-    const [delivery] = await this.pending([job.data.deliveryId]);
+    const [delivery] = await this.pending([job.deliveryId]);
     if (!delivery) return;
     const outcome = await this.attempt(delivery);
     if (outcome.kind === "delivered") {
@@ -250,19 +217,18 @@ export class SubscriberNotices implements SubscriberNoticeSink {
     if (retryInMs !== null) throw new RetryLater(retryInMs);
   }
 
-  private async attempt(delivery: PendingDelivery): Promise<Outcome> {
-    this.attempting++;
-    try {
-      await this.send(delivery);
-      return { kind: "delivered" };
-    } catch (error) {
-      const ended = endingReasonOf(error);
-      if (ended) return { kind: "ended", reason: ended };
-      // Anything but a provider's answer (a bug, an odd library error) is worth another try.
-      return { kind: "failed", error: error instanceof DeliveryError ? error : new DeliveryError(String((error as Error)?.message ?? error), true) };
-    } finally {
-      this.attempting--;
-    }
+  private attempt(delivery: PendingDelivery): Promise<Outcome> {
+    return this.jobs.attempt(async () => {
+      try {
+        await this.send(delivery);
+        return { kind: "delivered" };
+      } catch (error) {
+        const ended = endingReasonOf(error);
+        if (ended) return { kind: "ended", reason: ended };
+        // Anything but a provider's answer (a bug, an odd library error) is worth another try.
+        return { kind: "failed", error: error instanceof DeliveryError ? error : new DeliveryError(String((error as Error)?.message ?? error), true) };
+      }
+    });
   }
 
   private async send(delivery: PendingDelivery): Promise<void> {
