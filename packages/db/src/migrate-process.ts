@@ -3,9 +3,7 @@
  * pending migrations, answers the names applied or the error, and exits.
  */
 import { openDatabase, type DatabaseTarget } from "./database";
-import { applyMigrations } from "./migrate";
-
-export type MigrationAnswer = { applied: string[] } | { error: string };
+import { applyMigrations, type MigrationAnswer } from "./migrate";
 
 async function migrate(target: DatabaseTarget): Promise<MigrationAnswer> {
   try {

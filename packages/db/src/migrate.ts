@@ -2,7 +2,6 @@ import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Database, DatabaseTarget } from "./database";
-import type { MigrationAnswer } from "./migrate-process";
 import { readMigrationList, schemaPath } from "./migrations";
 import { openSchemaEngine } from "./schema-engine";
 
@@ -24,6 +23,9 @@ export async function applyMigrations(db: Pick<Database, "openSchemaSession">): 
     await session.end();
   }
 }
+
+/** What the migration process (./migrate-process.ts) answers its parent. */
+export type MigrationAnswer = { applied: string[] } | { error: string };
 
 /** The built migration process, also when this module is loaded from its sources (the tests). */
 const MIGRATE_PROCESS = path.join(__dirname, "../dist/migrate-process.js");
