@@ -55,7 +55,9 @@ export async function recordCertificates(tx: Tx, monitors: Map<string, MonitorSt
       FROM unnest(${changed.map((r) => r.monitorId)}::text[], ${changed.map((r) => r.region)}::text[],
         ${changed.map((r) => (r.certificate ? JSON.stringify({ ...r.certificate, checkedAt: r.startedAt }) : null))}::jsonb[],
         ${changed.map((r) => r.startedAt)}::timestamp(3)[]) AS c(monitor_id, region, certificate, started_at)
-      WHERE s.monitor_id = c.monitor_id AND s.region = c.region AND s.last_result_at <= c.started_at`;
+      WHERE s.monitor_id = c.monitor_id AND s.region = c.region AND s.last_result_at <= c.started_at
+        -- A plain-HTTP monitor's null over null writes no row version.
+        AND s.certificate IS DISTINCT FROM c.certificate`;
   }
   if (withCertificate.size === 0) return [];
   return warn(tx, monitors, withCertificate);

@@ -128,14 +128,19 @@ export class MaintenanceRepository {
   }
 }
 
-/** The windows naming each of `monitorIds` (those naming none are left out): what "in maintenance at t" is asked of. */
+/**
+ * The windows naming each of `monitorIds` (those naming none are left out): what "in maintenance at t" is asked of.
+ * One statement: every stored batch of results asks it.
+ */
 export async function windowsOfMonitors(tx: Prisma.TransactionClient | PrismaClient, monitorIds: readonly string[]): Promise<Map<string, MaintenanceTiming[]>> {
   const out = new Map<string, MaintenanceTiming[]>();
   if (monitorIds.length === 0) return out;
-  const rows = await tx.maintenanceWindowMonitor.findMany({
-    where: { monitorId: { in: [...monitorIds] } },
-    select: { monitorId: true, window: { select: { startsAt: true, endsAt: true, recurrence: true, timezone: true } } },
-  });
-  for (const row of rows) out.set(row.monitorId, [...(out.get(row.monitorId) ?? []), row.window]);
+  const rows = await tx.$queryRaw<{ monitor_id: string; starts_at: Date; ends_at: Date; recurrence: string; timezone: string }[]>`
+    SELECT l.monitor_id, w.starts_at, w.ends_at, w.recurrence, w.timezone
+    FROM maintenance_window_monitors l JOIN maintenance_windows w ON w.id = l.window_id
+    WHERE l.monitor_id = ANY(${[...monitorIds]}::text[])`;
+  for (const { monitor_id, starts_at, ends_at, recurrence, timezone } of rows) {
+    out.set(monitor_id, [...(out.get(monitor_id) ?? []), { startsAt: starts_at, endsAt: ends_at, recurrence, timezone }]);
+  }
   return out;
 }

@@ -35,7 +35,22 @@ async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules
   >`
     SELECT id, workspace_id, name, kind, target, regions, periodicity, status, alert_quorum, confirmations, recovery_confirmations FROM monitors
     WHERE id = ANY(${[...ids]}::text[]) ORDER BY id ${lock}`;
-  const rows = await tx.monitorRegionStatus.findMany({ where: { monitorId: { in: monitors.map((m) => m.id) } } });
+  // A statement of its own, after the lock: in READ COMMITTED it sees what the transaction holding the lock before committed.
+  const rows = await tx.$queryRaw<
+    {
+      monitor_id: string;
+      region: RegionId;
+      status: RegionState["status"];
+      streak: number;
+      last_result_at: Date;
+      error: string | null;
+      reason: FailureReason | null;
+      status_code: number | null;
+      latency_ms: number;
+    }[]
+  >`
+    SELECT monitor_id, region, status, streak, last_result_at, error, reason, status_code, latency_ms FROM monitor_region_statuses
+    WHERE monitor_id = ANY(${monitors.map((m) => m.id)}::text[])`;
   const out = new Map<string, MonitorState>();
   for (const m of monitors) {
     out.set(m.id, {
@@ -53,14 +68,14 @@ async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules
     });
   }
   for (const row of rows) {
-    out.get(row.monitorId)?.states.set(row.region as RegionId, {
-      status: row.status as RegionState["status"],
+    out.get(row.monitor_id)?.states.set(row.region, {
+      status: row.status,
       streak: row.streak,
-      lastResultAt: row.lastResultAt,
+      lastResultAt: row.last_result_at,
       error: row.error,
-      reason: row.reason as FailureReason | null,
-      statusCode: row.statusCode,
-      latencyMs: row.latencyMs,
+      reason: row.reason,
+      statusCode: row.status_code,
+      latencyMs: row.latency_ms,
     });
   }
   return out;
