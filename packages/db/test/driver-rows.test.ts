@@ -1,4 +1,5 @@
 import { driverRows, openDatabase, type Database } from "../src";
+import { pgliteImage } from "../../../test/pglite-image";
 import { createTestDatabase } from "../../../test/postgres";
 
 const STATEMENT = `SELECT TIMESTAMP '2026-01-02 03:04:05.678' AT TIME ZONE 'UTC' AS at, '{"a":[1,"b"]}'::jsonb AS doc,
@@ -10,7 +11,7 @@ describe.each(["postgres", "pglite"] as const)("driverRows on %s", (backend) => 
   const zone = process.env.TZ;
 
   beforeAll(async () => {
-    if (backend === "pglite") db = await openDatabase({ kind: "pglite", dataDir: null });
+    if (backend === "pglite") db = await openDatabase({ kind: "pglite", dataDir: null, image: pgliteImage() });
     else {
       const created = await createTestDatabase();
       drop = created.drop;

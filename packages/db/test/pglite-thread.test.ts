@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { Prisma } from "../src/generated/prisma/client";
-import { applyMigrations, driverRows, openDatabase, type Database } from "../src";
+import { driverRows, openDatabase, type Database } from "../src";
 import { PGliteThread } from "../src/pglite-thread/client";
+import { pgliteImage } from "../../../test/pglite-image";
 
 /** Long enough for the event loop to see it running on any machine: seconds of PGlite's work. */
 const LONG_STATEMENT = "SELECT count(*)::int AS n FROM generate_series(1, 20000000)";
@@ -13,8 +14,7 @@ const LONG_STATEMENT = "SELECT count(*)::int AS n FROM generate_series(1, 200000
 describe("embedded PGlite on its own thread", () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openDatabase({ kind: "pglite", dataDir: null });
-    await applyMigrations(db);
+    db = await openDatabase({ kind: "pglite", dataDir: null, image: pgliteImage() });
   });
   afterAll(() => db.close());
 
@@ -89,11 +89,11 @@ describe("the PGlite thread itself", () => {
   it("keeps what it wrote in its data folder across a close", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "vigil-pglite-thread-"));
     try {
-      const first = await PGliteThread.open(dataDir);
+      const first = await PGliteThread.open({ dataDir });
       await first.exec("CREATE TABLE kept (n int); INSERT INTO kept VALUES (1), (2)");
       await first.close();
       await expect(first.query("SELECT 1")).rejects.toThrow("the embedded database is closed");
-      const second = await PGliteThread.open(dataDir);
+      const second = await PGliteThread.open({ dataDir });
       expect((await second.query<{ total: number }>("SELECT sum(n)::int AS total FROM kept")).rows).toEqual([{ total: 3 }]);
       await second.close();
     } finally {
@@ -101,8 +101,27 @@ describe("the PGlite thread itself", () => {
     }
   });
 
+  it("opens copies of an image it saved, each apart from the others", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "vigil-pglite-image-"));
+    const image = path.join(folder, "image.tar");
+    try {
+      const original = await PGliteThread.open({ dataDir: null });
+      await original.exec("CREATE TABLE kept (n int); INSERT INTO kept VALUES (1), (2)");
+      await original.saveImage(image);
+      await original.close();
+      const [one, two] = await Promise.all([PGliteThread.open({ dataDir: null, image }), PGliteThread.open({ dataDir: null, image })]);
+      await one.exec("INSERT INTO kept VALUES (4)");
+      const total = async (thread: PGliteThread) => (await thread.query<{ total: number }>("SELECT sum(n)::int AS total FROM kept")).rows;
+      expect(await total(one)).toEqual([{ total: 7 }]);
+      expect(await total(two)).toEqual([{ total: 3 }]);
+      await Promise.all([one.close(), two.close()]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it("parses the caller's types on the caller's side, rows as arrays", async () => {
-    const thread = await PGliteThread.open(null);
+    const thread = await PGliteThread.open({ dataDir: null });
     try {
       const results = await thread.query("SELECT 41::int AS n, NULL::int AS none, 'x'::text AS t", [], {
         rowMode: "array",
@@ -115,7 +134,7 @@ describe("the PGlite thread itself", () => {
   });
 
   it("rejects a statement's error with PostgreSQL's fields", async () => {
-    const thread = await PGliteThread.open(null);
+    const thread = await PGliteThread.open({ dataDir: null });
     try {
       await expect(thread.query("SELECT 1/0")).rejects.toMatchObject({ code: "22012", message: "division by zero" });
       // The thread goes on after an error.
@@ -129,7 +148,7 @@ describe("the PGlite thread itself", () => {
     // A script that never closes its database: it must still print its answer, and then exit on its own.
     const script = `
       const { PGliteThread } = require(${JSON.stringify(path.join(__dirname, "../dist/pglite-thread/client.js"))});
-      PGliteThread.open(null)
+      PGliteThread.open({ dataDir: null })
         .then((thread) => thread.query(${JSON.stringify(LONG_STATEMENT)}))
         .then((results) => console.log(JSON.stringify(results.rows)));`;
     const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { timeout: 90_000 });

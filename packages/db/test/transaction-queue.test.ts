@@ -1,4 +1,5 @@
 import { openDatabase, type Database } from "../src";
+import { pgliteImage } from "../../../test/pglite-image";
 
 /**
  * More transactions at once than there are connections wait their turn for PGlite's one connection: 30 of 100 ms
@@ -9,7 +10,7 @@ describe("transactions queued for PGlite's connection", () => {
   let db: Database;
 
   beforeAll(async () => {
-    db = await openDatabase({ kind: "pglite", dataDir: null });
+    db = await openDatabase({ kind: "pglite", dataDir: null, image: pgliteImage() });
   });
   afterAll(() => db.close());
 

@@ -1,9 +1,10 @@
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
-import { applyMigrations, openDatabase, type Database } from "@vigil/db";
+import { openDatabase, type Database } from "@vigil/db";
 import { IncidentService, MaintenanceService, MonitorService } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
 import { StatusPageService } from "@vigil/proto/status-page";
+import { pgliteImage } from "../../../../test/pglite-image";
 import { createTestDatabase } from "../../../../test/postgres";
 import { deletePrefix, testPrefix } from "../../../../test/redis";
 import { startPipeline, type NotificationSetup, type Pipeline, type PipelineConfig } from "../../src/pipeline";
@@ -29,8 +30,7 @@ export interface WorkspaceKeys {
 /** A migrated database on either backend, closed (and dropped) by close(). */
 export async function openTestDatabase(backend: Backend): Promise<Database & { dispose(): Promise<void> }> {
   if (backend === "pglite") {
-    const db = await openDatabase({ kind: "pglite", dataDir: null });
-    await applyMigrations(db);
+    const db = await openDatabase({ kind: "pglite", dataDir: null, image: pgliteImage() });
     return { ...db, dispose: () => db.close() };
   }
   const { url, drop } = await createTestDatabase();

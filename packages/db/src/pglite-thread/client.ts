@@ -46,9 +46,9 @@ export class PGliteThread {
 
   private constructor(private readonly worker: Worker) {}
 
-  /** Starts the thread and waits until its database is open (`dataDir` null: in memory). */
-  static open(dataDir: string | null): Promise<PGliteThread> {
-    const worker = new Worker(THREAD_SCRIPT, { workerData: { dataDir } satisfies PGliteThreadSettings });
+  /** Starts the thread and waits until its database is open (`dataDir` null: in memory, a copy of `image` if given). */
+  static open(settings: PGliteThreadSettings): Promise<PGliteThread> {
+    const worker = new Worker(THREAD_SCRIPT, { workerData: settings });
     const thread = new PGliteThread(worker);
     return new Promise((opened, failed) => {
       worker.on("message", (message: FromPGliteThread) => {
@@ -120,6 +120,11 @@ export class PGliteThread {
     closed = true;
     await this.request({ op: "end", tx, commit: true });
     return result;
+  }
+
+  /** Writes the database's files to `file`, an image that PGliteThreadSettings' `image` opens a copy of. */
+  async saveImage(file: string): Promise<void> {
+    await this.request({ op: "saveImage", file });
   }
 
   /** Closes the database (its files complete on disk) and ends the thread. */

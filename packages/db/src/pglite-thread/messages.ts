@@ -1,8 +1,9 @@
 import type { Results } from "@electric-sql/pglite";
 
-/** What the thread opens: a data folder, or memory. */
+/** What the thread opens: a data folder, or memory (empty, or a copy of an image that `saveImage` wrote). */
 export interface PGliteThreadSettings {
   dataDir: string | null;
+  image?: string;
 }
 
 /** One request to the thread. `tx` runs a statement inside that open transaction. */
@@ -13,6 +14,7 @@ export type ToPGliteThread = { id: number } & (
   | { op: "rollback"; tx: number }
   | { op: "end"; tx: number; commit: boolean }
   | { op: "close" }
+  | { op: "saveImage"; file: string }
 );
 
 /** An error as it crosses the thread; `database` carries a PostgreSQL error's fields (code, detail, constraint…). */

@@ -2,20 +2,25 @@
  * The embedded database's own thread: it owns the PGlite instance and runs each statement the main thread sends.
  * See ./client.ts for why.
  */
+import { readFileSync, writeFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { messages, PGlite, type QueryOptions, type Transaction } from "@electric-sql/pglite";
 import type { FromPGliteThread, PGliteThreadSettings, ThreadError, ThreadResult, ThreadResults, ToPGliteThread } from "./messages";
 
 const port = parentPort!;
-const { dataDir } = workerData as PGliteThreadSettings;
+const { dataDir, image } = workerData as PGliteThreadSettings;
 /**
  * PostgreSQL's buffer cache inside the embedded database. initdb's 128 MB is allocated and touched at start, most of
  * a control plane's memory, for a working set (the newest results and aggregates, the monitors) of a few megabytes;
- * pages read past it come from the operating system's file cache, as PostgreSQL's do. (An in-memory database, the
- * tests', starts from PGlite's own image and keeps its setting.)
+ * pages read past it come from the operating system's file cache, as PostgreSQL's do.
  */
 const SHARED_BUFFERS = "16MB";
-const db = new PGlite(dataDir ?? undefined, { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHARED_BUFFERS}`] });
+// All in the options: PGlite reads none of them when its first argument, the folder, is undefined.
+const db = new PGlite({
+  ...(dataDir !== null && { dataDir }),
+  startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHARED_BUFFERS}`],
+  ...(image !== undefined && { loadDataDir: new Blob([readFileSync(image)]) }),
+});
 
 interface OpenTransaction {
   tx: Transaction;
@@ -95,6 +100,9 @@ async function run(request: ToPGliteThread): Promise<ThreadResult> {
       return endTransaction(request.tx, request.commit);
     case "close":
       await db.close();
+      return null;
+    case "saveImage":
+      writeFileSync(request.file, Buffer.from(await (await db.dumpDataDir("none")).arrayBuffer()));
       return null;
   }
 }
