@@ -12,14 +12,11 @@ import type { CheckJobData } from "./messages";
  * an agent reads the hash and starts each monitor's check at its own moment
  * within the slot. Redis then does a job's work (about 300 µs of its single
  * thread: scheduling, fetching, completing) per slot rather than per check,
- * which is what kept one region from 100,000 monitors at 30 s. A slot's job
- * costs the same whatever its members, so a region pays for one a second at
- * 30 s even with a handful of monitors: at 500 of them, the agent's work for
- * BullMQ was a third of its main thread with 300 slots (bench:peer).
+ * which is what kept one region from 100,000 monitors at 30 s.
  */
-export const SLOTS_PER_PERIOD = 30;
+export const SLOTS_PER_PERIOD = 300;
 
-/** A slot's width: 1 s at 30 s, 2 min at 1 h. */
+/** A slot's width: 100 ms at 30 s, 12 s at 1 h. */
 const slotWidthMs = (periodicity: Periodicity) => PERIODICITY_MS[periodicity] / SLOTS_PER_PERIOD;
 
 /**
