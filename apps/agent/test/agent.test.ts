@@ -4,6 +4,7 @@ import { REGION_IDS, parseMonitorConfig, type RegionId } from "@vigil/domain";
 import {
   SLOT_JOB,
   SLOT_LEAD_MS,
+  SLOTS_PER_PERIOD,
   checkQueueName,
   decodeResult,
   resultsStreamKey,
@@ -255,13 +256,20 @@ describe("scheduled checks", () => {
       { name: SLOT_JOB, data: { slot: slot.id }, opts: { removeOnComplete: true, removeOnFail: true } },
     );
 
+  /** A 30 s slot's width: runs start on its grid. */
+  const WIDTH = 30_000 / SLOTS_PER_PERIOD;
+  /** The first start on the grid at or after `at`. */
+  const onGrid = (at: number) => Math.ceil(at / WIDTH) * WIDTH;
+  /** The start of the first slot whose job is due at least `aheadMs` from now. */
+  const startAhead = (aheadMs: number) => onGrid(Date.now() + aheadMs + SLOT_LEAD_MS);
+  const slotStarting = (start: number) => slotAt("30s", (start % 30_000) / WIDTH);
+
   /**
-   * Schedules a 30 s slot whose job is due at least `aheadMs` from now, as the
-   * control plane does, with `members` in its hash; returns the slot's start and the id of its job.
+   * Schedules the 30 s slot that starts at `start` (on the grid), as the control plane
+   * does, with `members` in its hash; returns the slot's start and the id of its job.
    */
-  async function scheduleSlot(members: Record<string, SlotMember>, aheadMs: number, on: RegionId = region): Promise<{ start: number; jobId: string }> {
-    const start = Math.ceil((Date.now() + aheadMs + SLOT_LEAD_MS) / 100) * 100;
-    const slot = slotAt("30s", (start % 30_000) / 100);
+  async function scheduleSlot(members: Record<string, SlotMember>, start: number, on: RegionId = region): Promise<{ start: number; jobId: string }> {
+    const slot = slotStarting(start);
     const key = slotMembersKey(on, slot.id, prefix);
     if (Object.keys(members).length > 0) await redis.hset(key, Object.fromEntries(Object.entries(members).map(([id, member]) => [id, JSON.stringify(member)])));
     const scheduled = await writeScheduler(on, slot);
@@ -274,7 +282,7 @@ describe("scheduled checks", () => {
     const members = Object.fromEntries(
       [0, 40, 95].map((atMs, i) => [`slot-${i}`, { atMs, check: { ...tcpJob(`slot-${i}`, listener.port), trigger: "scheduled" } } satisfies SlotMember]),
     );
-    const { start } = await scheduleSlot(members, 500);
+    const { start } = await scheduleSlot(members, startAhead(500));
 
     const found = await waitFor("3 results", async () => {
       const current = await resultsFor(Object.keys(members));
@@ -289,7 +297,7 @@ describe("scheduled checks", () => {
   });
 
   it("completes the run of a slot left without monitors", async () => {
-    const { start } = await scheduleSlot({}, 200);
+    const { start } = await scheduleSlot({}, startAhead(200));
     await waitFor("the empty slot's run to be done", async () => Date.now() > start && (await queue(region).getJobCounts("active", "prioritized", "wait", "failed")).active === 0);
     expect(await queue(region).getJobCounts("failed", "completed")).toEqual({ failed: 0, completed: 0 });
   });
@@ -297,10 +305,10 @@ describe("scheduled checks", () => {
   it("runs a run whose scheduler was written again while its job waited for an agent, with that run's due times", async () => {
     const idle: RegionId = "hostA-bom";
     const listener = await target(tcpTarget());
-    const { start } = await scheduleSlot({ rewritten: { atMs: 20, check: { ...tcpJob("rewritten", listener.port), trigger: "scheduled" } } }, 200, idle);
+    const { start } = await scheduleSlot({ rewritten: { atMs: 20, check: { ...tcpJob("rewritten", listener.port), trigger: "scheduled" } } }, startAhead(200), idle);
     await new Promise((resolve) => setTimeout(resolve, start + 1_000 - Date.now()));
     // As a reconciliation does: BullMQ replaces the waiting job by one written now, its delay clamped at 0.
-    const rewritten = await writeScheduler(idle, slotAt("30s", (start % 30_000) / 100));
+    const rewritten = await writeScheduler(idle, slotStarting(start));
     expect(rewritten?.opts.delay).toBe(0);
     await agent(idle);
     const [message] = await waitFor("its result", async () => {
@@ -313,15 +321,15 @@ describe("scheduled checks", () => {
   it("leaves slots' jobs in the queue while every place for a check is taken", async () => {
     const busy: RegionId = "hostA-syd";
     await agent(busy, { CONCURRENCY: "3" });
-    const slow = await target(slowHttpTarget(3_000));
+    const slow = await target(slowHttpTarget(4_000));
     const member = (monitorId: string): SlotMember => ({ atMs: 0, check: { ...httpJob(monitorId, slow.port), trigger: "scheduled" } });
     const first = ["busy-1", "busy-2", "busy-3", "busy-4"];
-    await scheduleSlot(Object.fromEntries(first.map((id) => [id, member(id)])), 200, busy);
-    // Due once the first slot's checks have started (its start, 1 s after its job) and hold all three places. The
-    // worker's one fetch already under way takes the first of them; the other stays in the queue, where another
-    // agent could take it.
-    await scheduleSlot({ "waits-1": member("waits-1") }, 1_700, busy);
-    const { start: last, jobId: lastJob } = await scheduleSlot({ "waits-2": member("waits-2") }, 1_900, busy);
+    const { start: firstStart } = await scheduleSlot(Object.fromEntries(first.map((id) => [id, member(id)])), startAhead(200), busy);
+    // Due once the first slot's checks have started (its start, SLOT_LEAD_MS after its job) and hold all three
+    // places for 4 s. The worker's one fetch already under way takes the first of them; the other stays in the
+    // queue, where another agent could take it.
+    const { start: next } = await scheduleSlot({ "waits-1": member("waits-1") }, onGrid(firstStart + SLOT_LEAD_MS + 500), busy);
+    const { start: last, jobId: lastJob } = await scheduleSlot({ "waits-2": member("waits-2") }, onGrid(next + 1), busy);
 
     await new Promise((resolve) => setTimeout(resolve, last - SLOT_LEAD_MS + 300 - Date.now()));
     expect(await resultsFor(first)).toEqual([]);
