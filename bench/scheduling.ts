@@ -20,7 +20,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase } from "@vigil/db";
 import { PERIODICITY_MS, type MonitorRecord, type RegionId } from "@vigil/domain";
-import { SLOT_LEAD_MS, SLOTS_PER_PERIOD, checkQueueName, connectRedis, scheduleOffset, type CheckJobData } from "@vigil/queue";
+import { SLOT_LEAD_MS, SLOT_WIDTH_MS, checkQueueName, connectRedis, scheduleOffset, type CheckJobData } from "@vigil/queue";
 import type { RedisConnection } from "@vigil/queue";
 import { MonitorRepository } from "../apps/control-plane/src/monitors/repository";
 import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
     // A slot whose scheduler was created less than SLOT_LEAD_MS before the slot's start has its first run a period
     // later (the job for this one would have been due already): the window opens once no slot is in that case,
     // nor has a monitor due later in it.
-    await sleep(SLOT_LEAD_MS + PERIOD_MS / SLOTS_PER_PERIOD);
+    await sleep(SLOT_LEAD_MS + SLOT_WIDTH_MS);
     const windowStart = Date.now();
     const windowEnd = windowStart + MINUTES * 60_000;
     const redisBefore = { counters: await redisCounters(redis), runs: runs.start.length };

@@ -4,7 +4,7 @@ import { REGION_IDS, parseMonitorConfig, type RegionId } from "@vigil/domain";
 import {
   SLOT_JOB,
   SLOT_LEAD_MS,
-  SLOTS_PER_PERIOD,
+  SLOT_WIDTH_MS,
   checkQueueName,
   decodeResult,
   resultsStreamKey,
@@ -256,13 +256,11 @@ describe("scheduled checks", () => {
       { name: SLOT_JOB, data: { slot: slot.id }, opts: { removeOnComplete: true, removeOnFail: true } },
     );
 
-  /** A 30 s slot's width: runs start on its grid. */
-  const WIDTH = 30_000 / SLOTS_PER_PERIOD;
   /** The first start on the grid at or after `at`. */
-  const onGrid = (at: number) => Math.ceil(at / WIDTH) * WIDTH;
+  const onGrid = (at: number) => Math.ceil(at / SLOT_WIDTH_MS) * SLOT_WIDTH_MS;
   /** The start of the first slot whose job is due at least `aheadMs` from now. */
   const startAhead = (aheadMs: number) => onGrid(Date.now() + aheadMs + SLOT_LEAD_MS);
-  const slotStarting = (start: number) => slotAt("30s", (start % 30_000) / WIDTH);
+  const slotStarting = (start: number) => slotAt("30s", (start % 30_000) / SLOT_WIDTH_MS);
 
   /**
    * Schedules the 30 s slot that starts at `start` (on the grid), as the control plane

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { parseMonitorConfig, type RegionId } from "@vigil/domain";
-import { SLOT_LEAD_MS, SLOTS_PER_PERIOD, slotMembersKey, type SlotMember } from "@vigil/queue";
+import { SLOT_LEAD_MS, SLOT_WIDTH_MS, slotMembersKey, type SlotMember } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { runSlot, type SlotJob } from "../src/slot-runs";
 
@@ -9,8 +9,6 @@ describe("a slot's run", () => {
   const redis = new Redis(redisServerUrl(), { maxRetriesPerRequest: null });
   const prefix = testPrefix();
   const region: RegionId = "hostA-ams";
-  /** A 30 s slot's width: runs start on its grid. */
-  const WIDTH = 30_000 / SLOTS_PER_PERIOD;
   afterAll(async () => {
     await deletePrefix(prefix);
     redis.disconnect();
@@ -31,7 +29,7 @@ describe("a slot's run", () => {
    * due SLOT_LEAD_MS before and written, as BullMQ writes the next run's job, when the run before started.
    */
   async function slotWith(members: SlotMember[], start: number): Promise<SlotJob> {
-    const index = (start % 30_000) / WIDTH;
+    const index = (start % 30_000) / SLOT_WIDTH_MS;
     const key = slotMembersKey(region, `30s:${index}`, prefix);
     await redis.del(key);
     await redis.hset(key, Object.fromEntries(members.map((m) => [m.check.monitorId, JSON.stringify(m)])));
@@ -48,7 +46,7 @@ describe("a slot's run", () => {
   };
 
   it("hands each monitor over at its due time, never before", async () => {
-    const start = Math.ceil((Date.now() + 300) / WIDTH) * WIDTH;
+    const start = Math.ceil((Date.now() + 300) / SLOT_WIDTH_MS) * SLOT_WIDTH_MS;
     const job = await slotWith([member("c", 99), member("a", 0), member("b", 30)], start);
     const { handed, done } = run(job);
     await done;
@@ -61,7 +59,7 @@ describe("a slot's run", () => {
   });
 
   it("hands over at once the monitors of a run already past, in the order they were due, with the due times of that run", async () => {
-    const start = Math.floor((Date.now() - 60_000) / WIDTH) * WIDTH;
+    const start = Math.floor((Date.now() - 60_000) / SLOT_WIDTH_MS) * SLOT_WIDTH_MS;
     const job = await slotWith([member("first", 10), member("second", 20), member("third", 30)], start);
     const { handed, done } = run(job);
     await done;
@@ -73,16 +71,19 @@ describe("a slot's run", () => {
   });
 
   it.each([7_321, 28_999])("gives a job BullMQ wrote %i ms after it was due (its delay clamped at 0) the run it was due for", async (late) => {
-    const start = Math.floor((Date.now() - 60_000) / 30_000) * 30_000 + 12 * WIDTH;
+    const start = Math.floor((Date.now() - 60_000) / 30_000) * 30_000 + 12 * SLOT_WIDTH_MS;
     const job = await slotWith([member("clamped", 10)], start);
     const { handed, done } = run({ ...job, timestamp: start - SLOT_LEAD_MS + late, opts: { delay: 0 } });
     await done;
     expect(handed.map(({ dueAt }) => dueAt)).toEqual([start + 10]);
   });
 
-  it("lets every monitor run when one fails, then fails the run", async () => {
-    const start = Math.floor(Date.now() / WIDTH) * WIDTH;
-    const job = await slotWith([member("x", 0), member("y", 1), member("z", 2)], start);
+  it.each([
+    ["already due", 0, 2],
+    ["still to come when one fails", 1, 400],
+  ])("lets every monitor run when one fails, then fails the run (the rest %s)", async (_, slotsAhead, lastAtMs) => {
+    const start = (Math.floor(Date.now() / SLOT_WIDTH_MS) + slotsAhead) * SLOT_WIDTH_MS;
+    const job = await slotWith([member("x", 0), member("y", 1), member("z", lastAtMs)], start);
     const { handed, done } = run(job, "y");
     await expect(done).rejects.toThrow("y failed");
     expect(handed.map(({ monitorId }) => monitorId).sort()).toEqual(["x", "y", "z"]);

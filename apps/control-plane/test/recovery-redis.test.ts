@@ -69,15 +69,16 @@ describe("recovery from Redis failures", () => {
 
   /**
    * Creates a monitor checked every 30 s and waits until its next scheduled
-   * run is 3 s away: a loss of Redis then would lose that run unless the
+   * run is 4 s away (its slot then starts more than 3 s away, and its job is
+   * due a second before): a loss of Redis then would lose that run unless the
    * schedules are rebuilt at once (the periodic reconciliation is 5 minutes away).
    */
   async function monitorDueSoon(path: string): Promise<{ id: string; dueAt: number }> {
     const { monitor } = await client.createHTTPMonitor({ monitor: { name: path, url: targetBase + path, periodicity: Periodicity.PERIODICITY_30S, active: true } });
     const id = monitor!.id;
     let dueAt = (await eventually(async () => (await scheduled(id)) ?? false)) as number;
-    while (dueAt - Date.now() < 5_000) dueAt += PERIOD_MS;
-    await sleep(dueAt - 3_000 - Date.now());
+    while (dueAt - Date.now() < 6_000) dueAt += PERIOD_MS;
+    await sleep(dueAt - 4_000 - Date.now());
     return { id, dueAt };
   }
 

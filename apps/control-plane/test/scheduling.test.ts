@@ -1,7 +1,7 @@
 import type { Client } from "@connectrpc/connect";
 import { REGION_IDS, type RegionId } from "@vigil/domain";
 import { MonitorService, Periodicity, Region } from "@vigil/proto";
-import { SLOT_JOB, SLOT_LEAD_MS, SLOTS_PER_PERIOD, slotIndexKey, slotJobOffset, slotMembersKey, slotOf, slotSchedulerId } from "@vigil/queue";
+import { SLOT_JOB, SLOT_LEAD_MS, SLOT_WIDTH_MS, slotIndexKey, slotJobOffset, slotMembersKey, slotOf, slotSchedulerId, slotsPerPeriod } from "@vigil/queue";
 import { deletePrefix } from "../../../test/redis";
 import { testPipelineConfig } from "./support/control-plane";
 import { startPipeline } from "../src/pipeline";
@@ -39,7 +39,7 @@ describe("scheduling checks in Redis", () => {
     expect(member.check).toMatchObject({ monitorId: monitor.id, kind: "http", trigger: "scheduled", config: { url: "http://127.0.0.1:9/" } });
     expect(slot.periodicity).toBe("1m");
     expect(member.atMs).toBeGreaterThanOrEqual(0);
-    expect(member.atMs).toBeLessThan(60_000 / SLOTS_PER_PERIOD);
+    expect(member.atMs).toBeLessThan(SLOT_WIDTH_MS);
     const scheduler = await queue("hostB-fra").getJobScheduler(slotSchedulerId(slot));
     expect(scheduler).toMatchObject({ every: 60_000, offset: slotJobOffset(slot) || 60_000, template: { data: { slot: slot.id } } });
     // Due at its own moment of the slot, in the slot's next run: the job comes due within a period, SLOT_LEAD_MS before the run starts.
@@ -100,7 +100,7 @@ describe("scheduling checks in Redis", () => {
     for (const id of sharing) await api.pipeline.scheduler.unschedule(id);
   });
 
-  it("rebuilds a flushed Redis from the database and removes members and schedulers the database does not want", async () => {
+  it("rebuilds a flushed Redis from the database and removes members, slots and schedulers the database does not want", async () => {
     const kept = await create({ regions: [Region.HOSTC_US_EAST4] });
     await eventually(async () => expect(await scheduledRegions(kept.id)).toEqual(["hostC-us-east4"]));
     await deletePrefix(api.redisPrefix);
@@ -109,11 +109,19 @@ describe("scheduling checks in Redis", () => {
     const redis = api.pipeline.redis;
     await redis.hset(slotMembersKey("hostC-us-east4", "1m:7", api.redisPrefix), "long-gone", JSON.stringify({ atMs: 0, check: {} }));
     await redis.sadd(slotIndexKey("hostC-us-east4", api.redisPrefix), "1m:7");
+    // A slot of a width this version does not cut periods into, with its scheduler: an earlier version's layout.
+    const foreign = `1m:${slotsPerPeriod("1m") + 7}`;
+    await queue("hostC-us-east4").upsertJobScheduler(`slot:${foreign}`, { every: 60_000 }, { name: SLOT_JOB, data: { slot: foreign } });
+    await redis.hset(slotMembersKey("hostC-us-east4", foreign, api.redisPrefix), kept.id, JSON.stringify({ atMs: 0, check: {} }));
+    await redis.sadd(slotIndexKey("hostC-us-east4", api.redisPrefix), foreign);
 
     await api.pipeline.reconcile();
     expect(await scheduledRegions(kept.id)).toEqual(["hostC-us-east4"]);
     expect(await queue("hostC-us-east4").getJobScheduler("monitor:long-gone")).toBeUndefined();
     expect(await redis.hlen(slotMembersKey("hostC-us-east4", "1m:7", api.redisPrefix))).toBe(0);
+    expect(await queue("hostC-us-east4").getJobScheduler(`slot:${foreign}`)).toBeUndefined();
+    expect(await redis.exists(slotMembersKey("hostC-us-east4", foreign, api.redisPrefix))).toBe(0);
+    expect(await redis.sismember(slotIndexKey("hostC-us-east4", api.redisPrefix), foreign)).toBe(0);
   });
 
   it("writes at a reconciliation only the members and schedulers that differ from the database", async () => {

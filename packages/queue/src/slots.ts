@@ -4,20 +4,23 @@ import { DEFAULT_PREFIX } from "./names";
 import type { CheckJobData } from "./messages";
 
 /**
- * How scheduled checks are laid out in Redis (docs/scaling.md#scheduling).
+ * How scheduled checks are laid out in Redis (docs/checks.md#the-flow).
  *
- * Each period is cut into SLOTS_PER_PERIOD slots. A region's queue holds one
+ * Each period is cut into slots one second wide. A region's queue holds one
  * BullMQ job scheduler per slot that has monitors, and the slot's monitors
  * are a Redis hash beside it (`slotMembersKey`). When a slot's job comes due,
  * an agent reads the hash and starts each monitor's check at its own moment
- * within the slot. Redis then does a job's work (about 300 µs of its single
- * thread: scheduling, fetching, completing) per slot rather than per check,
- * which is what kept one region from 100,000 monitors at 30 s.
+ * within the slot. Redis and the agent then do a job's work (BullMQ's
+ * scheduling, fetching and completing) per slot rather than per check, and a
+ * slot's job costs about the same whatever its members: a region runs at
+ * most one slot job a second per periodicity, whether it has ten monitors or
+ * 100,000. A second bounds how long an agent that shuts down keeps handing
+ * over the checks of a slot it took.
  */
-export const SLOTS_PER_PERIOD = 300;
+export const SLOT_WIDTH_MS = 1_000;
 
-/** A slot's width: 100 ms at 30 s, 12 s at 1 h. */
-const slotWidthMs = (periodicity: Periodicity) => PERIODICITY_MS[periodicity] / SLOTS_PER_PERIOD;
+/** How many slots a period has: 30 at 30 s, 3,600 at 1 h. */
+export const slotsPerPeriod = (periodicity: Periodicity) => PERIODICITY_MS[periodicity] / SLOT_WIDTH_MS;
 
 /**
  * Where in its period a monitor is checked, in [0, period): the same for a
@@ -37,21 +40,21 @@ export interface Slot {
 }
 
 export function slotAt(periodicity: Periodicity, index: number): Slot {
-  return { id: `${periodicity}:${index}`, periodicity, index, offsetMs: index * slotWidthMs(periodicity) };
+  return { id: `${periodicity}:${index}`, periodicity, index, offsetMs: index * SLOT_WIDTH_MS };
 }
 
 /** The slot named by an id such as `30s:17`; undefined for anything else. */
 export function parseSlot(id: string): Slot | undefined {
   const [periodicity, index, ...rest] = id.split(":");
   const number = Number(index);
-  if (rest.length > 0 || !(periodicity! in PERIODICITY_MS) || !Number.isInteger(number) || number < 0 || number >= SLOTS_PER_PERIOD) return undefined;
+  if (rest.length > 0 || !(periodicity! in PERIODICITY_MS) || !Number.isInteger(number) || number < 0 || number >= slotsPerPeriod(periodicity as Periodicity)) return undefined;
   return slotAt(periodicity as Periodicity, number);
 }
 
 /** The slot a monitor is checked in at a periodicity, and how long after the slot's start. */
 export function slotOf(monitorId: string, periodicity: Periodicity): { slot: Slot; atMs: number } {
   const offset = scheduleOffset(monitorId, PERIODICITY_MS[periodicity]);
-  const slot = slotAt(periodicity, Math.floor(offset / slotWidthMs(periodicity)));
+  const slot = slotAt(periodicity, Math.floor(offset / SLOT_WIDTH_MS));
   return { slot, atMs: offset - slot.offsetMs };
 }
 

@@ -274,7 +274,11 @@ export class CheckScheduler {
   private async reconcileMembers(region: RegionId, wanted: Map<string, WantedSlot>, listedAt: number): Promise<{ upserted: number; removed: number }> {
     const newer = (monitorId: string) => this.changedAfter(listedAt, monitorId);
     const index = slotIndexKey(region, this.prefix);
-    const indexed = ((await this.connection.smembers(index)) as string[]).map(parseSlot).filter((slot) => slot !== undefined);
+    const ids = (await this.connection.smembers(index)) as string[];
+    const indexed = ids.map(parseSlot).filter((slot) => slot !== undefined);
+    // Slots their period does not have (an earlier version's narrower slots): their monitors are all wanted elsewhere.
+    const foreign = ids.filter((id) => parseSlot(id) === undefined);
+    if (foreign.length > 0) await answersOf(this.connection.multi().del(...foreign.map((id) => slotMembersKey(region, id, this.prefix))).srem(index, ...foreign).exec());
     const slots = [...wanted.values()].map(({ slot }) => slot);
     for (const slot of indexed) if (!wanted.has(slot.id)) slots.push(slot);
     const writes: ((pipeline: ReturnType<RedisConnection["pipeline"]>) => void)[] = [];
@@ -318,8 +322,8 @@ export class CheckScheduler {
 
   private async reconcileSchedulers(region: RegionId, slots: Slot[], listedAt: number): Promise<{ upserted: number; removed: number }> {
     const queue = this.queue(region);
-    // A region has at most SLOTS_PER_PERIOD schedulers per periodicity (1,800), read at once: pages by
-    // rank would miss some while the agents move them.
+    // A region has at most one scheduler per second of each period (6,390), read at once: pages by rank
+    // would miss some while the agents move them.
     const existing = new Map((await queue.getJobSchedulers(0, -1)).map((scheduler) => [scheduler.key, scheduler]));
     const wantedIds = new Set(slots.map(slotSchedulerId));
     const changed = new Set([...this.slotsChangedAfter(listedAt).values()].map(slotSchedulerId));
