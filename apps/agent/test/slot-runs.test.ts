@@ -70,6 +70,18 @@ describe("a slot's run", () => {
     ]);
   });
 
+  it("hands over each monitor of a slot of hundreds once, in the order they are due", async () => {
+    const start = Math.floor((Date.now() - 60_000) / SLOT_WIDTH_MS) * SLOT_WIDTH_MS;
+    const many = Array.from({ length: 450 }, (_, i) => member(`m${i}`, (i * 7919) % SLOT_WIDTH_MS));
+    const { handed, done } = run(await slotWith(many, start));
+    await done;
+    expect(handed).toHaveLength(450);
+    expect(new Set(handed.map(({ monitorId }) => monitorId)).size).toBe(450);
+    const dues = handed.map(({ dueAt }) => dueAt);
+    expect(dues).toEqual([...dues].sort((a, b) => a - b));
+    expect(handed.find(({ monitorId }) => monitorId === "m3")?.dueAt).toBe(start + ((3 * 7919) % SLOT_WIDTH_MS));
+  });
+
   it.each([7_321, 28_999])("gives a job BullMQ wrote %i ms after it was due (its delay clamped at 0) the run it was due for", async (late) => {
     const start = Math.floor((Date.now() - 60_000) / 30_000) * 30_000 + 12 * SLOT_WIDTH_MS;
     const job = await slotWith([member("clamped", 10)], start);
