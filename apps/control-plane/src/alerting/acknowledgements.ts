@@ -67,11 +67,15 @@ export class Acknowledgements {
    * acknowledged, when a link could do nothing.
    */
   async newLink(incidentId: string): Promise<string | null> {
-    const open = await this.prisma.incident.count({ where: { id: incidentId, resolvedAt: null, acknowledgedAt: null } });
-    if (open === 0) return null;
     const token = newLinkToken();
-    const expiresAt = new Date(this.clock().getTime() + ACK_LINK_VALID_HOURS * HOUR_MS);
-    await this.prisma.ackLink.create({ data: { incidentId, tokenHash: tokenHashOf(token), expiresAt } });
+    const now = this.clock();
+    const expiresAt = new Date(now.getTime() + ACK_LINK_VALID_HOURS * HOUR_MS);
+    // One statement, as every message of an outage asks for a link: only an open incident gets one.
+    const created = await this.prisma.$executeRaw`
+      INSERT INTO ack_links (id, incident_id, token_hash, created_at, expires_at)
+      SELECT ${uuidv7()}, id, ${tokenHashOf(token)}, ${now}::timestamp(3), ${expiresAt}::timestamp(3) FROM incidents
+      WHERE id = ${incidentId} AND resolved_at IS NULL AND acknowledged_at IS NULL`;
+    if (created === 0) return null;
     return `${this.publicUrl.replace(/\/+$/, "")}${ackLinkPath(token)}`;
   }
 
