@@ -275,13 +275,18 @@ export class CheckScheduler {
     const newer = (monitorId: string) => this.changedAfter(listedAt, monitorId);
     const index = slotIndexKey(region, this.prefix);
     const ids = (await this.connection.smembers(index)) as string[];
-    const indexed = ids.map(parseSlot).filter((slot) => slot !== undefined);
-    // Slots their period does not have (an earlier version's narrower slots): their monitors are all wanted elsewhere.
-    const foreign = ids.filter((id) => parseSlot(id) === undefined);
-    if (foreign.length > 0) await answersOf(this.connection.multi().del(...foreign.map((id) => slotMembersKey(region, id, this.prefix))).srem(index, ...foreign).exec());
+    const indexed: Slot[] = [];
+    const foreign: string[] = [];
+    for (const id of ids) {
+      const slot = parseSlot(id);
+      if (slot) indexed.push(slot);
+      else foreign.push(id);
+    }
     const slots = [...wanted.values()].map(({ slot }) => slot);
     for (const slot of indexed) if (!wanted.has(slot.id)) slots.push(slot);
     const writes: ((pipeline: ReturnType<RedisConnection["pipeline"]>) => void)[] = [];
+    // Slots their period does not have (an earlier version's narrower slots): their monitors are all wanted elsewhere.
+    if (foreign.length > 0) writes.push((pipeline) => void pipeline.del(...foreign.map((id) => slotMembersKey(region, id, this.prefix))).srem(index, ...foreign));
     let upserted = 0;
     let removed = 0;
     await inChunks(
