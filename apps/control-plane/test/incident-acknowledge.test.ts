@@ -199,6 +199,24 @@ describe.each(BACKENDS)("acknowledging incidents and reminders on %s", (backend)
     expect(await resolved.text()).toContain("The incident was resolved");
   });
 
+  it("gives every message asking at once a link of its own, and none for an incident no longer open", async () => {
+    const open = await fail(await monitorWithWebhook());
+    const closedMonitor = await monitorWithWebhook();
+    const closed = await fail(closedMonitor);
+    await recover(closedMonitor.id, new Date(closed.startedAt.getTime() + 1_000));
+    const linksOf = (incidentId: string) => api.db.prisma.ackLink.count({ where: { incidentId } });
+    const [openBefore, closedBefore] = [await linksOf(open.incidentId), await linksOf(closed.incidentId)];
+    const acknowledgements = new Acknowledgements(api.db.prisma, async () => {}, "https://vigil.test/");
+
+    const links = await Promise.all([open.incidentId, closed.incidentId, open.incidentId].map((id) => acknowledgements.newLink(id)));
+    expect(links[1]).toBeNull();
+    for (const link of [links[0], links[2]]) expect(link).toMatch(/^https:\/\/vigil\.test\/v1\/incidents\/ack\/[\w-]{43}$/);
+    expect(links[2]).not.toBe(links[0]);
+    expect(await linksOf(open.incidentId)).toBe(openBefore + 2);
+    expect(await linksOf(closed.incidentId)).toBe(closedBefore);
+    for (const link of [links[0]!, links[2]!]) expect((await fetch(local(link))).status).toBe(200);
+  });
+
   it("deletes links a month after they expired, which then read as unknown", async () => {
     const monitor = await monitorWithWebhook();
     const { alert } = await fail(monitor);

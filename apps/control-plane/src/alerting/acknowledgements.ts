@@ -1,3 +1,4 @@
+import DataLoader from "dataloader";
 import { v7 as uuidv7 } from "uuid";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Prisma, PrismaClient } from "@vigil/db";
@@ -5,6 +6,7 @@ import { ACK_LINK_KEPT_DAYS, ACK_LINK_VALID_HOURS, ACKNOWLEDGED_EVENT, ACKNOWLED
 import { newLinkToken, tokenHashOf } from "../accounts/invitations";
 import { notFound } from "../errors";
 import type { EventDetails } from "./message";
+import { gatherInFlight } from "./delivery-store";
 import { insertDeliveries, insertEvents, type EventRow } from "./record";
 
 type Tx = Prisma.TransactionClient;
@@ -39,6 +41,27 @@ export class Acknowledgements {
   ) {}
 
   /**
+   * The links asked for by the messages in flight, made by one statement
+   * (every message of an outage asks for one): only an open incident gets one.
+   */
+  private readonly links = new DataLoader<string, string | null>(async (incidentIds) => {
+    const now = this.clock();
+    const expiresAt = new Date(now.getTime() + ACK_LINK_VALID_HOURS * HOUR_MS);
+    const ids = incidentIds.map(() => uuidv7());
+    const tokens = incidentIds.map(() => newLinkToken());
+    const made = await this.prisma.$queryRaw<{ id: string }[]>`
+      INSERT INTO ack_links (id, incident_id, token_hash, created_at, expires_at)
+      SELECT l.id, i.id, l.token_hash, ${now}::timestamp(3), ${expiresAt}::timestamp(3)
+      FROM unnest(${ids}::text[], ${[...incidentIds]}::text[], ${tokens.map(tokenHashOf)}::text[]) AS l(id, incident_id, token_hash)
+      JOIN incidents AS i ON i.id = l.incident_id
+      WHERE i.resolved_at IS NULL AND i.acknowledged_at IS NULL
+      RETURNING ack_links.id`;
+    const madeIds = new Set(made.map((row) => row.id));
+    const base = this.publicUrl.replace(/\/+$/, "");
+    return ids.map((id, i) => (madeIds.has(id) ? `${base}${ackLinkPath(tokens[i]!)}` : null));
+  }, gatherInFlight);
+
+  /**
    * Acknowledges the incident as `by` (the audit log's name of the caller).
    * An incident acknowledged already is answered as it is (the first
    * acknowledgement kept); a resolved one is failed_precondition.
@@ -66,17 +89,8 @@ export class Acknowledgements {
    * (only its token's hash is kept); null once the incident is resolved or
    * acknowledged, when a link could do nothing.
    */
-  async newLink(incidentId: string): Promise<string | null> {
-    const token = newLinkToken();
-    const now = this.clock();
-    const expiresAt = new Date(now.getTime() + ACK_LINK_VALID_HOURS * HOUR_MS);
-    // One statement, as every message of an outage asks for a link: only an open incident gets one.
-    const created = await this.prisma.$executeRaw`
-      INSERT INTO ack_links (id, incident_id, token_hash, created_at, expires_at)
-      SELECT ${uuidv7()}, id, ${tokenHashOf(token)}, ${now}::timestamp(3), ${expiresAt}::timestamp(3) FROM incidents
-      WHERE id = ${incidentId} AND resolved_at IS NULL AND acknowledged_at IS NULL`;
-    if (created === 0) return null;
-    return `${this.publicUrl.replace(/\/+$/, "")}${ackLinkPath(token)}`;
+  newLink(incidentId: string): Promise<string | null> {
+    return this.links.load(incidentId);
   }
 
   /** Deletes links expired more than ACK_LINK_KEPT_DAYS ago (the hourly pruning); returns how many. */

@@ -25,13 +25,15 @@ export interface Outcome {
 export type ChannelLoader = (ids: readonly string[]) => Promise<Map<string, Channel>>;
 
 /**
- * How long reads and writes of the deliveries in flight wait for each other.
- * In an outage a hundred jobs start within a few milliseconds: one statement
- * for all of them costs the database and this process (whose CPU is the
- * limit then) a fraction of a hundred, for a wait no one notices.
+ * How long the statements of the deliveries in flight (their reads, writes and
+ * acknowledgement links) wait for each other. In an outage a hundred jobs start
+ * within a few milliseconds: one statement for all of them costs the database
+ * and this process (whose CPU is the limit then) a fraction of a hundred, for
+ * a wait no one notices.
  */
 const GATHER_MS = 5;
-const gather = { cache: false, batchScheduleFn: (send: () => void) => setTimeout(send, GATHER_MS) } as const;
+/** DataLoader's options for a statement gathered across the deliveries in flight: every load is its own (no cache). */
+export const gatherInFlight = { cache: false, batchScheduleFn: (send: () => void) => setTimeout(send, GATHER_MS) } as const;
 
 type Row = { id: string; notificationId: string; eventId: string | null; attempts: number; alertEvent: StoredEvent | null };
 
@@ -62,12 +64,12 @@ export class DeliveryStore {
       });
       const deliveries = await withChannels(rows);
       return eventIds.map((eventId) => deliveries.filter((d) => d.event.id === eventId));
-    }, gather);
+    }, gatherInFlight);
     this.byId = new DataLoader(async (ids) => {
       const rows = await prisma.notificationDelivery.findMany({ where: { id: { in: [...ids] }, outcome: "pending" }, include: { alertEvent: true } });
       const found = new Map((await withChannels(rows)).map((d) => [d.id, d]));
       return ids.map((id) => found.get(id) ?? null);
-    }, gather);
+    }, gatherInFlight);
     this.outcomes = new DataLoader(async (outcomes) => {
       // A delivery is recorded only while pending: a late duplicate job changes nothing.
       await prisma.$executeRaw`
@@ -79,7 +81,7 @@ export class DeliveryStore {
         ) AS o(id, outcome, attempts, status_code, error, completed_at)
         WHERE d.id = o.id AND d.outcome = 'pending'`;
       return outcomes.map(() => undefined);
-    }, gather);
+    }, gatherInFlight);
   }
 
   /** The event's deliveries never tried yet. */
