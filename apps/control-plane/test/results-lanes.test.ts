@@ -4,7 +4,7 @@ import { Periodicity, Region } from "@vigil/proto";
 import { connectRedis, type ResultMessage } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { ResultsConsumer } from "../src/results/consumer";
-import { splitIntoLanes } from "../src/results/lanes";
+import { MIN_RESULTS_PER_LANE, lanesFor, splitIntoLanes } from "../src/results/lanes";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
 import { eventually } from "../../../test/eventually";
 import { checkResult, publishResults } from "./support/results";
@@ -39,6 +39,16 @@ describe("splitting a batch into lanes", () => {
   it("leaves a batch whole for one lane", () => {
     expect(splitIntoLanes(results, 1)).toEqual([results]);
   });
+
+  it("opens a lane only for MIN_RESULTS_PER_LANE results or more: a trickle's batch is one transaction", () => {
+    expect(lanesFor(17, 2)).toBe(1);
+    expect(lanesFor(2 * MIN_RESULTS_PER_LANE - 1, 2)).toBe(1);
+    expect(lanesFor(2 * MIN_RESULTS_PER_LANE, 2)).toBe(2);
+    expect(lanesFor(2_000, 2)).toBe(2);
+    expect(lanesFor(5 * MIN_RESULTS_PER_LANE, 8)).toBe(5);
+    expect(lanesFor(0, 2)).toBe(1);
+    expect(lanesFor(2_000, 1)).toBe(1);
+  });
 });
 
 describe.each(BACKENDS)("a consumer storing in lanes on %s", (backend) => {
@@ -68,8 +78,12 @@ describe.each(BACKENDS)("a consumer storing in lanes on %s", (backend) => {
       ids.push(monitor!.id);
       await api.db.prisma.notificationMonitor.create({ data: { notificationId: channel.id, monitorId: monitor!.id } });
     }
-    // Every monitor healthy, then failing: one monitor.failed event each.
-    const results = ids.flatMap((id) => [checkResult(id, "hostA-ams", minutesAgo(2)), checkResult(id, "hostA-ams", minutesAgo(1), "error")]);
+    // Every monitor healthy, then failing: one monitor.failed event each. Enough results for two lanes.
+    const healthy = Math.ceil((2 * MIN_RESULTS_PER_LANE) / ids.length);
+    const results = ids.flatMap((id) => [
+      ...Array.from({ length: healthy }, (_, i) => checkResult(id, "hostA-ams", minutesAgo(2 + healthy - i))),
+      checkResult(id, "hostA-ams", minutesAgo(1), "error"),
+    ]);
     const [failing] = splitIntoLanes(results, 2).map((lane) => lane[0]!.monitorId);
 
     // The lane holding `failing` fails once, after the other lane may have committed.

@@ -22,43 +22,27 @@ export interface RegionCertificate extends CertificateInfo {
   checkedAt: Date;
 }
 
-/** The newest result of each (monitor, region) in a batch, and the newest carrying a certificate of each monitor. */
-function newest(results: readonly ResultMessage[]) {
-  const perRegion = new Map<string, ResultMessage>();
-  const withCertificate = new Map<string, ResultMessage & { certificate: CertificateInfo }>();
+/** The newest result carrying a certificate of each monitor in a batch. */
+function newestWithCertificate(results: readonly ResultMessage[]): Map<string, ResultMessage & { certificate: CertificateInfo }> {
+  const out = new Map<string, ResultMessage & { certificate: CertificateInfo }>();
   for (const r of results) {
-    const key = `${r.monitorId}\u0000${r.region}`;
-    if ((perRegion.get(key)?.startedAt ?? "") < r.startedAt) perRegion.set(key, r);
-    if (r.certificate && (withCertificate.get(r.monitorId)?.startedAt ?? "") < r.startedAt) withCertificate.set(r.monitorId, r as ResultMessage & { certificate: CertificateInfo });
+    if (r.certificate && (out.get(r.monitorId)?.startedAt ?? "") < r.startedAt) out.set(r.monitorId, r as ResultMessage & { certificate: CertificateInfo });
   }
-  return { perRegion: [...perRegion.values()], withCertificate };
+  return out;
 }
 
 /**
- * Records what newly stored results say of certificates, in the transaction
+ * Warns of what newly stored results say of certificates, in the transaction
  * that stores them (its monitors locked, so each warning is decided once
- * whichever control plane stores the result): each region keeps the newest
- * certificate seen, and a monitor whose certificate crossed a warning stage
- * gets a monitor.certificate_expiring event with its deliveries (the outbox),
- * and one that was warned about and now shows a later expiry a
- * monitor.certificate_renewed event.
- * A check that failed without a handshake says nothing of the certificate
- * and leaves it; one that succeeded without one (not HTTPS) clears it.
+ * whichever control plane stores the result): a monitor whose certificate
+ * crossed a warning stage gets a monitor.certificate_expiring event with its
+ * deliveries (the outbox), and one that was warned about and now shows a
+ * later expiry a monitor.certificate_renewed event. (Each region's newest
+ * certificate is kept with its status: status/evaluate.ts.)
  * Returns the ids of the events that have deliveries.
  */
 export async function recordCertificates(tx: Tx, monitors: Map<string, MonitorState>, results: readonly ResultMessage[]): Promise<string[]> {
-  const { perRegion, withCertificate } = newest(results);
-  const changed = perRegion.filter((r) => r.certificate || r.status !== "error");
-  if (changed.length > 0) {
-    await tx.$executeRaw`
-      UPDATE monitor_region_statuses AS s SET certificate = c.certificate
-      FROM unnest(${changed.map((r) => r.monitorId)}::text[], ${changed.map((r) => r.region)}::text[],
-        ${changed.map((r) => (r.certificate ? JSON.stringify({ ...r.certificate, checkedAt: r.startedAt }) : null))}::jsonb[],
-        ${changed.map((r) => r.startedAt)}::timestamp(3)[]) AS c(monitor_id, region, certificate, started_at)
-      WHERE s.monitor_id = c.monitor_id AND s.region = c.region AND s.last_result_at <= c.started_at
-        -- A plain-HTTP monitor's null over null writes no row version.
-        AND s.certificate IS DISTINCT FROM c.certificate`;
-  }
+  const withCertificate = newestWithCertificate(results);
   if (withCertificate.size === 0) return [];
   return warn(tx, monitors, withCertificate);
 }

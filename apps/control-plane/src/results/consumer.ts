@@ -7,7 +7,7 @@ import type { Logger } from "@vigil/logging";
 import type { StatusRules } from "../status/rules";
 import { isDatabaseUnavailable } from "../errors";
 import { dependencyTrees } from "../alerting/dependents";
-import { splitIntoLanes } from "./lanes";
+import { lanesFor, splitIntoLanes } from "./lanes";
 import { storeResults } from "./store";
 import { startIngest } from "../metrics/record";
 
@@ -242,7 +242,7 @@ export class ResultsConsumer {
       if (message) results.push(message);
       else this.logger.warn({ entry: id }, "dropping a malformed result entry");
     }
-    const count = this.options.lanes ?? 1;
+    const count = lanesFor(results.length, this.options.lanes ?? 1);
     const trees = count > 1 ? await dependencyTrees(this.prisma, [...new Set(results.map((r) => r.monitorId))]) : new Map<string, string>();
     const split = splitIntoLanes(results, count, (id) => trees.get(id) ?? id);
     const lanes = await Promise.allSettled(split.map((lane) => storeResults(this.prisma, lane, this.options.rules)));

@@ -3,6 +3,7 @@ import {
   monitorStatusFromRegions,
   nextRegionCount,
   type Confirmations,
+  type CertificateInfo,
   type FailureReason,
   type StoredMonitorKind,
   type MonitorStatus,
@@ -23,7 +24,12 @@ export interface RegionState {
   reason: FailureReason | null;
   statusCode: number | null;
   latencyMs: number;
+  /** The newest certificate the region saw (GetMonitorStatus), with the time of its check. */
+  certificate: RegionCertificateJson | null;
 }
+
+/** A region's certificate as stored with its status. */
+export type RegionCertificateJson = CertificateInfo & { checkedAt: string };
 
 /** What the status needs of a monitor; `status` moves as results are applied. */
 export interface MonitorState {
@@ -131,12 +137,22 @@ export function applyResults(monitor: MonitorState, results: readonly ResultMess
       reason: result.reason ?? null,
       statusCode: result.statusCode,
       latencyMs: result.latencyMs,
+      certificate: certificateAfter(known, result),
     });
     if (!monitor.regions.includes(result.region)) continue;
     const transition = evaluateAt(monitor, at);
     if (transition) transitions.push(transition);
   }
   return transitions;
+}
+
+/**
+ * A region keeps the newest certificate seen: a check that failed without a handshake says nothing of
+ * it and leaves it; one that succeeded without one (not HTTPS) clears it.
+ */
+function certificateAfter(known: RegionState | undefined, result: ResultMessage): RegionCertificateJson | null {
+  if (result.certificate) return { ...result.certificate, checkedAt: result.startedAt };
+  return result.status === "error" ? (known?.certificate ?? null) : null;
 }
 
 /** Evaluates a monitor again without new results: after its regions, its quorum or the deployment's changed. */

@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "@vigil/db";
 import { PERIODICITY_MS, monitorQuorum, type FailureReason, type MonitorKind, type MonitorStatus, type Periodicity, type RegionId } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
-import { applyResults, newestAt, reevaluate, regionsAt, type MonitorState, type RegionState, type Transition } from "./evaluate";
+import { applyResults, newestAt, reevaluate, regionsAt, type MonitorState, type RegionCertificateJson, type RegionState, type Transition } from "./evaluate";
 import { checkedRegions, type StatusRules } from "./rules";
 
 type Tx = Prisma.TransactionClient;
@@ -47,9 +47,10 @@ async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules
       reason: FailureReason | null;
       status_code: number | null;
       latency_ms: number;
+      certificate: RegionCertificateJson | null;
     }[]
   >`
-    SELECT monitor_id, region, status, streak, last_result_at, error, reason, status_code, latency_ms FROM monitor_region_statuses
+    SELECT monitor_id, region, status, streak, last_result_at, error, reason, status_code, latency_ms, certificate FROM monitor_region_statuses
     WHERE monitor_id = ANY(${monitors.map((m) => m.id)}::text[])`;
   const out = new Map<string, MonitorState>();
   for (const m of monitors) {
@@ -76,6 +77,7 @@ async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules
       reason: row.reason,
       statusCode: row.status_code,
       latencyMs: row.latency_ms,
+      certificate: row.certificate,
     });
   }
   return out;
@@ -113,15 +115,16 @@ export async function reevaluateStatuses(tx: Tx, ids: readonly string[], rules: 
 async function saveRegionStates(tx: Tx, rows: { monitorId: string; region: RegionId; state: RegionState }[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.$executeRaw`
-    INSERT INTO monitor_region_statuses (monitor_id, region, status, streak, last_result_at, error, reason, status_code, latency_ms)
+    INSERT INTO monitor_region_statuses (monitor_id, region, status, streak, last_result_at, error, reason, status_code, latency_ms, certificate)
     SELECT * FROM unnest(
       ${rows.map((r) => r.monitorId)}::text[], ${rows.map((r) => r.region)}::text[], ${rows.map((r) => r.state.status)}::text[],
       ${rows.map((r) => r.state.streak)}::int[],
       ${rows.map((r) => r.state.lastResultAt)}::timestamp(3)[], ${rows.map((r) => r.state.error)}::text[],
-      ${rows.map((r) => r.state.reason)}::text[], ${rows.map((r) => r.state.statusCode)}::int[], ${rows.map((r) => r.state.latencyMs)}::float8[])
+      ${rows.map((r) => r.state.reason)}::text[], ${rows.map((r) => r.state.statusCode)}::int[], ${rows.map((r) => r.state.latencyMs)}::float8[],
+      ${rows.map((r) => (r.state.certificate ? JSON.stringify(r.state.certificate) : null))}::jsonb[])
     ON CONFLICT (monitor_id, region) DO UPDATE SET
       status = EXCLUDED.status, streak = EXCLUDED.streak, last_result_at = EXCLUDED.last_result_at, error = EXCLUDED.error,
-      reason = EXCLUDED.reason, status_code = EXCLUDED.status_code, latency_ms = EXCLUDED.latency_ms`;
+      reason = EXCLUDED.reason, status_code = EXCLUDED.status_code, latency_ms = EXCLUDED.latency_ms, certificate = EXCLUDED.certificate`;
 }
 
 async function saveMonitorStatuses(tx: Tx, monitors: MonitorState[]): Promise<void> {
