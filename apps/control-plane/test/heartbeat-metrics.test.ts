@@ -48,11 +48,16 @@ describe.each(BACKENDS)("heartbeat metrics (%s)", (backend) => {
       200, 200, 200, 200, 200,
     ]);
     expect([await ping(`/v1/ping/${"A".repeat(32)}`), await ping(`${job.path}/log`)]).toEqual([404, 404]);
-    // Over the limit of one ping URL: whatever the second holds, each 429 answered is counted.
-    const burst = await Promise.all(Array.from({ length: LIMITS.pingsPerSecondPerToken + 5 }, () => ping(quiet.path)));
-    const refused = burst.filter((status) => status === 429).length;
-    const accepted = burst.filter((status) => status === 200).length;
-    expect(refused + accepted).toBe(burst.length);
+    // Over the limit of one ping URL: whatever the second holds, each 429 answered is counted. A burst on a
+    // busy machine may straddle two seconds and fit in both: three times the limit cannot, unless it takes
+    // three, and then it goes again.
+    let [refused, accepted] = [0, 0];
+    for (let round = 0; round < 5 && refused === 0; round++) {
+      const burst = await Promise.all(Array.from({ length: 3 * LIMITS.pingsPerSecondPerToken }, () => ping(quiet.path)));
+      refused += burst.filter((status) => status === 429).length;
+      accepted += burst.filter((status) => status === 200).length;
+      expect(burst.every((status) => status === 429 || status === 200)).toBe(true);
+    }
     expect(refused).toBeGreaterThan(0);
 
     // The quiet one's last success is now; a minute and a second later it is silent.
