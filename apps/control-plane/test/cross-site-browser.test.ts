@@ -79,6 +79,8 @@ async function submitForm(context: BrowserContext, url: string, id: string, acti
   // The raw request headers (whether the cookie went) reach Playwright apart from the answer: read them
   // before the tab closes, or the answers' promise above may wait for them forever.
   await answer.request().headerValue("cookie");
+  // The tab shows the answer: closed while that navigation was still committing, it hung (about one run in ten).
+  await tab.waitForLoadState();
   await tab.close();
 }
 
