@@ -35,6 +35,8 @@ async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules
   >`
     SELECT id, workspace_id, name, kind, target, regions, periodicity, status, alert_quorum, confirmations, recovery_confirmations FROM monitors
     WHERE id = ANY(${[...ids]}::text[]) ORDER BY id ${lock}`;
+  // The certificate is written back with the status (saveRegionStates), so only a locked load, which writes, reads it.
+  const certificate = lock === Prisma.empty ? Prisma.sql`NULL::jsonb AS certificate` : Prisma.sql`certificate`;
   // A statement of its own, after the lock: in READ COMMITTED it sees what the transaction holding the lock before committed.
   const rows = await tx.$queryRaw<
     {
@@ -50,7 +52,7 @@ async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules
       certificate: RegionCertificateJson | null;
     }[]
   >`
-    SELECT monitor_id, region, status, streak, last_result_at, error, reason, status_code, latency_ms, certificate FROM monitor_region_statuses
+    SELECT monitor_id, region, status, streak, last_result_at, error, reason, status_code, latency_ms, ${certificate} FROM monitor_region_statuses
     WHERE monitor_id = ANY(${monitors.map((m) => m.id)}::text[])`;
   const out = new Map<string, MonitorState>();
   for (const m of monitors) {
