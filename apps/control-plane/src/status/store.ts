@@ -14,10 +14,12 @@ type Tx = Prisma.TransactionClient;
  * happen exactly once, whichever replica stores which batch.
  */
 export function lockMonitors(tx: Tx, ids: readonly string[], rules: StatusRules): Promise<Map<string, MonitorState>> {
-  return loadMonitors(tx, ids, rules, Prisma.sql`FOR NO KEY UPDATE`);
+  return loadMonitors(tx, ids, rules, true);
 }
 
-async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules: StatusRules, lock = Prisma.empty): Promise<Map<string, MonitorState>> {
+/** `locked`: ingest's load, which locks the monitors and writes their statuses back. */
+async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules: StatusRules, locked = false): Promise<Map<string, MonitorState>> {
+  const lock = locked ? Prisma.sql`FOR NO KEY UPDATE` : Prisma.empty;
   const monitors = await tx.$queryRaw<
     {
       id: string;
@@ -36,7 +38,7 @@ async function loadMonitors(tx: Tx | PrismaClient, ids: readonly string[], rules
     SELECT id, workspace_id, name, kind, target, regions, periodicity, status, alert_quorum, confirmations, recovery_confirmations FROM monitors
     WHERE id = ANY(${[...ids]}::text[]) ORDER BY id ${lock}`;
   // The certificate is written back with the status (saveRegionStates), so only a locked load, which writes, reads it.
-  const certificate = lock === Prisma.empty ? Prisma.sql`NULL::jsonb AS certificate` : Prisma.sql`certificate`;
+  const certificate = locked ? Prisma.sql`certificate` : Prisma.sql`NULL::jsonb AS certificate`;
   // A statement of its own, after the lock: in READ COMMITTED it sees what the transaction holding the lock before committed.
   const rows = await tx.$queryRaw<
     {
