@@ -107,8 +107,10 @@ describe("scheduling checks in Redis", () => {
     // A scheduler of the layout before slots (one per monitor), and a monitor the database no longer has.
     await queue("hostC-us-east4").upsertJobScheduler("monitor:long-gone", { every: 60_000 }, { name: "check", data: {} });
     const redis = api.pipeline.redis;
-    await redis.hset(slotMembersKey("hostC-us-east4", "1m:7", api.redisPrefix), "long-gone", JSON.stringify({ atMs: 0, check: {} }));
-    await redis.sadd(slotIndexKey("hostC-us-east4", api.redisPrefix), "1m:7");
+    // A slot other than the kept monitor's own, which the rebuild fills again.
+    const stale = slotOf(kept.id, "1m").slot.id === "1m:7" ? "1m:8" : "1m:7";
+    await redis.hset(slotMembersKey("hostC-us-east4", stale, api.redisPrefix), "long-gone", JSON.stringify({ atMs: 0, check: {} }));
+    await redis.sadd(slotIndexKey("hostC-us-east4", api.redisPrefix), stale);
     // A slot of a width this version does not cut periods into, with its scheduler: an earlier version's layout.
     const foreign = `1m:${slotsPerPeriod("1m") + 7}`;
     await queue("hostC-us-east4").upsertJobScheduler(`slot:${foreign}`, { every: 60_000 }, { name: SLOT_JOB, data: { slot: foreign } });
@@ -118,7 +120,7 @@ describe("scheduling checks in Redis", () => {
     await api.pipeline.reconcile();
     expect(await scheduledRegions(kept.id)).toEqual(["hostC-us-east4"]);
     expect(await queue("hostC-us-east4").getJobScheduler("monitor:long-gone")).toBeUndefined();
-    expect(await redis.hlen(slotMembersKey("hostC-us-east4", "1m:7", api.redisPrefix))).toBe(0);
+    expect(await redis.hlen(slotMembersKey("hostC-us-east4", stale, api.redisPrefix))).toBe(0);
     expect(await queue("hostC-us-east4").getJobScheduler(`slot:${foreign}`)).toBeUndefined();
     expect(await redis.exists(slotMembersKey("hostC-us-east4", foreign, api.redisPrefix))).toBe(0);
     expect(await redis.sismember(slotIndexKey("hostC-us-east4", api.redisPrefix), foreign)).toBe(0);
