@@ -30,11 +30,11 @@ export async function listCheckResults(
   const after = cursor === "" ? null : decodeCursor(cursor);
   const ofRegions = regions.length > 0 ? Prisma.sql` AND region = ANY(${[...regions]}::text[])` : Prisma.empty;
   const before = after ? Prisma.sql` AND (started_at, id) < (${after.at}, ${after.id})` : Prisma.empty;
-  const rows = await prisma.$queryRaw<(Omit<StoredResult, "startedAt" | "statusCode" | "latencyMs"> & { started_at: Date; status_code: number | null; latency_ms: number })[]>`
-    SELECT id, region, trigger, started_at, latency_ms, timing, status_code, status, error, reason, trace_id AS "traceId", attempts, in_maintenance AS "inMaintenance" FROM check_results
+  const rows = await prisma.$queryRaw<StoredResult[]>`
+    SELECT id, region, trigger, started_at AS "startedAt", latency_ms AS "latencyMs", timing, status_code AS "statusCode", status, error, reason,
+      trace_id AS "traceId", attempts, in_maintenance AS "inMaintenance" FROM check_results
     WHERE monitor_id = ${monitorId}${ofRegions}${before}
     ORDER BY started_at DESC, id DESC LIMIT ${limit + 1}`;
-  const { items, nextCursor } = pageOf(rows, limit, (row) => ({ at: row.started_at, id: row.id }));
-  const results = items.map(({ started_at, status_code, latency_ms, ...row }) => ({ ...row, startedAt: started_at, statusCode: status_code, latencyMs: latency_ms }));
+  const { items: results, nextCursor } = pageOf(rows, limit, (row) => ({ at: row.startedAt, id: row.id }));
   return { results, nextCursor };
 }
