@@ -5,7 +5,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { Prisma } from "../src/generated/prisma/client";
 import { driverRows, openDatabase, type Database } from "../src";
+import { TransactionAbortedError } from "@electric-sql/pglite";
 import { PGliteThread } from "../src/pglite-thread/client";
+import { STATEMENTS_KEPT } from "../src/pglite-thread/statements";
 import { pgliteImage } from "../../../test/pglite-image";
 
 /** Long enough for the event loop to see it running on any machine: seconds of PGlite's work. */
@@ -153,5 +155,61 @@ describe("the PGlite thread itself", () => {
         .then((results) => console.log(JSON.stringify(results.rows)));`;
     const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { timeout: 90_000 });
     expect(JSON.parse(stdout)).toEqual([{ n: 20_000_000 }]);
+  });
+
+  describe("statements", () => {
+    let thread: PGliteThread;
+    beforeAll(async () => {
+      thread = await PGliteThread.open({ dataDir: null });
+    });
+    afterAll(() => thread.close());
+
+    const preparedCount = async (text?: string) =>
+      (await thread.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements WHERE $1::text IS NULL OR statement = $1", [text ?? null]))
+        .rows[0]!.n;
+
+    it("prepares a text once, however often it runs", async () => {
+      const text = "SELECT $1::int + 1 AS n";
+      for (let i = 0; i < 20; i++) expect((await thread.query<{ n: number }>(text, [i])).rows).toEqual([{ n: i + 1 }]);
+      expect(await preparedCount(text)).toBe(1);
+    });
+
+    it("keeps at most STATEMENTS_KEPT prepared, closing the least recently used", async () => {
+      for (let i = 0; i < STATEMENTS_KEPT + 40; i++) await thread.query(`SELECT ${i} AS n, $1::int AS m`, [i]);
+      expect(await preparedCount("SELECT 0 AS n, $1::int AS m")).toBe(0);
+      expect(await preparedCount()).toBeLessThanOrEqual(STATEMENTS_KEPT);
+      expect((await thread.query<{ n: number; m: number }>("SELECT 0 AS n, $1::int AS m", [7])).rows).toEqual([{ n: 0, m: 7 }]);
+    });
+
+    it("describes a table's rows anew after a script changed it", async () => {
+      await thread.exec("CREATE TABLE widened (a int); INSERT INTO widened VALUES (1)");
+      expect((await thread.query("SELECT * FROM widened")).rows).toEqual([{ a: 1 }]);
+      await thread.exec("ALTER TABLE widened ADD COLUMN b text DEFAULT 'x'");
+      expect((await thread.query("SELECT * FROM widened")).rows).toEqual([{ a: 1, b: "x" }]);
+    });
+
+    it("writes each value as its parameter's type", async () => {
+      const at = new Date("2026-01-02T03:04:05.678Z");
+      const [row] = (
+        await thread.query<Record<string, unknown>>("SELECT $1::jsonb AS doc, $2::timestamptz AS at, $3::bytea AS bytes, $4::bool AS yes, $5::int[] AS list, $6::text AS none", [
+          { a: [1, "b"] },
+          at,
+          new Uint8Array([1, 2, 255]),
+          true,
+          [1, 2],
+          null,
+        ])
+      ).rows;
+      expect(row).toEqual({ doc: { a: [1, "b"] }, at, bytes: new Uint8Array([1, 2, 255]), yes: true, list: [1, 2], none: null });
+    });
+
+    it("fails the commit of a transaction that a statement aborted, and frees the session", async () => {
+      const committed = thread.transaction(async (tx) => {
+        await expect(tx.query("SELECT 1/0")).rejects.toMatchObject({ code: "22012" });
+        await expect(tx.query("SELECT 1")).rejects.toMatchObject({ code: "25P02" });
+      });
+      await expect(committed).rejects.toThrow(new TransactionAbortedError().message);
+      expect((await thread.query<{ n: number }>("SELECT 2 AS n")).rows).toEqual([{ n: 2 }]);
+    });
   });
 });

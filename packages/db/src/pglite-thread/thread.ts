@@ -4,8 +4,9 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
-import { messages, PGlite, type QueryOptions, type Transaction } from "@electric-sql/pglite";
-import type { FromPGliteThread, PGliteThreadSettings, ThreadError, ThreadResult, ThreadResults, ToPGliteThread } from "./messages";
+import { messages, Mutex, PGlite, TransactionAbortedError } from "@electric-sql/pglite";
+import type { FromPGliteThread, PGliteThreadSettings, ThreadError, ThreadResult, ToPGliteThread } from "./messages";
+import { Statements } from "./statements";
 
 const port = parentPort!;
 const { dataDir, image } = workerData as PGliteThreadSettings;
@@ -22,17 +23,15 @@ const db = new PGlite({
   ...(image !== undefined && { loadDataDir: new Blob([readFileSync(image)]) }),
 });
 
-interface OpenTransaction {
-  tx: Transaction;
-  /** Ends the transaction's callback: resolved commits, rejected rolls back. */
-  finish(commit: boolean): void;
-  /** Settles once PGlite has committed or rolled back. */
-  done: Promise<unknown>;
-}
-const transactions = new Map<number, OpenTransaction>();
-
-/** A transaction the caller chose to roll back, rather than a failure. */
-const ROLLED_BACK = Symbol("rolled back");
+/**
+ * The database is one session. A transaction holds it from BEGIN to its end, and a statement from outside waits
+ * until then, as PGlite's own transactions do; one statement runs at a time.
+ */
+const session = new Mutex();
+const oneAtATime = new Mutex();
+/** Open transactions by id: whether a rollback already ended it, and how to let the session go. */
+const transactions = new Map<number, { rolledBack: boolean; release(): void }>();
+const statements = new Statements(db);
 
 /**
  * Every type left as PostgreSQL's text, rows as arrays: the calling thread parses them (values.ts). A type PGlite
@@ -41,7 +40,6 @@ const ROLLED_BACK = Symbol("rolled back");
  * more than a primary-key read (~0.18 ms a statement).
  */
 const keepText = (text: string) => text;
-const AS_TEXT: QueryOptions = { rowMode: "array" };
 function keepEveryTypeAsText(): void {
   for (const type of Object.keys(db.parsers)) db.parsers[type] = keepText;
 }
@@ -59,54 +57,70 @@ function describe(error: unknown): ThreadError {
   return { message: error instanceof Error ? error.message : String(error) };
 }
 
-function beginTransaction(id: number): Promise<null> {
-  return new Promise((began, failed) => {
-    const done = db.transaction(
-      (tx) =>
-        new Promise((committed, rolledBack) => {
-          transactions.set(id, { tx, done, finish: (commit) => (commit ? committed(undefined) : rolledBack(ROLLED_BACK)) });
-          began(null);
-        }),
-    );
-    done.catch(failed).finally(() => transactions.delete(id));
-  });
-}
-
-async function endTransaction(id: number, commit: boolean): Promise<null> {
-  const open = transaction(id);
-  open.finish(commit);
-  await open.done.catch((error) => {
-    if (error !== ROLLED_BACK) throw error;
-  });
+async function beginTransaction(id: number): Promise<null> {
+  const release = await session.acquire();
+  try {
+    await oneAtATime.runExclusive(() => db.exec("BEGIN"));
+  } catch (error) {
+    release();
+    throw error;
+  }
+  transactions.set(id, { rolledBack: false, release });
   return null;
 }
 
-function transaction(id: number): OpenTransaction {
+async function rollBack(id: number): Promise<null> {
+  await oneAtATime.runExclusive(() => db.exec("ROLLBACK"));
+  transaction(id).rolledBack = true;
+  return null;
+}
+
+/** Commits or rolls back; a COMMIT that PostgreSQL answers with ROLLBACK (an error earlier in it) is an error. */
+async function endTransaction(id: number, commit: boolean): Promise<null> {
+  const open = transaction(id);
+  transactions.delete(id);
+  try {
+    if (open.rolledBack) return null;
+    const [ended] = await oneAtATime.runExclusive(() => db.exec(commit ? "COMMIT" : "ROLLBACK"));
+    if (commit && ended?.command === "ROLLBACK") throw new TransactionAbortedError();
+    return null;
+  } finally {
+    open.release();
+  }
+}
+
+function transaction(id: number) {
   const open = transactions.get(id);
   if (!open) throw new Error(`transaction ${id} is not open`);
   return open;
 }
 
-const on = (tx: number | undefined): PGlite | Transaction => (tx === undefined ? db : transaction(tx).tx);
+/** Runs `work` as statement of transaction `tx`, or alone once no transaction holds the session. */
+function inSession<T>(tx: number | undefined, work: () => Promise<T>): Promise<T> {
+  if (tx !== undefined) {
+    transaction(tx);
+    return oneAtATime.runExclusive(work);
+  }
+  return session.runExclusive(() => oneAtATime.runExclusive(work));
+}
 
 async function run(request: ToPGliteThread): Promise<ThreadResult> {
   switch (request.op) {
     case "query":
-      return (await on(request.tx).query(request.text, request.values, AS_TEXT)) as ThreadResults;
+      return inSession(request.tx, () => statements.run(request.text, request.values, request.tx !== undefined));
     case "exec":
-      return (await on(request.tx).exec(request.text, AS_TEXT)) as ThreadResults[];
+      return inSession(request.tx, () => statements.script(request.text));
     case "begin":
       return beginTransaction(request.id);
     case "rollback":
-      await transaction(request.tx).tx.rollback();
-      return null;
+      return rollBack(request.tx);
     case "end":
       return endTransaction(request.tx, request.commit);
     case "close":
-      await db.close();
+      await session.runExclusive(() => db.close());
       return null;
     case "saveImage":
-      writeFileSync(request.file, Buffer.from(await (await db.dumpDataDir("none")).arrayBuffer()));
+      await session.runExclusive(async () => writeFileSync(request.file, Buffer.from(await (await db.dumpDataDir("none")).arrayBuffer())));
       return null;
   }
 }
