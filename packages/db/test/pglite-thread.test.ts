@@ -203,6 +203,15 @@ describe("the PGlite thread itself", () => {
       expect(row).toEqual({ doc: { a: [1, "b"] }, at, bytes: new Uint8Array([1, 2, 255]), yes: true, list: [1, 2], none: null });
     });
 
+    it("refuses a statement of a transaction that a rollback ended before it ran", async () => {
+      await thread.transaction(async (tx) => {
+        const rolledBack = tx.rollback();
+        await expect(tx.query("SELECT 1")).rejects.toThrow("Transaction is closed");
+        await rolledBack;
+      });
+      expect((await thread.query<{ n: number }>("SELECT 3 AS n")).rows).toEqual([{ n: 3 }]);
+    });
+
     it("fails the commit of a transaction that a statement aborted, and frees the session", async () => {
       const committed = thread.transaction(async (tx) => {
         await expect(tx.query("SELECT 1/0")).rejects.toMatchObject({ code: "22012" });

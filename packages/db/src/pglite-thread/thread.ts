@@ -95,13 +95,13 @@ function transaction(id: number) {
   return open;
 }
 
-/** Runs `work` as statement of transaction `tx`, or alone once no transaction holds the session. */
+/** Runs `work` as a statement of open transaction `tx`, or alone once no transaction holds the session. */
 function inSession<T>(tx: number | undefined, work: () => Promise<T>): Promise<T> {
-  if (tx !== undefined) {
-    transaction(tx);
-    return oneAtATime.runExclusive(work);
-  }
-  return session.runExclusive(() => oneAtATime.runExclusive(work));
+  if (tx === undefined) return session.runExclusive(() => oneAtATime.runExclusive(work));
+  return oneAtATime.runExclusive(() => {
+    if (transaction(tx).rolledBack) throw new Error("Transaction is closed");
+    return work();
+  });
 }
 
 async function run(request: ToPGliteThread): Promise<ThreadResult> {
