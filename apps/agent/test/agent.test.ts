@@ -25,7 +25,7 @@ import { runAgentToExit, startAgent, type AgentProcess } from "./support/process
 import { RedisProcess } from "../../../test/redis-process";
 import { startCollector, type Collector } from "./support/collector";
 import { decodeMetricsRequest } from "./support/otlp";
-import { closedPort, slowHttpTarget, tcpTarget, type Target } from "./support/targets";
+import { closedPort, heldHttpTarget, slowHttpTarget, tcpTarget, type Target } from "./support/targets";
 import { startGrpcHealthServer } from "../../../packages/checks/test/support/grpc-health-server";
 
 /**
@@ -596,14 +596,15 @@ describe("Redis trouble", () => {
   }, 60_000);
 
   it("retries a result that Redis refuses until it takes it, and says so once rather than at every try", async () => {
-    const slow = await target(slowHttpTarget(500));
+    const held = await target(heldHttpTarget());
     const running = await agent(region, { REDIS_URL: server.url });
-    await checks.add("check", httpJob("refused", slow.port), { jobId: "refused-1", removeOnComplete: true, removeOnFail: true });
+    await checks.add("check", httpJob("refused", held.port), { jobId: "refused-1", removeOnComplete: true, removeOnFail: true });
     const publisherSaid = () => running.logs().filter((entry) => entry.component === "result publisher" || /publishing a result/.test(entry.msg));
 
-    await slow.firstRequest;
-    // Out of memory: Redis answers writes such as XADD with an OOM error.
+    await held.firstRequest;
+    // Out of memory: Redis answers writes such as XADD with an OOM error. The check ends only then.
     await client.config("SET", "maxmemory", "1");
+    held.release();
     try {
       await waitFor("a failed publication", async () => publisherSaid().length > 0);
       // Long enough for several tries (after 0.1, 0.2, 0.4, 0.8 s).

@@ -1,4 +1,4 @@
-import { createServer as createHttpServer } from "node:http";
+import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from "node:net";
 
 /** Loopback servers that checks run against. */
@@ -62,7 +62,21 @@ export interface SlowTarget extends Target {
 }
 
 /** Answers every HTTP request with 200 after `delayMs`. */
-export async function slowHttpTarget(delayMs: number): Promise<SlowTarget> {
+export function slowHttpTarget(delayMs: number): Promise<SlowTarget> {
+  return httpTargetAnswering((response) => {
+    const timer = setTimeout(() => response.end("ok"), delayMs);
+    response.once("close", () => clearTimeout(timer));
+  });
+}
+
+/** Answers HTTP requests with 200 only once `release()` is called: a check stays in progress until the test says. */
+export async function heldHttpTarget(): Promise<SlowTarget & { release(): void }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return { ...(await httpTargetAnswering((response) => void released.then(() => response.end("ok")))), release };
+}
+
+async function httpTargetAnswering(answer: (response: ServerResponse) => void): Promise<SlowTarget> {
   let count = 0;
   let arrived!: () => void;
   const firstRequest = new Promise<void>((resolve) => (arrived = resolve));
@@ -70,8 +84,7 @@ export async function slowHttpTarget(delayMs: number): Promise<SlowTarget> {
     count++;
     arrived();
     request.resume();
-    const timer = setTimeout(() => response.end("ok"), delayMs);
-    response.once("close", () => clearTimeout(timer));
+    answer(response);
   });
   return { ...(await listen(server, () => count)), firstRequest };
 }
