@@ -49,7 +49,7 @@ export class Statements {
   async run(text: string, values: readonly unknown[], inTransaction: boolean): Promise<ThreadResults> {
     const statement = this.prepared.get(text) ?? (await this.prepare(text));
     const bound = serialize.bind({ statement: statement.name, values: values.map((value, i) => this.write(value, statement.parameterTypes[i]!)) });
-    const { messages } = await this.db.execProtocol(concat([bound, serialize.execute({}), serialize.sync()]), { syncToFs: !inTransaction });
+    const { messages } = await this.db.execProtocol(Buffer.concat([bound, serialize.execute({}), serialize.sync()]), { syncToFs: !inTransaction });
     const described = statement.rows ? [statement.rows, ...messages] : messages;
     return parse.parseResults(described, this.db.parsers, AS_TEXT)[0] as unknown as ThreadResults;
   }
@@ -70,7 +70,7 @@ export class Statements {
     const closing = this.closing;
     this.closing = [];
     const { messages } = await this.db.execProtocol(
-      concat([...closing, serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]),
+      Buffer.concat([...closing, serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]),
       { syncToFs: false },
     );
     const prepared: Prepared = {
@@ -88,14 +88,4 @@ export class Statements {
     const write = this.db.serializers[type];
     return write ? write(value) : String(value);
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const whole = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    whole.set(part, at);
-    at += part.length;
-  }
-  return whole;
 }

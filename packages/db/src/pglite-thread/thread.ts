@@ -32,6 +32,8 @@ const oneAtATime = new Mutex();
 /** Open transactions by id: whether a rollback already ended it, and how to let the session go. */
 const transactions = new Map<number, { rolledBack: boolean; release(): void }>();
 const statements = new Statements(db);
+/** Transaction control, one statement at a time like any other. */
+const control = (sql: "BEGIN" | "COMMIT" | "ROLLBACK") => oneAtATime.runExclusive(() => db.exec(sql));
 
 /**
  * Every type left as PostgreSQL's text, rows as arrays: the calling thread parses them (values.ts). A type PGlite
@@ -60,7 +62,7 @@ function describe(error: unknown): ThreadError {
 async function beginTransaction(id: number): Promise<null> {
   const release = await session.acquire();
   try {
-    await oneAtATime.runExclusive(() => db.exec("BEGIN"));
+    await control("BEGIN");
   } catch (error) {
     release();
     throw error;
@@ -70,8 +72,9 @@ async function beginTransaction(id: number): Promise<null> {
 }
 
 async function rollBack(id: number): Promise<null> {
-  await oneAtATime.runExclusive(() => db.exec("ROLLBACK"));
-  transaction(id).rolledBack = true;
+  const open = transaction(id);
+  await control("ROLLBACK");
+  open.rolledBack = true;
   return null;
 }
 
@@ -81,7 +84,7 @@ async function endTransaction(id: number, commit: boolean): Promise<null> {
   transactions.delete(id);
   try {
     if (open.rolledBack) return null;
-    const [ended] = await oneAtATime.runExclusive(() => db.exec(commit ? "COMMIT" : "ROLLBACK"));
+    const [ended] = await control(commit ? "COMMIT" : "ROLLBACK");
     if (commit && ended?.command === "ROLLBACK") throw new TransactionAbortedError();
     return null;
   } finally {
