@@ -13,7 +13,7 @@ import type { PrismaClient } from "@vigil/db";
 import type { RegionId } from "@vigil/domain";
 import { newSigningSecret } from "@vigil/notifications";
 import type { RedisConnection } from "@vigil/queue";
-import type { NotificationRepository } from "../apps/control-plane/src/notifications/repository";
+import type { NotificationRepository } from "@vigil/control-plane/notifications/repository";
 import { nameOf, preciseNow, type CountingServers } from "./alerting/counting-server";
 import { onAlertingBench } from "./alerting/environment";
 import { round as roundIn, until } from "./alerting/outage-results";
@@ -23,7 +23,7 @@ import { runOn, waitForQuietMachine } from "./support/machine";
 import { log, runBenchmark, sleep } from "./support/run";
 import { commandLine } from "./support/settings";
 import { fmt } from "./support/stats";
-import { stderrLogger } from "./support/deps";
+import { stderrLogger } from "./support/logger";
 import { appendResults } from "./support/stream";
 
 const MONITORS = 1_000;

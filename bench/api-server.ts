@@ -1,18 +1,19 @@
 // The server under test, started by bench/api.ts in its own process so that the load generator
 // never shares its event loop (or, for PGlite, the database's thread) with it.
 import { openDatabase, type DatabaseTarget } from "@vigil/db";
+import { deletePrefix, redisServerUrl } from "@vigil/local-servers";
 import { createLogger } from "@vigil/logging";
 // The built control plane, as `node apps/control-plane/dist/main.js` runs it; bench/api.ts starts this
 // process with bench/tsconfig.dist.json, so that @vigil/* load from their dist/ too.
-import { startPipeline } from "../apps/control-plane/dist/pipeline";
-import { apiPartsOf, startApiServer } from "../apps/control-plane/dist/server";
-import { NotificationRepository } from "../apps/control-plane/dist/notifications/repository";
-import { SecretBox } from "../apps/control-plane/dist/notifications/secrets";
-import { GATHER_MS } from "../apps/control-plane/dist/results/consumer";
+import { startPipeline } from "@vigil/control-plane/pipeline";
+import { apiPartsOf, startApiServer } from "@vigil/control-plane/server";
+import { NotificationRepository } from "@vigil/control-plane/notifications/repository";
+import { SecretBox } from "@vigil/control-plane/notifications/secrets";
+import { GATHER_MS } from "@vigil/control-plane/results/consumer";
 import { providerSettingsFromEnv } from "@vigil/notifications";
 import { randomBytes } from "node:crypto";
+import { benchPrefix } from "./support/run";
 import { answerServerTiming } from "./support/server-timing";
-import { deletePrefix, redisServerUrl, testPrefix } from "../test/redis";
 
 async function main(): Promise<void> {
   const target = JSON.parse(process.env.BENCH_DATABASE ?? "") as DatabaseTarget;
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   // bench/status-page.ts appends results to the stream this server consumes, and bench/scaling.ts runs
   // two servers on one prefix: they name the prefix, and remove its keys themselves.
   const ownPrefix = process.env.BENCH_REDIS_PREFIX === undefined;
-  const redisPrefix = process.env.BENCH_REDIS_PREFIX ?? testPrefix();
+  const redisPrefix = process.env.BENCH_REDIS_PREFIX ?? benchPrefix();
   // bench/subscribers.ts seals webhook subscribers' secrets with the key it names, and names the SMTP server mails go to.
   const secrets = new SecretBox(process.env.BENCH_ENCRYPTION_KEY ? Buffer.from(process.env.BENCH_ENCRYPTION_KEY, "base64") : randomBytes(32));
   const channels = new NotificationRepository(db.prisma, secrets);

@@ -10,16 +10,16 @@ import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { SESSION_COOKIE, TIMESERIES_RESOLUTIONS, TIME_RANGES, type RegionId, type TimeRange } from "@vigil/domain";
 import type { ResultMessage } from "@vigil/queue";
 import { addPerson, sessionOf } from "./support/console-person";
-import { storeResults } from "../apps/control-plane/src/results/store";
-import { launchBrowser } from "../apps/control-plane/test/support/browser";
-import { checkResult } from "../apps/control-plane/test/support/results";
-import { CHART_DRAW_MEASURE } from "../apps/console/src/pages/monitors/chart-timing";
+import { storeResults } from "@vigil/control-plane/results/store";
+import { launchBrowser } from "@vigil/local-servers";
+import { CHART_DRAW_MEASURE } from "@vigil/console/pages/monitors/chart-timing";
 import { seedActiveMonitors } from "./seed";
 import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
 import { writeDocsBlock } from "./support/doc";
 import { keepScreenshots } from "./support/screenshots";
 import { runOn } from "./support/machine";
+import { checkResult } from "./support/results";
 import { log, runBenchmark } from "./support/run";
 import { startServer, stopServer } from "./support/server-process";
 import { commandLine, numberSetting } from "./support/settings";
@@ -43,8 +43,8 @@ function history(monitorId: string, now: number): ResultMessage[] {
     for (let slot = first; slot * PERIOD_MS < now; slot++) {
       const status = slot % 997 === r ? "error" : slot % 211 === r ? "degraded" : "success";
       const wave = Math.sin((2 * Math.PI * (slot * PERIOD_MS)) / 86_400_000);
-      const overrides = status === "success" ? { latencyMs: Math.round(60 + 30 * r + 25 * wave + (slot % 7) * 4) } : {};
-      results.push(checkResult(monitorId, region, new Date(slot * PERIOD_MS).toISOString(), status, overrides));
+      const latencyMs = status === "success" ? Math.round(60 + 30 * r + 25 * wave + (slot % 7) * 4) : status === "degraded" ? 4_000 : 80;
+      results.push(checkResult({ id: `${region}:bench-chart-${slot}`, monitorId, region, startedAt: new Date(slot * PERIOD_MS), status, latencyMs }));
     }
   }
   return results;

@@ -10,15 +10,14 @@
 import { applyMigrations, openDatabase, type DatabaseTarget, type PrismaClient } from "@vigil/db";
 import { SESSION_COOKIE, type RegionId } from "@vigil/domain";
 import type { MonitorOverview } from "@vigil/proto";
-import { createClient, type VigilClient } from "../packages/client/dist/index.js";
+import { createClient, type VigilClient } from "@vigil/client";
 import { connectRedis, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
 import { addPerson, sessionOf } from "./support/console-person";
-import { storeResults } from "../apps/control-plane/dist/results/store";
-import { launchBrowser } from "../apps/control-plane/test/support/browser";
+import { storeResults } from "@vigil/control-plane/results/store";
+import { deletePrefix, launchBrowser, redisServerUrl } from "@vigil/local-servers";
 import { keepScreenshots } from "./support/screenshots";
-import { deletePrefix, redisServerUrl } from "../test/redis";
 import { seedWorkspace } from "./seed";
 import { assertBuilt } from "./support/built";
 import { benchDatabase } from "./support/database";
@@ -27,6 +26,7 @@ import { cpuMeter, postgresTicks, processTicks, redisTicks, runOn } from "./supp
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { startServer, stopServer } from "./support/server-process";
 import { fmt, median, summarize } from "./support/stats";
+import { checkResult } from "./support/results";
 import { appendResults } from "./support/stream";
 
 const BACKEND = (process.env.BENCH_BACKEND ?? "postgres") as "postgres" | "pglite";
@@ -49,22 +49,8 @@ const INTERACTIVE_GOAL_MS = 1_500;
 const LIVE_GOAL_MS = 2_000;
 
 let sequence = 0;
-function result(monitorId: string, region: RegionId, startedAt: Date, latencyMs: number, failed = false): ResultMessage {
-  return {
-    id: `${region}:bench-console-${++sequence}`,
-    monitorId,
-    region,
-    trigger: "scheduled",
-    startedAt: startedAt.toISOString(),
-    latencyMs,
-    timing: { dnsMs: null, connectMs: 1, tlsMs: null, firstByteMs: latencyMs - 2, transferMs: 1 },
-    statusCode: failed ? 503 : 200,
-    status: failed ? "error" : "success",
-    error: failed ? "HTTP 503" : null,
-    reason: failed ? "http_status" : null,
-    attempts: 1,
-  };
-}
+const result = (monitorId: string, region: RegionId, startedAt: Date, latencyMs: number, failed = false): ResultMessage =>
+  checkResult({ id: `${region}:bench-console-${++sequence}`, monitorId, region, startedAt, latencyMs, status: failed ? "error" : "success" });
 
 interface Seeded {
   monitors: { id: string; region: RegionId }[];

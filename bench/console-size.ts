@@ -5,7 +5,7 @@
 import type { BrowserContext } from "playwright-core";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { SESSION_COOKIE } from "@vigil/domain";
-import { launchBrowser } from "../apps/control-plane/test/support/browser";
+import { launchBrowser } from "@vigil/local-servers";
 import { seedWorkspace } from "./seed";
 import { assertBuilt } from "./support/built";
 import { addPerson, sessionOf } from "./support/console-person";
@@ -26,15 +26,21 @@ interface Downloaded {
   files: number;
 }
 
+const RESOURCES = 'performance.getEntriesByType("resource").map((e) => ({ name: e.name, bytes: e.encodedBodySize }))';
+/** How long no new resource may appear for a page to count as loaded (the overview's stream keeps the network busy). */
+const QUIET_MS = 1_000;
+
 /** Opens `path` in a fresh page, waits for `ready`, and sums the scripts and styles it fetched (encoded bytes). */
 async function downloaded(context: BrowserContext, base: string, path: string, ready: string): Promise<Downloaded> {
   const page = await context.newPage();
   await page.goto(`${base}${path}`);
   await page.getByRole("heading", { level: 1, name: ready }).waitFor();
-  await page.waitForLoadState("networkidle");
-  const entries = await page.evaluate<{ name: string; bytes: number }[]>(
-    'performance.getEntriesByType("resource").map((e) => ({ name: e.name, bytes: e.encodedBodySize }))',
-  );
+  let entries = await page.evaluate<{ name: string; bytes: number }[]>(RESOURCES);
+  for (let before = -1; entries.length !== before; ) {
+    before = entries.length;
+    await page.waitForTimeout(QUIET_MS);
+    entries = await page.evaluate<{ name: string; bytes: number }[]>(RESOURCES);
+  }
   await page.close();
   const of = (extension: string) => entries.filter((e) => new URL(e.name).pathname.endsWith(extension));
   const sum = (list: { bytes: number }[]) => list.reduce((total, e) => total + e.bytes, 0);

@@ -18,14 +18,14 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { PERIODICITY_MS, parseMonitorConfig, type HttpMonitorConfig, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { SLOT_LEAD_MS, checkQueueName, connectRedis, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
-import { CheckScheduler } from "../apps/control-plane/src/scheduling/scheduler";
-import { deletePrefix, redisServerUrl } from "../test/redis";
+import { CheckScheduler } from "@vigil/control-plane/scheduling/scheduler";
+import { deletePrefix, redisServerUrl } from "@vigil/local-servers";
 import { Blackbox, FIDELITY_CONFIG } from "./fidelity/blackbox";
 import type { Truth } from "./fidelity/target";
 import { WireCapture, type WirePhases } from "./fidelity/wire";
 import { startAgent, type AgentProcess } from "./support/agent";
 import { assertBuilt } from "./support/built";
-import { Queue } from "./support/deps";
+import { Queue } from "bullmq";
 import { writeDocsBlock } from "./support/doc";
 import { type Cpu, cpuMeter, pidTicks, redisTicks, runOn, threadScheduling } from "./support/machine";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
@@ -201,36 +201,39 @@ async function probe(blackbox: Blackbox, target: Target, delayMs: number, sample
 }
 
 /**
- * Schedules as many monitors at 30 s as make `rate` checks a second, round-robin over the delays, and measures one
- * check of each: the first due once the reconciliation that scheduled them all has ended (putting thousands of new
- * monitors in their slots at once is no steady state), so a period of steady load. Meanwhile blackbox_exporter probes
- * the same URLs as often (paced, its delays shuffled), so that both meet the same machine.
+ * Schedules as many monitors at 30 s as make `rate` checks a second, round-robin over the delays, and measures as
+ * many periods of them as make `SAMPLES` checks per delay (at least one): the checks due once the reconciliation that
+ * scheduled them all has ended (putting thousands of new monitors in their slots at once is no steady state), so a
+ * stretch of steady load. Meanwhile blackbox_exporter probes the same URLs as often (paced, its delays shuffled), so
+ * that both meet the same machine.
  */
 async function runScheduled(scheduler: CheckScheduler, results: ResultReader, blackbox: Blackbox, target: Target, rate: number): Promise<{ agent: Sample[]; peer: Sample[] }> {
   const now = new Date();
-  const monitors = new Map<string, { delayMs: number; runs: number; measured: boolean }>();
+  const monitors = new Map<string, { delayMs: number; runs: number; measured: number }>();
   const records = Array.from({ length: (rate * PERIOD_MS) / 1000 }, (_, i): MonitorRecord => {
     const id = randomUUID();
     const delayMs = DELAYS_MS[i % DELAYS_MS.length]!;
-    monitors.set(id, { delayMs, runs: 0, measured: false });
+    monitors.set(id, { delayMs, runs: 0, measured: 0 });
     const config = httpConfig(target.port, delayMs, `fidelity scheduled ${i}`, id);
     return { id, kind: "http", externalId: null, status: "active", createdAt: now, updatedAt: now, config };
   });
+  const periods = Math.max(1, Math.ceil((SAMPLES * DELAYS_MS.length) / records.length));
+  const wanted = records.length * periods;
   const samples: Sample[] = [];
   const peer: Sample[] = [];
   try {
     await scheduler.reconcile(records);
     const from = Date.now();
-    const peerDelays = shuffledDelays(records.length);
-    const probing = paced(rate, records.length, (i) => probe(blackbox, target, peerDelays[i]!, peer));
-    for await (const result of results.until(() => samples.length === records.length)) {
+    const peerDelays = shuffledDelays(wanted);
+    const probing = paced(rate, wanted, (i) => probe(blackbox, target, peerDelays[i]!, peer));
+    for await (const result of results.until(() => samples.length === wanted)) {
       const monitor = monitors.get(result.monitorId);
       if (!monitor) continue;
       const run = monitor.runs++;
       // Scheduled results are `<region>:scheduled:<monitor id>:<due millis>` (scheduledResultId).
       const dueAt = Number(result.id.slice(result.id.lastIndexOf(":") + 1));
-      if (dueAt < from || monitor.measured) continue;
-      monitor.measured = true;
+      if (dueAt < from || monitor.measured === periods) continue;
+      monitor.measured++;
       samples.push(sampleOf(result.monitorId, monitor.delayMs, result, run));
     }
     await probing;

@@ -6,7 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { SESSION_COOKIE } from "@vigil/domain";
-import { hashPassword } from "../apps/control-plane/dist/auth/password";
+import { hashPassword } from "@vigil/control-plane/auth/password";
 import { seedWorkspace } from "./seed";
 import { getMonitorCall, type ApiCall } from "./support/api-calls";
 import { assertBuilt } from "./support/built";
@@ -16,7 +16,7 @@ import { load, type LoadRequest } from "./support/load";
 import { cpuMeter, describeMachine, leastDisturbed, postgresTicks, processTicks, redisTicks } from "./support/machine";
 import { startServer, stopServer } from "./support/server-process";
 import { log, runBenchmark } from "./support/run";
-import { redisServerUrl } from "../test/redis";
+import { redisServerUrl } from "@vigil/local-servers";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);

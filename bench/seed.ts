@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@vigil/db";
 import { PERIODICITIES, REGION_IDS, parseMonitorConfig, type MonitorConfigByKind, type MonitorKind, type Periodicity, type RegionId } from "@vigil/domain";
-import { Administration } from "../apps/control-plane/src/admin/operations";
-import { monitorColumns } from "../apps/control-plane/src/monitors/repository";
+import { Administration } from "@vigil/control-plane/admin/operations";
+import { monitorColumns } from "@vigil/control-plane/monitors/repository";
 
 export interface Seeded {
   key: string;

@@ -17,8 +17,7 @@ import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type PrismaClient } f
 import type { RegionId } from "@vigil/domain";
 import { connectRedis, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import type { RedisConnection } from "@vigil/queue";
-import { dropDatabase, recreateDatabase } from "../test/postgres";
-import { deletePrefix, redisServerUrl } from "../test/redis";
+import { deletePrefix, dropDatabase, recreateDatabase, redisServerUrl } from "@vigil/local-servers";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { fmt, percentile, sortedCopy } from "./support/stats";
 import { seedWorkspace } from "./seed";
@@ -28,6 +27,7 @@ import { load, type LoadFigures, type LoadRequest } from "./support/load";
 import { type Cpu, cpuMeter, postgresTicks, processTicks, runOn, waitForQuietMachine } from "./support/machine";
 import { startServer, stopServer, type ServerProcess } from "./support/server-process";
 import { commandLine, numberSetting } from "./support/settings";
+import { checkResult } from "./support/results";
 import { appendResults } from "./support/stream";
 
 const SECONDS = numberSetting("SECONDS", 10);
@@ -206,20 +206,7 @@ async function ingestRate(redis: RedisConnection, key: string, monitorIds: strin
   const results: ResultMessage[] = Array.from({ length: INGEST_RESULTS }, (_, i) => {
     const monitorId = monitorIds[i % monitorIds.length]!;
     const slot = base - Math.floor(i / monitorIds.length) * 60_000;
-    return {
-      id: `${regions[0]}:bench:${monitorId}:${slot}`,
-      monitorId,
-      region: regions[0]!,
-      trigger: "scheduled",
-      startedAt: new Date(slot + 50).toISOString(),
-      latencyMs: 80,
-      timing: { dnsMs: 2, connectMs: 10, tlsMs: 20, firstByteMs: 40, transferMs: 8 },
-      statusCode: 200,
-      status: "success",
-      error: null,
-      reason: null,
-      attempts: 1,
-    };
+    return checkResult({ id: `${regions[0]}:bench:${monitorId}:${slot}`, monitorId, region: regions[0]!, startedAt: new Date(slot + 50) });
   });
   const started = performance.now();
   await appendResults(redis, key, results);

@@ -14,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
-import { Administration } from "../apps/control-plane/src/admin/operations";
+import { Administration } from "@vigil/control-plane/admin/operations";
 import { log, runBenchmark } from "./support/run";
 import { median, spread } from "./support/stats";
 import { assertBuilt } from "./support/built";

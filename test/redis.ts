@@ -1,38 +1,7 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { resolve } from "node:path";
-import { Redis } from "ioredis";
 
-/** The tests' Redis: VIGIL_TEST_REDIS_URL, or a server of their own on port 6391, started on demand. */
-export function redisServerUrl(): string {
-  process.env.VIGIL_TEST_REDIS_URL ??= execFileSync("bash", [resolve(__dirname, "../scripts/ensure-redis.sh")], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, REDIS_URL: "", VIGIL_REDIS_DIR: "/tmp/vigil-test-redis", VIGIL_REDIS_PORT: "6391" },
-  }).trim();
-  return process.env.VIGIL_TEST_REDIS_URL;
-}
+/** The tests' Redis (a server of their own on port 6391 unless VIGIL_TEST_REDIS_URL names one). */
+export { deletePrefix, redisServerUrl } from "@vigil/local-servers";
 
 /** A key prefix of its own for one test file, so files never see each other's queues. */
 export const testPrefix = () => `vigil-test-${randomBytes(4).toString("hex")}`;
-
-/** KEYS then DEL inside one script: Redis runs a script without interleaving other clients' commands. */
-const DELETE_PREFIX = `
-local keys = redis.call("KEYS", ARGV[1])
-for i = 1, #keys, 5000 do redis.call("DEL", unpack(keys, i, math.min(i + 4999, #keys))) end
-return #keys`;
-
-/**
- * Removes every key under a prefix in one step, as FLUSHALL would: a control
- * plane that notices the loss and rebuilds must not find half of its keys
- * gone (a scheduler's job left without its scheduler is a second job once the
- * scheduler is written again).
- */
-export async function deletePrefix(prefix: string): Promise<void> {
-  const redis = new Redis(redisServerUrl());
-  try {
-    await redis.eval(DELETE_PREFIX, 0, `${prefix}:*`);
-  } finally {
-    redis.disconnect();
-  }
-}

@@ -1,25 +1,18 @@
 // The failing and healthy results the alerting benches append, as agents report them, and their waiting loop.
 import type { RegionId } from "@vigil/domain";
 import { scheduledResultId, type ResultMessage } from "@vigil/queue";
+import { checkResult } from "../support/results";
 import { sleep } from "../support/run";
 
 /** The result of a scheduler run as the agent reports it: healthy, or an HTTP 503 after its retries. */
-export function result(monitorId: string, region: RegionId, slotMillis: number, healthy: boolean): ResultMessage {
-  return {
+export const result = (monitorId: string, region: RegionId, slotMillis: number, healthy: boolean): ResultMessage =>
+  checkResult({
     id: scheduledResultId(region, monitorId, slotMillis),
     monitorId,
     region,
-    trigger: "scheduled",
-    startedAt: new Date(slotMillis + 50).toISOString(),
-    latencyMs: 80,
-    timing: { dnsMs: 2, connectMs: 10, tlsMs: 20, firstByteMs: 40, transferMs: 8 },
-    statusCode: healthy ? 200 : 503,
+    startedAt: new Date(slotMillis + 50),
     status: healthy ? "success" : "error",
-    error: healthy ? null : "HTTP 503",
-    reason: healthy ? null : "http_status",
-    attempts: healthy ? 1 : 4,
-  };
-}
+  });
 
 /** One round: every monitor in each of `regions`. */
 export const round = (monitorIds: string[], regions: readonly RegionId[], slotMillis: number, healthy: boolean) =>

@@ -4,7 +4,7 @@
 // are needed: monitors, then channels and pages, then groups, then components.
 import { monitorToMessage, parseMonitorConfig, type MonitorKind } from "@vigil/domain";
 // The built client, as apps/cli imports it.
-import { createClient } from "../../packages/client/dist/index.js";
+import { createClient } from "@vigil/client";
 import { inParallel } from "../support/run";
 import type { WorkspaceFile } from "./workspace-file";
 

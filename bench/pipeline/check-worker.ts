@@ -5,8 +5,8 @@
 // which starts each member at its moment. Started by bench/scheduling.ts with an IPC channel; not run by hand.
 import { SLOT_JOB, checkQueueName, connectRedis, type CheckJobData, type SlotJobData } from "@vigil/queue";
 import type { RegionId } from "@vigil/domain";
-import { runSlot, type SlotJob } from "../../apps/agent/src/slot-runs";
-import { Worker, type Job } from "../support/deps";
+import { runSlot, type SlotJob } from "@vigil/agent/slot-runs";
+import { Worker, type Job } from "bullmq";
 
 export type WorkerRequest =
   | { type: "start"; redisUrl: string; prefix: string; region: RegionId; concurrency: number; monitorIds: string[] }

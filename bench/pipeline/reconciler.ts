@@ -4,7 +4,7 @@
 import { performance } from "node:perf_hooks";
 import type { MonitorRecord, RegionId } from "@vigil/domain";
 import { connectRedis } from "@vigil/queue";
-import { CheckScheduler } from "../../apps/control-plane/src/scheduling/scheduler";
+import { CheckScheduler } from "@vigil/control-plane/scheduling/scheduler";
 
 export type ReconcilerRequest =
   | { type: "start"; redisUrl: string; prefix: string; defaultRegions: RegionId[]; records: MonitorRecord[] }

@@ -1,7 +1,7 @@
 // A person of the bench workspace for the console's benchmarks, and their session.
 import { SESSION_COOKIE, type Role } from "@vigil/domain";
 import type { PrismaClient } from "@vigil/db";
-import { hashPassword } from "../../apps/control-plane/dist/auth/password";
+import { hashPassword } from "@vigil/control-plane/auth/password";
 
 export interface BenchPerson {
   email: string;

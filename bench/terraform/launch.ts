@@ -9,8 +9,8 @@ import http2 from "node:http2";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { createCertificate, type Certificate } from "../../apps/terraform-provider/src/plugin/certificate";
-import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../apps/terraform-provider/src/plugin/handshake";
+import { createCertificate, type Certificate } from "@vigil/terraform-provider/plugin/certificate";
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "@vigil/terraform-provider/plugin/handshake";
 
 /** go-plugin's environment for a provider, given the client certificate Terraform makes per run. */
 function pluginEnv(socketDir: string, client: Certificate): NodeJS.ProcessEnv {
