@@ -1,4 +1,4 @@
-import type { AddressPolicySettings } from "@vigil/domain";
+import type { AddressPolicySettings } from "@vigil/domain/address-policy";
 
 /** What a check thread is started with: what every check of the agent runs with. */
 export interface CheckThreadSettings {

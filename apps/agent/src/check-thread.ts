@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { runCheck, warmUpChecks, type CheckOutcome } from "@vigil/checks";
-import { AddressPolicy } from "@vigil/domain";
+import { AddressPolicy } from "@vigil/domain/address-policy";
 import type { CheckJobData } from "@vigil/queue";
 import type { CheckThreadSettings, ThreadReady } from "./check-thread-messages";
 import { oneStartPerTurn } from "./one-start-per-turn";

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { redisEnvShape, redisSettingsFromEnv, refineRedisEnv, type RedisTarget } from "@vigil/queue";
-import { ADDRESS_POLICY_SETTING_NAMES, AddressPolicy, REGION_IDS, isRegionId, type RegionId, parseEnv } from "@vigil/domain";
+import { ADDRESS_POLICY_SETTING_NAMES, AddressPolicy } from "@vigil/domain/address-policy";
+import { REGION_IDS, isRegionId, type RegionId } from "@vigil/domain/regions";
+import { parseEnv } from "@vigil/domain/validation";
 import type { OtlpProtocol } from "./metrics-export";
 import type { SpanQueueSettings } from "./span-export";
 import { MAX_IN_FLIGHT } from "./in-flight-limit";

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { HEALTH_SERVER_LIMITS, http1ServerOptions, type ConnectionLimits } from "@vigil/domain";
+import { HEALTH_SERVER_LIMITS, http1ServerOptions, type ConnectionLimits } from "@vigil/domain/request-limits";
 import type { Registry } from "prom-client";
 
 export interface HealthStatus {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
-import { CHECK_RULES } from "@vigil/domain";
+import { CHECK_RULES } from "@vigil/domain/check-rules";
 import type { Logger } from "@vigil/logging";
 
 /**

@@ -20,7 +20,10 @@ import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/expor
 import { resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
 import type { CheckOutcome, Timing } from "@vigil/checks";
-import { certificateDaysLeft, type AddressPolicy, type OpenTelemetryConfig, type RegionId } from "@vigil/domain";
+import type { AddressPolicy } from "@vigil/domain/address-policy";
+import { certificateDaysLeft } from "@vigil/domain/certificates";
+import type { OpenTelemetryConfig } from "@vigil/domain/monitor-config";
+import type { RegionId } from "@vigil/domain/regions";
 import type { Logger } from "@vigil/logging";
 import type { CheckJobData } from "@vigil/queue";
 import { countDroppedSpans } from "./metrics";

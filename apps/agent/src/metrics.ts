@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { CheckStatus } from "@vigil/checks";
-import { EVENT_LOOP_SAMPLE_MS, MONITOR_KINDS, type MonitorKind } from "@vigil/domain";
+import { MONITOR_KINDS, type MonitorKind } from "@vigil/domain/monitor-config";
+import { EVENT_LOOP_SAMPLE_MS } from "@vigil/domain/process-metrics";
 import type { InFlightLimit } from "./in-flight-limit";
 import { SPAN_DROP_REASONS, type SpanDropReason } from "./span-export";
 

@@ -1,5 +1,5 @@
 import pRetry from "p-retry";
-import { DEPENDENCY_RETRY } from "@vigil/domain";
+import { DEPENDENCY_RETRY } from "@vigil/domain/dependency-retry";
 import type { DependencyState } from "@vigil/logging";
 import { encodeResult, type ResultMessage, type RedisConnection } from "@vigil/queue";
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RegionId } from "@vigil/domain";
+import type { RegionId } from "@vigil/domain/regions";
 import { parseSlot, slotMembersKey, slotRunStart, type RedisConnection, type SlotJobData, type SlotJobTiming, type SlotMember } from "@vigil/queue";
 
 /** A slot's job as BullMQ hands it over. */

@@ -22,7 +22,7 @@ import {
   ATTR_URL_FULL,
 } from "@opentelemetry/semantic-conventions";
 import type { CheckOutcome, Timing } from "@vigil/checks";
-import type { HttpMonitorConfig } from "@vigil/domain";
+import type { HttpMonitorConfig } from "@vigil/domain/monitor-config";
 
 /** The phases of an attempt in the order they happen, with their child spans' names. */
 const PHASE_SPANS: [keyof Timing, string][] = [

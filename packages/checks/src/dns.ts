@@ -1,5 +1,9 @@
 import { promises as dns } from "node:dns";
-import { effectiveTimeoutMs, failedRecordAssertions, type DnsMonitorConfig, type FailureReason, type RecordType } from "@vigil/domain";
+import type { FailureReason } from "@vigil/domain/alerting";
+import { failedRecordAssertions } from "@vigil/domain/assertions";
+import type { RecordType } from "@vigil/domain/comparators";
+import { effectiveTimeoutMs } from "@vigil/domain/limits";
+import type { DnsMonitorConfig } from "@vigil/domain/monitor-config";
 import { Deadline } from "./deadline";
 import { codeOf } from "./errors";
 import type { Attempt, CheckEnvironment } from "./types";

@@ -1,4 +1,4 @@
-import type { FailureReason } from "@vigil/domain";
+import type { FailureReason } from "@vigil/domain/alerting";
 
 /** A failure of the target (or of the monitor's configuration), already worded for Attempt.error and named for Attempt.reason. */
 export class TargetFailure extends Error {

@@ -18,15 +18,12 @@ import { performance } from "node:perf_hooks";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
-import {
-  AddressPolicy,
-  effectiveTimeoutMs,
-  parseHostPort,
-  type CertificateInfo,
-  type FailureReason,
-  type GrpcHealthStatus,
-  type GrpcMonitorConfig,
-} from "@vigil/domain";
+import { AddressPolicy } from "@vigil/domain/address-policy";
+import type { FailureReason } from "@vigil/domain/alerting";
+import type { CertificateInfo } from "@vigil/domain/certificates";
+import { parseHostPort } from "@vigil/domain/hosts";
+import { effectiveTimeoutMs } from "@vigil/domain/limits";
+import type { GrpcHealthStatus, GrpcMonitorConfig } from "@vigil/domain/monitor-config";
 import { Health, HealthCheckResponse_ServingStatus } from "@vigil/proto/grpc";
 import { Deadline } from "./deadline";
 import { TargetFailure, codeOf, messageOf } from "./errors";

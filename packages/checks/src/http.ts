@@ -16,19 +16,14 @@ import { isIP, type Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { TLSSocket } from "node:tls";
 import * as zlib from "node:zlib";
-import {
-  AddressPolicy,
-  CHECK_RULES,
-  TRACEPARENT_HEADER,
-  effectiveTimeoutMs,
-  failedHttpAssertions,
-  traceparent,
-  type CertificateInfo,
-  type FailureReason,
-  type Header,
-  type HttpMonitorConfig,
-  type TraceContext,
-} from "@vigil/domain";
+import { AddressPolicy } from "@vigil/domain/address-policy";
+import type { FailureReason } from "@vigil/domain/alerting";
+import { failedHttpAssertions } from "@vigil/domain/assertions";
+import type { CertificateInfo } from "@vigil/domain/certificates";
+import { CHECK_RULES } from "@vigil/domain/check-rules";
+import { effectiveTimeoutMs } from "@vigil/domain/limits";
+import type { Header, HttpMonitorConfig } from "@vigil/domain/monitor-config";
+import { TRACEPARENT_HEADER, traceparent, type TraceContext } from "@vigil/domain/trace-context";
 import { Deadline } from "./deadline";
 import { failedJsonAssertions } from "./json-body";
 import { TargetFailure, codeOf, isErrorLike, messageOf } from "./errors";

@@ -1,4 +1,7 @@
-import { CHECK_RULES, queryJson, excerpt, jsonNodesSatisfy, type JsonBodyAssertion } from "@vigil/domain";
+import { excerpt, jsonNodesSatisfy } from "@vigil/domain/assertions";
+import { CHECK_RULES } from "@vigil/domain/check-rules";
+import { queryJson } from "@vigil/domain/json-path";
+import type { JsonBodyAssertion } from "@vigil/domain/monitor-config";
 
 const shown = (value: string) => JSON.stringify(excerpt(value));
 /** A selected node in an error: its JSON text (strings quoted, so "1" and 1 differ). */

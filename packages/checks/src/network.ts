@@ -5,7 +5,7 @@
  */
 import { lookup } from "node:dns/promises";
 import { connect, isIPv6, type Socket } from "node:net";
-import { isAddressRefusedError, type AddressPolicy } from "@vigil/domain";
+import { isAddressRefusedError, type AddressPolicy } from "@vigil/domain/address-policy";
 import type { Deadline } from "./deadline";
 import { createResolver, describeDnsError, dnsErrorCode } from "./dns";
 import { TargetFailure, codeOf, messageOf } from "./errors";

@@ -1,14 +1,8 @@
-import {
-  PERIODICITY_MS,
-  effectiveTimeoutMs,
-  hasOwnTraceparent,
-  mayRetry,
-  newTraceContext,
-  retryBackoffMs,
-  type MonitorConfigByKind,
-  type MonitorKind,
-  type TraceContext,
-} from "@vigil/domain";
+import { mayRetry, retryBackoffMs } from "@vigil/domain/check-rules";
+import { effectiveTimeoutMs } from "@vigil/domain/limits";
+import type { MonitorConfigByKind, MonitorKind } from "@vigil/domain/monitor-config";
+import { PERIODICITY_MS } from "@vigil/domain/periodicity";
+import { hasOwnTraceparent, newTraceContext, type TraceContext } from "@vigil/domain/trace-context";
 import { dnsAttempt } from "./dns";
 import { grpcAttempt } from "./grpc";
 import { httpAttempt } from "./http";

@@ -1,5 +1,9 @@
 import { isIP } from "node:net";
-import { AddressPolicy, effectiveTimeoutMs, parseHostPort, type FailureReason, type TcpMonitorConfig } from "@vigil/domain";
+import { AddressPolicy } from "@vigil/domain/address-policy";
+import type { FailureReason } from "@vigil/domain/alerting";
+import { parseHostPort } from "@vigil/domain/hosts";
+import { effectiveTimeoutMs } from "@vigil/domain/limits";
+import type { TcpMonitorConfig } from "@vigil/domain/monitor-config";
 import { Deadline } from "./deadline";
 import { TargetFailure } from "./errors";
 import { connectToAny, resolveHost } from "./network";

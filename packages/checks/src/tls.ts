@@ -7,7 +7,7 @@ import { X509Certificate } from "node:crypto";
 import type { Socket } from "node:net";
 import { isIP } from "node:net";
 import { connect as connectTls, type DetailedPeerCertificate, type TLSSocket } from "node:tls";
-import type { CertificateInfo } from "@vigil/domain";
+import type { CertificateInfo } from "@vigil/domain/certificates";
 import type { Deadline } from "./deadline";
 import { TargetFailure, codeOf, messageOf } from "./errors";
 import { ready } from "./network";

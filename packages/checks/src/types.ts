@@ -1,4 +1,7 @@
-import type { AddressPolicy, CertificateInfo, FailureReason, TraceContext } from "@vigil/domain";
+import type { AddressPolicy } from "@vigil/domain/address-policy";
+import type { FailureReason } from "@vigil/domain/alerting";
+import type { CertificateInfo } from "@vigil/domain/certificates";
+import type { TraceContext } from "@vigil/domain/trace-context";
 
 /** Final verdict of a check: the last attempt decides. */
 export type CheckStatus = "success" | "degraded" | "error";

@@ -8,7 +8,8 @@
  */
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createTcpServer, type AddressInfo, type Server } from "node:net";
-import { AddressPolicy, parseMonitorConfig } from "@vigil/domain";
+import { AddressPolicy } from "@vigil/domain/address-policy";
+import { parseMonitorConfig } from "@vigil/domain/monitor-config";
 import { runCheck } from "./run";
 
 /** Enough for V8 to have compiled the hot paths with type feedback; about a tenth of a second in all. */

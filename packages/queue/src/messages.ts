@@ -1,5 +1,9 @@
 import type { CheckOutcome, CheckStatus, Timing } from "@vigil/checks";
-import { isCertificateInfo, isFailureReason, isTraceId, type CertificateInfo, type FailureReason, type MonitorConfigByKind, type MonitorKind, type RegionId } from "@vigil/domain";
+import { isFailureReason, type FailureReason } from "@vigil/domain/alerting";
+import { isCertificateInfo, type CertificateInfo } from "@vigil/domain/certificates";
+import type { MonitorConfigByKind, MonitorKind } from "@vigil/domain/monitor-config";
+import type { RegionId } from "@vigil/domain/regions";
+import { isTraceId } from "@vigil/domain/trace-context";
 
 export type Trigger = "scheduled" | "manual";
 

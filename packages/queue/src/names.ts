@@ -1,4 +1,4 @@
-import type { RegionId } from "@vigil/domain";
+import type { RegionId } from "@vigil/domain/regions";
 
 /**
  * Each region has its own BullMQ queue of check jobs, consumed only by that

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { PERIODICITIES, PERIODICITY_MS, type Periodicity, type RegionId } from "@vigil/domain";
+import { PERIODICITIES, PERIODICITY_MS, type Periodicity } from "@vigil/domain/periodicity";
+import type { RegionId } from "@vigil/domain/regions";
 import { DEFAULT_PREFIX } from "./names";
 import type { CheckJobData } from "./messages";
 
