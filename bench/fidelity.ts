@@ -30,7 +30,7 @@ import { writeDocsBlock } from "./support/doc";
 import { type Cpu, cpuMeter, pidTicks, redisTicks, runOn, threadScheduling } from "./support/machine";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { commandLine, listSetting, numberSetting, textSetting } from "./support/settings";
-import { fmt, signed, summarize } from "./support/stats";
+import { fmt, percentileDifference, signed, summarize } from "./support/stats";
 import { markdownTable, right } from "./support/table";
 
 const REGION: RegionId = "hostA-ams";
@@ -271,9 +271,12 @@ class ResultReader {
 
 const PHASES = ["latencyMs", "connectMs", "firstByteMs", "transferMs"] as const;
 
+/** A figure's errors against the wire, each. */
+const errorValues = (samples: Sample[], phase: keyof WirePhases = "latencyMs") =>
+  samples.flatMap((s) => (s[phase] === null ? [] : [s[phase] - s.wire![phase]]));
+
 /** A figure's errors against the wire. */
-const errorsOf = (samples: Sample[], phase: keyof WirePhases = "latencyMs") =>
-  summarize(samples.flatMap((s) => (s[phase] === null ? [] : [s[phase] - s.wire![phase]])));
+const errorsOf = (samples: Sample[], phase: keyof WirePhases = "latencyMs") => summarize(errorValues(samples, phase));
 
 /** One client's checks at one rate, with the CPU of the window they were made in. */
 interface Pass {
@@ -295,7 +298,8 @@ const windowPasses = (window: Pass["window"], rate: number, { agent, peer }: { a
 
 /**
  * A client's row at one rate, over all delays: errors of every phase, whether its latencyMs error meets the goal
- * (p50 and p99 no larger than the peer's in the same window), failures and wrongly degraded checks, CPU.
+ * (p50 and p99 no larger than the peer's in the same window) and how far its p99 is from the peer's with the
+ * interval chance alone gives that difference, failures and wrongly degraded checks, CPU.
  */
 function detailRow({ client, rate, samples, cpu }: Pass, peer: Pass): string[] {
   const degraded = samples.filter((s) => s.status === "degraded");
@@ -308,10 +312,12 @@ function detailRow({ client, rate, samples, cpu }: Pass, peer: Pass): string[] {
   const latency = errorsOf(samples);
   const peerLatency = errorsOf(peer.samples);
   const goal = client.startsWith(PEER) ? "(peer)" : Math.abs(latency.p50) <= Math.abs(peerLatency.p50) && Math.abs(latency.p99) <= Math.abs(peerLatency.p99) ? "yes" : "**no**";
+  const p99 = percentileDifference(errorValues(samples), errorValues(peer.samples), 99);
+  const p99Cell = client.startsWith(PEER) ? "(peer)" : `${signed(p99.difference)} (${signed(p99.low)} to ${signed(p99.high)})`;
   const cpuCell = [cpu.agent!, cpu.peer!, cpu.target!, cpu.redis!, cpu.self, cpu.capture!, cpu.rest].map((v) => fmt(v)).join(" / ");
   const degradedCell = client.startsWith(PEER) ? "n/a" : `${degraded.length} (${wrongly})`;
   const [latencyCell, ...otherPhases] = phases;
-  return [String(rate), client, String(samples.length), String(samples.filter((s) => s.status === "error").length), degradedCell, latencyCell!, goal, ...otherPhases, cpuCell];
+  return [String(rate), client, String(samples.length), String(samples.filter((s) => s.status === "error").length), degradedCell, latencyCell!, goal, p99Cell, ...otherPhases, cpuCell];
 }
 
 // ---- main ------------------------------------------------------------------------------------
@@ -371,6 +377,7 @@ runBenchmark(async () => {
           right("Degraded (wrongly)"),
           `${PHASES[0]} error`,
           `p50 and p99 no larger than ${PEER}'s in the same window (goal)`,
+          `p99 − ${PEER}'s p99 (95 % interval by chance)`,
           ...PHASES.slice(1).map((p) => `${p} error`),
           right("CPU % of one core: agent / blackbox_exporter / target / Redis / benchmark / tcpdump / rest"),
         ],
