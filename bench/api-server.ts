@@ -1,7 +1,7 @@
 // The server under test, started by bench/api.ts in its own process so that the load generator
 // never shares its event loop (or, for PGlite, the database's thread) with it.
 import { openDatabase, type DatabaseTarget } from "@vigil/db";
-import { deletePrefix, redisServerUrl } from "@vigil/local-servers";
+import { deletePrefix, redisServerUrl } from "@vigil/local-servers/redis";
 import { createLogger } from "@vigil/logging";
 // The built control plane, as `node apps/control-plane/dist/main.js` runs it; bench/api.ts starts this
 // process with bench/tsconfig.dist.json, so that @vigil/* load from their dist/ too.

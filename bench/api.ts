@@ -20,7 +20,7 @@ import { pacedLoad } from "./support/paced-load";
 import { startServer, stopServer } from "./support/server-process";
 import { serverTiming, type ServerTiming, type Tail } from "./support/server-timing";
 import { cpuMeter as machineCpuMeter, describeMachine, leastDisturbed, postgresTicks, processTicks, redisTicks, waitForQuietMachine } from "./support/machine";
-import { redisServerUrl } from "@vigil/local-servers";
+import { redisServerUrl } from "@vigil/local-servers/redis";
 import { log, runBenchmark } from "./support/run";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);

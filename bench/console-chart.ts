@@ -11,7 +11,7 @@ import { SESSION_COOKIE, TIMESERIES_RESOLUTIONS, TIME_RANGES, type RegionId, typ
 import type { ResultMessage } from "@vigil/queue";
 import { addPerson, sessionOf } from "./support/console-person";
 import { storeResults } from "@vigil/control-plane/results/store";
-import { launchBrowser } from "@vigil/local-servers";
+import { launchBrowser } from "@vigil/local-servers/chromium";
 import { CHART_DRAW_MEASURE } from "@vigil/console/pages/monitors/chart-timing";
 import { seedActiveMonitors } from "./seed";
 import { assertBuilt } from "./support/built";

@@ -5,7 +5,7 @@
 import type { BrowserContext } from "playwright-core";
 import { applyMigrations, openDatabase, type DatabaseTarget } from "@vigil/db";
 import { SESSION_COOKIE } from "@vigil/domain";
-import { launchBrowser } from "@vigil/local-servers";
+import { launchBrowser } from "@vigil/local-servers/chromium";
 import { seedWorkspace } from "./seed";
 import { assertBuilt } from "./support/built";
 import { addPerson, sessionOf } from "./support/console-person";

@@ -19,7 +19,7 @@ import path from "node:path";
 import { PERIODICITY_MS, parseMonitorConfig, type HttpMonitorConfig, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { SLOT_LEAD_MS, checkQueueName, connectRedis, decodeResult, resultsStreamKey, type CheckJobData, type ResultMessage } from "@vigil/queue";
 import { CheckScheduler } from "@vigil/control-plane/scheduling/scheduler";
-import { deletePrefix, redisServerUrl } from "@vigil/local-servers";
+import { deletePrefix, redisServerUrl } from "@vigil/local-servers/redis";
 import { Blackbox, FIDELITY_CONFIG } from "./fidelity/blackbox";
 import type { Truth } from "./fidelity/target";
 import { WireCapture, type WirePhases } from "./fidelity/wire";

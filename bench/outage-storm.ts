@@ -24,7 +24,7 @@ import { Redis } from "ioredis";
 import { EVENT_LOOP_SAMPLE_MS, PERIODICITY_MS, parseMonitorConfig, type MonitorRecord, type RegionId } from "@vigil/domain";
 import { connectRedis, decodeResult, resultsStreamKey, scheduleOffset, type CheckJobData, type ResultMessage } from "@vigil/queue";
 import { CheckScheduler } from "@vigil/control-plane/scheduling/scheduler";
-import { deletePrefix, redisServerUrl } from "@vigil/local-servers";
+import { deletePrefix, redisServerUrl } from "@vigil/local-servers/redis";
 import { startProbing, type ProbeSample } from "./outage-storm/probe";
 import { assertBuilt } from "./support/built";
 import { writeDocsBlock } from "./support/doc";

@@ -16,7 +16,7 @@ import { load, type LoadRequest } from "./support/load";
 import { cpuMeter, describeMachine, leastDisturbed, postgresTicks, processTicks, redisTicks } from "./support/machine";
 import { startServer, stopServer } from "./support/server-process";
 import { log, runBenchmark } from "./support/run";
-import { redisServerUrl } from "@vigil/local-servers";
+import { redisServerUrl } from "@vigil/local-servers/redis";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);

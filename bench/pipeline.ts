@@ -26,7 +26,8 @@ import { defaultIngestLanes, splitIntoLanes } from "@vigil/control-plane/results
 import { storeResults } from "@vigil/control-plane/results/store";
 import { PERCENTILES, monitorSummary, rangeStart, rowsOf, summaryFrom, wholeDays } from "@vigil/control-plane/results/summary";
 import { AGGREGATES, ALL_REGIONS, ALL_REGION_DAILY_RESULT_COUNTS, PER_REGION, type SummaryTables } from "@vigil/control-plane/results/aggregates";
-import { deletePrefix, dropDatabase, recreateDatabase, redisServerUrl } from "@vigil/local-servers";
+import { dropDatabase, recreateDatabase } from "@vigil/local-servers/postgres";
+import { deletePrefix, redisServerUrl } from "@vigil/local-servers/redis";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { fmt, percentile, sortedCopy } from "./support/stats";
 import { stderrLogger } from "./support/logger";

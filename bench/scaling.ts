@@ -15,7 +15,7 @@ import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type DatabaseTarget, 
 import { PERIODICITY_MS, type RegionId } from "@vigil/domain";
 import { connectRedis, resultsStreamKey, scheduleOffset, type RedisConnection, type ResultMessage } from "@vigil/queue";
 
-import { deletePrefix, redisServerUrl } from "@vigil/local-servers";
+import { deletePrefix, redisServerUrl } from "@vigil/local-servers/redis";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { fmt } from "./support/stats";
 import { ResultFactory } from "./pipeline/results";

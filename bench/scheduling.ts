@@ -24,7 +24,7 @@ import { SLOT_LEAD_MS, SLOT_WIDTH_MS, checkQueueName, connectRedis, scheduleOffs
 import type { RedisConnection } from "@vigil/queue";
 import { MonitorRepository } from "@vigil/control-plane/monitors/repository";
 import { CheckScheduler } from "@vigil/control-plane/scheduling/scheduler";
-import { deletePrefix, redisServerUrl } from "@vigil/local-servers";
+import { deletePrefix, redisServerUrl } from "@vigil/local-servers/redis";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { fmt, mean, percentile, sortedCopy } from "./support/stats";
 import type { WorkerReply, WorkerRequest } from "./pipeline/check-worker";

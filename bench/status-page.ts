@@ -17,7 +17,8 @@ import { applyMigrations, DEFAULT_POOL_SIZE, openDatabase, type PrismaClient } f
 import type { RegionId } from "@vigil/domain";
 import { connectRedis, resultsStreamKey, type ResultMessage } from "@vigil/queue";
 import type { RedisConnection } from "@vigil/queue";
-import { deletePrefix, dropDatabase, recreateDatabase, redisServerUrl } from "@vigil/local-servers";
+import { dropDatabase, recreateDatabase } from "@vigil/local-servers/postgres";
+import { deletePrefix, redisServerUrl } from "@vigil/local-servers/redis";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { fmt, percentile, sortedCopy } from "./support/stats";
 import { seedWorkspace } from "./seed";

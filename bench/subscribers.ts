@@ -16,7 +16,7 @@ import { applyMigrations, openDatabase } from "@vigil/db";
 import { newSigningSecret } from "@vigil/notifications";
 import { SecretBox } from "@vigil/control-plane/notifications/secrets";
 import { Administration } from "@vigil/control-plane/admin/operations";
-import { dropDatabase, recreateDatabase } from "@vigil/local-servers";
+import { dropDatabase, recreateDatabase } from "@vigil/local-servers/postgres";
 import { seedWorkspace } from "./seed";
 import { assertBuilt } from "./support/built";
 import { writeDocsBlock } from "./support/doc";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { dropDatabase, recreateDatabase } from "@vigil/local-servers";
+import { dropDatabase, recreateDatabase } from "@vigil/local-servers/postgres";
 
 /** The tests' PostgreSQL (the machine's server unless VIGIL_TEST_POSTGRES_URL names one). */
-export { databaseUrl, dropDatabase, postgresServerUrl, recreateDatabase } from "@vigil/local-servers";
+export { databaseUrl, dropDatabase, postgresServerUrl, recreateDatabase } from "@vigil/local-servers/postgres";
 
 /** The database every test database is copied from: migrated once per run, named per run so runs can overlap. */
 export function templateDatabase(): string {

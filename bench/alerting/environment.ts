@@ -11,7 +11,8 @@ import { NotificationRepository } from "@vigil/control-plane/notifications/repos
 import { SecretBox } from "@vigil/control-plane/notifications/secrets";
 import { startPipeline } from "@vigil/control-plane/pipeline";
 import { storeResults } from "@vigil/control-plane/results/store";
-import { deletePrefix, dropDatabase, recreateDatabase, redisServerUrl } from "@vigil/local-servers";
+import { dropDatabase, recreateDatabase } from "@vigil/local-servers/postgres";
+import { deletePrefix, redisServerUrl } from "@vigil/local-servers/redis";
 import { log, benchPrefix } from "../support/run";
 import { startCountingServers, type CountingServers } from "./counting-server";
 import { round } from "./outage-results";

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { DatabaseTarget } from "@vigil/db";
-import { dropDatabase, recreateDatabase } from "@vigil/local-servers";
+import { dropDatabase, recreateDatabase } from "@vigil/local-servers/postgres";
 
 /** A fresh, empty database for a benchmark's server process: PGlite in a temporary folder, or `name` on the machine's PostgreSQL. */
 export async function benchDatabase(backend: "postgres" | "pglite", name: string): Promise<{ target: DatabaseTarget; remove: () => Promise<void> }> {

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 
-export { launchBrowser } from "@vigil/local-servers";
+export { launchBrowser } from "@vigil/local-servers/chromium";
 
 /** A folder under test-artifacts/ (ignored by git) for screenshots, created when missing. */
 export function artifactsDir(name: string): string {
