@@ -30,7 +30,7 @@ import { writeDocsBlock } from "./support/doc";
 import { type Cpu, cpuMeter, pidTicks, redisTicks, runOn, threadScheduling } from "./support/machine";
 import { benchPrefix, log, runBenchmark, sleep } from "./support/run";
 import { commandLine, listSetting, numberSetting, textSetting } from "./support/settings";
-import { fmt, percentileDifference, signed, summarize } from "./support/stats";
+import { differenceInterval, fmt, signed, summarize } from "./support/stats";
 import { markdownTable, right } from "./support/table";
 
 const REGION: RegionId = "hostA-ams";
@@ -301,23 +301,24 @@ const windowPasses = (window: Pass["window"], rate: number, { agent, peer }: { a
  * (p50 and p99 no larger than the peer's in the same window) and how far its p99 is from the peer's with the
  * interval chance alone gives that difference, failures and wrongly degraded checks, CPU.
  */
-function detailRow({ client, rate, samples, cpu }: Pass, peer: Pass): string[] {
+function detailRow(pass: Pass, peer: Pass): string[] {
+  const { client, rate, samples, cpu } = pass;
   const degraded = samples.filter((s) => s.status === "degraded");
   // Degraded though the exchange on the wire was no slower than degradedAt: wrongly.
   const wrongly = degraded.filter((s) => s.wire!.latencyMs <= degradedAtOf(s.delayMs)).length;
-  const phases = PHASES.map((phase) => {
-    const e = errorsOf(samples, phase);
-    return `${signed(e.p50)} / ${signed(e.p99)} / ${signed(e.max)}`;
-  });
-  const latency = errorsOf(samples);
-  const peerLatency = errorsOf(peer.samples);
-  const goal = client.startsWith(PEER) ? "(peer)" : Math.abs(latency.p50) <= Math.abs(peerLatency.p50) && Math.abs(latency.p99) <= Math.abs(peerLatency.p99) ? "yes" : "**no**";
-  const p99 = percentileDifference(errorValues(samples), errorValues(peer.samples), 99);
-  const p99Cell = client.startsWith(PEER) ? "(peer)" : `${signed(p99.difference)} (${signed(p99.low)} to ${signed(p99.high)})`;
+  const [latency, ...otherPhases] = PHASES.map((phase) => errorsOf(samples, phase));
+  const phaseCell = (e: { p50: number; p99: number; max: number }) => `${signed(e.p50)} / ${signed(e.p99)} / ${signed(e.max)}`;
+  let goal = "(peer)";
+  let p99Cell = "(peer)";
+  if (!isPeer(pass)) {
+    const peerLatency = errorsOf(peer.samples);
+    goal = Math.abs(latency!.p50) <= Math.abs(peerLatency.p50) && Math.abs(latency!.p99) <= Math.abs(peerLatency.p99) ? "yes" : "**no**";
+    const chance = differenceInterval(errorValues(samples), errorValues(peer.samples), 99);
+    p99Cell = `${signed(latency!.p99 - peerLatency.p99)} (${signed(chance.low)} to ${signed(chance.high)})`;
+  }
   const cpuCell = [cpu.agent!, cpu.peer!, cpu.target!, cpu.redis!, cpu.self, cpu.capture!, cpu.rest].map((v) => fmt(v)).join(" / ");
-  const degradedCell = client.startsWith(PEER) ? "n/a" : `${degraded.length} (${wrongly})`;
-  const [latencyCell, ...otherPhases] = phases;
-  return [String(rate), client, String(samples.length), String(samples.filter((s) => s.status === "error").length), degradedCell, latencyCell!, goal, p99Cell, ...otherPhases, cpuCell];
+  const degradedCell = isPeer(pass) ? "n/a" : `${degraded.length} (${wrongly})`;
+  return [String(rate), client, String(samples.length), String(samples.filter((s) => s.status === "error").length), degradedCell, phaseCell(latency!), goal, p99Cell, ...otherPhases.map(phaseCell), cpuCell];
 }
 
 // ---- main ------------------------------------------------------------------------------------

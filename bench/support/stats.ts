@@ -26,16 +26,15 @@ export const fmt = (value: number, digits = 0) =>
 export const signed = (value: number) => `${value >= 0 ? "+" : ""}${fmt(value, 2)}`;
 
 /**
- * The difference of percentile `p` of `a` and of `b`, with its 95 % bootstrap interval (each resampled with
+ * The 95 % bootstrap interval of percentile `p` of `a` minus percentile `p` of `b` (each resampled with
  * replacement `rounds` times): how far that difference moves by chance alone with samples this many.
  */
-export function percentileDifference(a: ArrayLike<number>, b: ArrayLike<number>, p: number, rounds = 2_000): { difference: number; low: number; high: number } {
-  const of = (values: ArrayLike<number>) => percentile(sortedCopy(Array.from(values)), p);
+export function differenceInterval(a: ArrayLike<number>, b: ArrayLike<number>, p: number, rounds = 2_000): { low: number; high: number } {
   const resampled = (values: ArrayLike<number>) => {
     const draw = new Float64Array(values.length);
     for (let i = 0; i < draw.length; i++) draw[i] = values[Math.floor(Math.random() * values.length)]!;
     return percentile(draw.sort(), p);
   };
   const differences = sortedCopy(Array.from({ length: rounds }, () => resampled(a) - resampled(b)));
-  return { difference: of(a) - of(b), low: percentile(differences, 2.5), high: percentile(differences, 97.5) };
+  return { low: percentile(differences, 2.5), high: percentile(differences, 97.5) };
 }
