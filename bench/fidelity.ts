@@ -6,7 +6,8 @@
 // At each rate, two windows, each with blackbox_exporter probing the same URLs (bench/fidelity/blackbox.ts) at the rate
 // beside the agent, so that both clients meet the same machine: first the agent's triggered checks (a job each, as the
 // control plane queues "run now"), taking turns with the probes; then its scheduled checks (monitors at 30 s put in
-// the region's slots by the control plane's CheckScheduler, the way an agent's load comes).
+// the region's slots by the control plane's CheckScheduler, the way an agent's load comes), with blackbox_exporter's
+// probes then coming the way Prometheus' scrapes bring them (each target at an offset of its own in the period).
 // Needs tcpdump and blackbox_exporter: apt-get install tcpdump prometheus-blackbox-exporter. Build first (pnpm build:
 // the agent runs from apps/agent/dist).
 // Settings: BENCH_RATES (10,100 checks/s), BENCH_SAMPLES (300 per delay and rate), BENCH_MONITORS (10 per delay),
@@ -135,20 +136,41 @@ const httpConfig = (port: number, delayMs: number, name: string, requestId: stri
   });
 
 /**
+ * Calls `start(i)` at `times[i]` (performance.now(), ascending); resolves once every call has. A moment less than
+ * half a millisecond away is started at once: a timer waits a whole millisecond at least, which would part calls
+ * due together.
+ */
+async function startAt(times: number[], start: (i: number) => Promise<void>): Promise<void> {
+  const running: Promise<void>[] = [];
+  for (const [i, time] of times.entries()) {
+    const wait = time - performance.now();
+    if (wait >= 0.5) await sleep(wait);
+    running.push(start(i));
+  }
+  await Promise.all(running);
+}
+
+/**
  * Calls `start(i)` `count` times at `rate` a second, each at a random moment of its own 1/rate slot; resolves once
  * every call has. Evenly spaced, the two clients' requests would be a fixed interval apart, and where that interval
  * divides a target's delay (50 ms at 10 checks/s) each answer to one client would arrive as the other's request
  * starts: at random moments both meet the other's work alike.
  */
-async function paced(rate: number, count: number, start: (i: number) => Promise<void>): Promise<void> {
+function paced(rate: number, count: number, start: (i: number) => Promise<void>): Promise<void> {
   const began = performance.now();
-  const running: Promise<void>[] = [];
-  for (let i = 0; i < count; i++) {
-    const wait = began + ((i + Math.random()) * 1000) / rate - performance.now();
-    if (wait > 0) await sleep(wait);
-    running.push(start(i));
-  }
-  await Promise.all(running);
+  return startAt(Array.from({ length: count }, (_, i) => began + ((i + Math.random()) * 1000) / rate), start);
+}
+
+/**
+ * The moments Prometheus would scrape `targets` targets every `PERIOD_MS` for `periods` periods from `began`: each
+ * target at a fixed offset in the period of its own, which Prometheus takes from a hash of the target (and Vigil's
+ * scheduler from a hash of the monitor's id), so that over many targets the offsets are spread at random and
+ * some scrapes fall together. Ascending, with the target of each.
+ */
+function scrapeMoments(targets: number, periods: number, began: number): { time: number; target: number }[] {
+  const offsets = Array.from({ length: targets }, () => Math.random() * PERIOD_MS);
+  const moments = offsets.flatMap((offset, target) => Array.from({ length: periods }, (_, period) => ({ time: began + period * PERIOD_MS + offset, target })));
+  return moments.sort((a, b) => a.time - b.time);
 }
 
 /** `count` delays, as many of each as can be, in a random order (Fisher-Yates). */
@@ -204,8 +226,9 @@ async function probe(blackbox: Blackbox, target: Target, delayMs: number, sample
  * Schedules as many monitors at 30 s as make `rate` checks a second, round-robin over the delays, and measures as
  * many periods of them as make `SAMPLES` checks per delay (at least one): the checks due once the reconciliation that
  * scheduled them all has ended (putting thousands of new monitors in their slots at once is no steady state), so a
- * stretch of steady load. Meanwhile blackbox_exporter probes the same URLs as often (paced, its delays shuffled), so
- * that both meet the same machine.
+ * stretch of steady load. Meanwhile blackbox_exporter probes as many targets of the same URLs as often, each at an
+ * offset of its own in the period as Prometheus scrapes it (scrapeMoments), so that both meet the same machine with
+ * load of the same shape.
  */
 async function runScheduled(scheduler: CheckScheduler, results: ResultReader, blackbox: Blackbox, target: Target, rate: number): Promise<{ agent: Sample[]; peer: Sample[] }> {
   const now = new Date();
@@ -224,8 +247,11 @@ async function runScheduled(scheduler: CheckScheduler, results: ResultReader, bl
   try {
     await scheduler.reconcile(records);
     const from = Date.now();
-    const peerDelays = shuffledDelays(wanted);
-    const probing = paced(rate, wanted, (i) => probe(blackbox, target, peerDelays[i]!, peer));
+    const moments = scrapeMoments(records.length, periods, performance.now());
+    const probing = startAt(
+      moments.map((m) => m.time),
+      (i) => probe(blackbox, target, DELAYS_MS[moments[i]!.target % DELAYS_MS.length]!, peer),
+    );
     for await (const result of results.until(() => samples.length === wanted)) {
       const monitor = monitors.get(result.monitorId);
       if (!monitor) continue;
