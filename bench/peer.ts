@@ -1,8 +1,8 @@
 // Vigil's cost per check beside blackbox_exporter + Prometheus (issue 36): the same loopback targets (half answer
 // after 20 ms, half after 200 ms; bench/peer/target.ts, a process of its own that notes when each request came),
 // every target probed every 30 s by each system in turn, with their default settings: a warm-up, then a measured
-// window with each process's CPU (/proc/<pid>/stat) and, for Vigil's Node processes, their threads'; memory (RSS)
-// at the window's end; the latency each system reported minus the target's delay; and, off the targets' clock,
+// window with each process's CPU (/proc/<pid>/stat) and, for Vigil's Node processes, their threads'; memory (RSS, and
+// the pages of all the system's processes each counted once) at the window's end; the latency each system reported minus the target's delay; and, off the targets' clock,
 // the interval between consecutive requests of a target and the requests missed.
 //   peer:  blackbox_exporter (the Debian package's configuration, http_2xx) scraped by Prometheus
 //          (bench/peer/peer-system.ts); installed with apt-get when missing (as root);
@@ -65,7 +65,7 @@ runBenchmark(async () => {
   // The threads at the largest number of targets, where the checks' own cost shows most.
   const mostTargets = Math.max(...TARGETS);
   const block = [
-    `${runOn(`Prometheus ${Prometheus.version()}, blackbox_exporter ${Blackbox.version()}`)} Command: \`${commandLine("bench:peer")}\` (targets on loopback answering after ${DELAYS_MS.join(" and ")} ms, half each, every one probed every ${PERIOD_MS / 1000} s; ${WARMUP_SECONDS} s of warm-up, then ${SECONDS} s measured; each system alone on the machine). CPU ms per check = the system's processes' CPU time in the window over the requests the targets received in it. Memory is RSS at the window's end, and the ratio compares RSS sums; for PostgreSQL's processes, whose RSS counts the shared buffers once per process, their summed Pss is given too. Latency error = the latency the system reported − the target's delay; interval error = the time between two consecutive requests of a target − ${PERIOD_MS / 1000} s, both off the targets' clock.`,
+    `${runOn(`Prometheus ${Prometheus.version()}, blackbox_exporter ${Blackbox.version()}`)} Command: \`${commandLine("bench:peer")}\` (targets on loopback answering after ${DELAYS_MS.join(" and ")} ms, half each, every one probed every ${PERIOD_MS / 1000} s; ${WARMUP_SECONDS} s of warm-up, then ${SECONDS} s measured; each system alone on the machine). CPU ms per check = the system's processes' CPU time in the window over the requests the targets received in it. Memory is RSS at the window's end, and the ratio compares RSS sums, as the goal is set; for PostgreSQL's processes, whose RSS counts the shared buffers once per process, their summed Pss is given too. A sum of RSS counts a page in each process that maps it (the Node binary in both of Vigil's Node processes, the shared buffers in each of PostgreSQL's), so the memory of all the system's processes together, each page in memory counted once (/proc/<pid>/pagemap), is given beside it with its ratio. Latency error = the latency the system reported − the target's delay; interval error = the time between two consecutive requests of a target − ${PERIOD_MS / 1000} s, both off the targets' clock.`,
     "",
     ...comparisonTable(runs),
     "",

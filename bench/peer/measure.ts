@@ -1,7 +1,7 @@
 // One system's run in bench/peer.ts: a warm-up, then the measured window, with the system's processes' CPU
 // (/proc/<pid>/stat) and its Node processes' threads over the window, their memory at its end, the targets'
 // requests (punctuality) and the latency the system reported of the window's checks.
-import { type Cpu, cpuMeter, isRunning, pidTicks, pssBytes, rssBytes } from "../support/machine";
+import { type Cpu, cpuMeter, distinctResidentBytes, isRunning, pidTicks, pssBytes, rssBytes } from "../support/machine";
 import { log, sleep } from "../support/run";
 import { fmt, summarize } from "../support/stats";
 import { ThreadMeter } from "../support/threads";
@@ -40,6 +40,8 @@ export interface Figures {
   cpuMsPerCheck: number;
   /** At the window's end, by process. */
   memory: Record<string, Memory>;
+  /** At the window's end, the pages in memory of all its processes, each counted once (null unless run as root). */
+  distinctBytes: number | null;
   /** CPU % of one core by thread group, by Node process. */
   threads: Record<string, Map<string, number>>;
   /** Reported latency − the target's delay (ms). */
@@ -104,6 +106,7 @@ export async function measure(what: string, system: SystemUnderTest, targets: Ta
       return [name, { processes: pids.length, rssBytes: sum(rssBytes), pssBytes: sum(pssBytes) }];
     }),
   );
+  const distinctBytes = distinctResidentBytes(names.flatMap((name) => system.processes[name]!()));
   const arrivals = await targets.arrivals();
   const { received, intervalErrors, missed } = punctuality(arrivals, targets.urls.length, from, to, periodMs);
   if (received === 0) throw new Error(`${what}: the targets received no request in the window`);
@@ -117,6 +120,7 @@ export async function measure(what: string, system: SystemUnderTest, targets: Ta
     cpu,
     cpuMsPerCheck: (systemShare(cpu) / 100) * (to - from) / received,
     memory,
+    distinctBytes,
     threads,
     latencyError,
     reportedChecks: reported.length,

@@ -2,7 +2,7 @@
 // tell where the time went during a run and whether other work on the machine was competing with it,
 // waiting for that other work to pass or measuring again, how the kernel schedules a process's threads, and
 // the "Run on ..." line of docs/benchmarks.md.
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import os from "node:os";
 import { log } from "./run";
 
@@ -204,6 +204,56 @@ export const rssBytes = (pid: number) => kibibytesOf(`/proc/${pid}/status`, "VmR
 
 /** Proportional set size (Pss), in bytes: a page shared by n processes counts 1/n in each, so a sum over processes counts it once. */
 export const pssBytes = (pid: number) => kibibytesOf(`/proc/${pid}/smaps_rollup`, "Pss");
+
+const PAGE_BYTES = 4096;
+/** Pagemap entries read at once. */
+const PAGES_PER_READ = 65_536;
+const PAGE_PRESENT = 1n << 63n;
+const FRAME_NUMBER = (1n << 55n) - 1n;
+
+/** The address ranges of a process's mappings that have pages in memory (smaps: Rss above 0). */
+function residentRanges(pid: number): { start: number; end: number }[] {
+  const ranges: { start: number; end: number }[] = [];
+  let current: { start: number; end: number } | undefined;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const range = /^([0-9a-f]+)-([0-9a-f]+) /.exec(line);
+    if (range) current = { start: parseInt(range[1]!, 16), end: parseInt(range[2]!, 16) };
+    else if (current && /^Rss:\s+[1-9]/.test(line)) ranges.push(current);
+  }
+  return ranges;
+}
+
+/**
+ * The memory a set of processes holds together, in bytes: each page in memory counted once however many of them map
+ * it (the Node binary that two Node processes share, PostgreSQL's shared buffers in each of its processes), where a
+ * sum of RSS counts it in each and a sum of Pss counts only a share of a page also mapped by processes outside the
+ * set. Read from /proc/<pid>/pagemap; null when the page frames are hidden (they are from anyone but root).
+ */
+export function distinctResidentBytes(pids: number[]): number | null {
+  const frames = new Set<number>();
+  const buffer = Buffer.alloc(PAGES_PER_READ * 8);
+  for (const pid of pids) {
+    const fd = openSync(`/proc/${pid}/pagemap`, "r");
+    try {
+      for (const { start, end } of residentRanges(pid)) {
+        for (let page = start / PAGE_BYTES; page < end / PAGE_BYTES; page += PAGES_PER_READ) {
+          const pages = Math.min(PAGES_PER_READ, end / PAGE_BYTES - page);
+          readSync(fd, buffer, 0, pages * 8, page * 8);
+          for (let i = 0; i < pages; i++) {
+            const entry = buffer.readBigUInt64LE(i * 8);
+            if ((entry & PAGE_PRESENT) === 0n) continue;
+            const frame = Number(entry & FRAME_NUMBER);
+            if (frame === 0) return null;
+            frames.add(frame);
+          }
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return frames.size * PAGE_BYTES;
+}
 
 // ---- the machine -----------------------------------------------------------------------------
 
