@@ -173,9 +173,9 @@ function scrapeMoments(targets: number, periods: number, began: number): { time:
   return moments.sort((a, b) => a.time - b.time);
 }
 
-/** `count` delays, as many of each as can be, in a random order (Fisher-Yates). */
-function shuffledDelays(count = SAMPLES * DELAYS_MS.length): number[] {
-  const delays = Array.from({ length: count }, (_, i) => DELAYS_MS[i % DELAYS_MS.length]!);
+/** `SAMPLES` of each delay, in a random order (Fisher-Yates). */
+function shuffledDelays(): number[] {
+  const delays = Array.from({ length: SAMPLES * DELAYS_MS.length }, (_, i) => DELAYS_MS[i % DELAYS_MS.length]!);
   for (let i = delays.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1));
     [delays[i], delays[j]] = [delays[j]!, delays[i]!];

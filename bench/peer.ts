@@ -2,8 +2,9 @@
 // after 20 ms, half after 200 ms; bench/peer/target.ts, a process of its own that notes when each request came),
 // every target probed every 30 s by each system in turn, with their default settings: a warm-up, then a measured
 // window with each process's CPU (/proc/<pid>/stat) and, for Vigil's Node processes, their threads'; memory (RSS, and
-// the pages of all the system's processes each counted once) at the window's end; the latency each system reported minus the target's delay; and, off the targets' clock,
-// the interval between consecutive requests of a target and the requests missed.
+// the pages of all the system's processes each counted once) at the window's end; the latency each system reported
+// minus the target's delay; and, off the targets' clock, the interval between consecutive requests of a target and
+// the requests missed.
 //   peer:  blackbox_exporter (the Debian package's configuration, http_2xx) scraped by Prometheus
 //          (bench/peer/peer-system.ts); installed with apt-get when missing (as root);
 //   Vigil: a redis-server of its own, the control plane and one agent as processes (`node apps/*/dist/main.js`),

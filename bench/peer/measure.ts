@@ -99,14 +99,14 @@ export async function measure(what: string, system: SystemUnderTest, targets: Ta
   const threads = Object.fromEntries(
     threadMeters.map(([name, meter]) => [name, new Map([...meter.ticksByGroup()].map(([group, ticks]) => [group, (100 * ticks) / ticksPerCore]))]),
   );
+  const pidsByName = names.map((name) => [name, system.processes[name]!()] as const);
   const memory = Object.fromEntries(
-    names.map((name) => {
-      const pids = system.processes[name]!();
+    pidsByName.map(([name, pids]) => {
       const sum = (read: (pid: number) => number) => pids.reduce((total, pid) => total + read(pid), 0);
       return [name, { processes: pids.length, rssBytes: sum(rssBytes), pssBytes: sum(pssBytes) }];
     }),
   );
-  const distinctBytes = distinctResidentBytes(names.flatMap((name) => system.processes[name]!()));
+  const distinctBytes = distinctResidentBytes(pidsByName.flatMap(([, pids]) => pids));
   const arrivals = await targets.arrivals();
   const { received, intervalErrors, missed } = punctuality(arrivals, targets.urls.length, from, to, periodMs);
   if (received === 0) throw new Error(`${what}: the targets received no request in the window`);

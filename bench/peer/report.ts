@@ -24,6 +24,13 @@ const memoryCell = (name: string, memory: Memory) =>
 
 const ratioCell = (ratio: number) => `${fmt(ratio, 2)}× ${ratio <= GOAL_RATIO ? "met" : "**not met**"}`;
 
+/** The memory of all of a system's processes, each page counted once, with its ratio to `peer`'s (none for the peer). */
+function distinctCell({ distinctBytes }: Figures, peer: Figures | null): string {
+  if (distinctBytes === null) return "n/a (as root only)";
+  const ratio = peer?.distinctBytes ? ` (${ratioCell(distinctBytes / peer.distinctBytes)})` : "";
+  return `**${fmt(distinctBytes / MIB)}**${ratio}`;
+}
+
 /** For each number of targets, the peer's row, then Vigil's on each backend with its ratios to that peer. */
 export function comparisonTable(runs: Run[]): string[] {
   const rows = runs.map(({ targets, system, backend, figures }) => {
@@ -40,7 +47,7 @@ export function comparisonTable(runs: Run[]): string[] {
       names.map((name) => memoryCell(name, figures.memory[name]!)).join(" · "),
       `**${fmt(rssSum(figures) / MIB)}**`,
       vsPeer(rssSum(figures), rssSum(peer)),
-      figures.distinctBytes === null ? "n/a (as root only)" : `**${fmt(figures.distinctBytes / MIB)}**${backend === undefined || peer.distinctBytes === null ? "" : ` (${ratioCell(figures.distinctBytes / peer.distinctBytes)})`}`,
+      distinctCell(figures, backend === undefined ? null : peer),
       `${fmt(figures.latencyError.p50, 2)} / ${fmt(figures.latencyError.p99, 2)}`,
       `${fmt(figures.interval.p50, 1)} / ${fmt(figures.interval.p99, 1)} / ${fmt(figures.interval.max, 1)}`,
       fmt(figures.missed),
