@@ -398,9 +398,15 @@ class ResponseReceiver {
     this.settled = true;
     this.state.clock.stop(this.lastByteAt);
     this.decoder?.destroy();
+    // The rest of the check (its assertions, its result, handing it on) waits until the loop has read every
+    // socket that was ready with this one: answers that arrive together are each timed on their own read,
+    // not after the work of those read before them (30 µs each, warm; bench:fidelity's bursts).
+    setImmediate(() => this.resolve({ statusCode: this.statusCode, headers: this.headers, body: this.bodyText(), location }));
+  }
+
+  private bodyText(): string {
     // Most bodies come in one chunk: decoded as it is, not copied into a new Buffer first.
-    const body = this.chunks.length === 1 ? this.chunks[0]!.toString("utf8") : Buffer.concat(this.chunks, this.size).toString("utf8");
-    this.resolve({ statusCode: this.statusCode, headers: this.headers, body, location });
+    return this.chunks.length === 1 ? this.chunks[0]!.toString("utf8") : Buffer.concat(this.chunks, this.size).toString("utf8");
   }
 
   private fail(error: unknown): void {

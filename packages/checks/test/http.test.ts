@@ -517,6 +517,32 @@ describe("timing", () => {
     expect(attempt.timing.dnsMs).toBeGreaterThanOrEqual(0);
   });
 
+  it("times answers that arrive together each on its own read, not after the work of the checks read before it", async () => {
+    // The target holds the first request until the second comes, then answers both in one go: their bytes are
+    // ready for the client in the same turn of its event loop.
+    const held: Array<() => void> = [];
+    const together = await startHttpTarget((_req, res) => {
+      held.push(() => res.end("together"));
+      if (held.length === 2) for (const answer of held) answer();
+    });
+    const busyMs = 300;
+    // Each check's own work, once its answer is read, takes busyMs here: neither may count the other's.
+    const slowAfter = (attempt: Awaited<ReturnType<typeof httpAttempt>>) => {
+      const until = performance.now() + busyMs;
+      while (performance.now() < until);
+      return attempt;
+    };
+    try {
+      const attempts = await Promise.all([1, 2].map(() => httpAttempt(monitor(`${together.origin}/`), loopback).then(slowAfter)));
+      for (const attempt of attempts) {
+        expect(attempt.ok).toBe(true);
+        expect(attempt.latencyMs).toBeLessThan(busyMs);
+      }
+    } finally {
+      await together.close();
+    }
+  });
+
   it("opens a new connection for every attempt", async () => {
     const connections = target.connections;
     const first = await attemptSeen(monitor(`${target.origin}/ok`));
