@@ -29,6 +29,7 @@ import { failedJsonAssertions } from "./json-body";
 import { TargetFailure, codeOf, isErrorLike, messageOf } from "./errors";
 import { connectToAny, resolveHost } from "./network";
 import { PHASE_WORDS, PhaseClock, type AttemptOrigin, type Phase } from "./phase-clock";
+import { afterReadySockets } from "./ready-sockets";
 import { certificateOf, secureConnection } from "./tls";
 import type { Attempt, CheckEnvironment } from "./types";
 
@@ -398,10 +399,7 @@ class ResponseReceiver {
     this.settled = true;
     this.state.clock.stop(this.lastByteAt);
     this.decoder?.destroy();
-    // The rest of the check (its assertions, its result, handing it on) waits until the loop has read every
-    // socket that was ready with this one: answers that arrive together are each timed on their own read,
-    // not after the work of those read before them (30 µs each, warm; bench:fidelity's bursts).
-    setImmediate(() => this.resolve({ statusCode: this.statusCode, headers: this.headers, body: this.bodyText(), location }));
+    void afterReadySockets().then(() => this.resolve({ statusCode: this.statusCode, headers: this.headers, body: this.bodyText(), location }));
   }
 
   private bodyText(): string {

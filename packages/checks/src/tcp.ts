@@ -7,6 +7,7 @@ import type { TcpMonitorConfig } from "@vigil/domain/monitor-config";
 import { Deadline } from "./deadline";
 import { TargetFailure } from "./errors";
 import { connectToAny, resolveHost } from "./network";
+import { afterReadySockets } from "./ready-sockets";
 import type { Attempt, CheckEnvironment } from "./types";
 import { NO_TIMING } from "./types";
 
@@ -42,6 +43,7 @@ export async function tcpAttempt(config: TcpMonitorConfig, env: CheckEnvironment
     } finally {
       if (connectStarted !== undefined) connectMs = performance.now() - connectStarted;
     }
+    await afterReadySockets();
     // Connected, so a connection was attempted and connectMs measured.
     return { ok: true, latencyMs: (dnsMs ?? 0) + connectMs!, timing: { ...NO_TIMING, dnsMs, connectMs }, statusCode: null, error: null, reason: null };
   } catch (error) {

@@ -7,6 +7,7 @@ import { httpAttempt } from "../src/http";
 
 const { maxBodyBytes: MAX_BODY_BYTES, maxRedirects: MAX_REDIRECTS } = CHECK_RULES;
 import type { CheckEnvironment } from "../src/types";
+import { afterBusyFor } from "./support/busy";
 import { loopback } from "./support/loopback";
 import { trustedTestPki } from "./support/trusted-pki";
 import { startDnsServer, type TestDnsServer } from "./support/dns-server";
@@ -525,15 +526,10 @@ describe("timing", () => {
       held.push(() => res.end("together"));
       if (held.length === 2) for (const answer of held) answer();
     });
-    const busyMs = 300;
     // Each check's own work, once its answer is read, takes busyMs here: neither may count the other's.
-    const slowAfter = (attempt: Awaited<ReturnType<typeof httpAttempt>>) => {
-      const until = performance.now() + busyMs;
-      while (performance.now() < until);
-      return attempt;
-    };
+    const busyMs = 300;
     try {
-      const attempts = await Promise.all([1, 2].map(() => httpAttempt(monitor(`${together.origin}/`), loopback).then(slowAfter)));
+      const attempts = await Promise.all([1, 2].map(() => httpAttempt(monitor(`${together.origin}/`), loopback).then(afterBusyFor(busyMs))));
       for (const attempt of attempts) {
         expect(attempt.ok).toBe(true);
         expect(attempt.latencyMs).toBeLessThan(busyMs);

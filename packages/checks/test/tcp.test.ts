@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { parseMonitorConfig, type TcpMonitorConfig } from "@vigil/domain";
 import { tcpAttempt } from "../src/tcp";
 import { startDnsServer, type TestDnsServer } from "./support/dns-server";
+import { afterBusyFor } from "./support/busy";
 import { loopback } from "./support/loopback";
 
 const tcpConfig = (uri: string, fields: Record<string, unknown> = {}): TcpMonitorConfig =>
@@ -85,6 +86,18 @@ describe("tcpAttempt", () => {
     expect(attempt.timing).toMatchObject({ tlsMs: null, firstByteMs: null, transferMs: null });
     expect(attempt.latencyMs).toBe(attempt.timing.connectMs);
     expect(await accepted(listener, before + 1)).toBe(before + 1);
+  });
+
+  it("times connections made together each on its own event, not after the work of the checks read before it", async () => {
+    // Both connect on loopback at once, so the loop sees them in the same turn; each check's own work after
+    // its connection then takes busyMs: neither may count the other's.
+    const busyMs = 300;
+    const uri = `127.0.0.1:${listener.port}`;
+    const attempts = await Promise.all([1, 2].map(() => tcpAttempt(tcpConfig(uri), loopback).then(afterBusyFor(busyMs))));
+    for (const attempt of attempts) {
+      expect(attempt.ok).toBe(true);
+      expect(attempt.latencyMs).toBeLessThan(busyMs);
+    }
   });
 
   it("closes the connection with a reset, so the agent keeps no TIME_WAIT entry for it", async () => {
