@@ -15,14 +15,23 @@ describe("oneStartPerTurn", () => {
 
     try {
       const events: string[] = [];
-      accepted.on("data", (data) => events.push(`read ${data}`));
+      let received = "";
+      const allRead = new Promise<void>((done) =>
+        accepted.on("data", (data) => {
+          events.push(`read ${data}`);
+          received += data;
+          if (received.length === 3) done();
+        }),
+      );
       const start = oneStartPerTurn((item: string) => {
         events.push(`start ${item}`);
         client.write(item);
       });
       for (const item of ["a", "b", "c"]) start(item);
       expect(events).toEqual([]);
-      await new Promise((done) => setTimeout(done, 50));
+      // Waits for the bytes rather than for a time: a timer that fires between two turns on a busy machine would
+      // look at the events before the loop had polled.
+      await allRead;
 
       expect(events).toEqual(["start a", "read a", "start b", "read b", "start c", "read c"]);
     } finally {
