@@ -39,8 +39,14 @@ interface Row {
   run: PacedFigures;
   cpu: Cpu;
   rssPeakBytes: number;
-  /** Pings the control plane counted stored (vigil_heartbeat_pings_total) during the row; null for the trivial handler. */
-  stored: number | null;
+  /** What the control plane counted during the row; null for the trivial handler. */
+  stored: Counts | null;
+}
+
+/** Pings stored (vigil_heartbeat_pings_total) and the statements that stored them (vigil_heartbeat_ping_batch_size_count). */
+interface Counts {
+  pings: number;
+  statements: number;
 }
 
 /** A bare node:http server answering 200, in a process of its own like the control plane. */
@@ -81,9 +87,12 @@ async function seedHeartbeats(url: string): Promise<{ tokens: string[]; version:
   }
 }
 
-async function storedPings(port: number): Promise<number> {
+async function storedPings(port: number): Promise<Counts> {
   const samples = parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
-  return ["success", "start", "fail"].reduce((sum, outcome) => sum + (sampleValue(samples, "vigil_heartbeat_pings_total", { outcome }) ?? 0), 0);
+  return {
+    pings: ["success", "start", "fail"].reduce((sum, outcome) => sum + (sampleValue(samples, "vigil_heartbeat_pings_total", { outcome }) ?? 0), 0),
+    statements: sampleValue(samples, "vigil_heartbeat_ping_batch_size_count") ?? 0,
+  };
 }
 
 /** One row: `rate` pings a second for SECONDS after WARMUP_SECONDS, each to the next monitor's ping URL in turn. */
@@ -110,7 +119,8 @@ async function measure(target: Row["target"], child: ChildProcess, port: number,
       },
     );
     const cpu = meter!();
-    const stored = before === null ? null : (await storedPings(port)) - before;
+    const after = before && (await storedPings(port));
+    const stored = before && after && { pings: after.pings - before.pings, statements: after.statements - before.statements };
     log(`${target} at ${fmt(rate)}/s: ${fmt(run.requests / run.seconds)}/s answered, p50 ${run.p50.toFixed(2)} ms, p99 ${run.p99.toFixed(2)} ms, server CPU ${cpu.server!.toFixed(0)} %`);
     return { target, rate, run, cpu, rssPeakBytes, stored };
   } finally {
@@ -156,13 +166,14 @@ function table(rows: Row[]): string {
     const refused = row.run.statuses["429"] ?? 0;
     const cpu = [row.cpu.server!, row.cpu.postgres!, row.cpu.redis!, row.cpu.self, row.cpu.rest].map((v) => v.toFixed(0)).join(" / ");
     return (
-      `| ${row.target} | ${fmt(row.rate)} | ${fmt(answered)} | ${share} | ${fmt(ok)} / ${fmt(refused)}${row.stored === null ? "" : ` (${fmt(row.stored)} stored)`} | ` +
+      `| ${row.target} | ${fmt(row.rate)} | ${fmt(answered)} | ${share} | ${fmt(ok)} / ${fmt(refused)}${row.stored === null ? "" : ` (${fmt(row.stored.pings)} stored)`} | ` +
+      `${row.stored === null ? "" : (row.stored.pings / row.stored.statements).toFixed(1)} | ` +
       `${row.run.p50.toFixed(2)} | ${row.run.p99.toFixed(2)} | ${fmt(row.run.max)} | ${cpu} | ${mib(row.rssPeakBytes)} |`
     );
   });
   return [
-    "| Server | Rate sent (pings/s) | Answered (/s) | Share of baseline | 200 / 429 | p50 (ms) | p99 (ms) | max (ms) | CPU %: server / PostgreSQL / Redis / sender / rest | Server RSS peak (MiB) |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| Server | Rate sent (pings/s) | Answered (/s) | Share of baseline | 200 / 429 | Pings per statement | p50 (ms) | p99 (ms) | max (ms) | CPU %: server / PostgreSQL / Redis / sender / rest | Server RSS peak (MiB) |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...lines,
   ].join("\n");
 }
@@ -183,10 +194,11 @@ async function main(): Promise<void> {
         `evenly spaced over at most ${CONNECTIONS} keep-alive HTTP/1.1 connections on loopback from a worker thread of the bench process ` +
         `(bench/support/paced-load.ts; latency from when each ping was due, so a saturated server's queue counts), ${WARMUP_SECONDS} s at the ` +
         `rate then ${SECONDS} s measured; "Answered" is the measured pings over the time until the last was answered. The control plane is ` +
-        `the built one in a process of its own (PostgreSQL pool ${DEFAULT_POOL_SIZE}, the per-token limit in Redis as deployed); each stored ` +
-        `ping is one transaction (the monitor's row lock, the ping, pruning to the newest 100). The trivial handler is a bare node:http ` +
-        `server answering 200 in a process of its own, measured at the same rate with the same sender right before. "stored" is the control ` +
-        `plane's own count (vigil_heartbeat_pings_total) over the row, warm-up included.`,
+        `the built one in a process of its own (PostgreSQL pool ${DEFAULT_POOL_SIZE}, the per-token limit in Redis as deployed); pings are ` +
+        `stored in batches, one statement each (their monitors' row locks, the pings, pruning to the newest 100): a ping that arrives while ` +
+        `none is being stored goes alone, those that arrive meanwhile go together in the next. The trivial handler is a bare node:http ` +
+        `server answering 200 in a process of its own, measured at the same rate with the same sender right before. "stored" and "pings per ` +
+        `statement" are the control plane's own counts (vigil_heartbeat_pings_total, vigil_heartbeat_ping_batch_size) over the row, warm-up included.`,
       "",
       markdown,
     ].join("\n"),

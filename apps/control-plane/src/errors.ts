@@ -40,6 +40,17 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
 }
 
 /**
+ * Whether PostgreSQL ended a statement for a deadlock or a serialization failure (40P01, 40001): it did nothing, and
+ * running it again is safe. Prisma names both P2034, the driver adapter TransactionWriteConflict.
+ */
+export function isWriteConflict(error: unknown, depth = 0): boolean {
+  if (typeof error !== "object" || error === null || depth > 5) return false;
+  const e = error as ErrorLike;
+  if (e.code === "P2034" || e.code === "40P01" || e.code === "40001" || e.kind === "TransactionWriteConflict") return true;
+  return isWriteConflict(e.cause, depth + 1) || isWriteConflict(e.meta?.driverAdapterError, depth + 1);
+}
+
+/**
  * A message as it can be sent: a rule quoting a request's text may hold a lone
  * surrogate, which gRPC's grpc-message trailer cannot percent-encode
  * (encodeURIComponent throws, and the answer is never written). U+FFFD stands in.

@@ -6,7 +6,9 @@ import { Code } from "@connectrpc/connect";
 import { LIMITS } from "@vigil/domain";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { MonitorStatus, Periodicity, TimeRange } from "@vigil/proto";
+import type { Prisma } from "@vigil/db";
 import { codeOf } from "./support/codes";
+import { parseExposition, sampleValue } from "./support/prometheus";
 import { BACKENDS, jsonOf, startTestApi, type TestApi, type WorkspaceKeys } from "./support/api";
 
 describe.each(BACKENDS)("heartbeat pings (%s)", (backend) => {
@@ -139,6 +141,32 @@ describe.each(BACKENDS)("heartbeat pings (%s)", (backend) => {
     expect(pings).toHaveLength(100);
   });
 
+  test("a burst across many ping URLs is stored in batches: every ping answered, numbered and kept, in fewer statements", async () => {
+    const monitors = await Promise.all(Array.from({ length: 40 }, () => heartbeat()));
+    const batches = async () => {
+      const samples = parseExposition(await (await api.fetch("/metrics")).text());
+      return { statements: sampleValue(samples, "vigil_heartbeat_ping_batch_size_count") ?? 0, pings: sampleValue(samples, "vigil_heartbeat_ping_batch_size_sum") ?? 0 };
+    };
+    const before = await batches();
+    // Every monitor's start at once, then two successes of each at once: the first success measures the run.
+    now = new Date(now.getTime() + 1_000);
+    const burst = (suffixes: string[]) => Promise.all(monitors.flatMap(({ path }) => suffixes.map((suffix) => api.fetch(path + suffix).then((r) => r.status))));
+    expect([...(await burst(["/start"])), ...(await burst(["", ""]))]).toEqual(Array(120).fill(200));
+    const after = await batches();
+    expect(after.pings - before.pings).toBe(120);
+    // A monitor's two successes go in two batches at least, after the starts'; 120 pings alone would be 120.
+    expect(after.statements - before.statements).toBeGreaterThanOrEqual(3);
+    expect(after.statements - before.statements).toBeLessThan(120);
+    for (const { id } of monitors) {
+      const kept = await api.db.prisma.heartbeatPing.findMany({ where: { monitorId: id }, orderBy: { seq: "asc" } });
+      expect(kept.map((p) => [Number(p.seq), p.kind, p.durationMs])).toEqual([
+        [1, "start", null],
+        [2, "success", 0],
+        [3, "success", null],
+      ]);
+    }
+  });
+
   test("concurrent successes, failures and starts leave the monitor in the status of its newest success or failure", async () => {
     const { id, path } = await heartbeat();
     const token = path.split("/").pop()!;
@@ -161,5 +189,59 @@ describe.each(BACKENDS)("heartbeat pings (%s)", (backend) => {
   test("ListHeartbeatPings of a checked monitor is refused, pointing to ListCheckResults", async () => {
     const { monitor } = await write().createHTTPMonitor({ monitor: { name: "site", url: "https://example.com", periodicity: Periodicity.PERIODICITY_1M } });
     expect(await codeOf(write().listHeartbeatPings({ id: monitor!.id }))).toBe(Code.FailedPrecondition);
+  });
+});
+
+describe("heartbeat pings on PostgreSQL", () => {
+  let api: TestApi;
+  beforeAll(async () => (api = await startTestApi("postgres")));
+  afterAll(() => api.close());
+
+  type Step = (tx: Prisma.TransactionClient) => Promise<unknown>;
+  /** Holds the monitor's row in a transaction of the test's, which runs `step` and ends once `release` is called. */
+  async function holding(id: string) {
+    let held!: () => void;
+    let release!: (step?: Step) => void;
+    const isHeld = new Promise<void>((resolve) => (held = resolve));
+    const next = new Promise<Step | undefined>((resolve) => (release = resolve));
+    const done = api.db.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT id FROM monitors WHERE id = ${id} FOR NO KEY UPDATE`;
+        held();
+        await (await next)?.(tx);
+      },
+      { timeout: 60_000 },
+    );
+    await isHeld;
+    return { release, done };
+  }
+
+  test("a batch that PostgreSQL ends for a deadlock is run again, and its pings are stored", async () => {
+    const ws = await api.workspace();
+    const ids = await Promise.all(
+      ["a", "b", "c"].map(async (name) => (await api.client(ws.write.key).createHeartbeatMonitor({ monitor: { name, active: true } })).monitor!),
+    );
+    const [a, b, c] = ids.sort((x, y) => (x.id < y.id ? -1 : 1)).map((m) => ({ id: m.id, token: new URL(m.pingUrl).pathname.split("/").pop()! }));
+    const record = (token: string) => api.pipeline.pings.record(token, { kind: "success", exitCode: null, body: "", method: "GET", address: "test", userAgent: "" });
+    // c's ping is stored alone and waits for c; a's and b's meanwhile go in the next batch, which takes a and waits for b.
+    const [onC, onB] = [await holding(c!.id), await holding(b!.id)];
+    const pingC = record(c!.token);
+    const [pingA, pingB] = [record(a!.token), record(b!.token)];
+    onC.release();
+    await onC.done;
+    expect(await pingC).not.toBeNull();
+    // pg_stat_activity keeps a statement's first kilobyte: the batch's input names its columns there.
+    const batchWaits = async () =>
+      (await api.db.prisma.$queryRaw<unknown[]>`
+        SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%AS i(token, ping_id%'`).length > 0;
+    for (let i = 0; i < 500 && !(await batchWaits()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await batchWaits()).toBe(true);
+    // The test's transaction, holding b, now asks for a: each waits for the other, and PostgreSQL ends the batch,
+    // whose wait began first.
+    onB.release((tx) => tx.$queryRaw`SELECT id FROM monitors WHERE id = ${a!.id} FOR SHARE`);
+    await onB.done;
+    const [storedA, storedB] = await Promise.all([pingA, pingB]);
+    expect([storedA?.monitorId, storedB?.monitorId]).toEqual([a!.id, b!.id]);
+    expect(await api.db.prisma.heartbeatPing.count({ where: { monitorId: { in: [a!.id, b!.id] } } })).toBe(2);
   });
 });

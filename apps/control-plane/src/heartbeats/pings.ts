@@ -1,8 +1,12 @@
+import pRetry from "p-retry";
 import { v7 as uuidv7 } from "uuid";
 import type { PrismaClient } from "@vigil/db";
 import { LIMITS, failurePingError, type MonitorStatus, type PingKind } from "@vigil/domain";
 import type { Transition } from "../status/evaluate";
 import type { TransitionSink } from "../status/statuses";
+import { isWriteConflict } from "../errors";
+import { heartbeatPingBatchSize } from "../metrics/definitions";
+import { OneBatchAtATime } from "./batches";
 import { moveHeartbeat, type HeartbeatRow } from "./silence";
 
 /** Pings kept per monitor: enough to read a job's recent runs, bounded whatever it sends. */
@@ -25,13 +29,34 @@ export interface StoredPing extends PingRequest {
   receivedAt: Date;
 }
 
+/** Pings stored by one statement at the most: a burst's batches stay short, so each ping is answered soon. */
+export const PINGS_PER_BATCH = 250;
+
+/** A ping waiting for its batch: the route's request, with its id and when it arrived. */
+interface Arrival {
+  token: string;
+  id: string;
+  receivedAt: Date;
+  ping: PingRequest;
+}
+
+/** What the batch's statement answers of a ping stored: its monitor as it was, the ping's number and run duration. */
+type StoredRow = HeartbeatRow & { ping_id: string; seq: bigint; duration_ms: number | null };
+
 /**
- * The pings of heartbeat monitors. A ping is one statement: it takes its monitor's row lock, numbers the ping, stores
- * it, moves the monitor's last success and start, and prunes the ping that falls out of the newest PINGS_KEPT. The
- * monitor's updated_at stays as it was (it is the version API updates compare). Only a ping that moves the monitor's
- * status takes a transaction of its own, with alerting (see moveStatus).
+ * The pings of heartbeat monitors. Pings are stored in batches (OneBatchAtATime: alone at a trickle, together in a
+ * burst, a monitor's pings in the order they came), each batch one statement: it takes its monitors' row locks in id
+ * order, numbers each ping, stores it, moves its monitor's last success and start, and prunes the ping that falls out
+ * of the newest PINGS_KEPT. The monitor's updated_at stays as it was (it is the version API updates compare). Only a
+ * ping that moves the monitor's status takes a transaction of its own, with alerting (see moveStatus).
  */
 export class HeartbeatPings {
+  private readonly batches = new OneBatchAtATime<Arrival, StoredRow | undefined>(
+    (arrivals) => pRetry(() => this.store(arrivals), { retries: 2, minTimeout: 10, shouldRetry: ({ error }) => isWriteConflict(error) }),
+    (arrival) => arrival.token,
+    PINGS_PER_BATCH,
+  );
+
   constructor(
     private readonly prisma: PrismaClient,
     /** Where a success that recovers a monitor, or a failure that fails it, goes: alerting, as for every kind. */
@@ -41,38 +66,54 @@ export class HeartbeatPings {
 
   /** Stores a ping of the monitor whose token it is; null when no heartbeat monitor has the token. */
   async record(token: string, ping: PingRequest): Promise<StoredPing | null> {
-    const now = this.clock();
-    const id = uuidv7();
-    // One round trip instead of an interactive transaction of five: at a burst of pings the transaction's own
-    // round trips were most of the control plane's time (docs/benchmarks.md "Heartbeat pings").
-    const [stored] = await this.prisma.$queryRaw<(HeartbeatRow & { seq: bigint; duration_ms: number | null })[]>`
-      WITH m AS (
-        SELECT id, workspace_id, name, status, last_start_at, ping_seq + 1 AS seq FROM monitors
-        WHERE ping_token = ${token} AND kind = 'heartbeat' FOR NO KEY UPDATE
+    const arrival = { token, id: uuidv7(), receivedAt: this.clock(), ping };
+    const stored = await this.batches.add(arrival);
+    if (!stored) return null;
+    // A start says nothing of the job's health; a success recovers the monitor, a failure fails it at once.
+    const to: MonitorStatus | null = ping.kind === "success" ? "active" : ping.kind === "fail" ? "error" : null;
+    if (to !== null && stored.status !== to) {
+      await this.moveStatus(stored, BigInt(stored.seq), to, arrival.receivedAt, to === "error" ? failurePingError(ping.exitCode) : null);
+    }
+    return { ...ping, id: arrival.id, monitorId: stored.id, durationMs: stored.duration_ms, receivedAt: arrival.receivedAt };
+  }
+
+  /**
+   * One statement for a batch (at most one ping per token). A monitor another batch or a status move holds is waited
+   * for; two such waiting on each other is a deadlock PostgreSQL ends by failing one, which is run again.
+   */
+  private async store(arrivals: Arrival[]): Promise<(StoredRow | undefined)[]> {
+    const column = <V>(of: (arrival: Arrival) => V) => arrivals.map(of);
+    const rows = await this.prisma.$queryRaw<StoredRow[]>`
+      WITH i AS (
+        SELECT * FROM unnest(
+          ${column((a) => a.token)}::text[], ${column((a) => a.id)}::text[], ${column((a) => a.ping.kind)}::text[],
+          ${column((a) => a.ping.exitCode)}::int[], ${column((a) => a.ping.body)}::text[], ${column((a) => a.ping.method)}::text[],
+          ${column((a) => a.ping.address)}::text[], ${column((a) => a.ping.userAgent)}::text[], ${column((a) => a.receivedAt)}::timestamp(3)[]
+        ) AS i(token, ping_id, ping_kind, exit_code, body, method, address, user_agent, received_at)
+      ), m AS (
+        SELECT monitors.id, workspace_id, name, status, last_start_at, ping_seq + 1 AS seq, i.*
+        FROM monitors JOIN i ON monitors.ping_token = i.token
+        WHERE monitors.kind = 'heartbeat' ORDER BY monitors.id FOR NO KEY UPDATE OF monitors
       ), d AS (
-        SELECT m.*, CASE WHEN ${ping.kind !== "start"} AND m.last_start_at IS NOT NULL
-          THEN greatest(0, round(extract(epoch FROM ${now}::timestamp(3) - m.last_start_at) * 1000))::int END AS duration_ms
+        SELECT m.*, CASE WHEN m.ping_kind <> 'start' AND m.last_start_at IS NOT NULL
+          THEN greatest(0, round(extract(epoch FROM m.received_at - m.last_start_at) * 1000))::int END AS duration_ms
         FROM m
       ), moved AS (
         UPDATE monitors SET
-          last_start_at = ${ping.kind === "start" ? now : null}::timestamp(3),
-          last_success_at = CASE WHEN ${ping.kind === "success"} THEN ${now}::timestamp(3) ELSE monitors.last_success_at END,
+          last_start_at = CASE WHEN d.ping_kind = 'start' THEN d.received_at END,
+          last_success_at = CASE WHEN d.ping_kind = 'success' THEN d.received_at ELSE monitors.last_success_at END,
           ping_seq = d.seq
         FROM d WHERE monitors.id = d.id
       ), kept AS (
         INSERT INTO heartbeat_pings (id, monitor_id, kind, exit_code, duration_ms, body, method, address, user_agent, received_at, seq)
-        SELECT ${id}, d.id, ${ping.kind}, ${ping.exitCode}::int, d.duration_ms, ${ping.body}, ${ping.method}, ${ping.address}, ${ping.userAgent},
-               ${now}::timestamp(3), d.seq
-        FROM d
+        SELECT ping_id, id, ping_kind, exit_code, duration_ms, body, method, address, user_agent, received_at, seq FROM d
       ), pruned AS (
         DELETE FROM heartbeat_pings AS p USING d WHERE p.monitor_id = d.id AND p.seq <= d.seq - ${PINGS_KEPT}
       )
-      SELECT id, workspace_id, name, status, seq, duration_ms FROM d`;
-    if (!stored) return null;
-    // A start says nothing of the job's health; a success recovers the monitor, a failure fails it at once.
-    const to: MonitorStatus | null = ping.kind === "success" ? "active" : ping.kind === "fail" ? "error" : null;
-    if (to !== null && stored.status !== to) await this.moveStatus(stored, BigInt(stored.seq), to, now, to === "error" ? failurePingError(ping.exitCode) : null);
-    return { ...ping, id, monitorId: stored.id, durationMs: stored.duration_ms, receivedAt: now };
+      SELECT ping_id, id, workspace_id, name, status, seq, duration_ms FROM d`;
+    heartbeatPingBatchSize.observe(arrivals.length);
+    const byPing = new Map(rows.map((row) => [row.ping_id, row]));
+    return arrivals.map((arrival) => byPing.get(arrival.id));
   }
 
   /**

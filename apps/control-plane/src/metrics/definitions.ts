@@ -40,6 +40,7 @@ export const statusPageCacheMisses = counter("vigil_status_page_cache_misses_tot
 export const PING_REFUSALS = ["404", "429"] as const;
 export const heartbeatPings = counter("vigil_heartbeat_pings_total", "Pings of heartbeat monitors stored, by outcome (success, start, fail; an exit code counts as success or fail).", ["outcome"]);
 export const heartbeatPingsRefused = counter("vigil_heartbeat_pings_refused_total", "Requests to ping URLs refused, by HTTP status: 404 (no heartbeat monitor has the token, or no such path), 429 (over the rate limit).", ["code"]);
+export const heartbeatPingBatchSize = histogram("vigil_heartbeat_ping_batch_size", "Pings stored by one statement: 1 at a trickle, more in a burst.", [1, 5, 10, 25, 50, 100, 250]);
 export const heartbeatSilences = counter("vigil_heartbeat_silences_total", "Heartbeat monitors this control plane failed because no success arrived by their deadline.");
 export const monitorsByStatus = gauge("vigil_monitors", "Monitors of the deployment by kind and status, counted in the database at scrape time.", ["kind", "status"]);
 
