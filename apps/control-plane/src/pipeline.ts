@@ -125,6 +125,7 @@ export async function startPipeline(prisma: PrismaClient, config: PipelineConfig
     onStored: (workspaceIds) => workspaceIds.forEach((id) => monitorChanges.publish(id)),
     lanes: config.ingestLanes,
     gatherMs: config.ingestGatherMs,
+    unblockWith: redis,
     consumer: `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
   });
   const repo = new MonitorRepository(prisma);

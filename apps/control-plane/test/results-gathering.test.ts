@@ -81,6 +81,33 @@ describe.each(BACKENDS)("a consumer gathering a trickle of results on %s", (back
   });
 });
 
+describe("a consumer stopping while it waits for results", () => {
+  const prefix = testPrefix();
+  const redis = connectRedis(redisServerUrl(), "test-unblock");
+  afterAll(async () => {
+    await deletePrefix(prefix);
+    redis.disconnect();
+  });
+
+  it("ends its blocking read through the other connection instead of waiting it out", async () => {
+    const own = redis.duplicate();
+    // A read that would wait ten minutes for an entry: only CLIENT UNBLOCK lets stop() return within the test's time.
+    const consumer = new ResultsConsumer(own, {} as PrismaClient, createLogger("silent", "test"), {
+      prefix,
+      consumer: "waiting",
+      rules: STATUS_RULES,
+      onEvents: async () => {},
+      blockMs: 600_000,
+      unblockWith: redis,
+    });
+    consumer.start();
+    // Its connection (named as the one it was duplicated from) waits in XREADGROUP.
+    await eventually(async () => expect(await redis.client("LIST")).toMatch(/ name=test-unblock .*cmd=xreadgroup/));
+    await consumer.stop();
+    expect(await redis.client("LIST")).not.toMatch(/ name=test-unblock .*cmd=xreadgroup/);
+  });
+});
+
 describe("INGEST_GATHER_MS", () => {
   it("defaults to the consumer's window and takes 0 to 5000 ms", () => {
     expect(loadConfig({}).ingestGatherMs).toBe(GATHER_MS);

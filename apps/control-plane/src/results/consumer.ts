@@ -27,6 +27,11 @@ export interface ConsumerOptions {
   /** Transactions storing parts of a batch at once (lanes.ts); 1 unless set. */
   lanes?: number;
   blockMs?: number;
+  /**
+   * Another connection to the same Redis, open until stop() returns: stop() ends a blocking read through it
+   * (CLIENT UNBLOCK) instead of waiting up to blockMs for it.
+   */
+  unblockWith?: RedisConnection;
   /** How long a batch that is not full gathers more entries before it is stored; GATHER_MS unless set. */
   gatherMs?: number;
   /** Entries another consumer took but has not acknowledged for this long are taken over (it died). */
@@ -74,6 +79,9 @@ export class ResultsConsumer {
   /** Aborted by stop(): cuts short the wait before a retry. */
   private readonly stopped = new AbortController();
   private giveUpOnRedis: () => void = () => {};
+  /** The connection's id at Redis (CLIENT ID), what CLIENT UNBLOCK names: asked before a blocking read, anew after a reconnection. */
+  private clientId: number | undefined;
+  private readonly forgetClientId = () => (this.clientId = undefined);
   /**
    * Rejects once stop() gives up on an unreachable Redis. Raced with every command: a connection closed while
    * ioredis waits to reconnect never settles the commands it holds (redis/ioredis#2169).
@@ -104,7 +112,9 @@ export class ResultsConsumer {
   }
 
   start(): void {
-    this.running ??= this.loop();
+    if (this.running) return;
+    this.redis.on("ready", this.forgetClientId);
+    this.running = this.loop();
   }
 
   /**
@@ -117,10 +127,14 @@ export class ResultsConsumer {
     this.stopped.abort();
     // The connection is closed once, below: closeRedis drops it while Redis is unreachable.
     const giveUp = () => this.giveUpOnRedis();
-    if (this.redis.status === "ready") this.redis.once("close", giveUp);
-    else giveUp();
+    if (this.redis.status === "ready") {
+      this.redis.once("close", giveUp);
+      // A read waiting for entries answers none at once; one that has entries delivers them as ever.
+      if (this.clientId !== undefined) await this.options.unblockWith?.client("UNBLOCK", this.clientId).catch(() => {});
+    } else giveUp();
     await this.running;
     this.redis.off("close", giveUp);
+    this.redis.off("ready", this.forgetClientId);
     await closeRedis(this.redis);
   }
 
@@ -221,11 +235,12 @@ export class ResultsConsumer {
       )) as [string, Entry[]];
       if (claimed.length > 0) return claimed;
     }
+    if (block && this.options.unblockWith && this.clientId === undefined) this.clientId = Number(await this.answer(this.redis.client("ID")));
     const group = ["GROUP", RESULTS_GROUP, this.options.consumer, "COUNT", count] as const;
     const reply = (await this.answer(
       this.backlog
         ? this.redis.xreadgroup(...group, "STREAMS", this.key, "0")
-        : block
+        : block && !this.stopping
           ? this.redis.xreadgroup(...group, "BLOCK", this.blockMs, "STREAMS", this.key, ">")
           : this.redis.xreadgroup(...group, "STREAMS", this.key, ">"),
     )) as StreamReply;
