@@ -62,7 +62,7 @@ async function startTrivialHandler(): Promise<{ child: ChildProcess; port: numbe
   return { child, port };
 }
 
-/** Heartbeat monitors of one workspace, active, expecting a run an hour (no silence during the run): their ping tokens. */
+/** Heartbeat monitors of one workspace, active and up, expecting a run an hour (no silence during the run): their ping tokens. */
 async function seedHeartbeats(url: string): Promise<{ tokens: string[]; version: string }> {
   const db = await openDatabase({ kind: "postgres", url });
   try {
@@ -76,6 +76,9 @@ async function seedHeartbeats(url: string): Promise<{ tokens: string[]; version:
           kind: "heartbeat" as const,
           pingToken,
           ...heartbeatColumns(parseHeartbeatConfig({ name: `job ${from + i}`, periodSeconds: 3_600, active: true })),
+          // Already pinged and up, as a fleet of jobs is: a first ping would move each from unknown, once.
+          status: "active",
+          lastSuccessAt: new Date(),
         })),
       });
     }
@@ -189,7 +192,7 @@ async function main(): Promise<void> {
     "bench/heartbeat-pings.ts",
     [
       `${runOn(`PostgreSQL ${figures.version}, Redis ${figures.redis}`)} Command: \`${commandLine("bench:heartbeat-pings")}\`. ` +
-        `${fmt(MONITORS)} active heartbeat monitors; \`POST /v1/ping/<token>\` (no body) sent at a fixed total rate, each ping to the next ` +
+        `${fmt(MONITORS)} active heartbeat monitors, up (status active, a success stored); \`POST /v1/ping/<token>\` (no body) sent at a fixed total rate, each ping to the next ` +
         `monitor's URL in turn (so each URL gets rate / ${fmt(MONITORS)} a second, under the limit of ${LIMITS.pingsPerSecondPerToken} per URL), ` +
         `evenly spaced over at most ${CONNECTIONS} keep-alive HTTP/1.1 connections on loopback from a worker thread of the bench process ` +
         `(bench/support/paced-load.ts; latency from when each ping was due, so a saturated server's queue counts), ${WARMUP_SECONDS} s at the ` +
