@@ -30,7 +30,7 @@ export interface StoredPing extends PingRequest {
 }
 
 /** Pings stored by one statement at the most: a burst's batches stay short, so each ping is answered soon. */
-export const PINGS_PER_BATCH = 250;
+const PINGS_PER_BATCH = 250;
 
 /** A ping waiting for its batch: the route's request, with its id and when it arrived. */
 interface Arrival {

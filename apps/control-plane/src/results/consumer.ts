@@ -130,7 +130,9 @@ export class ResultsConsumer {
     if (this.redis.status === "ready") {
       this.redis.once("close", giveUp);
       // A read waiting for entries answers none at once; one that has entries delivers them as ever.
-      if (this.clientId !== undefined) await this.options.unblockWith?.client("UNBLOCK", this.clientId).catch(() => {});
+      const other = this.options.unblockWith;
+      // Only over a connection that is up: ioredis would hold the command until one is.
+      if (this.clientId !== undefined && other?.status === "ready") await other.client("UNBLOCK", this.clientId).catch(() => {});
     } else giveUp();
     await this.running;
     this.redis.off("close", giveUp);
