@@ -85,10 +85,17 @@ describe("scheduling checks in Redis", () => {
   it("keeps one scheduler per slot however many monitors share it", async () => {
     const monitor = await create({ regions: [Region.HOSTA_LHR], periodicity: Periodicity.PERIODICITY_30M });
     const record = (await new MonitorRepository(api.db.prisma).listActive()).find((r) => r.id === monitor.id)!;
-    const { slot } = slotOf(monitor.id, "30m");
-    // Three more monitors of the same slot (ids found by trying), scheduled as the service schedules a monitor.
+    const { slot, atMs } = slotOf(monitor.id, "30m");
+    // Three more monitors of the same slot, each at a millisecond of its own in it (ids found by trying: two of
+    // four hashed into 1,000 ms share one 0.6 % of the time), scheduled as the service schedules a monitor.
     const sharing: string[] = [];
-    for (let i = 0; sharing.length < 3; i++) if (slotOf(`${monitor.id}-${i}`, "30m").slot.id === slot.id) sharing.push(`${monitor.id}-${i}`);
+    const taken = new Set([atMs]);
+    for (let i = 0; sharing.length < 3; i++) {
+      const at = slotOf(`${monitor.id}-${i}`, "30m");
+      if (at.slot.id !== slot.id || taken.has(at.atMs)) continue;
+      taken.add(at.atMs);
+      sharing.push(`${monitor.id}-${i}`);
+    }
     for (const id of sharing) await api.pipeline.scheduler.schedule({ ...record, id });
 
     const scheduled = await Promise.all([monitor.id, ...sharing].map((id) => scheduledIn("hostA-lhr", id)));
