@@ -24,31 +24,35 @@ interface ErrorLike {
 }
 
 /**
+ * Whether `test` holds for the error or for one under it: its cause, or the driver adapter's error that Prisma
+ * wraps (a few levels at most, as a cycle could otherwise go on forever).
+ */
+function inErrorChain(error: unknown, test: (e: ErrorLike) => boolean, depth = 0): boolean {
+  if (typeof error !== "object" || error === null || depth > 5) return false;
+  const e = error as ErrorLike;
+  return test(e) || inErrorChain(e.cause, test, depth + 1) || inErrorChain(e.meta?.driverAdapterError, test, depth + 1);
+}
+
+/**
  * Whether an error means PostgreSQL is out of reach (down, restarting, cut
  * off, or every pooled connection busy past the pool's timeout), as opposed
  * to a query it refused. PostgreSQL's own codes for this are class 08
  * (connection exception) and 57P01-57P03 (shutting down, starting up).
  */
-export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
-  if (typeof error !== "object" || error === null || depth > 5) return false;
-  const e = error as ErrorLike;
-  const code = typeof e.code === "string" ? e.code : "";
-  if (PRISMA_UNAVAILABLE.has(code) || SOCKET_UNAVAILABLE.has(code) || /^08|^57P0[123]$/.test(code)) return true;
-  if (typeof e.kind === "string" && ADAPTER_UNAVAILABLE.has(e.kind)) return true;
-  if (typeof e.message === "string" && PG_UNAVAILABLE.test(e.message.trim().split("\n").at(-1) ?? "")) return true;
-  return isDatabaseUnavailable(e.cause, depth + 1) || isDatabaseUnavailable(e.meta?.driverAdapterError, depth + 1);
-}
+export const isDatabaseUnavailable = (error: unknown): boolean =>
+  inErrorChain(error, (e) => {
+    const code = typeof e.code === "string" ? e.code : "";
+    if (PRISMA_UNAVAILABLE.has(code) || SOCKET_UNAVAILABLE.has(code) || /^08|^57P0[123]$/.test(code)) return true;
+    if (typeof e.kind === "string" && ADAPTER_UNAVAILABLE.has(e.kind)) return true;
+    return typeof e.message === "string" && PG_UNAVAILABLE.test(e.message.trim().split("\n").at(-1) ?? "");
+  });
 
 /**
  * Whether PostgreSQL ended a statement for a deadlock or a serialization failure (40P01, 40001): it did nothing, and
  * running it again is safe. Prisma names both P2034, the driver adapter TransactionWriteConflict.
  */
-export function isWriteConflict(error: unknown, depth = 0): boolean {
-  if (typeof error !== "object" || error === null || depth > 5) return false;
-  const e = error as ErrorLike;
-  if (e.code === "P2034" || e.code === "40P01" || e.code === "40001" || e.kind === "TransactionWriteConflict") return true;
-  return isWriteConflict(e.cause, depth + 1) || isWriteConflict(e.meta?.driverAdapterError, depth + 1);
-}
+export const isWriteConflict = (error: unknown): boolean =>
+  inErrorChain(error, (e) => e.code === "P2034" || e.code === "40P01" || e.code === "40001" || e.kind === "TransactionWriteConflict");
 
 /**
  * A message as it can be sent: a rule quoting a request's text may hold a lone

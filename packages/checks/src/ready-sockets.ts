@@ -1,3 +1,5 @@
+import { setImmediate } from "node:timers/promises";
+
 /**
  * Resolves once the event loop has read every socket that was ready with the one being handled.
  *
@@ -7,4 +9,4 @@
  * answers arriving together are each timed on their own read, not after the work of the checks read
  * before them (bench:fidelity's bursts).
  */
-export const afterReadySockets = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+export const afterReadySockets = (): Promise<void> => setImmediate();
