@@ -14,10 +14,10 @@ const swcTsx = swcWith({ tsx: true }, { react: { runtime: "automatic" } });
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
-  // p-retry and its is-network-error ship as ES modules only, which Jest's CommonJS runtime cannot require
+  // p-retry, its is-network-error and p-timeout ship as ES modules only, which Jest's CommonJS runtime cannot require
   // before Node 24.9: SWC compiles them like our own sources.
   transform: { "^.+\\.ts$": swc, "^.+\\.tsx$": swcTsx, "/node_modules/.+\\.js$": swc },
-  transformIgnorePatterns: ["/node_modules/(?!(\\.pnpm/)?(p-retry|is-network-error)[@/])"],
+  transformIgnorePatterns: ["/node_modules/(?!(\\.pnpm/)?(p-retry|is-network-error|p-timeout)[@/])"],
   moduleNameMapper: {
     // Generated code imports its TypeScript siblings as .js.
     "^(\\.{1,2}/.*)\\.js$": "$1",
@@ -30,6 +30,11 @@ module.exports = {
   // Generous: machines here are shared, and a slow start-up is not a failure.
   testTimeout: 120_000,
   maxWorkers: 2,
+  // Each test file runs in a vm context of its own, and with --experimental-vm-modules Node 20 never frees
+  // one (jestjs/jest#14605, nodejs/node#50113): a worker kept 40-80 MB per file and neared V8's heap limit
+  // (4 GB here) two-thirds into the suite, where collections slowed every file. A worker past this after
+  // a file is replaced by a fresh one.
+  workerIdleMemoryLimit: "1GB",
   // The workers end within milliseconds of Jest's request (measured with a probe in each worker),
   // but Jest's own process, busy for a moment at the end of a long run on two shared cores, can see
   // their exit after its 500 ms default has fired and then reports them as force-exited. A worker

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { MonitorService, Periodicity, Region } from "@vigil/proto";
 import { NotificationService } from "@vigil/proto/notification";
-import { createClient, type Client } from "@connectrpc/connect";
+import { Code, createClient, type Client } from "@connectrpc/connect";
 import { startAgent, type AgentProcess, type LogEntry } from "../../agent/test/support/processes";
 import { startProviderServer } from "../../../packages/notifications/test/support/provider-server";
 import { startTestApi, transportTo, type TestApi } from "./support/api";
@@ -213,7 +213,13 @@ describe("the log during a Redis outage", () => {
     const agentFrom = agent.logs().length;
 
     await redis.stop();
-    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+    const outageEnds = Date.now() + OUTAGE_MS;
+    // Meanwhile a check asked for now is refused as unavailable rather than left waiting for Redis.
+    await expect(createClient(MonitorService, api).triggerMonitor({ id: monitor!.id }, { timeoutMs: OUTAGE_MS })).rejects.toMatchObject({
+      code: Code.Unavailable,
+      rawMessage: "the check queue is unreachable; try again",
+    });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, outageEnds - Date.now())));
     await redis.resume();
 
     // Everything recovers: a check triggered now runs on the agent, its result is stored and its notification sent.

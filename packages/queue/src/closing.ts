@@ -1,18 +1,11 @@
 import type { Worker } from "bullmq";
+import pTimeout from "p-timeout";
 import type { RedisConnection } from "./redis";
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** What `work` resolves to, or "late" once `ms` have passed first; leaves no timer behind. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T | "late"> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** What `work` resolves to, or "late" once `ms` have passed first. */
+const within = <T>(work: Promise<T>, ms: number): Promise<T | "late"> => pTimeout(work, { milliseconds: ms, fallback: () => "late" as const });
 
 /** How long a QUIT may take before the connection is dropped instead. */
 const QUIT_ANSWER_MS = 2_000;

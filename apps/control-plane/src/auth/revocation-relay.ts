@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import pTimeout from "p-timeout";
 import { connectRedis, watchRedis, type RedisConnection, type RedisTarget } from "@vigil/queue";
 import type { Logger } from "@vigil/logging";
 import type { VerifiedSessions } from "../accounts/verified-sessions";
@@ -85,25 +86,18 @@ export function relayRevocations(
   async function announce(revoked: Revoked): Promise<void> {
     forget(revoked);
     const token = randomUUID();
-    let timer: NodeJS.Timeout | undefined;
-    const confirmed = new Promise<void>((resolve, reject) => {
-      pending.set(token, { confirmed: 0, receivers: Infinity, done: resolve });
-      timer = setTimeout(() => reject(new Error(`not every control plane confirmed within ${CONFIRMATION_WAIT_MS} ms`)), CONFIRMATION_WAIT_MS);
-    });
+    const confirmed = new Promise<void>((resolve) => pending.set(token, { confirmed: 0, receivers: Infinity, done: resolve }));
+    const published = (async () => {
+      await subscribed;
+      pending.get(token)!.receivers = await redis.publish(channel, JSON.stringify({ ...revoked, token }));
+      settle(token);
+      await confirmed;
+    })();
     try {
-      await Promise.race([
-        confirmed,
-        (async () => {
-          await subscribed;
-          pending.get(token)!.receivers = await redis.publish(channel, JSON.stringify({ ...revoked, token }));
-          settle(token);
-          await confirmed;
-        })(),
-      ]);
+      await pTimeout(published, { milliseconds: CONFIRMATION_WAIT_MS, message: `not every control plane confirmed within ${CONFIRMATION_WAIT_MS} ms` });
     } catch (error) {
       logger.warn({ err: error, ...revoked }, "revoked; other control planes may accept the credential until their copy expires");
     } finally {
-      clearTimeout(timer);
       pending.delete(token);
     }
   }

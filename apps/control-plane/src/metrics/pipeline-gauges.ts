@@ -1,4 +1,5 @@
 import type { Queue } from "bullmq";
+import pTimeout from "p-timeout";
 import type { RedisConnection } from "@vigil/queue";
 import { REGION_IDS, type RegionId } from "@vigil/domain";
 import { RESULTS_GROUP, resultsStreamKey } from "@vigil/queue";
@@ -21,20 +22,13 @@ export interface PipelineSource {
  * While Redis does not answer, they keep their last values and vigil_redis_reachable says 0.
  */
 export async function updatePipelineGauges(source: PipelineSource): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${REDIS_READ_TIMEOUT_MS} ms`)), REDIS_READ_TIMEOUT_MS);
-  });
   const reads = Promise.all([...REGION_IDS.map((region) => updateQueue(region, source.queue(region))), updateStream(source)]);
   try {
-    await Promise.race([reads, timeout]);
+    await pTimeout(reads, { milliseconds: REDIS_READ_TIMEOUT_MS });
     redisReachable.set(1);
   } catch {
+    // The reads that fail after the timeout are observed by p-timeout.
     redisReachable.set(0);
-    // The reads finish or fail later, unobserved.
-    reads.catch(() => {});
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import pTimeout from "p-timeout";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, type FieldMask } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
@@ -83,12 +84,8 @@ type OverviewChanges = { changeToken: string } & (
 /** How long TriggerMonitor and ListRegions wait for Redis before answering unavailable. */
 const QUEUE_TIMEOUT_MS = 5_000;
 
-function withinQueueTimeout<T>(work: Promise<T>): Promise<T> {
-  const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new ConnectError("the check queue is unreachable; try again", Code.Unavailable)), QUEUE_TIMEOUT_MS).unref(),
-  );
-  return Promise.race([work, timeout]);
-}
+const withinQueueTimeout = <T>(work: Promise<T>): Promise<T> =>
+  pTimeout(work, { milliseconds: QUEUE_TIMEOUT_MS, message: new ConnectError("the check queue is unreachable; try again", Code.Unavailable) });
 
 export function monitorService(
   repo: MonitorRepository,
