@@ -7,6 +7,7 @@ import { loadConfig } from "../src/config";
 import { GATHER_MS, ResultsConsumer } from "../src/results/consumer";
 import { BACKENDS, STATUS_RULES, startTestApi, type TestApi } from "./support/api";
 import { eventually } from "../../../test/eventually";
+import { RedisProcess } from "../../../test/redis-process";
 import { checkResult, publishResults } from "./support/results";
 
 const secondsAgo = (s: number) => new Date(Date.now() - s * 1_000).toISOString();
@@ -105,6 +106,34 @@ describe("a consumer stopping while it waits for results", () => {
     await eventually(async () => expect(await redis.client("LIST")).toMatch(/ name=test-unblock .*cmd=xreadgroup/));
     await consumer.stop();
     expect(await redis.client("LIST")).not.toMatch(/ name=test-unblock .*cmd=xreadgroup/);
+  });
+
+  it("stops when its Redis went away the moment before, though neither connection has seen it yet", async () => {
+    const server = await RedisProcess.start();
+    const main = connectRedis(server.url, "test-unblock-gone");
+    const own = main.duplicate();
+    try {
+      const consumer = new ResultsConsumer(own, {} as PrismaClient, createLogger("silent", "test"), {
+        prefix,
+        consumer: "waiting",
+        rules: STATUS_RULES,
+        onEvents: async () => {},
+        blockMs: 600_000,
+        unblockWith: main,
+      });
+      consumer.start();
+      await eventually(async () => expect(await main.client("LIST")).toMatch(/ name=test-unblock-gone .*cmd=xreadgroup/));
+      // In one turn: both connections still say "ready", so stop() sends CLIENT UNBLOCK into a closing socket,
+      // which ioredis then keeps until Redis is back. stop() must not wait for it.
+      const gone = server.stop();
+      const stopped = consumer.stop().then(() => "stopped");
+      const bound = new Promise((resolve) => setTimeout(resolve, 20_000, "still waiting"));
+      expect(await Promise.race([stopped, bound])).toBe("stopped");
+      await gone;
+    } finally {
+      main.disconnect();
+      await server.dispose();
+    }
   });
 });
 

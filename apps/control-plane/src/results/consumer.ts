@@ -131,8 +131,9 @@ export class ResultsConsumer {
       this.redis.once("close", giveUp);
       // A read waiting for entries answers none at once; one that has entries delivers them as ever.
       const other = this.options.unblockWith;
-      // Only over a connection that is up: ioredis would hold the command until one is.
-      if (this.clientId !== undefined && other?.status === "ready") await other.client("UNBLOCK", this.clientId).catch(() => {});
+      // Only over a connection that is up, and not waited for: should Redis go away just now, ioredis holds the
+      // command until it is back, while the read it would end is given up on at the close above.
+      if (this.clientId !== undefined && other?.status === "ready") void other.client("UNBLOCK", this.clientId).catch(() => {});
     } else giveUp();
     await this.running;
     this.redis.off("close", giveUp);
