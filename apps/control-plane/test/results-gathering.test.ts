@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@vigil/db";
 import { createLogger } from "@vigil/logging";
 import { Periodicity, Region } from "@vigil/proto";
-import { connectRedis, RESULTS_GROUP, resultsStreamKey } from "@vigil/queue";
+import { connectRedis, RESULTS_GROUP, resultsStreamKey, type RedisConnection } from "@vigil/queue";
 import { deletePrefix, redisServerUrl, testPrefix } from "../../../test/redis";
 import { loadConfig } from "../src/config";
 import { GATHER_MS, ResultsConsumer } from "../src/results/consumer";
@@ -90,20 +90,27 @@ describe("a consumer stopping while it waits for results", () => {
     redis.disconnect();
   });
 
-  it("ends its blocking read through the other connection instead of waiting it out", async () => {
-    const own = redis.duplicate();
-    // A read that would wait ten minutes for an entry: only CLIENT UNBLOCK lets stop() return within the test's time.
-    const consumer = new ResultsConsumer(own, {} as PrismaClient, createLogger("silent", "test"), {
+  /**
+   * A consumer on a duplicate of `main`, started and waiting in a read that would wait ten minutes for an entry:
+   * only CLIENT UNBLOCK over `main` lets stop() return within the test's time.
+   */
+  async function waitingConsumer(main: RedisConnection, name: string): Promise<ResultsConsumer> {
+    const consumer = new ResultsConsumer(main.duplicate(), {} as PrismaClient, createLogger("silent", "test"), {
       prefix,
       consumer: "waiting",
       rules: STATUS_RULES,
       onEvents: async () => {},
       blockMs: 600_000,
-      unblockWith: redis,
+      unblockWith: main,
     });
     consumer.start();
     // Its connection (named as the one it was duplicated from) waits in XREADGROUP.
-    await eventually(async () => expect(await redis.client("LIST")).toMatch(/ name=test-unblock .*cmd=xreadgroup/));
+    await eventually(async () => expect(await main.client("LIST")).toMatch(new RegExp(` name=${name} .*cmd=xreadgroup`)));
+    return consumer;
+  }
+
+  it("ends its blocking read through the other connection instead of waiting it out", async () => {
+    const consumer = await waitingConsumer(redis, "test-unblock");
     await consumer.stop();
     expect(await redis.client("LIST")).not.toMatch(/ name=test-unblock .*cmd=xreadgroup/);
   });
@@ -111,18 +118,8 @@ describe("a consumer stopping while it waits for results", () => {
   it("stops when its Redis went away the moment before, though neither connection has seen it yet", async () => {
     const server = await RedisProcess.start();
     const main = connectRedis(server.url, "test-unblock-gone");
-    const own = main.duplicate();
     try {
-      const consumer = new ResultsConsumer(own, {} as PrismaClient, createLogger("silent", "test"), {
-        prefix,
-        consumer: "waiting",
-        rules: STATUS_RULES,
-        onEvents: async () => {},
-        blockMs: 600_000,
-        unblockWith: main,
-      });
-      consumer.start();
-      await eventually(async () => expect(await main.client("LIST")).toMatch(/ name=test-unblock-gone .*cmd=xreadgroup/));
+      const consumer = await waitingConsumer(main, "test-unblock-gone");
       // In one turn: both connections still say "ready", so stop() sends CLIENT UNBLOCK into a closing socket,
       // which ioredis then keeps until Redis is back. stop() must not wait for it.
       const gone = server.stop();
