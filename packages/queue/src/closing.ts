@@ -1,8 +1,7 @@
+import { setTimeout as pause } from "node:timers/promises";
 import type { Worker } from "bullmq";
 import pTimeout from "p-timeout";
 import type { RedisConnection } from "./redis";
-
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** What `work` resolves to, or "late" once `ms` have passed first. */
 const within = <T>(work: Promise<T>, ms: number): Promise<T | "late"> => pTimeout(work, { milliseconds: ms, fallback: () => "late" as const });

@@ -98,6 +98,8 @@ export function relayRevocations(
     } catch (error) {
       logger.warn({ err: error, ...revoked }, "revoked; other control planes may accept the credential until their copy expires");
     } finally {
+      // Ends the wait for confirmations that are not coming, should the time have run out.
+      pending.get(token)?.done();
       pending.delete(token);
     }
   }

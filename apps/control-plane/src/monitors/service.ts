@@ -85,7 +85,13 @@ type OverviewChanges = { changeToken: string } & (
 const QUEUE_TIMEOUT_MS = 5_000;
 
 const withinQueueTimeout = <T>(work: Promise<T>): Promise<T> =>
-  pTimeout(work, { milliseconds: QUEUE_TIMEOUT_MS, message: new ConnectError("the check queue is unreachable; try again", Code.Unavailable) });
+  pTimeout(work, {
+    milliseconds: QUEUE_TIMEOUT_MS,
+    // Made only on a timeout, not for every call.
+    fallback: () => {
+      throw new ConnectError("the check queue is unreachable; try again", Code.Unavailable);
+    },
+  });
 
 export function monitorService(
   repo: MonitorRepository,
